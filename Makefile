@@ -1,0 +1,30 @@
+# Two commands do all the set-up:  make lab  (open the course)  and  make test  (run every test).
+# Both create .venv with the first Python >= 3.11 they find, and install the project into it.
+SHELL := /bin/bash
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
+	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
+	&& { echo $$p; break; }; done)
+
+.PHONY: lab test bench clean
+
+$(STAMP): pyproject.toml
+	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
+	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --disable-pip-version-check --quiet --upgrade pip
+	$(PY) -m pip install --disable-pip-version-check --quiet -e .
+	@touch $(STAMP)
+
+lab: $(STAMP)
+	$(VENV)/bin/jupyter lab notebooks/00-start-here.ipynb
+
+test: $(STAMP)
+	MPLBACKEND=Agg $(PY) -m pytest
+
+bench: $(STAMP)
+	$(PY) -m benchmarks.run
+
+clean:
+	rm -rf $(VENV) build *.egg-info

@@ -1,0 +1,49 @@
+"""Top-K recommendation metrics, for learning and for real evaluations.
+
+Per-user functions (one ranked list, one set of relevant items, a cutoff k):
+
+    precision_at_k, recall_at_k, hit_at_k, reciprocal_rank_at_k,
+    average_precision_at_k, gains_at_k, cg_at_k, dcg_at_k, idcg_at_k,
+    ndcg_at_k, dcg_table
+
+Many users at once: ``evaluate`` (pandas DataFrames, any ids) and
+``evaluate_arrays`` (the integer fast path). Splits: ``leave_one_out_split``.
+Every metric and option is listed in ``helpers.METRICS`` and
+``helpers.OPTIONS``; ``helpers.metric_table()`` prints them.
+"""
+
+from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
+from ._registry import markdown_table as metric_table
+from .batch import evaluate, evaluate_arrays
+from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
+from .metrics import (
+    average_precision_at_k,
+    hit_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank_at_k,
+)
+from .splits import leave_one_out_split
+
+__all__ = [
+    "precision_at_k",
+    "recall_at_k",
+    "hit_at_k",
+    "reciprocal_rank_at_k",
+    "average_precision_at_k",
+    "gains_at_k",
+    "cg_at_k",
+    "dcg_at_k",
+    "idcg_at_k",
+    "ndcg_at_k",
+    "dcg_table",
+    "evaluate",
+    "evaluate_arrays",
+    "leave_one_out_split",
+    "METRICS",
+    "OPTIONS",
+    "BATCH_OPTIONS",
+    "metric_table",
+]
+
+__version__ = "0.1.0"

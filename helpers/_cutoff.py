@@ -1,0 +1,54 @@
+"""Cutoff logic: the only place that cuts a list at k, finds hits or discounts.
+
+Per-user metrics (``helpers.metrics``, ``helpers.dcg``) and the batch path
+(``helpers.batch``) both build on these definitions, so a change to what
+"the top k" means is made once.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+__all__ = ["top_k", "hit_ranks", "discount", "discounts", "gain_of", "ideal_dcg_table"]
+
+
+def top_k(items: list, k: int) -> list:
+    """The first ``k`` items of a ranking; a shorter ranking is kept whole.
+
+    Positions past the end of a short list are empty: they hold no item and so
+    no hit, but they still count in P@k's denominator (trec_eval's rule).
+    """
+    return items[:k]
+
+
+def hit_ranks(items: list, relevant: set, k: int) -> list[int]:
+    """1-based ranks i <= k whose item is relevant, in increasing order."""
+    return [rank for rank, item in enumerate(top_k(items, k), start=1) if item in relevant]
+
+
+def discount(rank: int) -> float:
+    """The DCG position discount 1 / log2(rank + 1) for a 1-based ``rank``."""
+    return 1.0 / math.log2(rank + 1)
+
+
+def discounts(n: int) -> np.ndarray:
+    """Discounts for ranks 1..n as a float64 array (batch path)."""
+    return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
+
+
+def gain_of(grade: float, gain: str) -> float:
+    """Gain of one graded item: ``grade`` (linear) or ``2**grade - 1`` (exponential)."""
+    return grade if gain == "linear" else 2.0**grade - 1.0
+
+
+def ideal_dcg_table(n: int) -> np.ndarray:
+    """IDCG of binary relevance with m relevant slots, for m = 0..n.
+
+    ``table[m] = sum(discount(i) for i in 1..m)``; IDCG@k with |R| relevant
+    items is ``table[min(|R|, k)]``.
+    """
+    table = np.zeros(n + 1, dtype=np.float64)
+    np.cumsum(discounts(n), out=table[1:])
+    return table

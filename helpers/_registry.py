@@ -1,0 +1,305 @@
+"""The one registry of metrics and their variants.
+
+Everything that names a metric or an option reads it from here: the column
+names of :func:`helpers.evaluate`, the lists in error messages, the option
+tables inside the docstrings and the metric table in ``README.md`` (a test
+checks that the README holds exactly :func:`markdown_table`'s output).
+"""
+
+from __future__ import annotations
+
+import textwrap
+from dataclasses import dataclass, field
+
+__all__ = ["METRICS", "OPTIONS", "BATCH_OPTIONS", "Metric", "Option", "markdown_table", "option_table"]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """One value of an option: the formula it names and who uses it."""
+
+    value: str
+    formula: str
+    used_by: str
+
+
+@dataclass(frozen=True)
+class Option:
+    """A keyword option whose values name a formula, e.g. the AP denominator."""
+
+    name: str
+    default: str
+    choices: tuple[Choice, ...]
+    why_default: str
+
+    @property
+    def values(self) -> tuple[str, ...]:
+        return tuple(c.value for c in self.choices)
+
+
+@dataclass(frozen=True)
+class Metric:
+    """A per-user metric, its batch column and its mean's usual name."""
+
+    key: str  # column prefix in evaluate(): "ap" -> "ap@10"
+    function: str  # per-user function in helpers
+    notation: str  # per-user notation
+    mean_name: str  # what the mean over users is called
+    formula: str
+    no_relevant: str  # what the per-user function does when the user has no relevant item
+    options: tuple[str, ...] = field(default_factory=tuple)
+
+
+OPTIONS: dict[str, Option] = {
+    "denominator": Option(
+        name="denominator",
+        default="min_k_n_relevant",
+        choices=(
+            Choice(
+                "min_k_n_relevant",
+                "min(k, |R|)",
+                "Spark meanAveragePrecisionAt, Microsoft Recommenders map_at_k (>= 1.2.0), RecBole, "
+                "implicit, LensKit, Kaggle/ml_metrics apk; seeds 001 and 004",
+            ),
+            Choice(
+                "n_relevant",
+                "|R|",
+                "trec_eval map_cut / pytrec_eval, ir_measures AP@k, ranx map@k, "
+                "Microsoft Recommenders map (and map_at_k before 1.2.0)",
+            ),
+            Choice(
+                "n_hits",
+                "hits in the top k (0 hits gives 0)",
+                "torchmetrics retrieval_average_precision; seed 000",
+            ),
+        ),
+        why_default=(
+            "min(k, |R|) is the largest number of hits a top-k list can hold, so a perfect list scores 1 "
+            "at every k (as NDCG@k, whose ideal list is also cut at k); it is what most recommender "
+            "libraries compute, and it equals |R| whenever |R| <= k, e.g. in leave-one-out."
+        ),
+    ),
+    "gain": Option(
+        name="gain",
+        default="linear",
+        choices=(
+            Choice(
+                "linear",
+                "gain = grade",
+                "trec_eval ndcg_cut, ranx ndcg, scikit-learn ndcg_score, torchmetrics, "
+                "Microsoft Recommenders score_type='raw', LensKit",
+            ),
+            Choice(
+                "exponential",
+                "gain = 2**grade - 1",
+                "ranx ndcg_burges, ir_measures nDCG(dcg='exp-log2'), Microsoft Recommenders "
+                "score_type='exp', Spark (graded, Scala); Burges et al. 2005",
+            ),
+        ),
+        why_default=(
+            "linear gain is trec_eval's and scikit-learn's; for binary relevance both choices give the "
+            "same number (2**1 - 1 = 1)."
+        ),
+    ),
+    "ideal": Option(
+        name="ideal",
+        default="all",
+        choices=(
+            Choice(
+                "all",
+                "IDCG@k from all the user's judged relevant items, best grades first, cut at k",
+                "trec_eval, ir_measures, ranx, Microsoft Recommenders, Spark, RecBole, implicit, LensKit",
+            ),
+            Choice(
+                "listed",
+                "IDCG@k only from the items in the ranking, best grades first, cut at k",
+                "scikit-learn ndcg_score and torchmetrics (they see only the items you pass); seed 003's "
+                "graded example",
+            ),
+        ),
+        why_default=(
+            "an ideal built only from the listed items forgives relevant items the model never "
+            "recommended; the IR standard counts them."
+        ),
+    ),
+}
+
+BATCH_OPTIONS: dict[str, Option] = {
+    "empty": Option(
+        name="empty",
+        default="raise",
+        choices=(
+            Choice(
+                "raise",
+                "stop with an error that counts and names the users with no relevant item",
+                "LensKit AveragePrecision, Cornac MRR (by accident rather than design)",
+            ),
+            Choice(
+                "skip",
+                "leave those users out of the result (listed in result.attrs['skipped_users'])",
+                "trec_eval/pytrec_eval and ir_measures (queries missing from the qrels), ranx, RecBole, "
+                "implicit, Elliot, Cornac's evaluator, Microsoft Recommenders",
+            ),
+            Choice(
+                "zero",
+                "keep those users with every metric 0",
+                "Spark RankingMetrics, torchmetrics (empty_target_action='neg'), scikit-learn "
+                "ndcg_score, ml_metrics mapk, trec_eval for queries judged all-zero",
+            ),
+        ),
+        why_default=(
+            "the choice moves MAP by several points and libraries disagree, so it must be made "
+            "explicitly; nothing is dropped or zeroed behind your back."
+        ),
+    ),
+    "ties": Option(
+        name="ties",
+        default="item_ascending",
+        choices=(
+            Choice(
+                "item_ascending",
+                "equal scores are ordered by item id, smallest first",
+                "ir_measures' msmarco provider (RR@k)",
+            ),
+            Choice(
+                "item_descending",
+                "equal scores are ordered by item id, largest first",
+                "trec_eval / pytrec_eval",
+            ),
+            Choice(
+                "input_order",
+                "equal scores keep the order of the rows in recommendations",
+                "ranx, Microsoft Recommenders (row order)",
+            ),
+            Choice(
+                "raise",
+                "stop with an error naming a user with tied scores",
+                "none; for when ties would be a bug",
+            ),
+        ),
+        why_default=(
+            "a rule that depends only on the ids gives the same ranking however the rows are shuffled."
+        ),
+    ),
+}
+
+METRICS: dict[str, Metric] = {
+    "precision": Metric(
+        key="precision",
+        function="precision_at_k",
+        notation="P@k",
+        mean_name="P@k",
+        formula="hits in the top k / k",
+        no_relevant="0.0",
+    ),
+    "recall": Metric(
+        key="recall",
+        function="recall_at_k",
+        notation="R@k",
+        mean_name="R@k",
+        formula="hits in the top k / |R|",
+        no_relevant="raises ValueError (0/0)",
+    ),
+    "hit": Metric(
+        key="hit",
+        function="hit_at_k",
+        notation="Hit@k",
+        mean_name="HR@k (hit ratio)",
+        formula="1 if any of the top k is relevant, else 0",
+        no_relevant="0.0",
+    ),
+    "rr": Metric(
+        key="rr",
+        function="reciprocal_rank_at_k",
+        notation="RR@k",
+        mean_name="MRR@k",
+        formula="1 / rank of the first relevant item if it is within the top k, else 0",
+        no_relevant="0.0",
+    ),
+    "ap": Metric(
+        key="ap",
+        function="average_precision_at_k",
+        notation="AP@k",
+        mean_name="MAP@k",
+        formula="sum of P@i over the ranks i <= k that hold a relevant item / denominator",
+        no_relevant="raises ValueError (0/0)",
+        options=("denominator",),
+    ),
+    "ndcg": Metric(
+        key="ndcg",
+        function="ndcg_at_k",
+        notation="NDCG@k",
+        mean_name="NDCG@k",
+        formula="DCG@k / IDCG@k, DCG@k = sum over i <= k of gain_i / log2(i + 1)",
+        no_relevant="raises ValueError (0/0)",
+        options=("gain", "ideal"),
+    ),
+}
+
+#: The order of the columns in :func:`helpers.evaluate`.
+METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
+
+
+def option_table(name: str) -> str:
+    """Return the numpydoc-friendly listing of one option's values.
+
+    Used to fill the ``Notes`` of the functions that take the option.
+    """
+    option = {**OPTIONS, **BATCH_OPTIONS}[name]
+    lines = [f"``{name}`` (default ``{option.default!r}``):", ""]
+    for choice in option.choices:
+        text = f"- ``{choice.value!r}``: {choice.formula}. Used by {choice.used_by}."
+        lines.append(textwrap.fill(text, width=76, subsequent_indent="  "))
+    lines += ["", textwrap.fill(f"Why the default: {option.why_default}", width=76)]
+    return "\n".join(lines)
+
+
+def document(*option_names: str):
+    """Decorator: replace ``%(name)s`` in a docstring with :func:`option_table`.
+
+    The docstring keeps its literal braces (sets in examples), so only these
+    named placeholders are substituted.
+    """
+
+    def decorate(function):
+        doc = function.__doc__ or ""
+        for name in option_names:
+            table = option_table(name)
+            # indent continuation lines like the placeholder line
+            marker = f"%({name})s"
+            index = doc.find(marker)
+            if index < 0:
+                raise RuntimeError(f"{function.__name__}'s docstring has no {marker} placeholder")
+            line_start = doc.rfind("\n", 0, index) + 1
+            indent = doc[line_start:index]
+            doc = doc.replace(marker, table.replace("\n", "\n" + indent))
+        function.__doc__ = doc
+        return function
+
+    return decorate
+
+
+def markdown_table() -> str:
+    """Return the metric table shown in README.md (generated, never typed)."""
+    rows = [
+        "| column in `evaluate` | per-user function | notation | mean over users | formula | no relevant item | options |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for metric in METRICS.values():
+        options = ", ".join(
+            f"`{name}`: " + " / ".join(
+                f"**`{v}`**" if v == OPTIONS[name].default else f"`{v}`" for v in OPTIONS[name].values
+            )
+            for name in metric.options
+        ) or "none"
+        rows.append(
+            f"| `{metric.key}@k` | `{metric.function}` | {metric.notation} | {metric.mean_name} | "
+            f"{metric.formula} | {metric.no_relevant} | {options} |"
+        )
+    rows += ["", "Which libraries compute which variant:", ""]
+    rows += ["| option | value | formula | used by |", "|---|---|---|---|"]
+    for option in (*OPTIONS.values(), *BATCH_OPTIONS.values()):
+        for choice in option.choices:
+            value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
+            rows.append(f"| `{option.name}` | {value} | {choice.formula} | {choice.used_by} |")
+    return "\n".join(rows)

@@ -1,0 +1,220 @@
+"""Input checks shared by every public function.
+
+All error text in the package is written here, once. Each message says what
+was wrong, what was expected, the value that was received and, where a cause
+is likely, how to fix it. ``tests/test_validation.py`` pins every message.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+__all__ = [
+    "check_k",
+    "check_ks",
+    "check_option",
+    "check_ranking",
+    "check_relevance",
+    "check_relevant_set",
+    "empty_relevant_error",
+]
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    """Return ``repr(value)`` cut to ``limit`` characters for messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _examples(values: Iterable[Any], limit: int = 3) -> str:
+    """Return up to ``limit`` values as ``'a', 'b', 'c'`` for messages."""
+    values = list(values)
+    shown = ", ".join(_short(v, 30) for v in values[:limit])
+    return shown + (", ..." if len(values) > limit else "")
+
+
+# --------------------------------------------------------------------- cutoffs
+def check_k(k: Any, name: str = "k") -> int:
+    """Return ``k`` as a builtin int, or raise if it is not an int >= 1."""
+    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
+        hint = ""
+        if isinstance(k, numbers.Real) and not isinstance(k, bool) and float(k).is_integer():
+            hint = f"; write {name}={int(k)}"
+        raise TypeError(
+            f"{name} must be an int >= 1 (the cutoff: how many top items count); "
+            f"got {_short(k)} of type {type(k).__name__}{hint}."
+        )
+    k = int(k)
+    if k < 1:
+        raise ValueError(
+            f"{name} must be an int >= 1 (the cutoff: how many top items count); got {k}."
+        )
+    return k
+
+
+def check_ks(k: Any) -> tuple[int, ...]:
+    """Return one or several cutoffs as a sorted tuple of distinct ints."""
+    if isinstance(k, (list, tuple, range, np.ndarray)):
+        if len(k) == 0:
+            raise ValueError("k must be an int >= 1 or a non-empty list of them; got an empty list.")
+        return tuple(sorted({check_k(one) for one in k}))
+    return (check_k(k),)
+
+
+# --------------------------------------------------------------------- options
+def check_option(name: str, value: Any, allowed: Iterable[str]) -> str:
+    """Return ``value`` if it is one of ``allowed``, else raise with the list."""
+    allowed = sorted(allowed)
+    listing = ", ".join(repr(a) for a in allowed)
+    if not isinstance(value, str):
+        raise TypeError(f"{name} must be one of {listing}; got {_short(value)} of type {type(value).__name__}.")
+    if value not in allowed:
+        close = [a for a in allowed if a.lower() == value.lower() or a.startswith(value[:3].lower())]
+        hint = f" Did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"{name} must be one of {listing}; got {value!r}.{hint}")
+    return value
+
+
+# --------------------------------------------------------------------- ranking
+def check_ranking(ranking: Any) -> list:
+    """Return ``ranking`` as a list of item ids, best first, or raise."""
+    if isinstance(ranking, (set, frozenset)):
+        raise TypeError(
+            "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first, "
+            f"not a {type(ranking).__name__}: a set has no order. Did you swap ranking and relevant?"
+        )
+    if isinstance(ranking, Mapping):
+        raise TypeError(
+            "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first, "
+            f"not a {type(ranking).__name__}. Did you swap ranking and relevant?"
+        )
+    if isinstance(ranking, (str, bytes)):
+        raise TypeError(
+            f"ranking must be a sequence of item ids, not a single string ({_short(ranking)}); "
+            f"wrap it in a list, e.g. [{_short(ranking)}]."
+        )
+    if isinstance(ranking, np.ndarray):
+        if ranking.ndim != 1:
+            raise ValueError(
+                f"ranking must be one user's list (a 1-D array); got an array of shape {ranking.shape}. "
+                "For many users at once use helpers.evaluate or helpers.evaluate_arrays."
+            )
+        items = ranking.tolist()
+    elif isinstance(ranking, Sequence) or hasattr(ranking, "__array__"):
+        items = list(ranking)
+    elif isinstance(ranking, Iterable):
+        raise TypeError(
+            "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first; "
+            f"got a {type(ranking).__name__}, whose order may not be meaningful. Convert it with list(...)."
+        )
+    else:
+        raise TypeError(
+            f"ranking must be a list, tuple or 1-D array of item ids, best first; got {type(ranking).__name__}."
+        )
+    seen: dict[Any, int] = {}
+    for rank, item in enumerate(items, start=1):
+        try:
+            first = seen.setdefault(item, rank)
+        except TypeError:
+            raise TypeError(
+                f"ranking must hold hashable item ids (str, int, ...); the item at rank {rank} "
+                f"is {_short(item)} of type {type(item).__name__}."
+            ) from None
+        if first != rank:
+            raise ValueError(
+                f"ranking must not contain duplicates; {item!r} appears at ranks {first} and {rank}. "
+                "A recommender shows each item once: remove the repeat (e.g. dict.fromkeys(ranking))."
+            )
+    return items
+
+
+# -------------------------------------------------------------------- relevant
+def _check_grade(item: Any, grade: Any) -> float:
+    if isinstance(grade, (bool, np.bool_)) or not isinstance(grade, numbers.Real):
+        raise TypeError(
+            f"relevance grades must be real numbers >= 0; got {_short(grade)} "
+            f"(type {type(grade).__name__}) for item {item!r}."
+        )
+    value = float(grade)
+    if math.isnan(value) or math.isinf(value):
+        raise ValueError(
+            f"relevance grades must be finite numbers >= 0; got {value} for item {item!r}. "
+            "Drop unjudged items instead of marking them NaN."
+        )
+    if value < 0:
+        raise ValueError(
+            f"relevance grades must be >= 0 (0 means judged not relevant); got {grade} for item {item!r}. "
+            "Shift or clip negative ratings before using them as grades."
+        )
+    return value
+
+
+def check_relevance(relevance: Any, name: str = "relevant") -> dict[Any, float]:
+    """Return ``{item: grade}`` for every judged item.
+
+    A set, list, tuple or array of ids means grade 1 for each (binary
+    relevance); a mapping gives each item its grade (0 = judged not relevant).
+    """
+    if isinstance(relevance, (str, bytes)):
+        raise TypeError(
+            f"{name} must be a set of item ids or a mapping item -> grade, not a single string "
+            f"({_short(relevance)}); wrap it in a set, e.g. {{{_short(relevance)}}}."
+        )
+    if isinstance(relevance, Mapping):
+        return {item: _check_grade(item, grade) for item, grade in relevance.items()}
+    if isinstance(relevance, np.ndarray):
+        relevance = relevance.tolist()
+    if isinstance(relevance, Iterable):
+        grades: dict[Any, float] = {}
+        for item in relevance:
+            try:
+                grades[item] = 1.0
+            except TypeError:
+                raise TypeError(
+                    f"{name} must hold hashable item ids (str, int, ...); got {_short(item)} "
+                    f"of type {type(item).__name__}."
+                ) from None
+        return grades
+    raise TypeError(
+        f"{name} must be a set of item ids or a mapping item -> grade; got {type(relevance).__name__}."
+    )
+
+
+def check_relevant_set(relevance: Any, name: str = "relevant") -> set:
+    """Return the set of relevant items (grade > 0) of a set or a mapping."""
+    return {item for item, grade in check_relevance(relevance, name).items() if grade > 0}
+
+
+def empty_relevant_error(function: str) -> ValueError:
+    """The error raised by a per-user metric that is 0/0 with no relevant item."""
+    return ValueError(
+        f"{function} is undefined when the user has no relevant item (its denominator is 0). "
+        "Leave such users out, or, in helpers.evaluate, choose what they count as with "
+        "empty='skip', 'zero' or 'raise'."
+    )
+
+
+# ------------------------------------------------------------------ data frames
+def check_columns(frame: Any, name: str, required: Sequence[str], hint: str = "") -> None:
+    """Raise if ``frame`` is not a DataFrame holding the ``required`` columns."""
+    import pandas as pd
+
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"{name} must be a pandas DataFrame; got {type(frame).__name__}.")
+    missing = [c for c in required if c not in frame.columns]
+    if missing:
+        have = ", ".join(repr(str(c)) for c in frame.columns) or "none"
+        raise ValueError(
+            f"{name} is missing column(s) {', '.join(repr(m) for m in missing)}; it has {have}. "
+            f"Rename them or pass the column names{hint}."
+        )
+
+
+def describe_examples(values: Iterable[Any], limit: int = 3) -> str:
+    """Up to ``limit`` values, for messages that name offending rows or users."""
+    return _examples(values, limit)

@@ -1,0 +1,673 @@
+"""Every metric for many users at once, vectorised with NumPy.
+
+Two entry points:
+
+* :func:`evaluate` takes pandas DataFrames with any hashable ids and returns
+  one row per user and one column per metric (``precision@10``, ...).
+* :func:`evaluate_arrays` is the fast path for people who already hold an
+  integer (users x K) matrix of recommended items and the relevant items in
+  CSR form; :func:`evaluate` encodes its DataFrames into exactly that.
+
+There is no Python loop over users. Users are processed in blocks; inside a
+block the hits are found with a bitmap (one row of ``n_items`` flags per user
+of a small sub-block), and the metrics are computed from the list of hit
+positions, so the work grows with the number of hits rather than with K.
+The results equal the per-user functions in ``helpers.metrics`` and
+``helpers.dcg`` to 1e-12 (``tests/test_batch.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import _registry
+from ._cutoff import discounts, ideal_dcg_table
+from ._validation import check_columns, check_ks, check_option, describe_examples
+
+__all__ = ["evaluate", "evaluate_arrays"]
+
+_BITMAP_BYTES = 1 << 22  # about 4 MiB per bitmap: one sub-block of users x n_items
+_DEFAULT_BLOCK = 8192
+
+
+# ----------------------------------------------------------------- validation
+def _check_metrics(metrics: Iterable[str] | None) -> tuple[str, ...]:
+    if metrics is None:
+        return _registry.METRIC_KEYS
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    chosen = []
+    for name in metrics:
+        key = check_option("metrics", name, _registry.METRIC_KEYS)
+        if key not in chosen:
+            chosen.append(key)
+    if not chosen:
+        raise ValueError(
+            "metrics must name at least one of "
+            + ", ".join(repr(m) for m in _registry.METRIC_KEYS)
+            + " (or be None for all); got an empty list."
+        )
+    return tuple(m for m in _registry.METRIC_KEYS if m in chosen)
+
+
+def _int_array(value: Any, name: str, ndim: int) -> np.ndarray:
+    array = np.asarray(value)
+    if array.ndim != ndim:
+        raise ValueError(f"{name} must be a {ndim}-D array; got shape {array.shape}.")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise TypeError(
+            f"{name} must hold integers (item ids coded 0..n_items-1); got dtype {array.dtype}. "
+            "Use helpers.evaluate for arbitrary ids: it encodes them for you."
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def _check_csr(indptr: Any, items: Any, grades: Any, n_users: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+    indptr = _int_array(indptr, "relevant_indptr", 1)
+    items = _int_array(items, "relevant_items", 1)
+    if indptr.shape[0] != n_users + 1:
+        raise ValueError(
+            f"relevant_indptr must have n_users + 1 = {n_users + 1} entries (one row per row of "
+            f"top_items, CSR style); got {indptr.shape[0]}."
+        )
+    if indptr[0] != 0 or indptr[-1] != items.shape[0] or np.any(np.diff(indptr) < 0):
+        raise ValueError(
+            "relevant_indptr must start at 0, never decrease and end at len(relevant_items) "
+            f"= {items.shape[0]}; got start {indptr[0]} and end {indptr[-1]}."
+        )
+    if items.size and items.min() < 0:
+        raise ValueError(f"relevant_items must be item ids >= 0; the smallest is {items.min()}.")
+    if grades is None:
+        return indptr, items, None
+    grades = np.asarray(grades, dtype=np.float64)
+    if grades.shape != items.shape:
+        raise ValueError(
+            f"relevant_grades must have one grade per relevant item ({items.shape[0]}); got shape {grades.shape}."
+        )
+    if not np.all(np.isfinite(grades)):
+        raise ValueError("relevance grades must be finite numbers >= 0; found NaN or infinity.")
+    if grades.size and grades.min() < 0:
+        raise ValueError(
+            f"relevance grades must be >= 0 (0 means judged not relevant); the smallest is {grades.min()}."
+        )
+    keep = grades > 0
+    if not keep.all():  # judged-not-relevant entries do not count in |R|
+        counts = np.add.reduceat(keep.astype(np.int64), indptr[:-1]) if items.size else np.zeros(n_users, np.int64)
+        counts[np.diff(indptr) == 0] = 0
+        indptr = np.concatenate([[0], np.cumsum(counts)])
+        items, grades = items[keep], grades[keep]
+    return indptr, items, grades
+
+
+# ------------------------------------------------------------------ core
+class _Options:
+    __slots__ = ("ks", "keys", "denominator", "gain", "ideal")
+
+    def __init__(self, ks, keys, denominator, gain, ideal):
+        self.ks, self.keys = ks, keys
+        self.denominator, self.gain, self.ideal = denominator, gain, ideal
+
+
+def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
+    return grades if gain == "linear" else np.exp2(grades) - 1.0
+
+
+def _ideal_cumulative(seg: np.ndarray, gains: np.ndarray, nb: int, width: int, disc: np.ndarray) -> np.ndarray:
+    """Running IDCG (nb x width) from per-row gains listed by row ``seg``."""
+    ideal = np.zeros((nb, width), dtype=np.float64)
+    if gains.size:
+        order = np.lexsort((-gains, seg))
+        seg_sorted = seg[order]
+        starts = np.searchsorted(seg_sorted, np.arange(nb))
+        rank = np.arange(seg_sorted.size) - starts[seg_sorted]
+        keep = rank < width
+        ideal[seg_sorted[keep], rank[keep]] = gains[order][keep]
+    ideal *= disc[:width]
+    np.cumsum(ideal, axis=1, out=ideal)
+    return ideal
+
+
+def _block_metrics(
+    hit_index: np.ndarray,  # (nb, width) int: 1 + position in the relevant arrays, or 0
+    flat: np.ndarray,  # flat indices of the hits in hit_index, increasing
+    nrel: np.ndarray,
+    rel_gains: np.ndarray | None,  # gains of the relevant items (graded), or None
+    seg_rel: np.ndarray,
+    gains_rel: np.ndarray | None,
+    opts: _Options,
+    disc: np.ndarray,
+    idcg_table: np.ndarray,
+    out: dict[str, np.ndarray],
+    b0: int,
+) -> None:
+    nb, width = hit_index.shape
+    row = flat // width if width else flat
+    pos = flat - row * width
+    counts = np.bincount(row, minlength=nb)
+    starts = np.cumsum(counts) - counts
+    ordinal = np.arange(1, flat.size + 1) - starts[row]
+    has = counts > 0
+    first = np.full(nb, np.iinfo(np.int64).max, dtype=np.int64)
+    first[has] = pos[starts[has]]
+    b1 = b0 + nb
+    hit_gains = None
+    if "ndcg" in opts.keys:
+        hit_gains = rel_gains[hit_index.ravel()[flat] - 1] if rel_gains is not None else None
+        if opts.ideal == "all" and rel_gains is not None:
+            ideal_cum = _ideal_cumulative(seg_rel, gains_rel, nb, max(opts.ks), disc)
+        elif opts.ideal == "listed" and rel_gains is not None:
+            ideal_cum = _ideal_cumulative(row, hit_gains, nb, max(opts.ks), disc)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        for k in opts.ks:
+            if k >= width:
+                sel_row, sel_pos, sel_ord, hits = row, pos, ordinal, counts
+                sel = None
+            else:
+                sel = pos < k
+                sel_row, sel_pos, sel_ord = row[sel], pos[sel], ordinal[sel]
+                hits = np.bincount(sel_row, minlength=nb)
+            for key in opts.keys:
+                target = out[f"{key}@{k}"]
+                if key == "precision":
+                    target[b0:b1] = hits / k
+                elif key == "recall":
+                    target[b0:b1] = np.where(nrel > 0, hits / np.maximum(nrel, 1), 0.0)
+                elif key == "hit":
+                    target[b0:b1] = hits > 0
+                elif key == "rr":
+                    target[b0:b1] = np.where(first < k, 1.0 / (first + 1.0), 0.0)
+                elif key == "ap":
+                    total = np.bincount(sel_row, weights=sel_ord / (sel_pos + 1.0), minlength=nb)
+                    if opts.denominator == "n_relevant":
+                        denom = nrel
+                    elif opts.denominator == "min_k_n_relevant":
+                        denom = np.minimum(nrel, k)
+                    else:
+                        denom = hits
+                    target[b0:b1] = np.where(denom > 0, total / np.maximum(denom, 1), 0.0)
+                elif key == "ndcg":
+                    weights = disc[sel_pos]
+                    if hit_gains is not None:
+                        weights = weights * (hit_gains if sel is None else hit_gains[sel])
+                    dcg = np.bincount(sel_row, weights=weights, minlength=nb)
+                    if rel_gains is None:
+                        listed = counts if opts.ideal == "listed" else nrel
+                        idcg = idcg_table[np.minimum(listed, k)]
+                    else:
+                        idcg = ideal_cum[:, k - 1]
+                    target[b0:b1] = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+
+
+def _compute(
+    top: np.ndarray,
+    indptr: np.ndarray,
+    items: np.ndarray,
+    grades: np.ndarray | None,
+    n_items: int,
+    opts: _Options,
+    block_size: int,
+    duplicates: str,
+    check_relevant: bool,
+) -> dict[str, np.ndarray]:
+    n_users, length = top.shape
+    kmax = max(opts.ks)
+    full = "ndcg" in opts.keys and opts.ideal == "listed"
+    width = length if full else min(length, kmax)
+    nrel_all = np.diff(indptr)
+    out = {f"{key}@{k}": np.empty(n_users, dtype=np.float64) for k in opts.ks for key in opts.keys}
+    disc = discounts(max(width, kmax))
+    idcg_table = ideal_dcg_table(kmax)
+    rel_gains = _gain(grades, opts.gain) if (grades is not None and "ndcg" in opts.keys) else None
+
+    stride = n_items + 1  # column n_items is the sentinel for empty slots
+    index_type = np.int32 if items.shape[0] < np.iinfo(np.int32).max else np.int64
+    sub = int(max(1, min(block_size, _BITMAP_BYTES // (stride * np.dtype(index_type).itemsize))))
+    bitmap = np.zeros(sub * stride, dtype=index_type)
+    stamp = np.full(sub * stride, -1, dtype=np.int32) if duplicates == "all" else None
+    if check_relevant and items.size:  # ids strictly increasing within each user: no repeats
+        rising = np.diff(items) > 0
+        rising[indptr[1:-1][(indptr[1:-1] > 0) & (indptr[1:-1] < items.size)] - 1] = True
+        check_relevant = not rising.all()
+    sub_rows = np.arange(sub, dtype=np.int64) * stride
+
+    for b0 in range(0, n_users, block_size):
+        b1 = min(n_users, b0 + block_size)
+        nb = b1 - b0
+        block = top[b0:b1, :width]
+        r0 = indptr[b0]
+        nrel = nrel_all[b0:b1]
+        local = np.arange(nb, dtype=np.int64) % sub
+        seg_rel = np.repeat(np.arange(nb, dtype=np.int64), nrel)
+        rel_flat = local[seg_rel] * stride + items[r0 : indptr[b1]]
+        rel_code = np.arange(r0 + 1, indptr[b1] + 1, dtype=index_type)
+        gather = np.where(block < 0, n_items, block) + (local * stride)[:, None]
+        hit_index = np.empty((nb, width), dtype=index_type)
+        for s0 in range(0, nb, sub):
+            s1 = min(nb, s0 + sub)
+            a, b = indptr[b0 + s0] - r0, indptr[b0 + s1] - r0
+            where = rel_flat[a:b]
+            bitmap[where] = rel_code[a:b]
+            if check_relevant and b > a and np.any(bitmap[where] != rel_code[a:b]):
+                bad = int(np.flatnonzero(bitmap[where] != rel_code[a:b])[0])
+                raise ValueError(
+                    f"the relevant items of row {b0 + int(seg_rel[a + bad])} list item "
+                    f"{int(items[r0 + a + bad])} more than once; each relevant item must appear once "
+                    "per user."
+                )
+            g = gather[s0:s1]
+            np.take(bitmap, g, out=hit_index[s0:s1])
+            bitmap[where] = 0
+            if stamp is not None:
+                cells = np.arange(g.size, dtype=np.int32).reshape(g.shape)
+                stamp[g] = cells
+                clash = (stamp[g] != cells) & (block[s0:s1] >= 0)
+                if clash.any():
+                    r, c = np.argwhere(clash)[0]
+                    raise _DuplicateRecommendation(b0 + s0 + int(r), int(block[s0 + r, c]), int(c) + 1)
+        flat = np.flatnonzero(hit_index)
+        if duplicates != "none" and flat.size:
+            seen = np.bincount(hit_index.ravel()[flat] - (r0 + 1), minlength=int(indptr[b1] - r0))
+            if seen.max() > 1:
+                code = int(np.argmax(seen))
+                r, c = np.argwhere(hit_index == code + r0 + 1)[1]
+                raise _DuplicateRecommendation(b0 + int(r), int(block[r, c]), int(c) + 1)
+        gains_rel = rel_gains[r0 : indptr[b1]] if rel_gains is not None else None
+        _block_metrics(hit_index, flat, nrel, rel_gains, seg_rel, gains_rel, opts, disc, idcg_table, out, b0)
+    return out
+
+
+class _DuplicateRecommendation(ValueError):
+    def __init__(self, row: int, item: int, rank: int):
+        self.row, self.item, self.rank = row, item, rank
+        super().__init__(
+            f"row {row} of top_items lists item {item} more than once (again at rank {rank}); a ranking "
+            "must not contain duplicates. Remove repeats before evaluating."
+        )
+
+
+# --------------------------------------------------------------- fast path API
+def evaluate_arrays(
+    top_items: Any,
+    relevant_indptr: Any,
+    relevant_items: Any,
+    *,
+    k: int | Sequence[int] | None = None,
+    metrics: Iterable[str] | None = None,
+    relevant_grades: Any = None,
+    n_items: int | None = None,
+    denominator: str = _registry.OPTIONS["denominator"].default,
+    gain: str = _registry.OPTIONS["gain"].default,
+    ideal: str = _registry.OPTIONS["ideal"].default,
+    empty: str = _registry.BATCH_OPTIONS["empty"].default,
+    block_size: int = _DEFAULT_BLOCK,
+    duplicates: str = "check_hits",
+) -> pd.DataFrame:
+    """Every metric for every row of an integer (users x K) matrix: the fast path.
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Row u lists user u's recommended item ids, best first. Ids are
+        integers in ``[0, n_items)``; a negative value marks an empty slot
+        (for a list shorter than K).
+    relevant_indptr, relevant_items : arrays of int
+        The relevant items in CSR form: user u's are
+        ``relevant_items[relevant_indptr[u]:relevant_indptr[u + 1]]``
+        (``scipy.sparse.csr_matrix.indptr`` and ``.indices`` have this form).
+    k : int or list of int, optional
+        Cutoff(s); default K, the width of ``top_items``.
+    metrics : list of str, optional
+        Any of ``"precision", "recall", "hit", "rr", "ap", "ndcg"``; default all.
+    relevant_grades : array of float, optional
+        One grade per entry of ``relevant_items`` (graded NDCG). Entries
+        with grade 0 are judged not relevant and do not count in |R|.
+    n_items : int, optional
+        Size of the item id space; default the largest id + 1.
+    denominator, gain, ideal
+        As in :func:`helpers.average_precision_at_k` and
+        :func:`helpers.ndcg_at_k`.
+    empty : {"raise", "skip", "zero"}
+        What users with no relevant item count as (see :func:`evaluate`).
+    block_size : int
+        Users per block; memory grows with ``block_size * K``.
+    duplicates : {"check_hits", "check_all", "none"}
+        A row that lists an item twice is not a ranking. ``"check_hits"``
+        (default, nearly free) raises when a row repeats a *relevant* item,
+        the only repeats that change a metric (they inflate P, R, AP and
+        NDCG past their bounds, as in Spark and LensKit); ``"check_all"``
+        also catches repeated non-relevant items (about 1.5x the run time;
+        :func:`evaluate` always does this); ``"none"`` trusts the input.
+        A user's relevant items must not repeat; that is always checked.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per user (index: row number in ``top_items``) and one column
+        per metric and cutoff, e.g. ``ap@10``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers import evaluate_arrays
+    >>> top = np.array([[3, 1, 2], [0, 2, -1]])  # user 1 has only two items
+    >>> indptr, items = np.array([0, 2, 3]), np.array([1, 2, 2])  # R_0 = {1, 2}, R_1 = {2}
+    >>> evaluate_arrays(top, indptr, items, k=2, metrics=["precision", "rr"])
+       precision@2  rr@2
+    0          0.5   0.5
+    1          0.5   0.5
+    """
+    top = _int_array(top_items, "top_items", 2)
+    n_users, length = top.shape
+    indptr, items, grades = _check_csr(relevant_indptr, relevant_items, relevant_grades, n_users)
+    if k is None and length == 0:
+        raise ValueError("top_items has no columns, so there is no default cutoff; pass k=...")
+    ks = check_ks(length if k is None else k)
+    keys = _check_metrics(metrics)
+    opts = _Options(
+        ks,
+        keys,
+        check_option("denominator", denominator, _registry.OPTIONS["denominator"].values),
+        check_option("gain", gain, _registry.OPTIONS["gain"].values),
+        check_option("ideal", ideal, _registry.OPTIONS["ideal"].values),
+    )
+    empty = check_option("empty", empty, _registry.BATCH_OPTIONS["empty"].values)
+    largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
+    if n_items is None:
+        n_items = largest + 1
+    elif largest >= n_items:
+        raise ValueError(f"n_items is {n_items} but an item id is {largest}; ids must be below n_items.")
+    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
+        raise ValueError(f"block_size must be an int >= 1; got {block_size!r}.")
+    duplicates = check_option("duplicates", duplicates, ("check_hits", "check_all", "none"))
+    mode = {"check_hits": "hits", "check_all": "all", "none": "none"}[duplicates]
+    result = _compute(top, indptr, items, grades, int(n_items), opts, int(block_size), mode, True)
+    frame = pd.DataFrame(result)
+    return _apply_empty(frame, np.diff(indptr) == 0, empty, labels=None)
+
+
+def _apply_empty(frame: pd.DataFrame, is_empty: np.ndarray, empty: str, labels: Any) -> pd.DataFrame:
+    n_empty = int(is_empty.sum())
+    frame.attrs["empty"] = empty
+    frame.attrs["n_empty_users"] = n_empty
+    if n_empty == 0:
+        frame.attrs["skipped_users"] = []
+        return frame
+    names = frame.index[is_empty]
+    if empty == "raise":
+        raise ValueError(
+            f"{n_empty} of {len(frame)} users have no relevant item (e.g. {describe_examples(names)}), "
+            "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves "
+            "them out (trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
+        )
+    if empty == "zero":
+        frame.loc[is_empty, :] = 0.0
+        frame.attrs["skipped_users"] = []
+        return frame
+    kept = frame.loc[~is_empty].copy()
+    kept.attrs = dict(frame.attrs)
+    kept.attrs["skipped_users"] = list(names)
+    return kept
+
+
+# ---------------------------------------------------------------- DataFrames
+def _codes(values: pd.Series, other: pd.Series, what: str) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """Encode two columns of ids with one shared, sorted code book."""
+    kinds = {_id_kind(values), _id_kind(other)} - {"empty"}
+    if len(kinds) > 1:
+        raise TypeError(
+            f"{what} ids in recommendations are {_id_kind(values)} ({values.dtype}) but in truth they are "
+            f"{_id_kind(other)} ({other.dtype}), so no id could ever match. Convert one side, e.g. "
+            f".astype(str)."
+        )
+    both = pd.concat([values, other], ignore_index=True)
+    if both.isna().any():
+        raise ValueError(f"{what} ids must not be missing (NaN/None); drop or fill those rows first.")
+    try:
+        codes, uniques = pd.factorize(both, sort=True)
+    except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
+        codes, uniques = pd.factorize(both, sort=False)
+    return codes[: len(values)].astype(np.int64), codes[len(values) :].astype(np.int64), pd.Index(uniques)
+
+
+def _id_kind(column: pd.Series) -> str:
+    if len(column) == 0:
+        return "empty"
+    if pd.api.types.is_bool_dtype(column.dtype):
+        return "boolean"
+    if pd.api.types.is_numeric_dtype(column.dtype):
+        return "numbers"
+    return "strings or objects"
+
+
+def _positions(user_codes: np.ndarray, n_users: int) -> tuple[np.ndarray, np.ndarray]:
+    """Position of each row within its user's block (rows sorted by user)."""
+    counts = np.bincount(user_codes, minlength=n_users)
+    starts = np.cumsum(counts) - counts
+    return np.arange(user_codes.size, dtype=np.int64) - starts[user_codes], counts
+
+
+@_registry.document("empty", "ties")
+def evaluate(
+    recommendations: pd.DataFrame,
+    truth: pd.DataFrame,
+    k: int | Sequence[int],
+    *,
+    metrics: Iterable[str] | None = None,
+    denominator: str = _registry.OPTIONS["denominator"].default,
+    gain: str = _registry.OPTIONS["gain"].default,
+    ideal: str = _registry.OPTIONS["ideal"].default,
+    empty: str = _registry.BATCH_OPTIONS["empty"].default,
+    ties: str = _registry.BATCH_OPTIONS["ties"].default,
+    user_col: str = "user",
+    item_col: str = "item",
+    rank_col: str = "rank",
+    score_col: str = "score",
+    relevance_col: str = "relevance",
+) -> pd.DataFrame:
+    """Score every user's recommendations: one row per user, one column per metric.
+
+    Parameters
+    ----------
+    recommendations : pandas.DataFrame
+        Columns ``user``, ``item`` and either ``rank`` (1 = best) or
+        ``score`` (higher = better). Rows may come in any order. Items
+        ranked below the largest ``k`` are ignored.
+    truth : pandas.DataFrame
+        Columns ``user`` and ``item``, plus an optional ``relevance`` grade
+        (>= 0; 0 = judged not relevant). Without it every row is relevant
+        with grade 1.
+    k : int or list of int
+        Cutoff(s). Several give columns for each, e.g. ``ap@5`` and ``ap@10``.
+    metrics : list of str, optional
+        Any of ``"precision", "recall", "hit", "rr", "ap", "ndcg"``; default all.
+    denominator : {"min_k_n_relevant", "n_relevant", "n_hits"}
+        AP's denominator, as in :func:`helpers.average_precision_at_k`.
+    gain : {"linear", "exponential"}
+        NDCG's gain, as in :func:`helpers.ndcg_at_k`.
+    ideal : {"all", "listed"}
+        Where NDCG's ideal ordering comes from, as in :func:`helpers.ndcg_at_k`.
+    empty : {"raise", "skip", "zero"}
+        What users with no relevant item count as. See Notes.
+    ties : {"item_ascending", "item_descending", "input_order", "raise"}
+        How equal scores are ordered (``score`` input only). See Notes.
+    user_col, item_col, rank_col, score_col, relevance_col : str
+        Column names, if yours differ.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by user id (sorted), columns ``<metric>@<k>`` in the order
+        precision, recall, hit, rr, ap, ndcg for each k. ``.mean()`` gives
+        P@k, R@k, HR@k, MRR@k, MAP@k and NDCG@k. ``.attrs`` records the
+        options, the number of users with no relevant item and which were
+        skipped.
+
+    Notes
+    -----
+    The users are those of ``recommendations`` and ``truth`` together. A
+    user with relevant items but no recommendations scores 0 on every metric
+    (an empty list finds nothing). A user with recommendations but no
+    relevant item (absent from ``truth``, or only grade-0 rows) is handled by
+    ``empty``:
+
+    %(empty)s
+
+    %(ties)s
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from helpers import evaluate
+    >>> recs = pd.DataFrame({"user": ["u1"] * 3 + ["u2"] * 3,
+    ...                      "item": ["a", "b", "c", "c", "a", "d"],
+    ...                      "rank": [1, 2, 3, 1, 2, 3]})
+    >>> truth = pd.DataFrame({"user": ["u1", "u1", "u2"], "item": ["a", "c", "d"]})
+    >>> scores = evaluate(recs, truth, k=3, metrics=["precision", "ap", "ndcg"])
+    >>> scores.round(4)
+          precision@3    ap@3  ndcg@3
+    user
+    u1         0.6667  0.8333  0.9197
+    u2         0.3333  0.3333  0.5000
+    >>> scores.mean().round(4)  # P@3, MAP@3, NDCG@3
+    precision@3    0.5000
+    ap@3           0.5833
+    ndcg@3         0.7099
+    dtype: float64
+    """
+    ks = check_ks(k)
+    keys = _check_metrics(metrics)
+    denominator = check_option("denominator", denominator, _registry.OPTIONS["denominator"].values)
+    gain = check_option("gain", gain, _registry.OPTIONS["gain"].values)
+    ideal = check_option("ideal", ideal, _registry.OPTIONS["ideal"].values)
+    empty = check_option("empty", empty, _registry.BATCH_OPTIONS["empty"].values)
+    ties = check_option("ties", ties, _registry.BATCH_OPTIONS["ties"].values)
+    names = ", ".join(f"{n}=..." for n in ("user_col", "item_col", "rank_col", "score_col", "relevance_col"))
+    hint = f" ({names})"
+    check_columns(recommendations, "recommendations", [user_col, item_col], hint)
+    check_columns(truth, "truth", [user_col, item_col], hint)
+    by_rank = rank_col in recommendations.columns
+    if not by_rank and score_col not in recommendations.columns:
+        raise ValueError(
+            f"recommendations needs a {rank_col!r} column (1 = best) or a {score_col!r} column "
+            f"(higher = better); it has {', '.join(repr(str(c)) for c in recommendations.columns)}. "
+            "Pass rank_col=... or score_col=... if yours are named differently."
+        )
+
+    rec_users, truth_users, users = _codes(recommendations[user_col], truth[user_col], "user")
+    rec_items, truth_items, item_index = _codes(recommendations[item_col], truth[item_col], "item")
+    n_users, n_items = len(users), len(item_index)
+
+    # ---- order the recommendations: by user, then rank (or score)
+    if by_rank:
+        order_key = _numeric(recommendations[rank_col], rank_col, "recommendations")
+        if order_key.size and (order_key.min() < 1 or not np.all(order_key == np.floor(order_key))):
+            raise ValueError(
+                f"{rank_col} must hold whole numbers >= 1 (1 = best); found {order_key[(order_key < 1) | (order_key != np.floor(order_key))][0]!r}."
+            )
+        order = _sort_rows(rec_users, order_key, n_users)
+    else:
+        score = _numeric(recommendations[score_col], score_col, "recommendations")
+        if ties == "item_ascending":
+            tiebreak = rec_items
+        elif ties == "item_descending":
+            tiebreak = -rec_items
+        else:
+            tiebreak = np.arange(rec_items.size)
+        order = np.lexsort((tiebreak, -score, rec_users))
+    sorted_users = rec_users[order]
+    position, list_length = _positions(sorted_users, n_users)
+    if by_rank:
+        sorted_key = order_key[order]
+        same = (np.diff(sorted_users) == 0) & (np.diff(sorted_key) == 0)
+        if same.any():
+            at = int(np.flatnonzero(same)[0])
+            raise ValueError(
+                f"user {users[sorted_users[at]]!r} has two items at {rank_col} {sorted_key[at]:g}; "
+                "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
+                "scores instead and choose ties=..."
+            )
+    elif ties == "raise":
+        sorted_score = score[order]
+        same = (np.diff(sorted_users) == 0) & (np.diff(sorted_score) == 0)
+        same &= position[1:] < max(ks)
+        if same.any():
+            at = int(np.flatnonzero(same)[0])
+            raise ValueError(
+                f"user {users[sorted_users[at]]!r} has tied scores ({sorted_score[at]!r}) in its top "
+                f"{max(ks)}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose "
+                "an order."
+            )
+    longest = int(list_length.max(initial=0))
+    width = max(1, longest if ideal == "listed" else min(max(ks), longest))
+    keep = position < width
+    top = np.full((n_users, width), -1, dtype=np.int64)
+    top[sorted_users[keep], position[keep]] = rec_items[order][keep]
+
+    # ---- the truth as CSR, relevant rows only
+    if relevance_col in truth.columns:
+        grades = _numeric(truth[relevance_col], relevance_col, "truth")
+        if np.isnan(grades).any() or np.isinf(grades).any():
+            raise ValueError(
+                f"truth's {relevance_col!r} column must hold finite grades >= 0; found NaN or infinity. "
+                "Drop unjudged rows instead of marking them NaN."
+            )
+        if grades.size and grades.min() < 0:
+            raise ValueError(
+                f"truth's {relevance_col!r} grades must be >= 0 (0 = judged not relevant); the smallest is "
+                f"{grades.min():g}. Shift or clip negative ratings first."
+            )
+    else:
+        grades = np.ones(truth_items.size)
+    pairs = truth_users * np.int64(n_items) + truth_items
+    if pd.Index(pairs).has_duplicates:
+        dup = pairs[pd.Index(pairs).duplicated()][0]
+        raise ValueError(
+            f"truth lists user {users[dup // n_items]!r} and item {item_index[dup % n_items]!r} more than once; "
+            "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
+        )
+    positive = grades > 0
+    t_order = np.argsort(truth_users[positive], kind="stable")
+    t_users = truth_users[positive][t_order]
+    indptr = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(np.bincount(t_users, minlength=n_users), out=indptr[1:])
+    rel_items = truth_items[positive][t_order]
+    rel_grades = grades[positive][t_order] if relevance_col in truth.columns else None
+
+    opts = _Options(ks, keys, denominator, gain, ideal)
+    try:
+        result = _compute(top, indptr, rel_items, rel_grades, n_items, opts, _DEFAULT_BLOCK, "all", False)
+    except _DuplicateRecommendation as err:
+        raise ValueError(
+            f"recommendations list item {item_index[err.item]!r} more than once for user "
+            f"{users[err.row]!r} (again at position {err.rank}); a ranking must not contain duplicates. "
+            "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item])."
+        ) from None
+    frame = pd.DataFrame(result, index=pd.Index(users, name=user_col))
+    frame.attrs.update(
+        k=list(ks), denominator=denominator, gain=gain, ideal=ideal, ties=ties if not by_rank else None,
+        n_users_without_recommendations=int(((list_length == 0) & (np.diff(indptr) > 0)).sum()),
+    )
+    return _apply_empty(frame, np.diff(indptr) == 0, empty, labels=users)
+
+
+def _numeric(column: pd.Series, name: str, frame: str) -> np.ndarray:
+    if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+        raise TypeError(f"{frame}'s {name!r} column must be numeric; got dtype {column.dtype}.")
+    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    if np.isnan(values).any():
+        raise ValueError(f"{frame}'s {name!r} column has missing values; drop or fill those rows first.")
+    return values
+
+
+def _sort_rows(user_codes: np.ndarray, key: np.ndarray, n_users: int) -> np.ndarray:
+    """Row order by (user, key); skips the sort when the rows are already in order."""
+    if user_codes.size < 2:
+        return np.arange(user_codes.size)
+    du = np.diff(user_codes)
+    if np.all((du > 0) | ((du == 0) & (np.diff(key) > 0))):
+        return np.arange(user_codes.size)
+    return np.lexsort((key, user_codes))

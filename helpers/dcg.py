@@ -1,0 +1,312 @@
+"""Cumulative gain, step by step: CG, DCG, IDCG and NDCG for one user.
+
+``relevance`` is either a set of item ids (binary relevance: grade 1 each) or
+a mapping item -> grade (graded relevance; 0 means judged not relevant).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Hashable
+
+from . import _registry
+from ._cutoff import discount, gain_of, top_k
+from ._validation import check_k, check_option, check_ranking, check_relevance, empty_relevant_error
+
+__all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table"]
+
+_GAIN = _registry.OPTIONS["gain"]
+_IDEAL = _registry.OPTIONS["ideal"]
+
+
+def _grades(ranking: Any, relevance: Any, k: Any, gain: Any) -> tuple[list, dict, int, str]:
+    items = check_ranking(ranking)
+    grades = check_relevance(relevance, "relevance")
+    k = check_k(k)
+    gain = check_option("gain", gain, _GAIN.values)
+    return items, grades, k, gain
+
+
+def _gains(items: list, grades: dict, k: int, gain: str) -> list[float]:
+    return [gain_of(grades.get(item, 0.0), gain) for item in top_k(items, k)]
+
+
+def _dcg(gains: list[float]) -> float:
+    total = 0.0
+    for rank, g in enumerate(gains, start=1):
+        total += g * discount(rank)
+    return total
+
+
+def _ideal_gains(items: list, grades: dict, k: int, gain: str, ideal: str) -> list[float]:
+    if ideal == "all":
+        pool = [g for g in grades.values() if g > 0]
+    else:
+        pool = [grades[item] for item in items if grades.get(item, 0.0) > 0]
+    return [gain_of(g, gain) for g in sorted(pool, reverse=True)[:k]]
+
+
+def gains_at_k(
+    ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default
+) -> list[float]:
+    """The gain at each of the first ``k`` ranks, best first.
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevance : set of hashable, or mapping item -> grade
+        A set gives every listed relevant item grade 1.
+    k : int
+        Cutoff, at least 1.
+    gain : {"linear", "exponential"}
+        ``grade`` or ``2**grade - 1``.
+
+    Returns
+    -------
+    list of float
+        ``min(k, len(ranking))`` gains; unjudged items have gain 0.
+
+    Examples
+    --------
+    >>> from helpers import gains_at_k
+    >>> gains_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3)
+    [2.0, 0.0, 1.0]
+    >>> gains_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3, gain="exponential")
+    [3.0, 0.0, 1.0]
+    """
+    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    return _gains(items, grades, k, gain)
+
+
+def cg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default) -> float:
+    """Cumulative gain: the sum of the gains of the top ``k`` items, ignoring order.
+
+    CG@k = sum over i <= k of gain_i
+
+    Examples
+    --------
+    >>> from helpers import cg_at_k
+    >>> grades = {"a": 2, "b": 3, "c": 3, "d": 1, "e": 2}
+    >>> cg_at_k(["a", "b", "c", "d", "e"], grades, k=5)  # 2 + 3 + 3 + 1 + 2
+    11.0
+    >>> cg_at_k(["b", "c", "a", "e", "d"], grades, k=5)  # same items, same CG
+    11.0
+    """
+    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    return float(sum(_gains(items, grades, k, gain)))
+
+
+@_registry.document("gain")
+def dcg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default) -> float:
+    """Discounted cumulative gain of the top ``k`` items.
+
+    DCG@k = sum over ranks i <= k of gain_i / log2(i + 1)
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevance : set of hashable, or mapping item -> grade
+        A set means grade 1 for each listed item; grades must be >= 0.
+    k : int
+        Cutoff, at least 1.
+    gain : {"linear", "exponential"}
+        See Notes.
+
+    Returns
+    -------
+    float
+        A value >= 0 (not normalised; see :func:`ndcg_at_k`).
+
+    See Also
+    --------
+    idcg_at_k, ndcg_at_k, dcg_table
+
+    Notes
+    -----
+    %(gain)s
+
+    The discount 1/log2(i + 1) gives rank 1 full weight. Spark and Microsoft
+    Recommenders use the natural log, which cancels in NDCG but not in DCG.
+    LensKit's default clips the discount to 1/log2(max(i, 2)), so ranks 1 and
+    2 weigh the same. Järvelin and Kekäläinen's original DCG used that
+    clipped form. Taught in ``notebooks/05-dcg-ndcg.ipynb``.
+
+    Examples
+    --------
+    >>> from helpers import dcg_at_k
+    >>> dcg_at_k(["a", "b", "c"], {"a", "c"}, k=3)  # 1/log2(2) + 1/log2(4)
+    1.5
+    >>> dcg_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3, gain="exponential")  # 3 + 1/2
+    3.5
+    """
+    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    return _dcg(_gains(items, grades, k, gain))
+
+
+@_registry.document("ideal")
+def idcg_at_k(
+    ranking: Sequence[Hashable],
+    relevance: Any,
+    k: int,
+    *,
+    gain: str = _GAIN.default,
+    ideal: str = _IDEAL.default,
+) -> float:
+    """DCG@k of the best possible ordering: the normaliser of NDCG@k.
+
+    IDCG@k = DCG@k of the relevant items sorted by grade, best first.
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. Used only when ``ideal="listed"``.
+    relevance : set of hashable, or mapping item -> grade
+    k : int
+    gain : {"linear", "exponential"}
+    ideal : {"all", "listed"}
+        Which items the ideal ordering is built from. See Notes.
+
+    Returns
+    -------
+    float
+        A value >= 0; 0 when there is nothing relevant to order.
+
+    Notes
+    -----
+    %(ideal)s
+
+    With binary relevance and ``ideal="all"``, IDCG@k = sum over
+    i <= min(|R|, k) of 1/log2(i + 1).
+
+    Examples
+    --------
+    >>> from helpers import idcg_at_k
+    >>> idcg_at_k(["a", "b"], {"a", "c", "x"}, k=2)  # 1 + 1/log2(3): 2 slots, 3 relevant
+    1.6309
+    >>> idcg_at_k(["a", "b"], {"a", "c", "x"}, k=2, ideal="listed")  # only "a" is listed
+    1.0
+    """
+    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    ideal = check_option("ideal", ideal, _IDEAL.values)
+    return _dcg(_ideal_gains(items, grades, k, gain, ideal))
+
+
+@_registry.document("gain", "ideal")
+def ndcg_at_k(
+    ranking: Sequence[Hashable],
+    relevance: Any,
+    k: int,
+    *,
+    gain: str = _GAIN.default,
+    ideal: str = _IDEAL.default,
+) -> float:
+    """Normalised DCG: DCG@k divided by the DCG@k of an ideal ordering.
+
+    NDCG@k = DCG@k / IDCG@k
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevance : set of hashable, or mapping item -> grade
+        A set means binary relevance. Must hold at least one item with
+        grade > 0.
+    k : int
+        Cutoff, at least 1.
+    gain : {"linear", "exponential"}
+        ``grade`` or ``2**grade - 1``.
+    ideal : {"all", "listed"}
+        Build IDCG from all judged relevant items, or only from the listed ones.
+
+    Returns
+    -------
+    float
+        A value in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If no item has grade > 0 (IDCG would be 0), or for bad input.
+
+    See Also
+    --------
+    dcg_at_k, idcg_at_k, dcg_table
+
+    Notes
+    -----
+    %(gain)s
+
+    %(ideal)s
+
+    IDCG is always cut at k, in every library. With ``ideal="listed"`` and
+    relevant items that exist but are not listed, IDCG is 0 and the result is
+    0.0 (scikit-learn's rule). Binary NDCG cannot tell two relevant items
+    apart: swapping them leaves it unchanged. With one relevant item at rank
+    r <= k, NDCG@k = 1/log2(r + 1). Taught in ``notebooks/05-dcg-ndcg.ipynb``.
+
+    Examples
+    --------
+    >>> from helpers import ndcg_at_k
+    >>> ndcg_at_k(["a", "b", "c"], {"c"}, k=3)  # leave-one-out: 1/log2(3 + 1)
+    0.5
+    >>> grades = {"a": 2, "b": 3, "c": 3, "d": 1, "e": 2}
+    >>> round(ndcg_at_k(["a", "b", "c", "d", "e"], grades, k=5), 4)
+    0.9238
+    >>> round(ndcg_at_k(["a", "b", "c", "d", "e"], grades, k=5, gain="exponential"), 4)
+    0.857
+    """
+    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    ideal = check_option("ideal", ideal, _IDEAL.values)
+    if not any(g > 0 for g in grades.values()):
+        raise empty_relevant_error("ndcg_at_k")
+    best = _dcg(_ideal_gains(items, grades, k, gain, ideal))
+    if best == 0.0:
+        return 0.0
+    return _dcg(_gains(items, grades, k, gain)) / best
+
+
+def dcg_table(
+    ranking: Sequence[Hashable],
+    relevance: Any,
+    k: int,
+    *,
+    gain: str = _GAIN.default,
+    ideal: str = _IDEAL.default,
+):
+    """A DataFrame that shows DCG@k and IDCG@k being built, one rank per row.
+
+    Columns: ``rank``, ``item``, ``grade``, ``gain``, ``discount``
+    (1/log2(rank + 1)), ``dcg`` (running sum of gain * discount),
+    ``ideal_gain`` and ``idcg`` (the same for the ideal ordering). The last
+    row's ``dcg / idcg`` is NDCG@k.
+
+    Examples
+    --------
+    >>> from helpers import dcg_table
+    >>> dcg_table(["a", "b", "c"], {"a", "c"}, k=3).round(4)
+       rank item  grade  gain  discount  dcg  ideal_gain    idcg
+    0     1    a    1.0   1.0    1.0000  1.0         1.0  1.0000
+    1     2    b    0.0   0.0    0.6309  1.0         1.0  1.6309
+    2     3    c    1.0   1.0    0.5000  1.5         0.0  1.6309
+    """
+    import pandas as pd
+
+    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    ideal = check_option("ideal", ideal, _IDEAL.values)
+    shown = top_k(items, k)
+    ideal_gains = _ideal_gains(items, grades, k, gain, ideal)
+    n = max(len(shown), len(ideal_gains))
+    rows = []
+    dcg = idcg = 0.0
+    for rank in range(1, n + 1):
+        item = shown[rank - 1] if rank <= len(shown) else None
+        grade = grades.get(item, 0.0) if item is not None else 0.0
+        g = gain_of(grade, gain) if item is not None else 0.0
+        ig = ideal_gains[rank - 1] if rank <= len(ideal_gains) else 0.0
+        dcg += g * discount(rank)
+        idcg += ig * discount(rank)
+        rows.append((rank, item, grade, g, discount(rank), dcg, ig, idcg))
+    columns = ["rank", "item", "grade", "gain", "discount", "dcg", "ideal_gain", "idcg"]
+    return pd.DataFrame(rows, columns=columns)
