@@ -2,7 +2,7 @@
 
 Per-user functions (one ranked list, one set of relevant items, a cutoff k):
 
-    precision_at_k, recall_at_k, hit_at_k, reciprocal_rank_at_k,
+    hit_ranks_at_k, precision_at_k, recall_at_k, hit_at_k, reciprocal_rank_at_k,
     average_precision_at_k, gains_at_k, cg_at_k, dcg_at_k, idcg_at_k,
     ndcg_at_k, dcg_table
 
@@ -19,6 +19,7 @@ from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
 from .metrics import (
     average_precision_at_k,
     hit_at_k,
+    hit_ranks_at_k,
     precision_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
@@ -26,6 +27,7 @@ from .metrics import (
 from .splits import leave_one_out_split
 
 __all__ = [
+    "hit_ranks_at_k",
     "precision_at_k",
     "recall_at_k",
     "hit_at_k",

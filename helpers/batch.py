@@ -96,9 +96,8 @@ def _check_csr(indptr: Any, items: Any, grades: Any, n_users: int) -> tuple[np.n
         )
     keep = grades > 0
     if not keep.all():  # judged-not-relevant entries do not count in |R|
-        counts = np.add.reduceat(keep.astype(np.int64), indptr[:-1]) if items.size else np.zeros(n_users, np.int64)
-        counts[np.diff(indptr) == 0] = 0
-        indptr = np.concatenate([[0], np.cumsum(counts)])
+        owner = np.repeat(np.arange(n_users), np.diff(indptr))
+        indptr = np.concatenate([[0], np.cumsum(np.bincount(owner[keep], minlength=n_users))])
         items, grades = items[keep], grades[keep]
     return indptr, items, grades
 
@@ -266,26 +265,29 @@ def _compute(
                 stamp[g] = cells
                 clash = (stamp[g] != cells) & (block[s0:s1] >= 0)
                 if clash.any():
-                    r, c = np.argwhere(clash)[0]
-                    raise _DuplicateRecommendation(b0 + s0 + int(r), int(block[s0 + r, c]), int(c) + 1)
+                    r = int(np.argwhere(clash)[0][0])
+                    c = int(np.argwhere(clash)[0][1])
+                    raise _DuplicateRecommendation(b0 + s0 + r, block[s0 + r], int(block[s0 + r, c]))
         flat = np.flatnonzero(hit_index)
         if duplicates != "none" and flat.size:
             seen = np.bincount(hit_index.ravel()[flat] - (r0 + 1), minlength=int(indptr[b1] - r0))
             if seen.max() > 1:
                 code = int(np.argmax(seen))
-                r, c = np.argwhere(hit_index == code + r0 + 1)[1]
-                raise _DuplicateRecommendation(b0 + int(r), int(block[r, c]), int(c) + 1)
+                r, c = (int(x) for x in np.argwhere(hit_index == code + r0 + 1)[0])
+                raise _DuplicateRecommendation(b0 + r, block[r], int(block[r, c]))
         gains_rel = rel_gains[r0 : indptr[b1]] if rel_gains is not None else None
         _block_metrics(hit_index, flat, nrel, rel_gains, seg_rel, gains_rel, opts, disc, idcg_table, out, b0)
     return out
 
 
 class _DuplicateRecommendation(ValueError):
-    def __init__(self, row: int, item: int, rank: int):
-        self.row, self.item, self.rank = row, item, rank
+    def __init__(self, row: int, listed: np.ndarray, item: int):
+        self.row, self.item = row, item
+        self.ranks = [int(p) + 1 for p in np.flatnonzero(listed == item)]
         super().__init__(
-            f"row {row} of top_items lists item {item} more than once (again at rank {rank}); a ranking "
-            "must not contain duplicates. Remove repeats before evaluating."
+            f"row {row} of top_items lists item {item} more than once (at ranks "
+            f"{', '.join(map(str, self.ranks))}); a ranking must not contain duplicates. Remove repeats "
+            "before evaluating."
         )
 
 
@@ -566,7 +568,8 @@ def evaluate(
         order_key = _numeric(recommendations[rank_col], rank_col, "recommendations")
         if order_key.size and (order_key.min() < 1 or not np.all(order_key == np.floor(order_key))):
             raise ValueError(
-                f"{rank_col} must hold whole numbers >= 1 (1 = best); found {order_key[(order_key < 1) | (order_key != np.floor(order_key))][0]!r}."
+                f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
+                f"{float(order_key[(order_key < 1) | (order_key != np.floor(order_key))][0])!r}."
             )
         order = _sort_rows(rec_users, order_key, n_users)
     else:
@@ -597,7 +600,7 @@ def evaluate(
         if same.any():
             at = int(np.flatnonzero(same)[0])
             raise ValueError(
-                f"user {users[sorted_users[at]]!r} has tied scores ({sorted_score[at]!r}) in its top "
+                f"user {users[sorted_users[at]]!r} has tied scores ({float(sorted_score[at])!r}) in its top "
                 f"{max(ks)}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose "
                 "an order."
             )
@@ -643,7 +646,8 @@ def evaluate(
     except _DuplicateRecommendation as err:
         raise ValueError(
             f"recommendations list item {item_index[err.item]!r} more than once for user "
-            f"{users[err.row]!r} (again at position {err.rank}); a ranking must not contain duplicates. "
+            f"{users[err.row]!r} (at positions {', '.join(map(str, err.ranks))} of its list); a ranking "
+            "must not contain duplicates. "
             "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item])."
         ) from None
     frame = pd.DataFrame(result, index=pd.Index(users, name=user_col))
@@ -655,6 +659,8 @@ def evaluate(
 
 
 def _numeric(column: pd.Series, name: str, frame: str) -> np.ndarray:
+    if len(column) == 0:
+        return np.zeros(0, dtype=np.float64)
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         raise TypeError(f"{frame}'s {name!r} column must be numeric; got dtype {column.dtype}.")
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)

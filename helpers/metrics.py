@@ -7,7 +7,7 @@ users and is tested against these functions.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any, Hashable
 
 from . import _registry
@@ -15,6 +15,7 @@ from ._cutoff import hit_ranks
 from ._validation import check_k, check_option, check_ranking, check_relevant_set, empty_relevant_error
 
 __all__ = [
+    "hit_ranks_at_k",
     "precision_at_k",
     "recall_at_k",
     "hit_at_k",
@@ -22,11 +23,27 @@ __all__ = [
     "average_precision_at_k",
 ]
 
-Relevant = "set | Mapping[Hashable, float]"
-
-
 def _prepare(ranking: Any, relevant: Any, k: Any) -> tuple[list, set, int]:
     return check_ranking(ranking), check_relevant_set(relevant), check_k(k)
+
+
+def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> list[int]:
+    """The 1-based ranks i <= k whose item is relevant, in increasing order.
+
+    Every metric in this module is a function of these ranks (and of k and
+    |R|): precision counts them, RR takes the first, AP averages the
+    precision at each of them.
+
+    Examples
+    --------
+    >>> from helpers import hit_ranks_at_k
+    >>> hit_ranks_at_k([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], {1, 6, 9}, k=10)
+    [2, 5, 8]
+    >>> hit_ranks_at_k([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], {1, 6, 9}, k=5)
+    [2, 5]
+    """
+    items, rel, k = _prepare(ranking, relevant, k)
+    return hit_ranks(items, rel, k)
 
 
 def precision_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:

@@ -1,0 +1,214 @@
+"""The batch path equals the per-user functions, and its DataFrame front end behaves."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import helpers as h
+from helpers import batch
+
+from .strategies import user_case
+
+PER_USER = {
+    "precision": lambda r, g, k, o: h.precision_at_k(r, g, k),
+    "recall": lambda r, g, k, o: h.recall_at_k(r, g, k),
+    "hit": lambda r, g, k, o: h.hit_at_k(r, g, k),
+    "rr": lambda r, g, k, o: h.reciprocal_rank_at_k(r, g, k),
+    "ap": lambda r, g, k, o: h.average_precision_at_k(r, g, k, denominator=o["denominator"]),
+    "ndcg": lambda r, g, k, o: h.ndcg_at_k(r, g, k, gain=o["gain"], ideal=o["ideal"]),
+}
+
+
+def to_arrays(users, graded):
+    """Per-user cases -> (top matrix with -1 padding, CSR indptr, items, grades)."""
+    width = max([len(r) for r, _ in users] + [1])
+    top = np.full((len(users), width), -1, dtype=np.int64)
+    indptr, items, grades = [0], [], []
+    for u, (ranking, relevance) in enumerate(users):
+        top[u, : len(ranking)] = ranking
+        pairs = sorted(relevance.items()) if graded else [(i, 1) for i in sorted(relevance)]
+        items += [i for i, _ in pairs]
+        grades += [g for _, g in pairs]
+        indptr.append(len(items))
+    return top, np.array(indptr), np.array(items, dtype=np.int64), np.array(grades, dtype=float)
+
+
+def expected_frame(users, ks, options):
+    rows = []
+    for ranking, relevance in users:
+        row = {}
+        for k in ks:
+            for key, fn in PER_USER.items():
+                try:
+                    row[f"{key}@{k}"] = fn(ranking, relevance, k, options)
+                except ValueError:  # no relevant item: these users are zeroed by empty="zero"
+                    row[f"{key}@{k}"] = 0.0
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+OPTION_SETS = st.fixed_dictionaries(
+    {
+        "denominator": st.sampled_from(["min_k_n_relevant", "n_relevant", "n_hits"]),
+        "gain": st.sampled_from(["linear", "exponential"]),
+        "ideal": st.sampled_from(["all", "listed"]),
+    }
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.one_of(user_case(graded=True), user_case(min_relevant=1, graded=True)), min_size=1, max_size=12),
+    st.lists(st.integers(1, 18), min_size=1, max_size=3),
+    OPTION_SETS,
+    st.booleans(),
+    st.sampled_from([1 << 22, 64, 300]),  # bitmap bytes: large, one user per sub-block, a few users
+    st.integers(1, 5),  # block size
+)
+def test_arrays_path_equals_per_user_functions(cases, ks, options, graded, bitmap_bytes, block_size):
+    users = [(ranking, grades if graded else {i for i, g in grades.items() if g > 0}) for ranking, grades, _ in cases]
+    top, indptr, items, grades = to_arrays(users, graded)
+    old = batch._BITMAP_BYTES
+    batch._BITMAP_BYTES = bitmap_bytes
+    try:
+        got = h.evaluate_arrays(
+            top, indptr, items, k=ks, relevant_grades=grades if graded else None, empty="zero",
+            block_size=block_size, n_items=41, **options,
+        )
+    finally:
+        batch._BITMAP_BYTES = old
+    want = expected_frame(users, sorted(set(ks)), options)
+    assert list(got.columns) == list(want.columns)
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(user_case(min_relevant=1, graded=True), min_size=1, max_size=10), st.integers(1, 12), OPTION_SETS)
+def test_dataframe_path_equals_per_user_functions(cases, k, options):
+    recs, truth = [], []
+    for u, (ranking, grades, _) in enumerate(cases):
+        recs += [(f"user{u}", f"i{item}", rank) for rank, item in enumerate(ranking, start=1)]
+        truth += [(f"user{u}", f"i{item}", grade) for item, grade in grades.items()]
+    recs = pd.DataFrame(recs, columns=["user", "item", "rank"]).sample(frac=1, random_state=0)
+    truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
+    got = h.evaluate(recs, truth, k=k, **options)
+    users = [([f"i{i}" for i in r], {f"i{i}": g for i, g in grades.items()}) for r, grades, _ in cases]
+    want = expected_frame(users, [k], options)
+    want.index = pd.Index([f"user{u}" for u in range(len(cases))], name="user")
+    want = want.sort_index()
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+    assert list(got.index) == list(want.index)
+
+
+# ---- evaluate(): the DataFrame front end ------------------------------------------
+@pytest.fixture
+def recs():
+    return pd.DataFrame(
+        {"user": ["u1", "u1", "u1", "u2", "u2", "u3"], "item": ["a", "b", "c", "c", "a", "a"], "rank": [1, 2, 3, 1, 2, 1]}
+    )
+
+
+@pytest.fixture
+def truth():
+    return pd.DataFrame({"user": ["u1", "u1", "u2", "u4"], "item": ["a", "c", "b", "a"]})
+
+
+def test_empty_policy_raise_is_the_default_and_names_users(recs, truth):
+    with pytest.raises(ValueError, match=r"1 of 4 users have no relevant item \(e.g. 'u3'\)"):
+        h.evaluate(recs, truth, k=2)
+
+
+def test_empty_policy_skip_and_zero(recs, truth):
+    skipped = h.evaluate(recs, truth, k=2, empty="skip")
+    assert list(skipped.index) == ["u1", "u2", "u4"] and skipped.attrs["skipped_users"] == ["u3"]
+    zeroed = h.evaluate(recs, truth, k=2, empty="zero")
+    assert list(zeroed.index) == ["u1", "u2", "u3", "u4"]
+    assert (zeroed.loc["u3"] == 0).all() and zeroed.attrs["n_empty_users"] == 1
+    # u4 has a relevant item but no recommendations: scored 0, never dropped
+    assert (skipped.loc["u4"] == 0).all() and skipped.attrs["n_users_without_recommendations"] == 1
+    assert zeroed["ap@2"].mean() == pytest.approx(skipped["ap@2"].sum() / 4)
+
+
+def test_grade_zero_rows_are_judged_not_relevant(recs):
+    truth = pd.DataFrame({"user": ["u1", "u1", "u2", "u3"], "item": ["a", "b", "c", "a"], "relevance": [1, 0, 2, 0]})
+    got = h.evaluate(recs, truth, k=2, empty="skip")
+    assert list(got.index) == ["u1", "u2"]
+    assert got.loc["u1", "recall@2"] == 1.0 and got.loc["u1", "precision@2"] == 0.5
+
+
+def test_several_cutoffs_and_metric_selection(recs, truth):
+    got = h.evaluate(recs, truth, k=[3, 1], metrics=["ndcg", "precision"], empty="skip")
+    assert list(got.columns) == ["precision@1", "ndcg@1", "precision@3", "ndcg@3"]
+
+
+def test_scores_order_items_and_ties_follow_the_option():
+    recs = pd.DataFrame({"user": ["u"] * 3, "item": ["b", "a", "c"], "score": [0.5, 0.5, 0.9]})
+    truth = pd.DataFrame({"user": ["u"], "item": ["a"]})
+    rr = {t: h.evaluate(recs, truth, k=3, metrics=["rr"], ties=t)["rr@3"].iloc[0] for t in ("item_ascending", "item_descending", "input_order")}
+    assert rr == {"item_ascending": 0.5, "item_descending": pytest.approx(1 / 3), "input_order": pytest.approx(1 / 3)}
+    with pytest.raises(ValueError, match="tied scores"):
+        h.evaluate(recs, truth, k=3, ties="raise")
+
+
+def test_rank_gaps_are_closed_and_rows_may_come_in_any_order():
+    recs = pd.DataFrame({"user": ["u", "u", "u"], "item": ["x", "a", "y"], "rank": [10, 5, 1]})
+    truth = pd.DataFrame({"user": ["u"], "item": ["a"]})
+    assert h.evaluate(recs, truth, k=2, metrics=["rr"])["rr@2"].iloc[0] == 0.5
+
+
+def test_custom_column_names_and_integer_ids():
+    recs = pd.DataFrame({"uid": [1, 1, 2], "iid": [10, 20, 10], "pos": [1, 2, 1]})
+    truth = pd.DataFrame({"uid": [1, 2], "iid": [20, 30], "stars": [5, 4]})
+    got = h.evaluate(recs, truth, k=2, user_col="uid", item_col="iid", rank_col="pos", relevance_col="stars")
+    assert got.index.name == "uid" and got.loc[1, "precision@2"] == 0.5 and got.loc[2, "hit@2"] == 0.0
+
+
+def test_mean_gives_the_usual_aggregates(recs, truth):
+    got = h.evaluate(recs, truth, k=3, empty="zero")
+    rows = {"u1": (["a", "b", "c"], {"a", "c"}), "u2": (["c", "a"], {"b"}), "u4": ([], {"a"})}
+    maps = [h.average_precision_at_k(r, rel, 3) for r, rel in rows.values()] + [0.0]
+    assert got["ap@3"].mean() == pytest.approx(np.mean(maps))
+
+
+def test_arrays_path_skip_and_raise_and_empty_slots():
+    top = np.array([[0, 1], [2, -1], [1, 0]])
+    indptr, items = np.array([0, 1, 1, 2]), np.array([1, 1])
+    skipped = h.evaluate_arrays(top, indptr, items, empty="skip")
+    assert list(skipped.index) == [0, 2] and skipped.attrs["skipped_users"] == [1]
+    with pytest.raises(ValueError, match="1 of 3 users have no relevant item"):
+        h.evaluate_arrays(top, indptr, items)
+    assert skipped.loc[0, "precision@2"] == 0.5 and skipped.loc[2, "rr@2"] == 1.0
+
+
+def test_arrays_path_default_k_is_the_width_and_scipy_like_csr():
+    top = np.array([[5, 3, 9]])
+    got = h.evaluate_arrays(top, [0, 2], [3, 9])
+    assert list(got.columns) == ["precision@3", "recall@3", "hit@3", "rr@3", "ap@3", "ndcg@3"]
+    assert got.loc[0, "ap@3"] == pytest.approx((1 / 2 + 2 / 3) / 2)
+
+
+@pytest.mark.parametrize("duplicates", ["check_hits", "check_all"])
+def test_arrays_path_rejects_a_repeated_relevant_item(duplicates):
+    with pytest.raises(ValueError, match=r"row 0 of top_items lists item 3 more than once \(at ranks 1, 2\)"):
+        h.evaluate_arrays(np.array([[3, 3]]), [0, 1], [3], duplicates=duplicates)
+
+
+def test_arrays_path_check_all_catches_repeated_misses_too():
+    top = np.array([[7, 7, 3]])
+    assert h.evaluate_arrays(top, [0, 1], [3])["precision@3"].iloc[0] == pytest.approx(1 / 3)
+    with pytest.raises(ValueError, match="lists item 7 more than once"):
+        h.evaluate_arrays(top, [0, 1], [3], duplicates="check_all")
+
+
+def test_arrays_path_rejects_repeated_relevant_items_in_csr():
+    with pytest.raises(ValueError, match="relevant items of row 0 list item 3 more than once"):
+        h.evaluate_arrays(np.array([[3, 1]]), [0, 2], [3, 3])
+
+
+def test_results_are_float64_and_means_are_builtin_convertible(recs, truth):
+    got = h.evaluate(recs, truth, k=2, empty="skip")
+    assert all(dtype == np.float64 for dtype in got.dtypes)
