@@ -416,8 +416,15 @@ def _apply_empty(frame: pd.DataFrame, is_empty: np.ndarray, empty: str, labels: 
 
 
 # ---------------------------------------------------------------- DataFrames
-def _codes(values: pd.Series, other: pd.Series, what: str) -> tuple[np.ndarray, np.ndarray, pd.Index]:
-    """Encode two columns of ids with one shared, sorted code book."""
+def _codes(
+    values: pd.Series, other: pd.Series, what: str, runs: bool = False
+) -> tuple[np.ndarray, np.ndarray, pd.Index, np.ndarray]:
+    """Encode two columns of ids with one shared, sorted code book.
+
+    With ``runs=True`` only the first row of each run of equal values in
+    ``values`` is hashed (recommendations usually list a user's rows
+    together), and a mask of the rows that start a run is returned too.
+    """
     kinds = {_id_kind(values), _id_kind(other)} - {"empty"}
     if len(kinds) > 1:
         raise TypeError(
@@ -425,14 +432,23 @@ def _codes(values: pd.Series, other: pd.Series, what: str) -> tuple[np.ndarray, 
             f"{_id_kind(other)} ({other.dtype}), so no id could ever match. Convert one side, e.g. "
             f".astype(str)."
         )
-    both = pd.concat([values, other], ignore_index=True)
-    if both.isna().any():
+    if values.isna().any() or other.isna().any():
         raise ValueError(f"{what} ids must not be missing (NaN/None); drop or fill those rows first.")
+    heads = np.zeros(0, dtype=bool)
+    if runs and len(values):
+        heads = np.array(values.ne(values.shift(1)).to_numpy(dtype=bool, na_value=True))
+        heads[0] = True
+        values = values[heads]
+    both = pd.concat([values.reset_index(drop=True), other.reset_index(drop=True)], ignore_index=True)
     try:
         codes, uniques = pd.factorize(both, sort=True)
     except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
         codes, uniques = pd.factorize(both, sort=False)
-    return codes[: len(values)].astype(np.int64), codes[len(values) :].astype(np.int64), pd.Index(uniques)
+    codes = codes.astype(np.int64, copy=False)
+    first = codes[: len(values)]
+    if runs and heads.size:
+        first = np.repeat(first, np.diff(np.append(np.flatnonzero(heads), heads.size)))
+    return first, codes[len(values) :], pd.Index(uniques), heads
 
 
 def _id_kind(column: pd.Series) -> str:
@@ -559,56 +575,60 @@ def evaluate(
             "Pass rank_col=... or score_col=... if yours are named differently."
         )
 
-    rec_users, truth_users, users = _codes(recommendations[user_col], truth[user_col], "user")
-    rec_items, truth_items, item_index = _codes(recommendations[item_col], truth[item_col], "item")
+    rec_users, truth_users, users, heads = _codes(recommendations[user_col], truth[user_col], "user", runs=True)
+    rec_items, truth_items, item_index, _ = _codes(recommendations[item_col], truth[item_col], "item")
     n_users, n_items = len(users), len(item_index)
 
-    # ---- order the recommendations: by user, then rank (or score)
+    # ---- each row's position in its user's list (by rank, or by score)
     if by_rank:
-        order_key = _numeric(recommendations[rank_col], rank_col, "recommendations")
-        if order_key.size and (order_key.min() < 1 or not np.all(order_key == np.floor(order_key))):
+        key = _numeric(recommendations[rank_col], rank_col, "recommendations")
+        if key.size and (key.min() < 1 or not np.all(key == np.floor(key))):
             raise ValueError(
                 f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
-                f"{float(order_key[(order_key < 1) | (order_key != np.floor(order_key))][0])!r}."
+                f"{float(key[(key < 1) | (key != np.floor(key))][0])!r}."
             )
-        order = _sort_rows(rec_users, order_key, n_users)
     else:
-        score = _numeric(recommendations[score_col], score_col, "recommendations")
-        if ties == "item_ascending":
-            tiebreak = rec_items
-        elif ties == "item_descending":
-            tiebreak = -rec_items
+        key = -_numeric(recommendations[score_col], score_col, "recommendations")
+    run_start = np.flatnonzero(heads)
+    grouped = run_start.size == np.unique(rec_users[run_start]).size  # one block of rows per user
+    if by_rank and grouped and np.all((np.diff(key) > 0) | heads[1:]):
+        # the common case: rows already grouped by user, best first: no sort needed
+        sorted_users, sorted_items = rec_users, rec_items
+        run_length = np.diff(np.append(run_start, heads.size))
+        position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
+    else:
+        if by_rank or ties == "input_order" or ties == "raise":
+            order = np.lexsort((key, rec_users))  # lexsort is stable: equal keys keep row order
         else:
-            tiebreak = np.arange(rec_items.size)
-        order = np.lexsort((tiebreak, -score, rec_users))
-    sorted_users = rec_users[order]
-    position, list_length = _positions(sorted_users, n_users)
-    if by_rank:
-        sorted_key = order_key[order]
+            tiebreak = rec_items if ties == "item_ascending" else -rec_items
+            order = np.lexsort((tiebreak, key, rec_users))
+        sorted_users, sorted_items = rec_users[order], rec_items[order]
+        position, _ = _positions(sorted_users, n_users)
+        sorted_key = key[order]
         same = (np.diff(sorted_users) == 0) & (np.diff(sorted_key) == 0)
-        if same.any():
+        if by_rank and same.any():
             at = int(np.flatnonzero(same)[0])
             raise ValueError(
                 f"user {users[sorted_users[at]]!r} has two items at {rank_col} {sorted_key[at]:g}; "
                 "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
                 "scores instead and choose ties=..."
             )
-    elif ties == "raise":
-        sorted_score = score[order]
-        same = (np.diff(sorted_users) == 0) & (np.diff(sorted_score) == 0)
-        same &= position[1:] < max(ks)
-        if same.any():
-            at = int(np.flatnonzero(same)[0])
+        if ties == "raise" and not by_rank and (same & (position[1:] < max(ks))).any():
+            at = int(np.flatnonzero(same & (position[1:] < max(ks)))[0])
             raise ValueError(
-                f"user {users[sorted_users[at]]!r} has tied scores ({float(sorted_score[at])!r}) in its top "
+                f"user {users[sorted_users[at]]!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
                 f"{max(ks)}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose "
                 "an order."
             )
+    list_length = np.bincount(sorted_users, minlength=n_users)
     longest = int(list_length.max(initial=0))
     width = max(1, longest if ideal == "listed" else min(max(ks), longest))
     keep = position < width
     top = np.full((n_users, width), -1, dtype=np.int64)
-    top[sorted_users[keep], position[keep]] = rec_items[order][keep]
+    if keep.all():
+        top[sorted_users, position] = sorted_items
+    else:
+        top[sorted_users[keep], position[keep]] = sorted_items[keep]
 
     # ---- the truth as CSR, relevant rows only
     if relevance_col in truth.columns:
@@ -667,13 +687,3 @@ def _numeric(column: pd.Series, name: str, frame: str) -> np.ndarray:
     if np.isnan(values).any():
         raise ValueError(f"{frame}'s {name!r} column has missing values; drop or fill those rows first.")
     return values
-
-
-def _sort_rows(user_codes: np.ndarray, key: np.ndarray, n_users: int) -> np.ndarray:
-    """Row order by (user, key); skips the sort when the rows are already in order."""
-    if user_codes.size < 2:
-        return np.arange(user_codes.size)
-    du = np.diff(user_codes)
-    if np.all((du > 0) | ((du == 0) & (np.diff(key) > 0))):
-        return np.arange(user_codes.size)
-    return np.lexsort((key, user_codes))

@@ -1,0 +1,303 @@
+"""Benchmark: users per second and peak memory of helpers' two batch paths, against peers.
+
+    python -m benchmarks.run                          # U = 1e4, 1e5, 1e6; K = 10, 100 (several minutes)
+    python -m benchmarks.run --users 100000 --k 100   # one size
+    python -m benchmarks.run --quick                  # the smoke run that `make test` does
+
+Every route starts from the same deterministic data and computes the same six
+metrics per user: P@K, R@K, Hit@K, RR@K, AP@K (denominator |R|, trec_eval's
+map_cut) and NDCG@K (linear gain). Routes:
+
+* ``arrays``   helpers.evaluate_arrays on an int (users x K) matrix + CSR relevance
+* ``frames``   helpers.evaluate on pandas DataFrames with str ids, end to end
+               (id encoding included)
+* ``pytrec_eval`` end to end: dict-of-dicts built from the same DataFrames, then
+               RelevanceEvaluator + evaluate + means (if installed)
+* ``ranx``     end to end: Qrels/Run from the same DataFrames, then evaluate
+               (if installed; its one-time JIT compile is excluded by a warm-up)
+* ``python``   a plain per-user loop over lists and sets (conversion included)
+
+Each time is the median of ``--repeats`` runs; the ratio columns divide a
+peer's time by ours from the same process, so machine noise cancels. Before
+timing, every route's per-user values are checked against helpers' per-user
+functions on the first ``--check`` users (to 1e-9). Peak memory is the
+tracemalloc peak above the inputs, from one extra run of each of our routes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib.util
+import math
+import statistics
+import sys
+import time
+import tracemalloc
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+
+import helpers
+
+N_ITEMS = 100_003  # prime: arithmetic progressions modulo it never repeat within a list
+METRICS = ["precision", "recall", "hit", "rr", "ap", "ndcg"]
+# peers whose memory would not fit this machine at the largest sizes (perf-baseline.md)
+PEER_LIMIT = {"pytrec_eval": 200_000, "ranx": 200_000, "python": 1_000_000}
+
+
+# ---------------------------------------------------------------- data
+def make_data(n_users: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Deterministic synthetic run: (top (U x K), indptr, relevant items), ids in [0, N_ITEMS).
+
+    |R| is 1..20 with P(|R| = m) = (2m - 1)/400; 5 % of users have none. Each
+    relevant item is in the list with probability 0.15 (K <= 10) or 0.85, at a
+    pseudo-random position; the others are ids the list does not hold.
+    """
+    rng = np.random.default_rng([20240611, n_users, k])
+    sizes = np.arange(1, 21)
+    n_rel = rng.choice(sizes, size=n_users, p=(2 * sizes - 1) / 400.0)
+    n_rel[rng.random(n_users) < 0.05] = 0
+    base = rng.integers(0, N_ITEMS, size=n_users)
+    step = rng.integers(1, N_ITEMS, size=n_users)
+    top = (base[:, None] + step[:, None] * np.arange(k)) % N_ITEMS  # K distinct ids per user
+    indptr = np.zeros(n_users + 1, dtype=np.int64)
+    np.cumsum(n_rel, out=indptr[1:])
+    owner = np.repeat(np.arange(n_users), n_rel)
+    j = np.arange(indptr[-1]) - indptr[owner]  # 0.. |R|-1 within the user
+    in_list = rng.random(indptr[-1]) < (0.15 if k <= 10 else 0.85)
+    in_list &= j < k
+    coprime = np.array([s for s in range(1, k + 1) if math.gcd(s, k) == 1])
+    offset = rng.integers(0, k, size=n_users)[owner]
+    stride = coprime[rng.integers(0, len(coprime), size=n_users)][owner]
+    pos = (offset + stride * j) % k  # distinct positions within a user
+    outside = (base[owner] + step[owner] * (k + j)) % N_ITEMS  # ids beyond the list: never listed
+    items = np.where(in_list, top[owner, pos], outside)
+    order = np.lexsort((items, owner))  # sorted within each user, as a CSR matrix keeps them
+    return top.astype(np.int64), indptr, items[order].astype(np.int64)
+
+
+def make_frames(top: np.ndarray, indptr: np.ndarray, items: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The same data as DataFrames with str ids (what a practitioner holds)."""
+    n_users, k = top.shape
+    user_ids = np.array([f"user{u}" for u in range(n_users)], dtype=object)
+    item_ids = np.array([f"item{i}" for i in range(N_ITEMS)], dtype=object)
+    recs = pd.DataFrame(
+        {
+            "user": np.repeat(user_ids, k),
+            "item": item_ids[top.ravel()],
+            "rank": np.tile(np.arange(1, k + 1), n_users),
+        }
+    )
+    owner = np.repeat(np.arange(n_users), np.diff(indptr))
+    truth = pd.DataFrame({"user": user_ids[owner], "item": item_ids[items]})
+    return recs, truth
+
+
+# ---------------------------------------------------------------- routes
+def route_arrays(data, k):
+    top, indptr, items, _, _ = data
+    return helpers.evaluate_arrays(top, indptr, items, k=k, denominator="n_relevant", empty="zero", n_items=N_ITEMS)
+
+
+def route_frames(data, k):
+    _, _, _, recs, truth = data
+    return helpers.evaluate(recs, truth, k=k, denominator="n_relevant", empty="skip")
+
+
+def route_pytrec_eval(data, k):
+    import pytrec_eval
+
+    _, _, _, recs, truth = data
+    qrels: dict[str, dict[str, int]] = {}
+    for user, item in zip(truth["user"].tolist(), truth["item"].tolist()):
+        qrels.setdefault(user, {})[item] = 1
+    run: dict[str, dict[str, float]] = {}
+    for user, item, rank in zip(recs["user"].tolist(), recs["item"].tolist(), recs["rank"].tolist()):
+        run.setdefault(user, {})[item] = float(k + 1 - rank)
+    measures = {f"P.{k}", f"recall.{k}", f"success.{k}", "recip_rank", f"map_cut.{k}", f"ndcg_cut.{k}"}
+    result = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
+    names = [f"P_{k}", f"recall_{k}", f"success_{k}", "recip_rank", f"map_cut_{k}", f"ndcg_cut_{k}"]
+    frame = pd.DataFrame.from_dict(result, orient="index")[names]
+    frame.columns = [f"{m}@{k}" for m in METRICS]
+    return frame
+
+
+def route_ranx(data, k):
+    import ranx
+
+    _, _, _, recs, truth = data
+    qrels = ranx.Qrels.from_df(truth.assign(score=1), q_id_col="user", doc_id_col="item", score_col="score")
+    run = ranx.Run.from_df(
+        recs.assign(score=(k + 1 - recs["rank"]).astype(float)), q_id_col="user", doc_id_col="item", score_col="score"
+    )
+    names = [f"precision@{k}", f"recall@{k}", f"hit_rate@{k}", f"mrr@{k}", f"map@{k}", f"ndcg@{k}"]
+    ranx.evaluate(qrels, run, names, make_comparable=True)
+    frame = pd.DataFrame({name: run.scores[name] for name in names})
+    frame.columns = [f"{m}@{k}" for m in METRICS]
+    return frame
+
+
+def route_python(data, k):
+    top, indptr, items, _, _ = data
+    rankings = top.tolist()
+    relevant = [set(items[indptr[u] : indptr[u + 1]].tolist()) for u in range(len(rankings))]
+    discounts = [1.0 / math.log2(i + 2) for i in range(k)]
+    ideal = [0.0]
+    for d in discounts:
+        ideal.append(ideal[-1] + d)
+    rows = []
+    for ranking, rel in zip(rankings, relevant):
+        if not rel:
+            continue
+        hits = 0
+        first = 0
+        ap = 0.0
+        dcg = 0.0
+        for i, item in enumerate(ranking[:k]):
+            if item in rel:
+                hits += 1
+                ap += hits / (i + 1)
+                dcg += discounts[i]
+                if not first:
+                    first = i + 1
+        rows.append((hits / k, hits / len(rel), float(hits > 0), 1 / first if first else 0.0, ap / len(rel), dcg / ideal[min(len(rel), k)]))
+    return pd.DataFrame(rows, columns=[f"{m}@{k}" for m in METRICS])
+
+
+ROUTES: dict[str, Callable] = {
+    "arrays": route_arrays,
+    "frames": route_frames,
+    "pytrec_eval": route_pytrec_eval,
+    "ranx": route_ranx,
+    "python": route_python,
+}
+PEERS = ["pytrec_eval", "ranx", "python"]
+
+
+def available(peer: str) -> bool:
+    return peer == "python" or importlib.util.find_spec(peer) is not None
+
+
+# ---------------------------------------------------------------- measuring
+def timed(function, *args, repeats: int) -> float:
+    times = []
+    for _ in range(repeats):
+        gc.collect()
+        start = time.perf_counter()
+        function(*args)
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def peak_memory(function, *args) -> float:
+    gc.collect()
+    tracemalloc.start()
+    function(*args)
+    _, peak = tracemalloc.get_traced_memory()
+    tracemalloc.stop()
+    return peak / 2**30
+
+
+def check_agreement(data, k: int, n_check: int, peers: list[str]) -> float:
+    """Largest |difference| between every route and the per-user functions, first n_check users."""
+    top, indptr, items, _, _ = data
+    small = (top[:n_check], indptr[: n_check + 1], items[: indptr[n_check]])
+    recs, truth = make_frames(*small)
+    sample = (*small, recs, truth)
+    expected = {}
+    for u in range(n_check):
+        rel = set(items[indptr[u] : indptr[u + 1]].tolist())
+        if not rel:
+            continue
+        ranking = top[u].tolist()
+        expected[f"user{u}"] = [
+            helpers.precision_at_k(ranking, rel, k),
+            helpers.recall_at_k(ranking, rel, k),
+            helpers.hit_at_k(ranking, rel, k),
+            helpers.reciprocal_rank_at_k(ranking, rel, k),
+            helpers.average_precision_at_k(ranking, rel, k, denominator="n_relevant"),
+            helpers.ndcg_at_k(ranking, rel, k),
+        ]
+    want = pd.DataFrame.from_dict(expected, orient="index").sort_index()
+    worst = 0.0
+    for name in ["arrays", "frames", *peers]:
+        got = ROUTES[name](sample, k)
+        if name == "arrays":
+            got.index = [f"user{u}" for u in got.index]
+            got = got.loc[want.index]
+        elif name == "python":
+            got.index = want.index.sort_values(key=lambda s: s.str[4:].astype(int))
+        got = got.sort_index()
+        diff = float(np.abs(got.to_numpy() - want.to_numpy()).max())
+        if diff > 1e-9:
+            raise AssertionError(f"{name} disagrees with the per-user functions by {diff:.3g}")
+        worst = max(worst, diff)
+    return worst
+
+
+def run(users: list[int], ks: list[int], peers: list[str], repeats: int, n_check: int, out=sys.stdout) -> list[dict]:
+    peers = [p for p in peers if available(p)]
+    rows = []
+    print(f"helpers {helpers.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
+          f"peers: {', '.join(peers) or 'none installed'}; median of {repeats}", file=out)
+    if "ranx" in peers:  # warm up numba (its first compile takes ~30 s) on tiny data
+        tiny = make_data(50, 10)
+        route_ranx((*tiny, *make_frames(*tiny)), 10)
+    for k in ks:
+        for n_users in users:
+            arrays = make_data(n_users, k)
+            data = (*arrays, *make_frames(*arrays))
+            input_gib = sum(a.nbytes for a in arrays) / 2**30
+            worst = check_agreement(data, k, min(n_check, n_users), peers)
+            ours = {name: timed(ROUTES[name], data, k, repeats=repeats) for name in ("arrays", "frames")}
+            memory = {name: peak_memory(ROUTES[name], data, k) for name in ("arrays", "frames")}
+            for name in ("arrays", "frames"):
+                rows.append(dict(k=k, users=n_users, route=name, seconds=ours[name], users_per_s=n_users / ours[name],
+                                 peak_gib=memory[name], input_gib=input_gib, agreement=worst))
+            for peer in peers:
+                limit = PEER_LIMIT[peer]
+                if n_users > limit:
+                    rows.append(dict(k=k, users=n_users, route=peer, skipped=f"> {limit:,} users: memory or time"))
+                    continue
+                seconds = timed(ROUTES[peer], data, k, repeats=repeats)
+                rows.append(dict(k=k, users=n_users, route=peer, seconds=seconds, users_per_s=n_users / seconds,
+                                 vs_arrays=seconds / ours["arrays"], vs_frames=seconds / ours["frames"]))
+            print_rows([r for r in rows if r["k"] == k and r["users"] == n_users], out)
+    return rows
+
+
+def print_rows(rows: list[dict], out=sys.stdout) -> None:
+    for r in rows:
+        head = f"K={r['k']:<4} U={r['users']:>9,}  {r['route']:<12}"
+        if "skipped" in r:
+            print(f"{head} skipped ({r['skipped']})", file=out)
+        elif r["route"] in ("arrays", "frames"):
+            print(f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  peak +{r['peak_gib']:.3f} GiB "
+                  f"(inputs {r['input_gib']:.3f} GiB, {r['peak_gib'] / max(r['input_gib'], 1e-9):.2f}x)  "
+                  f"max |diff| {r['agreement']:.1e}", file=out)
+        else:
+            print(f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  "
+                  f"{r['vs_arrays']:6.1f}x slower than arrays, {r['vs_frames']:6.1f}x slower than frames", file=out)
+    out.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--users", type=int, nargs="+", default=[10_000, 100_000, 1_000_000])
+    parser.add_argument("--k", type=int, nargs="+", default=[10, 100])
+    parser.add_argument("--peers", nargs="*", default=PEERS, choices=PEERS)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--check", type=int, default=2000, help="users checked against the per-user functions")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 2,000 users, K = 10, no ranx, 1 repeat")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.users, args.k, args.repeats, args.check = [2000], [10], 1, 300
+        args.peers = [p for p in args.peers if p != "ranx"]
+    run(args.users, args.k, args.peers, args.repeats, args.check)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
