@@ -104,11 +104,12 @@ def _check_csr(indptr: Any, items: Any, grades: Any, n_users: int) -> tuple[np.n
 
 # ------------------------------------------------------------------ core
 class _Options:
-    __slots__ = ("ks", "keys", "denominator", "gain", "ideal")
+    __slots__ = ("ks", "keys", "denominator", "gain", "ideal", "discount")
 
-    def __init__(self, ks, keys, denominator, gain, ideal):
+    def __init__(self, ks, keys, denominator, gain, ideal, discount="log2"):
         self.ks, self.keys = ks, keys
         self.denominator, self.gain, self.ideal = denominator, gain, ideal
+        self.discount = discount  # "log2" or "clipped_log2" (LensKit); see _cutoff.discounts
 
 
 def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
@@ -218,8 +219,8 @@ def _compute(
     width = length if full else min(length, kmax)
     nrel_all = np.diff(indptr)
     out = {f"{key}@{k}": np.empty(n_users, dtype=np.float64) for k in opts.ks for key in opts.keys}
-    disc = discounts(max(width, kmax))
-    idcg_table = ideal_dcg_table(kmax)
+    disc = discounts(max(width, kmax), opts.discount)
+    idcg_table = ideal_dcg_table(kmax, opts.discount)
     rel_gains = _gain(grades, opts.gain) if (grades is not None and "ndcg" in opts.keys) else None
 
     stride = n_items + 1  # column n_items is the sentinel for empty slots
@@ -252,11 +253,7 @@ def _compute(
             bitmap[where] = rel_code[a:b]
             if check_relevant and b > a and np.any(bitmap[where] != rel_code[a:b]):
                 bad = int(np.flatnonzero(bitmap[where] != rel_code[a:b])[0])
-                raise ValueError(
-                    f"the relevant items of row {b0 + int(seg_rel[a + bad])} list item "
-                    f"{int(items[r0 + a + bad])} more than once; each relevant item must appear once "
-                    "per user."
-                )
+                raise _DuplicateRelevant(b0 + int(seg_rel[a + bad]), int(items[r0 + a + bad]))
             g = gather[s0:s1]
             np.take(bitmap, g, out=hit_index[s0:s1])
             bitmap[where] = 0
@@ -278,6 +275,15 @@ def _compute(
         gains_rel = rel_gains[r0 : indptr[b1]] if rel_gains is not None else None
         _block_metrics(hit_index, flat, nrel, rel_gains, seg_rel, gains_rel, opts, disc, idcg_table, out, b0)
     return out
+
+
+class _DuplicateRelevant(ValueError):
+    def __init__(self, row: int, item: int):
+        self.row, self.item = row, item
+        super().__init__(
+            f"the relevant items of row {row} list item {item} more than once; each relevant item must "
+            "appear once per user."
+        )
 
 
 class _DuplicateRecommendation(ValueError):
@@ -306,6 +312,7 @@ def evaluate_arrays(
     ideal: str = _registry.OPTIONS["ideal"].default,
     empty: str = _registry.BATCH_OPTIONS["empty"].default,
     block_size: int = _DEFAULT_BLOCK,
+    discount: str = _registry.OPTIONS["discount"].default,
     duplicates: str = "check_hits",
 ) -> pd.DataFrame:
     """Every metric for every row of an integer (users x K) matrix: the fast path.
@@ -329,7 +336,7 @@ def evaluate_arrays(
         with grade 0 are judged not relevant and do not count in |R|.
     n_items : int, optional
         Size of the item id space; default the largest id + 1.
-    denominator, gain, ideal
+    denominator, gain, ideal, discount
         As in :func:`helpers.average_precision_at_k` and
         :func:`helpers.ndcg_at_k`.
     empty : {"raise", "skip", "zero"}
@@ -375,6 +382,7 @@ def evaluate_arrays(
         check_option("denominator", denominator, _registry.OPTIONS["denominator"].values),
         check_option("gain", gain, _registry.OPTIONS["gain"].values),
         check_option("ideal", ideal, _registry.OPTIONS["ideal"].values),
+        check_option("discount", discount, _registry.OPTIONS["discount"].values),
     )
     empty = check_option("empty", empty, _registry.BATCH_OPTIONS["empty"].values)
     largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
@@ -434,21 +442,36 @@ def _codes(
         )
     if values.isna().any() or other.isna().any():
         raise ValueError(f"{what} ids must not be missing (NaN/None); drop or fill those rows first.")
-    heads = np.zeros(0, dtype=bool)
-    if runs and len(values):
-        heads = np.array(values.ne(values.shift(1)).to_numpy(dtype=bool, na_value=True))
-        heads[0] = True
-        values = values[heads]
+    heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
+    other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
+    if runs:
+        values, other = values[heads], other[other_heads]
     both = pd.concat([values.reset_index(drop=True), other.reset_index(drop=True)], ignore_index=True)
     try:
         codes, uniques = pd.factorize(both, sort=True)
     except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
         codes, uniques = pd.factorize(both, sort=False)
     codes = codes.astype(np.int64, copy=False)
-    first = codes[: len(values)]
-    if runs and heads.size:
-        first = np.repeat(first, np.diff(np.append(np.flatnonzero(heads), heads.size)))
-    return first, codes[len(values) :], pd.Index(uniques), heads
+    first, second = codes[: len(values)], codes[len(values) :]
+    if runs:
+        first, second = _expand_runs(first, heads), _expand_runs(second, other_heads)
+    return first, second, pd.Index(uniques), heads
+
+
+def _run_heads(column: pd.Series) -> np.ndarray:
+    """True for each row whose value differs from the row before it."""
+    if len(column) == 0:
+        return np.zeros(0, dtype=bool)
+    heads = np.array(column.ne(column.shift(1)).to_numpy(dtype=bool, na_value=True))
+    heads[0] = True
+    return heads
+
+
+def _expand_runs(codes: np.ndarray, heads: np.ndarray) -> np.ndarray:
+    """Give every row of a run the code of its first row."""
+    if heads.size == 0:
+        return codes
+    return np.repeat(codes, np.diff(np.append(np.flatnonzero(heads), heads.size)))
 
 
 def _id_kind(column: pd.Series) -> str:
@@ -485,6 +508,7 @@ def evaluate(
     rank_col: str = "rank",
     score_col: str = "score",
     relevance_col: str = "relevance",
+    discount: str = _registry.OPTIONS["discount"].default,
 ) -> pd.DataFrame:
     """Score every user's recommendations: one row per user, one column per metric.
 
@@ -514,6 +538,8 @@ def evaluate(
         How equal scores are ordered (``score`` input only). See Notes.
     user_col, item_col, rank_col, score_col, relevance_col : str
         Column names, if yours differ.
+    discount : {"log2", "clipped_log2"}
+        NDCG's position discount, as in :func:`helpers.ndcg_at_k`.
 
     Returns
     -------
@@ -561,6 +587,7 @@ def evaluate(
     denominator = check_option("denominator", denominator, _registry.OPTIONS["denominator"].values)
     gain = check_option("gain", gain, _registry.OPTIONS["gain"].values)
     ideal = check_option("ideal", ideal, _registry.OPTIONS["ideal"].values)
+    discount = check_option("discount", discount, _registry.OPTIONS["discount"].values)
     empty = check_option("empty", empty, _registry.BATCH_OPTIONS["empty"].values)
     ties = check_option("ties", ties, _registry.BATCH_OPTIONS["ties"].values)
     names = ", ".join(f"{n}=..." for n in ("user_col", "item_col", "rank_col", "score_col", "relevance_col"))
@@ -590,7 +617,7 @@ def evaluate(
     else:
         key = -_numeric(recommendations[score_col], score_col, "recommendations")
     run_start = np.flatnonzero(heads)
-    grouped = run_start.size == np.unique(rec_users[run_start]).size  # one block of rows per user
+    grouped = rec_users.size == 0 or np.bincount(rec_users[run_start]).max() == 1  # one block per user
     if by_rank and grouped and np.all((np.diff(key) > 0) | heads[1:]):
         # the common case: rows already grouped by user, best first: no sort needed
         sorted_users, sorted_items = rec_users, rec_items
@@ -645,13 +672,6 @@ def evaluate(
             )
     else:
         grades = np.ones(truth_items.size)
-    pairs = truth_users * np.int64(n_items) + truth_items
-    if pd.Index(pairs).has_duplicates:
-        dup = pairs[pd.Index(pairs).duplicated()][0]
-        raise ValueError(
-            f"truth lists user {users[dup // n_items]!r} and item {item_index[dup % n_items]!r} more than once; "
-            "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
-        )
     positive = grades > 0
     t_order = np.argsort(truth_users[positive], kind="stable")
     t_users = truth_users[positive][t_order]
@@ -660,9 +680,14 @@ def evaluate(
     rel_items = truth_items[positive][t_order]
     rel_grades = grades[positive][t_order] if relevance_col in truth.columns else None
 
-    opts = _Options(ks, keys, denominator, gain, ideal)
+    opts = _Options(ks, keys, denominator, gain, ideal, discount)
     try:
-        result = _compute(top, indptr, rel_items, rel_grades, n_items, opts, _DEFAULT_BLOCK, "all", False)
+        result = _compute(top, indptr, rel_items, rel_grades, n_items, opts, _DEFAULT_BLOCK, "all", True)
+    except _DuplicateRelevant as err:
+        raise ValueError(
+            f"truth lists user {users[err.row]!r} and item {item_index[err.item]!r} more than once; "
+            "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
+        ) from None
     except _DuplicateRecommendation as err:
         raise ValueError(
             f"recommendations list item {item_index[err.item]!r} more than once for user "
@@ -672,7 +697,8 @@ def evaluate(
         ) from None
     frame = pd.DataFrame(result, index=pd.Index(users, name=user_col))
     frame.attrs.update(
-        k=list(ks), denominator=denominator, gain=gain, ideal=ideal, ties=ties if not by_rank else None,
+        k=list(ks), denominator=denominator, gain=gain, ideal=ideal, discount=discount,
+        ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (np.diff(indptr) > 0)).sum()),
     )
     return _apply_empty(frame, np.diff(indptr) == 0, empty, labels=users)
