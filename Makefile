@@ -21,7 +21,7 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/00-start-here.ipynb
 
 test: $(STAMP)
-	MPLBACKEND=Agg $(PY) -m pytest
+	MPLBACKEND=Agg TOPK_COURSE_PROGRESS=off $(PY) -m pytest
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run

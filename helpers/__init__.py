@@ -15,6 +15,7 @@ Every metric and option is listed in ``helpers.METRICS`` and
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
 from ._registry import markdown_table as metric_table
 from .batch import evaluate, evaluate_arrays
+from .checks import progress, reset_progress
 from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
 from .metrics import (
     average_precision_at_k,
@@ -46,6 +47,8 @@ __all__ = [
     "OPTIONS",
     "BATCH_OPTIONS",
     "metric_table",
+    "progress",
+    "reset_progress",
 ]
 
 __version__ = "0.1.0"

@@ -196,7 +196,9 @@ def test_property_question_names_the_failing_rule():
     from helpers.checks.nb06 import q3
 
     def cliff_score(r, k):
-        return 0.0 if r is None or r > k else 0.9  # flat: fails "strictly decreasing"
+        if r is None or r > k:
+            return 0.0
+        return 1.0 if r == 1 else 0.9  # flat after rank 1: fails "strictly decreasing"
 
     result = q3.check(cliff_score)
     assert result.outcome == checks.INCORRECT
@@ -221,7 +223,7 @@ def test_progress_records_outcomes_in_the_file(progress_file):
     from helpers.checks.nb02 import q1
 
     q1.check(q1.stub())
-    assert json.loads(progress_file.read_text())["outcomes"] == {"02.q1": "not attempted"}
+    assert not progress_file.exists()  # an untouched stub writes nothing
     q1.check(q1.mistakes[0].function)
     assert json.loads(progress_file.read_text())["outcomes"]["02.q1"] == "incorrect"
     q1.check(q1.solution_code)
@@ -304,5 +306,13 @@ def test_reset_progress(progress_file):
     q1.check(q1.solution_code)
     assert progress_file.exists()
     checks.reset_progress()
+    assert not progress_file.exists()
+    assert checks.progress().done == 0
+
+
+def test_check_without_recording(progress_file):
+    from helpers.checks.nb00 import q1
+
+    q1.check(q1.solution_code, record=False)
     assert not progress_file.exists()
     assert checks.progress().done == 0

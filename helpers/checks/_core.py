@@ -211,7 +211,7 @@ class Property:
 
 
 # ----------------------------------------------------------------- questions
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class _Question:
     id: str  # "02.q1": notebook number and the name the notebook binds
     title: str
@@ -254,10 +254,14 @@ class _Question:
         source = textwrap.dedent(inspect.getsource(self.solution_code)).rstrip()
         return Text(f"Solution to {self.id} ({self.solution_code.__module__}.{self.solution_code.__name__}):\n\n{source}")
 
-    def check(self, answer: Any) -> CheckResult:
-        """Check ``answer`` and record the outcome in the progress file."""
+    def check(self, answer: Any, *, record: bool = True) -> CheckResult:
+        """Check ``answer`` and record the outcome in the progress file.
+
+        ``record=False`` checks without recording (for demonstrations).
+        """
         result = self._check(answer)
-        _progress.record(self.id, result.outcome)
+        if record:
+            _progress.record(self.id, result.outcome)
         return result
 
     def stub(self) -> Any:  # pragma: no cover - overridden
@@ -286,7 +290,7 @@ class _Question:
         return self._result(INCORRECT, "\n".join(lines), mistake.label if mistake else None)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class FunctionQuestion(_Question):
     """An exercise whose answer is a function, checked on a list of inputs.
 
@@ -407,7 +411,7 @@ def _copy(args: tuple) -> tuple:
     return tuple(out)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class ValueQuestion(_Question):
     """An exercise whose answer is a value (a number, or a tuple of numbers).
 
@@ -456,7 +460,7 @@ class ValueQuestion(_Question):
         return self._incorrect(f"your answer {format_value(answer)} is not the value for {self.prompt}.{shape}", match)
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, repr=False)
 class PropertyQuestion(_Question):
     """An open-ended exercise: the learner's function must satisfy every property.
 

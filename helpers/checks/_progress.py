@@ -83,8 +83,15 @@ def _merge(old: dict[str, str], new: dict[str, str]) -> dict[str, str]:
 
 
 def record(question_id: str, outcome: str) -> None:
-    """Store one outcome; never raises (falls back to memory)."""
+    """Store one outcome; never raises (falls back to memory).
+
+    "not attempted" is never written: it is what a question with no record
+    shows anyway, so running an untouched notebook (or ``make test``)
+    leaves the progress file alone.
+    """
     global _problem
+    if outcome == "not attempted":
+        return
     _memory.update(_merge(_memory, {question_id: outcome}))
     path = progress_path()
     if path is None:

@@ -163,7 +163,8 @@ q3 = ValueQuestion(
     mistakes=[
         Mistake(
             "truncated to 0.75",
-            "That is the seed's printed value; 34/45 = 0.7556 rounds to 0.76.",
+            "That is the value seed 000 prints: the exact fraction was cut off after two digits, "
+            "not rounded. Give the exact value as an expression.",
             lambda: 0.75,
         ),
         Mistake(

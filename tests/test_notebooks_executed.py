@@ -1,0 +1,86 @@
+"""Every notebook in notebooks/ is committed executed, in order, with a proper opening.
+
+nbval only compares outputs of cells that have an execution count, so a
+cleared notebook would pass it trivially; these checks close that gap.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+NOTEBOOK_DIR = Path(__file__).resolve().parent.parent / "notebooks"
+NAME = re.compile(r"^\d\d-[a-z0-9-]+\.ipynb$")
+NOTEBOOKS = sorted(p for p in NOTEBOOK_DIR.glob("*.ipynb"))
+CORE = [
+    "00-start-here.ipynb",
+    "01-from-classification-to-ranking.ipynb",
+    "02-cutoffs.ipynb",
+    "03-average-precision.ipynb",
+    "04-reciprocal-rank-and-hit-ratio.ipynb",
+    "05-dcg-ndcg.ipynb",
+    "06-leave-one-out.ipynb",
+]
+
+
+def _load(path: Path) -> dict:
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+def _source(cell: dict) -> str:
+    source = cell.get("source", "")
+    return "".join(source) if isinstance(source, list) else source
+
+
+def test_the_core_notebooks_exist():
+    names = {p.name for p in NOTEBOOKS}
+    assert set(CORE) <= names
+
+
+def test_no_stray_files_in_notebooks():
+    stray = [p.name for p in NOTEBOOK_DIR.iterdir() if p.is_file() and p.suffix == ".ipynb" and not NAME.match(p.name)]
+    assert stray == [], f"notebook names must match {NAME.pattern}: {stray}"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_name_matches_convention(path):
+    assert NAME.match(path.name), f"{path.name} must match {NAME.pattern} (e.g. 02-cutoffs.ipynb)"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_code_cells_are_executed_in_order(path):
+    cells = [c for c in _load(path)["cells"] if c["cell_type"] == "code"]
+    assert cells, f"{path.name} has no code cell"
+    counts = [c.get("execution_count") for c in cells]
+    unexecuted = [i for i, n in enumerate(counts, start=1) if n is None]
+    assert not unexecuted, (
+        f"{path.name}: code cells {unexecuted} were never executed; run "
+        f"jupyter nbconvert --to notebook --execute --inplace notebooks/{path.name}"
+    )
+    assert counts == list(range(1, len(cells) + 1)), (
+        f"{path.name}: execution counts {counts} are not 1, 2, 3, ...: restart the kernel and run all cells"
+    )
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_starts_with_title_and_you_will_learn(path):
+    cells = _load(path)["cells"]
+    assert cells and cells[0]["cell_type"] == "markdown", f"{path.name} must start with a markdown cell"
+    text = _source(cells[0])
+    assert text.lstrip().startswith("# "), f"{path.name}: the first cell must start with a '# Title'"
+    assert "You will learn" in text, f"{path.name}: the first cell needs a 'You will learn' list"
+    after = text.split("You will learn", 1)[1]
+    bullets = [line for line in after.splitlines() if re.match(r"^\s*[-*]\s+\S", line)]
+    assert len(bullets) >= 2, f"{path.name}: the 'You will learn' list needs at least two bullets"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_no_error_outputs_or_volatile_text(path):
+    for cell in _load(path)["cells"]:
+        for output in cell.get("outputs", []):
+            assert output.get("output_type") != "error", f"{path.name}: a cell raised an uncaught error"
+            text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
+            assert " at 0x" not in text, f"{path.name}: an object address in an output is not deterministic"
