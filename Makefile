@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab test bench clean
+.PHONY: lab test bench bench-grading clean
 
 $(STAMP): pyproject.toml
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -25,6 +25,9 @@ test: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
+
+bench-grading: $(STAMP)
+	$(PY) benchmarks/grading.py
 
 clean:
 	rm -rf $(VENV) build *.egg-info

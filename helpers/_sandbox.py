@@ -282,7 +282,7 @@ def run_submission(
             if ev == "loaded" and first:
                 result.cell_errors = [e for e in event.get("errors", []) if isinstance(e, dict)]
                 if event.get("helpers"):
-                    result.warnings.append("the notebook tried to import or read helpers (blocked)")
+                    result.warnings.append("the notebook imports helpers: blocked while grading (a question scores zero only if its function uses it)")
             elif ev == "warning":
                 result.warnings.append(str(event.get("text", ""))[:300])
             elif ev == "error":

@@ -35,6 +35,32 @@ import sys
 _MAX_STR = 2000
 _MAX_ITEMS = 10000
 
+# Learner code may reassign builtins (``builtins.type = ...``). Copying every
+# builtin into this module's globals now means the runner's own name lookups
+# keep finding the originals (globals are searched before builtins).
+globals().update({k: v for k, v in vars(builtins).items() if not k.startswith("__")})
+_escape = json.encoder.encode_basestring_ascii  # C function: unaffected by later patches
+_write = os.write
+_exit = os._exit
+
+
+def _to_json(obj) -> str:
+    """Minimal JSON writer for the runner's own messages (independent of a patched json module)."""
+    t = type(obj)
+    if obj is None:
+        return "null"
+    if t is bool:
+        return "true" if obj else "false"
+    if t is int:
+        return int.__repr__(obj)
+    if t is str:
+        return _escape(obj)
+    if t in (list, tuple):
+        return "[" + ",".join([_to_json(x) for x in obj]) + "]"
+    if t is dict:
+        return "{" + ",".join([_escape(str(k)) + ":" + _to_json(v) for k, v in dict.items(obj)]) + "}"
+    return _escape(repr(obj)[:200])
+
 
 def _tag(value, _type=type, _float_hex=float.hex, _isinstance=isinstance, _len=len, _depth=0):
     """Turn a learner's value into a JSON-safe description with exact types.
@@ -87,8 +113,7 @@ def _describe(exc):
 
 
 def main() -> None:
-    write = os.write
-    dumps = json.dumps
+    write = _write
     out_fd = int(sys.argv[1])
     job = json.loads(sys.stdin.read())
     sys.stdin.close()
@@ -96,9 +121,9 @@ def main() -> None:
 
     def send(obj):
         try:
-            data = (dumps(obj, allow_nan=False) + "\n").encode()
-        except Exception as exc:  # a learner broke json: report that instead
-            data = ('{"ev": "error", "error": %s}\n' % dumps(repr(exc)[:200])).encode()
+            data = str.encode(_to_json(obj) + "\n")
+        except BaseException as exc:  # noqa: BLE001 - report instead of dying
+            data = str.encode('{"ev": "error", "error": %s}\n' % _escape(object.__repr__(exc)[:200]))
         view = memoryview(data)
         while view:
             view = view[write(out_fd, view):]
@@ -212,7 +237,8 @@ def main() -> None:
     for cell in job["cells"]:
         for stmt in cell["statements"]:
             try:
-                code = compile(stmt["source"], f"<cell {cell['index']}, line {stmt['line']}>", "exec")
+                padded = "\n" * (int(stmt["line"]) - 1) + stmt["source"]
+                code = compile(padded, f"<cell {cell['index']}>", "exec")
                 exec(code, namespace)
             except BaseException as exc:  # noqa: BLE001 - learner code may raise anything, even SystemExit
                 cell_errors.append(
@@ -250,7 +276,7 @@ def main() -> None:
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001
         pass
-    os._exit(0)
+    _exit(0)
 
 
 if __name__ == "__main__":

@@ -706,8 +706,9 @@ _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=")
 def strip_solutions(source: str) -> str:
     """Replace each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region with a stub.
 
-    A region of top-level ``name = ...`` assignments (a numeric answer)
-    becomes ``name = ...`` for each name; any other region becomes
+    A top-level region that assigns answer variables (``answer_q1 = ...``,
+    a numeric answer) becomes ``answer_q1 = ...`` for each of them (helper
+    variables in the region are dropped); any other region becomes
     ``# YOUR CODE HERE`` and ``raise NotImplementedError()`` at the region's
     indentation (nbgrader's stub).
 
@@ -740,11 +741,10 @@ def strip_solutions(source: str) -> str:
         if _END.match(line):
             if region is None:
                 raise ValueError("### END SOLUTION without a matching ### BEGIN SOLUTION")
-            code = [x for x in region if x.strip() and not x.strip().startswith("#")]
-            names = [_ASSIGN.match(x) for x in code]
+            names = [m.group(1) for m in map(_ASSIGN.match, region) if m and m.group(1).startswith("answer_")]
             newline = "\n" if line.endswith("\n") else ""
-            if indent == "" and code and all(names):
-                out.extend(f"{m.group(1)} = ...  # YOUR ANSWER HERE\n" for m in names)
+            if indent == "" and names:
+                out.extend(f"{name} = ...  # YOUR ANSWER HERE\n" for name in dict.fromkeys(names))
                 if not newline:
                     out[-1] = out[-1].rstrip("\n")
             else:
