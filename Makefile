@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab test bench bench-grading clean
+.PHONY: lab test test-conformance bench bench-grading clean
 
 $(STAMP): pyproject.toml
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -22,6 +22,16 @@ lab: $(STAMP)
 
 test: $(STAMP)
 	MPLBACKEND=Agg TOPK_COURSE_PROGRESS=off $(PY) -m pytest
+
+# Opt-in: torchmetrics, Microsoft Recommenders and PySpark (needs Java 17) in their own venv,
+# because recommenders pins pandas 2; re-records helpers/library_results/conformance.json.
+CONF := .venv-conformance
+test-conformance:
+	test -x $(CONF)/bin/python || $(PYTHON) -m venv $(CONF)
+	$(CONF)/bin/pip install --quiet torch==2.13.0
+	$(CONF)/bin/pip install --quiet torchmetrics recommenders pyspark pytrec-eval-terrier ranx ir-measures scikit-learn pytest nbval hypothesis pyarrow
+	PYTHONPATH=$(CURDIR) $(CONF)/bin/python -m pytest -m conformance -o addopts="--import-mode=importlib -p no:cacheprovider" tests/conformance
+	PYTHONPATH=$(CURDIR) $(CONF)/bin/python -m helpers.libraries record
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run

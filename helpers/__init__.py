@@ -16,6 +16,7 @@ from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
 from ._registry import markdown_table as metric_table
 from .batch import evaluate, evaluate_arrays
 from .checks import progress, reset_progress
+from .libraries import evaluate_as
 from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
 from .metrics import (
     average_precision_at_k,
@@ -42,6 +43,7 @@ __all__ = [
     "dcg_table",
     "evaluate",
     "evaluate_arrays",
+    "evaluate_as",
     "leave_one_out_split",
     "METRICS",
     "OPTIONS",

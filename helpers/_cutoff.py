@@ -28,13 +28,22 @@ def hit_ranks(items: list, relevant: set, k: int) -> list[int]:
     return [rank for rank, item in enumerate(top_k(items, k), start=1) if item in relevant]
 
 
-def discount(rank: int) -> float:
-    """The DCG position discount 1 / log2(rank + 1) for a 1-based ``rank``."""
+def discount(rank: int, kind: str = "log2") -> float:
+    """The DCG position discount for a 1-based ``rank``.
+
+    ``kind="log2"``: 1 / log2(rank + 1). ``kind="clipped_log2"``:
+    1 / log2(max(rank, 2)), Järvelin and Kekäläinen's original form, where
+    ranks 1 and 2 weigh the same (LensKit's default).
+    """
+    if kind == "clipped_log2":
+        return 1.0 / math.log2(max(rank, 2))
     return 1.0 / math.log2(rank + 1)
 
 
-def discounts(n: int) -> np.ndarray:
-    """Discounts for ranks 1..n as a float64 array (batch path)."""
+def discounts(n: int, kind: str = "log2") -> np.ndarray:
+    """Discounts for ranks 1..n as a float64 array (batch path); ``kind`` as in :func:`discount`."""
+    if kind == "clipped_log2":
+        return 1.0 / np.log2(np.maximum(np.arange(1, n + 1, dtype=np.float64), 2.0))
     return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
 
 
@@ -43,12 +52,12 @@ def gain_of(grade: float, gain: str) -> float:
     return grade if gain == "linear" else 2.0**grade - 1.0
 
 
-def ideal_dcg_table(n: int) -> np.ndarray:
+def ideal_dcg_table(n: int, kind: str = "log2") -> np.ndarray:
     """IDCG of binary relevance with m relevant slots, for m = 0..n.
 
     ``table[m] = sum(discount(i) for i in 1..m)``; IDCG@k with |R| relevant
     items is ``table[min(|R|, k)]``.
     """
     table = np.zeros(n + 1, dtype=np.float64)
-    np.cumsum(discounts(n), out=table[1:])
+    np.cumsum(discounts(n, kind), out=table[1:])
     return table

@@ -122,6 +122,28 @@ OPTIONS: dict[str, Option] = {
             "recommended; the IR standard counts them."
         ),
     ),
+    "discount": Option(
+        name="discount",
+        default="log2",
+        choices=(
+            Choice(
+                "log2",
+                "discount_i = 1 / log2(i + 1)",
+                "trec_eval, ir_measures, ranx, scikit-learn, torchmetrics, RecBole, implicit, Cornac, Elliot; "
+                "Spark and Microsoft Recommenders use ln(i + 1), which cancels in NDCG; "
+                "LensKit NDCG(weight=LogRankWeight(offset=1))",
+            ),
+            Choice(
+                "clipped_log2",
+                "discount_i = 1 / log2(max(i, 2)): ranks 1 and 2 weigh the same",
+                "LensKit NDCG default (LogRankWeight with offset=0); Järvelin and Kekäläinen's original DCG",
+            ),
+        ),
+        why_default=(
+            "1/log2(i + 1) gives rank 1 more weight than rank 2 and is what nearly every library and "
+            "paper means by NDCG; the clipped form is the 2002 original, still LensKit's default."
+        ),
+    ),
 }
 
 BATCH_OPTIONS: dict[str, Option] = {
@@ -232,7 +254,7 @@ METRICS: dict[str, Metric] = {
         mean_name="NDCG@k",
         formula="DCG@k / IDCG@k, DCG@k = sum over i <= k of gain_i / log2(i + 1)",
         no_relevant="raises ValueError (0/0)",
-        options=("gain", "ideal"),
+        options=("gain", "ideal", "discount"),
     ),
 }
 

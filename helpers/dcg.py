@@ -10,13 +10,15 @@ from collections.abc import Sequence
 from typing import Any, Hashable
 
 from . import _registry
-from ._cutoff import discount, gain_of, top_k
+from ._cutoff import discount as _discount
+from ._cutoff import gain_of, top_k
 from ._validation import check_k, check_option, check_ranking, check_relevance, empty_relevant_error
 
 __all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table"]
 
 _GAIN = _registry.OPTIONS["gain"]
 _IDEAL = _registry.OPTIONS["ideal"]
+_DISCOUNT = _registry.OPTIONS["discount"]
 
 
 def _grades(ranking: Any, relevance: Any, k: Any, gain: Any) -> tuple[list, dict, int, str]:
@@ -31,10 +33,10 @@ def _gains(items: list, grades: dict, k: int, gain: str) -> list[float]:
     return [gain_of(grades.get(item, 0.0), gain) for item in top_k(items, k)]
 
 
-def _dcg(gains: list[float]) -> float:
+def _dcg(gains: list[float], kind: str = "log2") -> float:
     total = 0.0
     for rank, g in enumerate(gains, start=1):
-        total += g * discount(rank)
+        total += g * _discount(rank, kind)
     return total
 
 
@@ -97,8 +99,15 @@ def cg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = 
     return float(sum(_gains(items, grades, k, gain)))
 
 
-@_registry.document("gain")
-def dcg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default) -> float:
+@_registry.document("gain", "discount")
+def dcg_at_k(
+    ranking: Sequence[Hashable],
+    relevance: Any,
+    k: int,
+    *,
+    gain: str = _GAIN.default,
+    discount: str = _DISCOUNT.default,
+) -> float:
     """Discounted cumulative gain of the top ``k`` items.
 
     DCG@k = sum over ranks i <= k of gain_i / log2(i + 1)
@@ -113,6 +122,8 @@ def dcg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str =
         Cutoff, at least 1.
     gain : {"linear", "exponential"}
         See Notes.
+    discount : {"log2", "clipped_log2"}
+        The position discount. See Notes.
 
     Returns
     -------
@@ -127,6 +138,8 @@ def dcg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str =
     -----
     %(gain)s
 
+    %(discount)s
+
     The discount 1/log2(i + 1) gives rank 1 full weight. Spark and Microsoft
     Recommenders use the natural log, which cancels in NDCG but not in DCG.
     LensKit's default clips the discount to 1/log2(max(i, 2)), so ranks 1 and
@@ -140,9 +153,12 @@ def dcg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str =
     1.5
     >>> dcg_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3, gain="exponential")  # 3 + 1/2
     3.5
+    >>> dcg_at_k(["b", "a"], {"a"}, k=2, discount="clipped_log2")  # rank 2 weighs 1/log2(2) = 1
+    1.0
     """
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
-    return _dcg(_gains(items, grades, k, gain))
+    discount = check_option("discount", discount, _DISCOUNT.values)
+    return _dcg(_gains(items, grades, k, gain), discount)
 
 
 @_registry.document("ideal")
@@ -153,6 +169,7 @@ def idcg_at_k(
     *,
     gain: str = _GAIN.default,
     ideal: str = _IDEAL.default,
+    discount: str = _DISCOUNT.default,
 ) -> float:
     """DCG@k of the best possible ordering: the normaliser of NDCG@k.
 
@@ -167,6 +184,8 @@ def idcg_at_k(
     gain : {"linear", "exponential"}
     ideal : {"all", "listed"}
         Which items the ideal ordering is built from. See Notes.
+    discount : {"log2", "clipped_log2"}
+        The position discount, as in :func:`dcg_at_k`.
 
     Returns
     -------
@@ -190,10 +209,11 @@ def idcg_at_k(
     """
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
     ideal = check_option("ideal", ideal, _IDEAL.values)
-    return _dcg(_ideal_gains(items, grades, k, gain, ideal))
+    discount = check_option("discount", discount, _DISCOUNT.values)
+    return _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
 
 
-@_registry.document("gain", "ideal")
+@_registry.document("gain", "ideal", "discount")
 def ndcg_at_k(
     ranking: Sequence[Hashable],
     relevance: Any,
@@ -201,6 +221,7 @@ def ndcg_at_k(
     *,
     gain: str = _GAIN.default,
     ideal: str = _IDEAL.default,
+    discount: str = _DISCOUNT.default,
 ) -> float:
     """Normalised DCG: DCG@k divided by the DCG@k of an ideal ordering.
 
@@ -219,6 +240,8 @@ def ndcg_at_k(
         ``grade`` or ``2**grade - 1``.
     ideal : {"all", "listed"}
         Build IDCG from all judged relevant items, or only from the listed ones.
+    discount : {"log2", "clipped_log2"}
+        The position discount, used by DCG and IDCG alike.
 
     Returns
     -------
@@ -240,6 +263,8 @@ def ndcg_at_k(
 
     %(ideal)s
 
+    %(discount)s
+
     IDCG is always cut at k, in every library. With ``ideal="listed"`` and
     relevant items that exist but are not listed, IDCG is 0 and the result is
     0.0 (scikit-learn's rule). Binary NDCG cannot tell two relevant items
@@ -256,15 +281,18 @@ def ndcg_at_k(
     0.9238
     >>> round(ndcg_at_k(["a", "b", "c", "d", "e"], grades, k=5, gain="exponential"), 4)
     0.857
+    >>> ndcg_at_k(["b", "a"], {"a"}, k=2, discount="clipped_log2")  # LensKit's default: 1/1
+    1.0
     """
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
     ideal = check_option("ideal", ideal, _IDEAL.values)
+    discount = check_option("discount", discount, _DISCOUNT.values)
     if not any(g > 0 for g in grades.values()):
         raise empty_relevant_error("ndcg_at_k")
-    best = _dcg(_ideal_gains(items, grades, k, gain, ideal))
+    best = _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
     if best == 0.0:
         return 0.0
-    return _dcg(_gains(items, grades, k, gain)) / best
+    return _dcg(_gains(items, grades, k, gain), discount) / best
 
 
 def dcg_table(
@@ -274,11 +302,13 @@ def dcg_table(
     *,
     gain: str = _GAIN.default,
     ideal: str = _IDEAL.default,
+    discount: str = _DISCOUNT.default,
 ):
     """A DataFrame that shows DCG@k and IDCG@k being built, one rank per row.
 
     Columns: ``rank``, ``item``, ``grade``, ``gain``, ``discount``
-    (1/log2(rank + 1)), ``dcg`` (running sum of gain * discount),
+    (1/log2(rank + 1), or 1/log2(max(rank, 2)) with
+    ``discount="clipped_log2"``), ``dcg`` (running sum of gain * discount),
     ``ideal_gain`` and ``idcg`` (the same for the ideal ordering). The last
     row's ``dcg / idcg`` is NDCG@k.
 
@@ -295,6 +325,7 @@ def dcg_table(
 
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
     ideal = check_option("ideal", ideal, _IDEAL.values)
+    kind = check_option("discount", discount, _DISCOUNT.values)
     shown = top_k(items, k)
     ideal_gains = _ideal_gains(items, grades, k, gain, ideal)
     n = max(len(shown), len(ideal_gains))
@@ -305,8 +336,9 @@ def dcg_table(
         grade = grades.get(item, 0.0) if item is not None else 0.0
         g = gain_of(grade, gain) if item is not None else 0.0
         ig = ideal_gains[rank - 1] if rank <= len(ideal_gains) else 0.0
-        dcg += g * discount(rank)
-        idcg += ig * discount(rank)
-        rows.append((rank, item, grade, g, discount(rank), dcg, ig, idcg))
+        weight = _discount(rank, kind)
+        dcg += g * weight
+        idcg += ig * weight
+        rows.append((rank, item, grade, g, weight, dcg, ig, idcg))
     columns = ["rank", "item", "grade", "gain", "discount", "dcg", "ideal_gain", "idcg"]
     return pd.DataFrame(rows, columns=columns)
