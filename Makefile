@@ -21,7 +21,7 @@ lab: $(STAMP)
 	$(VENV)/bin/jupyter lab notebooks/00-start-here.ipynb
 
 test: $(STAMP)
-	MPLBACKEND=Agg TOPK_COURSE_PROGRESS=off $(PY) -m pytest
+	TOPK_COURSE_PROGRESS=off OPENBLAS_NUM_THREADS=1 $(PY) -m pytest
 
 # Opt-in: torchmetrics, Microsoft Recommenders and PySpark (needs Java 17) in their own venv,
 # because recommenders pins pandas 2; re-records helpers/library_results/conformance.json.

@@ -26,7 +26,7 @@ from .metrics import (
     recall_at_k,
     reciprocal_rank_at_k,
 )
-from .splits import leave_one_out_split
+from .splits import leave_one_out_split, temporal_split
 
 __all__ = [
     "hit_ranks_at_k",
@@ -45,6 +45,7 @@ __all__ = [
     "evaluate_arrays",
     "evaluate_as",
     "leave_one_out_split",
+    "temporal_split",
     "METRICS",
     "OPTIONS",
     "BATCH_OPTIONS",

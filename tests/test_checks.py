@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import math
 
+from pathlib import Path
+
 import pytest
 
 import helpers.checks as checks
@@ -25,8 +27,11 @@ def progress_file(tmp_path, monkeypatch):
 
 
 def test_every_notebook_with_exercises_has_questions():
-    assert {qid.split(".")[0] for qid in QUESTIONS} == {"00", "01", "02", "03", "04", "05", "06"}
-    assert len(QUESTIONS) >= 16
+    assert {qid.split(".")[0] for qid in QUESTIONS} == set(checks.NOTEBOOKS)
+    assert len(QUESTIONS) >= 22
+    notebooks = Path(__file__).resolve().parent.parent / "notebooks"
+    for name in checks.NOTEBOOKS.values():
+        assert (notebooks / f"{name}.ipynb").exists(), name
 
 
 @pytest.mark.parametrize("qid", sorted(QUESTIONS))
