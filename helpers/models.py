@@ -33,6 +33,9 @@ from ._validation import check_columns, check_k
 __all__ = ["Recommender", "RandomRecommender", "MostPopular", "ItemKNN", "EASE", "PureSVD"]
 
 _BLOCK = 1024
+#: Models whose full users x items score matrix has at most this many entries keep it
+#: after the first use (16 MB), so evaluating several protocols does not recompute it.
+_CACHE_ENTRIES = 2_000_000
 
 
 class Recommender:
@@ -71,8 +74,17 @@ class Recommender:
         matrix = np.zeros((len(users), len(items)), dtype=np.float64)
         matrix[user_codes, item_codes] = 1.0
         self.matrix_ = matrix
+        self._all_scores = None
         self._fit(matrix)
         return self
+
+    def _block_scores(self, rows: np.ndarray) -> np.ndarray:
+        """Scores for the given user rows, from the cache when the matrix is small (read-only)."""
+        if self.matrix_.size > _CACHE_ENTRIES:
+            return self._scores(rows)
+        if getattr(self, "_all_scores", None) is None:
+            self._all_scores = self._scores(np.arange(self.matrix_.shape[0]))
+        return self._all_scores[rows]
 
     def _fit(self, matrix: np.ndarray) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -116,7 +128,7 @@ class Recommender:
             the order of ``items_``. Items a user already has are scored like
             any other (``recommend`` is where they are excluded).
         """
-        return self._scores(self.user_rows(users))
+        return np.array(self._block_scores(self.user_rows(users)), dtype=np.float64)
 
     def score_candidates(self, users: Iterable, candidates) -> np.ndarray:
         """Score a given candidate list per user (for sampled evaluation).
@@ -146,7 +158,7 @@ class Recommender:
         out = np.full(candidates.shape, -np.inf)
         for start in range(0, rows.size, _BLOCK):
             block = slice(start, start + _BLOCK)
-            full = self._scores(rows[block])
+            full = self._block_scores(rows[block])
             known = cols[block] >= 0
             picked = np.take_along_axis(full, np.where(known, cols[block], 0), axis=1)
             out[block] = np.where(known, picked, -np.inf)
@@ -186,7 +198,7 @@ class Recommender:
         out_users, out_items, out_scores, out_ranks = [], [], [], []
         for start in range(0, rows.size, _BLOCK):
             block = rows[start : start + _BLOCK]
-            scores = self._scores(block)
+            scores = self._block_scores(block)
             if exclude_seen:
                 scores = np.where(self.matrix_[block] > 0, -np.inf, scores)
             top = np.argsort(-scores, axis=1, kind="stable")[:, :width]
@@ -397,7 +409,8 @@ class PureSVD(Recommender):
 
     Notes
     -----
-    The scores do not depend on the sign convention of the SVD, so they are
+    The factors are the top eigenvectors of ``X^T X`` (the right singular
+    vectors of ``X``). The scores do not depend on their signs, so they are
     the same on every platform up to rounding.
 
     Examples
@@ -423,8 +436,11 @@ class PureSVD(Recommender):
                 f"n_factors={self.n_factors} is more than min(n_users, n_items) = {min(matrix.shape)}; "
                 "choose fewer factors."
             )
-        _, _, vt = np.linalg.svd(matrix, full_matrices=False)
-        self.factors_ = vt[: self.n_factors].T
+        # the right singular vectors of X are the eigenvectors of X^T X (items x items,
+        # much faster than a full SVD when there are more users than items)
+        values, vectors = np.linalg.eigh(matrix.T @ matrix)
+        order = np.argsort(-values, kind="stable")[: self.n_factors]
+        self.factors_ = vectors[:, order]
 
     def _scores(self, rows):
         return (self.matrix_[rows] @ self.factors_) @ self.factors_.T
