@@ -8,7 +8,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab test test-conformance bench bench-grading clean
+.PHONY: lab test test-conformance bench bench-grading site clean
 
 $(STAMP): pyproject.toml
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -32,6 +32,9 @@ test-conformance:
 	$(CONF)/bin/pip install --quiet torchmetrics recommenders pyspark pytrec-eval-terrier ranx ir-measures scikit-learn pytest nbval hypothesis pyarrow
 	PYTHONPATH=$(CURDIR) $(CONF)/bin/python -m pytest -m conformance -o addopts="--import-mode=importlib -p no:cacheprovider" tests/conformance
 	PYTHONPATH=$(CURDIR) $(CONF)/bin/python -m helpers.libraries record
+
+site: $(STAMP)
+	$(PY) tools/build_site.py --out _site
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run

@@ -7,8 +7,9 @@ in ``tests/browser/conftest.py``. It can also be run by hand on any folder of no
 
 What one run does:
 
-1. copy the notebooks to a temporary folder (JupyterLab autosaves, and the test saves the
-   executed notebook, so the server must never see the repository's files);
+1. copy the notebooks (and tests/data, which notebooks read) to a temporary folder: JupyterLab
+   autosaves, and the test saves the executed notebook, so the server must never see the
+   repository's files;
 2. start ``jupyter lab`` there with private ``JUPYTER_*``/``JUPYTERLAB_*``/``IPYTHONDIR``
    folders, a random token, a free port and the settings overrides that Binder installs
    (``binder/overrides.json``: no "get Jupyter news?" toast);
@@ -97,7 +98,7 @@ DOM_CELLS_JS = """() => [...document.querySelectorAll('%s .jp-Notebook .jp-CodeC
   prompt: (c.querySelector('.jp-InputPrompt') || {textContent: ''}).textContent.trim(),
   outputs: c.querySelectorAll('.jp-OutputArea-output').length,
   stderr: [...c.querySelectorAll('.jp-OutputArea-output[data-mime-type="%s"]')]
-            .map(e => e.innerText.slice(0, 500)),
+            .map(e => e.textContent.slice(0, 500)),
   images: c.querySelectorAll('.jp-OutputArea-output img').length,
   tables: c.querySelectorAll('.jp-OutputArea-output table').length,
 }))""" % (PANEL, STDERR_MIME)
@@ -152,10 +153,24 @@ def is_numbered(prompt: str) -> bool:
     return inside.isdigit()
 
 
+#: Folders beside notebooks/ that notebooks read by relative path (e.g. ``../tests/data/u.data``).
+DATA_FOLDERS = ("data", "tests/data")
+
+
 def copy_course(notebooks_dir: Path, dest: Path) -> Path:
-    """Copy ``notebooks_dir`` to ``dest/notebooks`` (no checkpoints) and return the copy."""
+    """Copy ``notebooks_dir`` to ``dest/notebooks`` and return the copy.
+
+    The data folders of :data:`DATA_FOLDERS` that exist beside ``notebooks_dir`` are copied too,
+    at the same relative place, so ``../tests/data/...`` resolves as in the repository. The
+    ``helpers`` package is not copied: the kernel imports the installed one.
+    """
+    ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
     target = dest / "notebooks"
-    shutil.copytree(notebooks_dir, target, ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
+    shutil.copytree(notebooks_dir, target, ignore=ignore)
+    for folder in DATA_FOLDERS:
+        source = notebooks_dir.parent / folder
+        if source.is_dir():
+            shutil.copytree(source, dest / folder, ignore=ignore)
     return target
 
 
@@ -181,6 +196,8 @@ def server_environment(home: Path) -> dict[str, str]:
         JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
         IPYTHONDIR=str(home / "ipython"),
         JUPYTER_PLATFORM_DIRS="1",
+        # helpers.checks records exercise outcomes; keep the learner's real record out of it.
+        TOPK_COURSE_PROGRESS=str(home / "progress.json"),
         PYTHONUNBUFFERED="1",
     )
     return env
@@ -212,13 +229,26 @@ class LabServer:
         return f"http://127.0.0.1:{self.port}"
 
     def url(self, notebook: str) -> str:
-        return f"{self.base_url}/lab/tree/notebooks/{notebook}?token={self.token}"
+        # ?reset: start from an empty workspace, so tabs of earlier notebooks are not restored.
+        return f"{self.base_url}/lab/tree/notebooks/{notebook}?reset&token={self.token}"
 
     def log_tail(self, n_chars: int = 3000) -> str:
         try:
             return self.log_path.read_text(errors="replace")[-n_chars:]
         except OSError:
             return "(no server log)"
+
+    def _api(self, method: str, path: str):
+        req = urllib.request.Request(f"{self.base_url}{path}", method=method,
+                                     headers={"Authorization": f"token {self.token}"})
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            body = resp.read()
+        return json.loads(body) if body else None
+
+    def shutdown_sessions(self) -> None:
+        """Shut down every kernel session (the server keeps them after the browser leaves)."""
+        for session in self._api("GET", "/api/sessions"):
+            self._api("DELETE", f"/api/sessions/{session['id']}")
 
     def stop(self) -> None:
         """Stop the server (it shuts its kernels down), then its process group if still alive."""
@@ -307,11 +337,13 @@ class NotebookRun:
     dom_cells: list[dict] = field(default_factory=list)
     saved: dict | None = None
     dialogs: list[str] = field(default_factory=list)
+    toasts: list[str] = field(default_factory=list)
     page_errors: list[str] = field(default_factory=list)
     console_errors: list[str] = field(default_factory=list)
     screenshots: list[Path] = field(default_factory=list)
     status_bar: str = ""
     kernel_name: str = ""
+    phases: dict[str, float] = field(default_factory=dict)
 
 
 def launch_browser(playwright):
@@ -332,14 +364,21 @@ def _wait_for(page, script: str, what: str, timeout_s: float) -> str:
     return state
 
 
-def _scroll_notebook(page, to_end: bool) -> None:
-    page.evaluate(
-        """(end) => { const cells = document.querySelectorAll('%s .jp-Notebook .jp-Cell');
-                      if (cells.length) cells[end ? cells.length - 1 : 0].scrollIntoView(
-                          {block: end ? 'end' : 'start'}); }""" % PANEL,
-        to_end,
+def _scroll_notebook(page, where: str) -> bool:
+    """Scroll to the notebook's top, its end, or its first rendered figure; False if there is none."""
+    found = page.evaluate(
+        """(where) => {
+             const cells = [...document.querySelectorAll('%s .jp-Notebook .jp-Cell')];
+             const target = where === 'figure'
+               ? cells.find(c => c.querySelector('.jp-OutputArea-output img'))
+               : cells[where === 'end' ? cells.length - 1 : 0];
+             if (!target) return false;
+             target.scrollIntoView({block: where === 'end' ? 'end' : 'start'});
+             return true; }""" % PANEL,
+        where,
     )
     page.wait_for_timeout(300)
+    return found
 
 
 def run_notebook(browser, server: LabServer, name: str, screenshot_dir: Path,
@@ -358,49 +397,82 @@ def run_notebook(browser, server: LabServer, name: str, screenshot_dir: Path,
             dialog.dismiss()
 
         page.on("dialog", on_dialog)
-        page.goto(server.url(name), wait_until="domcontentloaded")
-        page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=60_000)
-        _wait_for(page, KERNEL_STATE_JS, "the kernel to start", 60)
-        run.kernel_name = page.inner_text(f"{PANEL} .jp-Toolbar-kernelName").strip()
-
-        # Start from a clean slate, so the stored execution counts of the committed (executed)
-        # notebook cannot be mistaken for this run's.
-        _click_menu(page, "Edit", "Clear Outputs of All Cells")
-        page.wait_for_function(
-            """() => { const p = (%s)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }"""
-            % PROMPTS_JS, timeout=10_000, polling=100)
-
-        _click_menu(page, "Run", "Run All Cells")
-        _wait_for(page, RUN_FINISHED_JS, "Run All Cells to finish", timeout_s)
-        # Idle can flicker between two queued cells; confirm once more after a short pause.
-        page.wait_for_timeout(500)
-        _wait_for(page, RUN_FINISHED_JS, "Run All Cells to finish", timeout_s)
-
-        run.prompts = page.evaluate(PROMPTS_JS)
-        run.dom_cells = page.evaluate(DOM_CELLS_JS)
-        run.status_bar = page.inner_text("#jp-main-statusbar").replace("\n", " ")
-        if page.locator(".jp-Dialog").count():
-            run.dialogs.append("JupyterLab dialog: " + page.inner_text(".jp-Dialog")[:300])
-
-        stem = Path(name).stem
-        screenshot_dir.mkdir(parents=True, exist_ok=True)
-        for where, to_end in (("top", False), ("end", True)):
-            _scroll_notebook(page, to_end)
-            path = screenshot_dir / f"{stem}-{where}.png"
+        _drive(page, server, name, screenshot_dir, timeout_s, run)
+    except Exception as exc:
+        # Keep what the learner would have seen, and say where the run got stuck.
+        with contextlib.suppress(Exception):
+            path = screenshot_dir / f"{Path(name).stem}-failure.png"
+            screenshot_dir.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(path))
             run.screenshots.append(path)
-
-        # Save through the UI, as a person would, and read what JupyterLab wrote (in the copy).
-        _click_menu(page, "File", "Save Notebook")
-        page.wait_for_function(
-            "() => { const t = document.querySelector('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current');"
-            " return t && !t.classList.contains('jp-mod-dirty'); }",
-            timeout=15_000, polling=100)
-        run.saved = json.loads((server.root / "notebooks" / name).read_text(encoding="utf-8"))
+        with contextlib.suppress(Exception):
+            run.prompts = page.evaluate(PROMPTS_JS)
+            run.status_bar = page.inner_text("#jp-main-statusbar").replace("\n", " ")
+        raise AssertionError(
+            f"{name}: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}\n"
+            f"  prompts: {run.prompts}\n  status bar: {run.status_bar!r}\n"
+            f"  dialogs: {run.dialogs}\n  page errors: {run.page_errors}\n"
+            f"  screenshots: {[str(p) for p in run.screenshots]}\n"
+            f"  server log (tail):\n{server.log_tail(1500)}"
+        ) from exc
     finally:
         context.close()
         run.seconds = time.monotonic() - start
     return run
+
+
+def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: float, run: NotebookRun) -> None:
+    """The learner's steps: open, wait for the kernel, clear, Run All, look, save."""
+    t0 = time.monotonic()
+    page.goto(server.url(name), wait_until="domcontentloaded")
+    page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=60_000)
+    run.phases["open"] = time.monotonic() - t0
+    _wait_for(page, KERNEL_STATE_JS, "the kernel to start", 60)
+    run.phases["kernel"] = time.monotonic() - t0 - run.phases["open"]
+    run.kernel_name = page.inner_text(f"{PANEL} .jp-Toolbar-kernelName").strip()
+
+    # Start from a clean slate, so the stored execution counts of the committed (executed)
+    # notebook cannot be mistaken for this run's.
+    _click_menu(page, "Edit", "Clear Outputs of All Cells")
+    page.wait_for_function(
+        """() => { const p = (%s)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }"""
+        % PROMPTS_JS, timeout=10_000, polling=100)
+
+    t1 = time.monotonic()
+    _click_menu(page, "Run", "Run All Cells")
+    _wait_for(page, RUN_FINISHED_JS, "Run All Cells to finish", timeout_s)
+    # Idle can flicker between two queued cells; confirm once more after a short pause.
+    page.wait_for_timeout(500)
+    _wait_for(page, RUN_FINISHED_JS, "Run All Cells to finish", timeout_s)
+
+    run.phases["run_all"] = time.monotonic() - t1
+    run.prompts = page.evaluate(PROMPTS_JS)
+    run.dom_cells = page.evaluate(DOM_CELLS_JS)
+    run.status_bar = page.inner_text("#jp-main-statusbar").replace("\n", " ")
+    if page.locator(".jp-Dialog").count():
+        run.dialogs.append("JupyterLab dialog: " + page.inner_text(".jp-Dialog")[:300])
+    # Toast notifications (kernel died, news prompt, ...). binder/overrides.json turns the
+    # news prompt off; anything else showing up here is a problem a learner would see.
+    run.toasts = [t.replace("\n", " ") for t in page.locator(".Toastify__toast").all_inner_texts()]
+
+    t2 = time.monotonic()
+    stem = Path(name).stem
+    screenshot_dir.mkdir(parents=True, exist_ok=True)
+    for where in ("top", "figure", "end"):
+        if _scroll_notebook(page, where):
+            path = screenshot_dir / f"{stem}-{where}.png"
+            page.screenshot(path=str(path))
+            run.screenshots.append(path)
+
+    # Save through the UI, as a person would, and read what JupyterLab wrote (in the copy).
+    _click_menu(page, "File", "Save Notebook")
+    page.wait_for_function(
+        "() => { const t = document.querySelector('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current');"
+        " return t && !t.classList.contains('jp-mod-dirty'); }",
+        timeout=15_000, polling=100)
+    run.saved = json.loads((server.root / "notebooks" / name).read_text(encoding="utf-8"))
+    run.phases["screenshots_and_save"] = time.monotonic() - t2
+    server.shutdown_sessions()
 
 
 def problems(run: NotebookRun, committed: dict) -> list[str]:
@@ -422,6 +494,7 @@ def problems(run: NotebookRun, committed: dict) -> list[str]:
     """
     found = []
     found += [f"dialog: {d}" for d in run.dialogs]
+    found += [f"notification: {t}" for t in run.toasts]
     found += [f"page error: {e}" for e in run.page_errors]
     saved_code = [c for c in (run.saved or {}).get("cells", []) if c["cell_type"] == "code"]
     committed_code = [c for c in committed.get("cells", []) if c["cell_type"] == "code"]
