@@ -352,18 +352,9 @@ class FunctionQuestion(_Question):
         return None
 
     def _check(self, answer: Any) -> CheckResult:
-        if answer is None or answer is Ellipsis or (callable(answer) and is_stub(answer)):
-            return self._result(
-                NOT_ATTEMPTED,
-                f"Not attempted yet: replace the ... in {self.function_name} with your code, "
-                f"then run the cell again.",
-            )
-        if not callable(answer):
-            return self._result(
-                INCORRECT,
-                f"Incorrect: {self.name}.check expects your function itself, e.g. "
-                f"{self.name}.check({self.function_name}); got {type(answer).__name__} {format_value(answer)}.",
-            )
+        early = _function_answer_problem(self, answer, show_value=True)
+        if early is not None:
+            return early
         learner = self._outputs(answer)
         for args, (ok, value) in zip(self.cases, learner):
             if not ok and isinstance(value, NotImplementedError):
@@ -490,18 +481,9 @@ class PropertyQuestion(_Question):
         return None
 
     def _check(self, answer: Any) -> CheckResult:
-        if answer is None or answer is Ellipsis or (callable(answer) and is_stub(answer)):
-            return self._result(
-                NOT_ATTEMPTED,
-                f"Not attempted yet: replace the ... in {self.function_name} with your code, "
-                f"then run the cell again.",
-            )
-        if not callable(answer):
-            return self._result(
-                INCORRECT,
-                f"Incorrect: {self.name}.check expects your function itself, e.g. "
-                f"{self.name}.check({self.function_name}).",
-            )
+        early = _function_answer_problem(self, answer, show_value=False)
+        if early is not None:
+            return early
         for number, prop in enumerate(self.properties, start=1):
             try:
                 failure = prop.test(answer)
@@ -516,3 +498,24 @@ class PropertyQuestion(_Question):
             CORRECT,
             f"Correct: {self.function_name} satisfies all {len(self.properties)} rules.",
         )
+
+
+def _function_answer_problem(question: Any, answer: Any, show_value: bool) -> CheckResult | None:
+    """The result for an untouched stub or a non-function answer, else None.
+
+    Shared by the question types whose answer is a function.
+    """
+    if answer is None or answer is Ellipsis or (callable(answer) and is_stub(answer)):
+        return question._result(
+            NOT_ATTEMPTED,
+            f"Not attempted yet: replace the ... in {question.function_name} with your code, "
+            f"then run the cell again.",
+        )
+    if not callable(answer):
+        got = f"; got {type(answer).__name__} {format_value(answer)}" if show_value else ""
+        return question._result(
+            INCORRECT,
+            f"Incorrect: {question.name}.check expects your function itself, e.g. "
+            f"{question.name}.check({question.function_name}){got}.",
+        )
+    return None
