@@ -128,6 +128,8 @@ def route_ranx(data, k):
     import ranx
 
     _, _, _, recs, truth = data
+    ids = {"user": object, "item": object}  # ranx asserts object dtype; pandas 3 reads str ids as "str"
+    recs, truth = recs.astype(ids), truth.astype(ids)
     qrels = ranx.Qrels.from_df(truth.assign(score=1), q_id_col="user", doc_id_col="item", score_col="score")
     run = ranx.Run.from_df(
         recs.assign(score=(k + 1 - recs["rank"]).astype(float)), q_id_col="user", doc_id_col="item", score_col="score"
