@@ -27,7 +27,6 @@ from __future__ import annotations
 # Only the standard library, and only modules imported before learner code.
 import builtins
 import json
-import math
 import os
 import signal
 import sys

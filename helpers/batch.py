@@ -232,7 +232,6 @@ def _compute(
         rising = np.diff(items) > 0
         rising[indptr[1:-1][(indptr[1:-1] > 0) & (indptr[1:-1] < items.size)] - 1] = True
         check_relevant = not rising.all()
-    sub_rows = np.arange(sub, dtype=np.int64) * stride
 
     for b0 in range(0, n_users, block_size):
         b1 = min(n_users, b0 + block_size)

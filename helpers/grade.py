@@ -38,8 +38,6 @@ import ast
 import copy
 import csv
 import json
-import math
-import os
 import re
 import sys
 import time

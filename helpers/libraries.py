@@ -533,7 +533,7 @@ def _sort_key(value):
 
 
 def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, crash, per_user):
-    cols, u, i = base.cols, base.u, base.i
+    cols, u = base.cols, base.u
     recs, truth = base.recs, base.truth
     steps = set(row.steps)
     options = dict(row.options)
