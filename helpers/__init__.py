@@ -6,10 +6,16 @@ Per-user functions (one ranked list, one set of relevant items, a cutoff k):
     average_precision_at_k, gains_at_k, cg_at_k, dcg_at_k, idcg_at_k,
     ndcg_at_k, dcg_table
 
-Many users at once: ``evaluate`` (pandas DataFrames, any ids) and
-``evaluate_arrays`` (the integer fast path). Splits: ``leave_one_out_split``.
+Many users at once: ``evaluate`` (pandas DataFrames, any ids),
+``evaluate_arrays`` (the integer fast path) and ``evaluate_as`` (the numbers
+a given library would report). Splits: ``leave_one_out_split`` and
+``temporal_split``. Exercises: ``helpers.checks`` (``progress()`` summarises
+what you solved). Data, baselines and statistics for real evaluations:
+``helpers.data``, ``helpers.models``, ``helpers.stats``, ``helpers.sampled``.
+Grading: ``python -m helpers.grade``.
+
 Every metric and option is listed in ``helpers.METRICS`` and
-``helpers.OPTIONS``; ``helpers.metric_table()`` prints them.
+``helpers.OPTIONS``; ``helpers.metric_table()`` returns them as a table.
 """
 
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
