@@ -395,10 +395,10 @@ def evaluate_arrays(
     mode = {"check_hits": "hits", "check_all": "all", "none": "none"}[duplicates]
     result = _compute(top, indptr, items, grades, int(n_items), opts, int(block_size), mode, True)
     frame = pd.DataFrame(result)
-    return _apply_empty(frame, np.diff(indptr) == 0, empty, labels=None)
+    return _apply_empty(frame, np.diff(indptr) == 0, empty)
 
 
-def _apply_empty(frame: pd.DataFrame, is_empty: np.ndarray, empty: str, labels: Any) -> pd.DataFrame:
+def _apply_empty(frame: pd.DataFrame, is_empty: np.ndarray, empty: str) -> pd.DataFrame:
     n_empty = int(is_empty.sum())
     frame.attrs["empty"] = empty
     frame.attrs["n_empty_users"] = n_empty
@@ -700,7 +700,7 @@ def evaluate(
         ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (np.diff(indptr) > 0)).sum()),
     )
-    return _apply_empty(frame, np.diff(indptr) == 0, empty, labels=users)
+    return _apply_empty(frame, np.diff(indptr) == 0, empty)
 
 
 def _numeric(column: pd.Series, name: str, frame: str) -> np.ndarray:
