@@ -209,6 +209,65 @@ def test_arrays_path_rejects_repeated_relevant_items_in_csr():
         h.evaluate_arrays(np.array([[3, 1]]), [0, 2], [3, 3])
 
 
+@pytest.mark.parametrize("n_relevant", [254, 255, 70_000])  # last one-byte code; two-byte; four-byte codes
+def test_arrays_path_with_hundreds_of_relevant_items(n_relevant):
+    # the bitmap stores 1 + a hit's position among the user's relevant items, in the narrowest
+    # unsigned dtype that holds the largest |R|: check each width against the per-user functions
+    rng = np.random.default_rng(n_relevant)
+    n_items = n_relevant + 5000
+    users = []
+    for size in (n_relevant, 3, 0, 40):
+        relevant = {int(i): float(g) for i, g in zip(rng.choice(n_items, size, replace=False), rng.integers(1, 4, size))}
+        listed = list(relevant)[: 150] + [int(i) for i in rng.choice(n_items, 300, replace=False) if i not in relevant]
+        users.append(([int(i) for i in rng.permutation(listed)[:300]], relevant))
+    top, indptr, items, grades = to_arrays(users, graded=True)
+    options = {"denominator": "n_relevant", "gain": "exponential", "ideal": "all"}
+    got = h.evaluate_arrays(top, indptr, items, k=[10, 300], relevant_grades=grades, empty="zero", **options)
+    want = expected_frame(users, [10, 300], options)
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+    top[0, 200] = top[0, 7]  # a repeated recommendation, relevant or not
+    with pytest.raises(ValueError, match=f"lists item {top[0, 7]} more than once"):
+        h.evaluate_arrays(top, indptr, items, k=300, duplicates="check_all")
+    items = items.copy()
+    items[indptr[0] + 1] = items[indptr[0]]  # a repeated relevant item
+    with pytest.raises(ValueError, match=f"relevant items of row 0 list item {items[indptr[0]]} more than once"):
+        h.evaluate_arrays(top, indptr, items, k=10)
+
+
+def test_check_all_with_ids_beyond_int32():
+    big = np.iinfo(np.int32).max + 10
+    top = np.array([[big, 5, -1, -1], [big, 7, big, 1]])
+    indptr, items = np.array([0, 1, 2]), np.array([5, 1])
+    got = h.evaluate_arrays(top[:1], indptr[:2], items[:1], n_items=big + 1, duplicates="check_all")
+    assert got["precision@4"].iloc[0] == 0.25  # repeated empty slots are not repeats
+    with pytest.raises(ValueError, match=f"row 1 of top_items lists item {big} more than once"):
+        h.evaluate_arrays(top, indptr, items, n_items=big + 1, duplicates="check_all")
+
+
+def test_sparse_ids_are_renumbered_and_errors_name_the_originals():
+    # ids like hashes: a bitmap row of 2**40 cells per user cannot exist, so the ids are renumbered
+    rng = np.random.default_rng(5)
+    pool = np.unique(rng.integers(0, 2**40, 400))
+    users = [([int(i) for i in rng.choice(pool, 30, replace=False)], {int(i) for i in rng.choice(pool, 12, replace=False)})
+             for _ in range(20)]
+    top, indptr, items, _ = to_arrays(users, graded=False)
+    got = h.evaluate_arrays(top, indptr, items, k=[5, 30], empty="zero")
+    want = expected_frame(users, [5, 30], {"denominator": "min_k_n_relevant", "gain": "linear", "ideal": "all"})
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+    top[3, 9] = top[3, 2]
+    with pytest.raises(ValueError, match=f"row 3 of top_items lists item {top[3, 2]} more than once"):
+        h.evaluate_arrays(top, indptr, items, duplicates="check_all")
+    items[indptr[4] + 1] = items[indptr[4]]
+    with pytest.raises(ValueError, match=f"relevant items of row 4 list item {items[indptr[4]]} more than once"):
+        h.evaluate_arrays(top, indptr, items)
+
+
+def test_smallest_uint():
+    assert [batch._smallest_uint(n) for n in (0, 255, 256, 65_535, 65_536, 2**32)] == [
+        np.uint8, np.uint8, np.uint16, np.uint16, np.uint32, np.uint64,
+    ]
+
+
 def test_results_are_float64_and_means_are_builtin_convertible(recs, truth):
     got = h.evaluate(recs, truth, k=2, empty="skip")
     assert all(dtype == np.float64 for dtype in got.dtypes)

@@ -29,3 +29,19 @@ def test_quick_run_checks_agreement_and_prints_every_route():
     assert {"arrays", "frames", "python"} <= routes
     assert all(row.get("agreement", 0) <= 1e-9 for row in rows)
     assert "users/s" in text and "slower than arrays" in text
+
+
+def test_chunked_peers_give_the_same_values(monkeypatch):
+    arrays = bench.make_data(1100, 10)
+    data = (*arrays, *bench.make_frames(*arrays))
+    for peer in ("pytrec_eval", "python"):
+        whole = bench.ROUTES[peer](data, 10).reset_index(drop=True)
+        parts = bench.in_chunks(bench.ROUTES[peer], 400)(data, 10).reset_index(drop=True)
+        assert parts.shape == whole.shape
+        assert np.abs(parts.to_numpy() - whole.to_numpy()).max() == 0
+    monkeypatch.setattr(bench, "PEER_CHUNK", {"pytrec_eval": 500, "ranx": 500, "python": 500})
+    out = io.StringIO()
+    rows = bench.run([1100], [10], ["python"], repeats=1, n_check=100, out=out)
+    assert [r["chunks"] for r in rows if r["route"] == "python"] == [3]
+    assert "3 chunks of 500 users" in out.getvalue()
+    assert "targets (largest U at each K) (the targets are set for U = 1,000,000)" in out.getvalue()
