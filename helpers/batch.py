@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from . import _registry
 from ._cutoff import discounts, ideal_dcg_table
@@ -482,13 +484,14 @@ def _apply_empty(frame: pd.DataFrame, is_empty: np.ndarray, empty: str) -> pd.Da
 
 # ---------------------------------------------------------------- DataFrames
 def _codes(
-    values: pd.Series, other: pd.Series, what: str, runs: bool = False
+    values: pd.Series, other: pd.Series, what: str, runs: bool = False, sort: bool = True
 ) -> tuple[np.ndarray, np.ndarray, pd.Index, np.ndarray]:
-    """Encode two columns of ids with one shared, sorted code book.
+    """Encode two columns of ids with one shared code book (sorted if ``sort``).
 
-    With ``runs=True`` only the first row of each run of equal values in
-    ``values`` is hashed (recommendations usually list a user's rows
-    together), and a mask of the rows that start a run is returned too.
+    With ``runs=True`` only the first row of each run of equal values is
+    hashed (recommendations usually list a user's rows together): the codes
+    of ``values`` are then one per run, with a mask of the rows that start a
+    run; ``other``'s codes are always one per row.
     """
     kinds = {_id_kind(values), _id_kind(other)} - {"empty"}
     if len(kinds) > 1:
@@ -503,16 +506,64 @@ def _codes(
     other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
     if runs:
         values, other = values[heads], other[other_heads]
-    both = pd.concat([values.reset_index(drop=True), other.reset_index(drop=True)], ignore_index=True)
-    try:
-        codes, uniques = pd.factorize(both, sort=True)
-    except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
-        codes, uniques = pd.factorize(both, sort=False)
-    codes = codes.astype(np.int64, copy=False)
-    first, second = codes[: len(values)], codes[len(values) :]
+    encoded = _small_int_codes(values, other) if not runs else None
+    if encoded is None:
+        encoded = _arrow_codes(values, other, sort)
+    if encoded is None:
+        both = pd.concat([values.reset_index(drop=True), other.reset_index(drop=True)], ignore_index=True)
+        try:
+            codes, uniques = pd.factorize(both, sort=sort)
+        except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
+            codes, uniques = pd.factorize(both, sort=False)
+        encoded = codes[: len(values)], codes[len(values) :], pd.Index(uniques)
+    first, second, index = encoded
     if runs:
-        first, second = _expand_runs(first, heads), _expand_runs(second, other_heads)
-    return first, second, pd.Index(uniques), heads
+        second = _expand_runs(second, other_heads)
+    return first, second, index, heads
+
+
+def _small_int_codes(values: pd.Series, other: pd.Series) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
+    """Integer ids in a compact range [0, n) are their own codes: no hashing at all.
+
+    The code book then holds every id below the largest, used or not (a few
+    empty bitmap columns), which is why this is only for items, not users.
+    """
+    if not all(isinstance(c.dtype, np.dtype) and c.dtype.kind in "iu" for c in (values, other)):
+        return None
+    first, second = values.to_numpy(), other.to_numpy()
+    low = min(int(first.min(initial=0)), int(second.min(initial=0)))
+    high = max(int(first.max(initial=0)), int(second.max(initial=0)))
+    if low < 0 or high >= min(_SPARSE_IDS, 4 * (first.size + second.size) + 1024):
+        return None
+    return first.astype(np.int64, copy=False), second.astype(np.int64, copy=False), pd.RangeIndex(high + 1)
+
+
+def _arrow_codes(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
+    """Codes for Arrow-backed columns (pandas 3's default str), with one hash table for both.
+
+    Half the memory traffic of ``pd.factorize`` on the concatenated columns:
+    no concatenated copy, int32 codes, no unifying of per-chunk dictionaries.
+    """
+    arrays = [getattr(c.array, "__arrow_array__", None) for c in (values, other)]
+    if any(a is None for a in arrays):
+        return None
+    first, second = (pa.chunked_array(a()) for a in arrays)
+    if first.type != second.type or not (pa.types.is_string(first.type) or pa.types.is_large_string(first.type)):
+        return None
+    encoded = pa.chunked_array(first.chunks + second.chunks, type=first.type).dictionary_encode()
+    if encoded.num_chunks == 0:
+        return None
+    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
+    if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks[:-1]):
+        return None  # one memo table is shared across chunks, so this does not happen; be safe
+    codes = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
+    if sort:
+        order = pc.array_sort_indices(dictionary).to_numpy()
+        rank = np.empty_like(order, dtype=codes.dtype)
+        rank[order] = np.arange(order.size, dtype=codes.dtype)
+        codes, dictionary = rank[codes], dictionary.take(pa.array(order))
+    index = pd.Index(pd.array(dictionary, dtype=values.dtype))  # zero-copy
+    return codes[: len(values)], codes[len(values) :], index
 
 
 def _run_heads(column: pd.Series) -> np.ndarray:
@@ -546,6 +597,40 @@ def _positions(user_codes: np.ndarray, n_users: int) -> tuple[np.ndarray, np.nda
     counts = np.bincount(user_codes, minlength=n_users)
     starts = np.cumsum(counts) - counts
     return np.arange(user_codes.size, dtype=np.int64) - starts[user_codes], counts
+
+
+def _top_from_runs(
+    key: np.ndarray, items: np.ndarray, run_users: np.ndarray, run_length: np.ndarray, n_users: int, kmax: int,
+    ideal: str,
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """The (users x width) list matrix straight from the rows, or None if it cannot be done so.
+
+    Works when each user's rows form one run, every run has the same length
+    L and the ranks rise along every run: row r of the input's L-wide reshape
+    is then the list of user ``run_users[r]``, with no sort and no
+    per-row position.
+    """
+    if run_length.size == 0 or np.any(run_length != run_length[0]):
+        return None
+    length = int(run_length[0])
+    ranks = key.reshape(-1, length)
+    in_order = np.array_equal(ranks[0], np.arange(1, length + 1)) and bool(
+        (ranks == np.arange(1, length + 1, dtype=ranks.dtype)).all()  # ranks 1..L: one comparison
+    )
+    if not in_order and not bool((ranks[:, 1:] > ranks[:, :-1]).all()):
+        return None
+    width = max(1, length if ideal == "listed" else min(kmax, length))
+    rows = items.reshape(-1, length)[:, :width]
+    if run_users.size == n_users and bool(np.all(run_users[1:] > run_users[:-1])):
+        top = rows  # every user has a list and they come in id order: a view, no copy
+    else:
+        top = np.empty((n_users, width), dtype=rows.dtype) if run_users.size == n_users else np.full(
+            (n_users, width), -1, dtype=rows.dtype
+        )
+        top[run_users] = rows
+    list_length = np.zeros(n_users, dtype=np.int64)
+    list_length[run_users] = length
+    return top, list_length
 
 
 @_registry.document("empty", "ties")
@@ -659,14 +744,17 @@ def evaluate(
             "Pass rank_col=... or score_col=... if yours are named differently."
         )
 
-    rec_users, truth_users, users, heads = _codes(recommendations[user_col], truth[user_col], "user", runs=True)
-    rec_items, truth_items, item_index, _ = _codes(recommendations[item_col], truth[item_col], "item")
+    run_users, truth_users, users, heads = _codes(recommendations[user_col], truth[user_col], "user", runs=True)
+    # item codes need the ids' order only to break ties between equal scores
+    rec_items, truth_items, item_index, _ = _codes(
+        recommendations[item_col], truth[item_col], "item", sort=not by_rank
+    )
     n_users, n_items = len(users), len(item_index)
 
     # ---- each row's position in its user's list (by rank, or by score)
     if by_rank:
-        key = _numeric(recommendations[rank_col], rank_col, "recommendations")
-        if key.size and (key.min() < 1 or not np.all(key == np.floor(key))):
+        key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
+        if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
             raise ValueError(
                 f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
                 f"{float(key[(key < 1) | (key != np.floor(key))][0])!r}."
@@ -674,45 +762,51 @@ def evaluate(
     else:
         key = -_numeric(recommendations[score_col], score_col, "recommendations")
     run_start = np.flatnonzero(heads)
-    grouped = rec_users.size == 0 or np.bincount(rec_users[run_start]).max() == 1  # one block per user
-    if by_rank and grouped and np.all((np.diff(key) > 0) | heads[1:]):
-        # the common case: rows already grouped by user, best first: no sort needed
-        sorted_users, sorted_items = rec_users, rec_items
-        run_length = np.diff(np.append(run_start, heads.size))
-        position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
+    run_length = np.diff(np.append(run_start, heads.size))
+    grouped = run_users.size == 0 or np.bincount(run_users).max() == 1  # one block of rows per user
+    top = _top_from_runs(key, rec_items, run_users, run_length, n_users, max(ks), ideal) if (
+        by_rank and grouped) else None
+    if top is not None:  # the common case: every user has a list of the same length, best first
+        top, list_length = top
     else:
-        if by_rank or ties == "input_order" or ties == "raise":
-            order = np.lexsort((key, rec_users))  # lexsort is stable: equal keys keep row order
+        rec_users = _expand_runs(run_users, heads)
+        if by_rank and grouped and np.all((np.diff(key) > 0) | heads[1:]):
+            # rows grouped by user, best first: no sort needed
+            sorted_users, sorted_items = rec_users, rec_items
+            position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
         else:
-            tiebreak = rec_items if ties == "item_ascending" else -rec_items
-            order = np.lexsort((tiebreak, key, rec_users))
-        sorted_users, sorted_items = rec_users[order], rec_items[order]
-        position, _ = _positions(sorted_users, n_users)
-        sorted_key = key[order]
-        same = (np.diff(sorted_users) == 0) & (np.diff(sorted_key) == 0)
-        if by_rank and same.any():
-            at = int(np.flatnonzero(same)[0])
-            raise ValueError(
-                f"user {users[sorted_users[at]]!r} has two items at {rank_col} {sorted_key[at]:g}; "
-                "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
-                "scores instead and choose ties=..."
-            )
-        if ties == "raise" and not by_rank and (same & (position[1:] < max(ks))).any():
-            at = int(np.flatnonzero(same & (position[1:] < max(ks)))[0])
-            raise ValueError(
-                f"user {users[sorted_users[at]]!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
-                f"{max(ks)}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose "
-                "an order."
-            )
-    list_length = np.bincount(sorted_users, minlength=n_users)
-    longest = int(list_length.max(initial=0))
-    width = max(1, longest if ideal == "listed" else min(max(ks), longest))
-    keep = position < width
-    top = np.full((n_users, width), -1, dtype=np.int64)
-    if keep.all():
-        top[sorted_users, position] = sorted_items
-    else:
-        top[sorted_users[keep], position[keep]] = sorted_items[keep]
+            if by_rank or ties == "input_order" or ties == "raise":
+                order = np.lexsort((key, rec_users))  # lexsort is stable: equal keys keep row order
+            else:
+                tiebreak = rec_items if ties == "item_ascending" else -rec_items
+                order = np.lexsort((tiebreak, key, rec_users))
+            sorted_users, sorted_items = rec_users[order], rec_items[order]
+            position, _ = _positions(sorted_users, n_users)
+            sorted_key = key[order]
+            same = (np.diff(sorted_users) == 0) & (np.diff(sorted_key) == 0)
+            if by_rank and same.any():
+                at = int(np.flatnonzero(same)[0])
+                raise ValueError(
+                    f"user {users[sorted_users[at]]!r} has two items at {rank_col} {sorted_key[at]:g}; "
+                    "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
+                    "scores instead and choose ties=..."
+                )
+            if ties == "raise" and not by_rank and (same & (position[1:] < max(ks))).any():
+                at = int(np.flatnonzero(same & (position[1:] < max(ks)))[0])
+                raise ValueError(
+                    f"user {users[sorted_users[at]]!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
+                    f"{max(ks)}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose "
+                    "an order."
+                )
+        list_length = np.bincount(sorted_users, minlength=n_users)
+        longest = int(list_length.max(initial=0))
+        width = max(1, longest if ideal == "listed" else min(max(ks), longest))
+        keep = position < width
+        top = np.full((n_users, width), -1, dtype=np.int64)
+        if keep.all():
+            top[sorted_users, position] = sorted_items
+        else:
+            top[sorted_users[keep], position[keep]] = sorted_items[keep]
 
     # ---- the truth as CSR, relevant rows only
     if relevance_col in truth.columns:
@@ -727,19 +821,20 @@ def evaluate(
                 f"truth's {relevance_col!r} grades must be >= 0 (0 = judged not relevant); the smallest is "
                 f"{grades.min():g}. Shift or clip negative ratings first."
             )
+        positive = grades > 0
+        truth_users, truth_items, rel_grades = truth_users[positive], truth_items[positive], grades[positive]
     else:
-        grades = np.ones(truth_items.size)
-    positive = grades > 0
-    t_order = np.argsort(truth_users[positive], kind="stable")
-    t_users = truth_users[positive][t_order]
+        rel_grades = None
+    if truth_users.size > 1 and not np.all(truth_users[1:] >= truth_users[:-1]):
+        t_order = np.argsort(truth_users, kind="stable")
+        truth_users, truth_items = truth_users[t_order], truth_items[t_order]
+        rel_grades = rel_grades[t_order] if rel_grades is not None else None
     indptr = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(np.bincount(t_users, minlength=n_users), out=indptr[1:])
-    rel_items = truth_items[positive][t_order]
-    rel_grades = grades[positive][t_order] if relevance_col in truth.columns else None
+    np.cumsum(np.bincount(truth_users, minlength=n_users), out=indptr[1:])
 
     opts = _Options(ks, keys, denominator, gain, ideal, discount)
     try:
-        result = _compute(top, indptr, rel_items, rel_grades, n_items, opts, _DEFAULT_BLOCK, "all", True)
+        result = _compute(top, indptr, truth_items, rel_grades, n_items, opts, _DEFAULT_BLOCK, "all", True)
     except _DuplicateRelevant as err:
         raise ValueError(
             f"truth lists user {users[err.row]!r} and item {item_index[err.item]!r} more than once; "
@@ -761,11 +856,14 @@ def evaluate(
     return _apply_empty(frame, np.diff(indptr) == 0, empty)
 
 
-def _numeric(column: pd.Series, name: str, frame: str) -> np.ndarray:
+def _numeric(column: pd.Series, name: str, frame: str, keep_int: bool = False) -> np.ndarray:
+    """The column as float64 (or, with ``keep_int``, as its own integer dtype: no copy)."""
     if len(column) == 0:
         return np.zeros(0, dtype=np.float64)
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
         raise TypeError(f"{frame}'s {name!r} column must be numeric; got dtype {column.dtype}.")
+    if keep_int and isinstance(column.dtype, np.dtype) and column.dtype.kind == "i":  # unsigned diffs wrap
+        return column.to_numpy()
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isnan(values).any():
         raise ValueError(f"{frame}'s {name!r} column has missing values; drop or fill those rows first.")

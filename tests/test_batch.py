@@ -105,6 +105,58 @@ def test_dataframe_path_equals_per_user_functions(cases, k, options):
 
 
 # ---- evaluate(): the DataFrame front end ------------------------------------------
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(1, 9),  # list length, the same for every user
+    st.integers(1, 12),  # k
+    st.sampled_from(["consecutive", "gaps", "one_user_reversed", "uint"]),
+    OPTION_SETS,
+    st.integers(0, 2**32 - 1),
+)
+def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, options, seed):
+    # the common shape of a recommender's output (rows grouped by user, best first, the same number
+    # of rows per user) takes a shortcut that builds the list matrix without sorting: same values
+    rng = np.random.default_rng(seed)
+    n_users = int(rng.integers(1, 8))
+    users, recs, truth = [], [], []
+    for u in range(n_users):
+        ranking = [f"i{i}" for i in rng.choice(20, length, replace=False)]
+        relevant = {f"i{i}": float(rng.integers(1, 4)) for i in rng.choice(20, int(rng.integers(1, 6)), replace=False)}
+        users.append((ranking, relevant))
+        rank = np.arange(1, length + 1) * (3 if ranks == "gaps" else 1)
+        rows = list(zip(ranking, rank))
+        if ranks == "one_user_reversed" and u == n_users - 1:
+            rows = rows[::-1]  # worst first: falls back to sorting, still read in rank order
+        recs += [(f"u{u}", item, r) for item, r in rows]
+        truth += [(f"u{u}", item, g) for item, g in relevant.items()]
+    recs = pd.DataFrame(recs, columns=["user", "item", "rank"])
+    if ranks == "uint":
+        recs["rank"] = recs["rank"].astype(np.uint16)
+    truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
+    got = h.evaluate(recs, truth, k=k, **options)
+    want = expected_frame(users, [k], options)
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+
+
+def test_the_shortcut_is_taken_for_grouped_lists_of_one_length(monkeypatch):
+    taken = []
+    shortcut = batch._top_from_runs
+    monkeypatch.setattr(batch, "_top_from_runs", lambda *args: taken.append(shortcut(*args)) or taken[-1])
+    recs = pd.DataFrame({"user": ["b", "b", "a", "a"], "item": ["x", "y", "y", "z"], "rank": [1, 2, 1, 2]})
+    truth = pd.DataFrame({"user": ["a", "b"], "item": ["z", "x"]})
+    got = h.evaluate(recs, truth, k=2, metrics=["rr"])
+    assert got["rr@2"].to_dict() == {"a": 0.5, "b": 1.0}
+    assert taken[-1] is not None
+    h.evaluate(recs.iloc[[0, 2, 1, 3]], truth, k=2)  # users interleaved: the general path
+    assert len(taken) == 1
+
+
+def test_uint_ranks_out_of_order_are_sorted_not_wrapped():
+    recs = pd.DataFrame({"user": ["u"] * 3, "item": ["a", "b", "c"], "rank": np.array([3, 1, 2], dtype=np.uint8)})
+    truth = pd.DataFrame({"user": ["u"], "item": ["b"]})
+    assert h.evaluate(recs, truth, k=1)["precision@1"].iloc[0] == 1.0
+
+
 @pytest.fixture
 def recs():
     return pd.DataFrame(
