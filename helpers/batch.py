@@ -556,14 +556,20 @@ def _arrow_codes(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.nd
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
     if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks[:-1]):
         return None  # one memo table is shared across chunks, so this does not happen; be safe
-    codes = np.concatenate([chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks])
+    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
+    split = first.num_chunks  # a one-chunk column's codes are a view of Arrow's buffer: no copy
+    parts = (chunks[:split], chunks[split:])
+    if sum(len(c) for c in parts[0]) != len(values):  # chunks not kept one for one: slice the whole
+        whole = np.concatenate(chunks)
+        parts = ([whole[: len(values)]], [whole[len(values) :]])
+    codes = [part[0] if len(part) == 1 else np.concatenate(part or [np.zeros(0, np.int32)]) for part in parts]
     if sort:
         order = pc.array_sort_indices(dictionary).to_numpy()
-        rank = np.empty_like(order, dtype=codes.dtype)
-        rank[order] = np.arange(order.size, dtype=codes.dtype)
-        codes, dictionary = rank[codes], dictionary.take(pa.array(order))
+        rank = np.empty(order.size, dtype=np.int32)
+        rank[order] = np.arange(order.size, dtype=np.int32)
+        codes, dictionary = [rank[c] for c in codes], dictionary.take(pa.array(order))
     index = pd.Index(pd.array(dictionary, dtype=values.dtype))  # zero-copy
-    return codes[: len(values)], codes[len(values) :], index
+    return codes[0], codes[1], index
 
 
 def _run_heads(column: pd.Series) -> np.ndarray:

@@ -86,17 +86,31 @@ def test_arrays_path_equals_per_user_functions(cases, ks, options, graded, bitma
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
 
 
+ITEM_IDS = {  # each takes a different encoding route in evaluate
+    "str": lambda i: f"i{i}",  # pandas 3 str (Arrow): one dictionary_encode
+    "object": lambda i: f"i{i}",  # object dtype: pd.factorize
+    "small_int": lambda i: i,  # ids in a compact range are their own codes
+    "sparse_int": lambda i: i * 10**12 + 7,  # hashed like any other id
+}
+
+
 @settings(max_examples=60, deadline=None)
-@given(st.lists(user_case(min_relevant=1, graded=True), min_size=1, max_size=10), st.integers(1, 12), OPTION_SETS)
-def test_dataframe_path_equals_per_user_functions(cases, k, options):
+@given(
+    st.lists(user_case(min_relevant=1, graded=True), min_size=1, max_size=10), st.integers(1, 12), OPTION_SETS,
+    st.sampled_from(sorted(ITEM_IDS)),
+)
+def test_dataframe_path_equals_per_user_functions(cases, k, options, ids):
+    name = ITEM_IDS[ids]
     recs, truth = [], []
     for u, (ranking, grades, _) in enumerate(cases):
-        recs += [(f"user{u}", f"i{item}", rank) for rank, item in enumerate(ranking, start=1)]
-        truth += [(f"user{u}", f"i{item}", grade) for item, grade in grades.items()]
+        recs += [(f"user{u}", name(item), rank) for rank, item in enumerate(ranking, start=1)]
+        truth += [(f"user{u}", name(item), grade) for item, grade in grades.items()]
     recs = pd.DataFrame(recs, columns=["user", "item", "rank"]).sample(frac=1, random_state=0)
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
+    if ids == "object":
+        recs, truth = recs.astype({"user": object, "item": object}), truth.astype({"user": object, "item": object})
     got = h.evaluate(recs, truth, k=k, **options)
-    users = [([f"i{i}" for i in r], {f"i{i}": g for i, g in grades.items()}) for r, grades, _ in cases]
+    users = [([name(i) for i in r], {name(i): g for i, g in grades.items()}) for r, grades, _ in cases]
     want = expected_frame(users, [k], options)
     want.index = pd.Index([f"user{u}" for u in range(len(cases))], name="user")
     want = want.sort_index()
@@ -149,6 +163,16 @@ def test_the_shortcut_is_taken_for_grouped_lists_of_one_length(monkeypatch):
     assert taken[-1] is not None
     h.evaluate(recs.iloc[[0, 2, 1, 3]], truth, k=2)  # users interleaved: the general path
     assert len(taken) == 1
+
+
+def test_columns_in_several_arrow_chunks(recs, truth):
+    # pd.concat keeps Arrow chunks apart; a slice starts mid-chunk: the codes must not shift
+    whole = h.evaluate(recs, truth, k=2, empty="skip")
+    pieces = pd.concat([recs.iloc[:2], recs.iloc[2:3], recs.iloc[3:]], ignore_index=True)
+    assert pieces["item"].array.__arrow_array__().num_chunks == 3
+    pd.testing.assert_frame_equal(h.evaluate(pieces, pd.concat([truth.iloc[1:], truth.iloc[:1]]), k=2, empty="skip"), whole)
+    padded = pd.concat([recs.iloc[:1], recs], ignore_index=True).iloc[1:]
+    pd.testing.assert_frame_equal(h.evaluate(padded, truth, k=2, empty="skip"), whole)
 
 
 def test_uint_ranks_out_of_order_are_sorted_not_wrapped():
@@ -204,6 +228,16 @@ def test_scores_order_items_and_ties_follow_the_option():
     assert rr == {"item_ascending": 0.5, "item_descending": pytest.approx(1 / 3), "input_order": pytest.approx(1 / 3)}
     with pytest.raises(ValueError, match="tied scores"):
         h.evaluate(recs, truth, k=3, ties="raise")
+
+
+@pytest.mark.parametrize("dtype", ["str", object])
+def test_item_ascending_ties_follow_python_string_order(dtype):
+    items = ["b", "B", "\u00e9", "a", "z", "10", "9", "\U0001f600"]
+    recs = pd.DataFrame({"user": ["u"] * len(items), "item": items, "score": 1.0}).astype({"item": dtype})
+    for target in items:
+        truth = pd.DataFrame({"user": ["u"], "item": [target]}).astype({"item": dtype})
+        rr = h.evaluate(recs, truth, k=len(items), metrics=["rr"])["rr@8"].iloc[0]
+        assert rr == pytest.approx(1 / (sorted(items).index(target) + 1))
 
 
 def test_rank_gaps_are_closed_and_rows_may_come_in_any_order():
