@@ -454,32 +454,33 @@ def evaluate_arrays(
         if ids is None:
             raise
         raise _DuplicateRecommendation(err.row, original[err.row], int(ids[err.item])) from None
-    frame = pd.DataFrame(result)
-    return _apply_empty(frame, np.diff(indptr) == 0, empty)
+    return _apply_empty(result, pd.RangeIndex(n_users), np.diff(indptr) == 0, empty)
 
 
-def _apply_empty(frame: pd.DataFrame, is_empty: np.ndarray, empty: str) -> pd.DataFrame:
+def _apply_empty(
+    result: dict[str, np.ndarray], index: pd.Index, is_empty: np.ndarray, empty: str, attrs: dict | None = None
+) -> pd.DataFrame:
+    """The result frame, with users who have no relevant item raised on, skipped or zeroed."""
     n_empty = int(is_empty.sum())
-    frame.attrs["empty"] = empty
-    frame.attrs["n_empty_users"] = n_empty
-    if n_empty == 0:
-        frame.attrs["skipped_users"] = []
-        return frame
-    names = frame.index[is_empty]
-    if empty == "raise":
+    skipped: list = []
+    if n_empty and empty == "raise":
         raise ValueError(
-            f"{n_empty} of {len(frame)} users have no relevant item (e.g. {describe_examples(names)}), "
+            f"{n_empty} of {len(index)} users have no relevant item (e.g. {describe_examples(index[is_empty])}), "
             "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves "
             "them out (trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
         )
-    if empty == "zero":
-        frame.loc[is_empty, :] = 0.0
-        frame.attrs["skipped_users"] = []
-        return frame
-    kept = frame.loc[~is_empty].copy()
-    kept.attrs = dict(frame.attrs)
-    kept.attrs["skipped_users"] = list(names)
-    return kept
+    if n_empty and empty == "zero":
+        for values in result.values():
+            values[is_empty] = 0.0
+    elif n_empty:  # skip: filter the arrays before the frame exists (cheaper than frame.loc)
+        keep = ~is_empty
+        skipped = index[is_empty].tolist()
+        result = {name: values[keep] for name, values in result.items()}
+        index = index[keep]
+    frame = pd.DataFrame(result, index=index, copy=False)
+    frame.attrs.update(attrs or {})
+    frame.attrs.update(empty=empty, n_empty_users=n_empty, skipped_users=skipped)
+    return frame
 
 
 # ---------------------------------------------------------------- DataFrames
@@ -603,6 +604,26 @@ def _positions(user_codes: np.ndarray, n_users: int) -> tuple[np.ndarray, np.nda
     counts = np.bincount(user_codes, minlength=n_users)
     starts = np.cumsum(counts) - counts
     return np.arange(user_codes.size, dtype=np.int64) - starts[user_codes], counts
+
+
+def _csr_order(user_codes: np.ndarray, indptr: np.ndarray) -> np.ndarray:
+    """Row order that sorts rows by user, keeping each user's rows in input order (a stable sort).
+
+    When each user's rows are already together (the usual layout), every run
+    moves as a block: no comparison sort.
+    """
+    n = user_codes.size
+    heads = np.empty(n, dtype=bool)
+    heads[0] = True
+    np.not_equal(user_codes[1:], user_codes[:-1], out=heads[1:])
+    starts = np.flatnonzero(heads)
+    run_users = user_codes[starts]
+    if np.bincount(run_users).max() > 1:  # some user's rows are apart
+        return np.argsort(user_codes, kind="stable")
+    by_user = np.argsort(run_users)  # one entry per run: cheap
+    moved = starts[by_user]
+    lengths = np.diff(np.append(starts, n))[by_user]
+    return np.repeat(moved - indptr[run_users[by_user]], lengths) + np.arange(n)
 
 
 def _top_from_runs(
@@ -831,12 +852,12 @@ def evaluate(
         truth_users, truth_items, rel_grades = truth_users[positive], truth_items[positive], grades[positive]
     else:
         rel_grades = None
-    if truth_users.size > 1 and not np.all(truth_users[1:] >= truth_users[:-1]):
-        t_order = np.argsort(truth_users, kind="stable")
-        truth_users, truth_items = truth_users[t_order], truth_items[t_order]
-        rel_grades = rel_grades[t_order] if rel_grades is not None else None
     indptr = np.zeros(n_users + 1, dtype=np.int64)
     np.cumsum(np.bincount(truth_users, minlength=n_users), out=indptr[1:])
+    if truth_users.size > 1 and not np.all(truth_users[1:] >= truth_users[:-1]):
+        t_order = _csr_order(truth_users, indptr)
+        truth_items = truth_items[t_order]
+        rel_grades = rel_grades[t_order] if rel_grades is not None else None
 
     opts = _Options(ks, keys, denominator, gain, ideal, discount)
     try:
@@ -853,13 +874,12 @@ def evaluate(
             "must not contain duplicates. "
             "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item])."
         ) from None
-    frame = pd.DataFrame(result, index=pd.Index(users, name=user_col))
-    frame.attrs.update(
+    attrs = dict(
         k=list(ks), denominator=denominator, gain=gain, ideal=ideal, discount=discount,
         ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (np.diff(indptr) > 0)).sum()),
     )
-    return _apply_empty(frame, np.diff(indptr) == 0, empty)
+    return _apply_empty(result, pd.Index(users, name=user_col), np.diff(indptr) == 0, empty, attrs)
 
 
 def _numeric(column: pd.Series, name: str, frame: str, keep_int: bool = False) -> np.ndarray:

@@ -357,3 +357,11 @@ def test_smallest_uint():
 def test_results_are_float64_and_means_are_builtin_convertible(recs, truth):
     got = h.evaluate(recs, truth, k=2, empty="skip")
     assert all(dtype == np.float64 for dtype in got.dtypes)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.integers(0, 5), min_size=2, max_size=40), st.booleans())
+def test_csr_order_is_a_stable_sort_by_user(codes, grouped):
+    codes = np.array(sorted(codes, key=lambda c: (c * 7) % 6) if grouped else codes)  # grouped: runs, unsorted
+    indptr = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=6))])
+    assert np.array_equal(batch._csr_order(codes, indptr), np.argsort(codes, kind="stable"))
