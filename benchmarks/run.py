@@ -1,6 +1,6 @@
 """Benchmark: users per second and peak memory of helpers' two batch paths, against peers.
 
-    python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 20 minutes)
+    python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 22 minutes)
     python -m benchmarks.run --users 100000 --k 100   # one size
     python -m benchmarks.run --quick                  # the smoke run that `make test` does
 
@@ -18,8 +18,9 @@ map_cut) and NDCG@K (linear gain). Routes:
 * ``python``   a plain per-user loop over lists and sets (conversion included)
 
 Each time is the median of ``--repeats`` runs (a peer whose first run takes
-over a minute is run once); the ratio columns divide a peer's time by ours
-from the same process, so machine noise cancels. Above ``PEER_CHUNK`` users a
+over a minute is run once); the ratio columns divide a peer's time by ours,
+measured in the same process minutes apart (on a noisy machine ratios move
+by 10-20 % between runs; the absolute times move more). Above ``PEER_CHUNK`` users a
 peer evaluates consecutive chunks of users one after the other, as one would
 on this machine (pytrec_eval needs about 29 GiB for 1e6 users x 100 in one
 go); its time is the sum over all chunks. Before timing, every route's
