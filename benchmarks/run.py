@@ -25,7 +25,8 @@ peer evaluates consecutive chunks of users one after the other, as one would
 on this machine (pytrec_eval needs about 29 GiB for 1e6 users x 100 in one
 go); its time is the sum over all chunks. Before timing, every route's
 per-user values are checked against helpers' per-user functions on the first
-``--check`` users (to 1e-9). Peak memory is the extra peak above the inputs
+``--check`` users (to 1e-9), and each peer's values for every user are
+compared with ours after timing (to 1e-9: "max |diff| ... (all users)"). Peak memory is the extra peak above the inputs
 (tracemalloc's peak plus the peak of Arrow's memory pool), from one extra run
 of each of our routes; "inputs" is the size of the arrays (arrays route) or of
 the two DataFrames (frames route).
@@ -214,15 +215,32 @@ def available(peer: str) -> bool:
 
 
 # ---------------------------------------------------------------- measuring
-def timed(function, *args, repeats: int) -> tuple[float, int]:
-    """Median seconds over ``repeats`` runs (one run if the first takes over a minute), and the run count."""
+def timed(function, *args, repeats: int) -> tuple[float, int, pd.DataFrame]:
+    """Median seconds over ``repeats`` runs (one run if the first takes over a minute), run count, result."""
     times: list[float] = []
+    result = None
     while len(times) < repeats and not (times and times[0] > SINGLE_RUN_AFTER):
+        result = None
         gc.collect()
         start = time.perf_counter()
-        function(*args)
+        result = function(*args)
         times.append(time.perf_counter() - start)
-    return statistics.median(times), len(times)
+    return statistics.median(times), len(times), result
+
+
+def full_agreement(peer: str, got: pd.DataFrame, ours: dict[str, pd.DataFrame], indptr: np.ndarray) -> float:
+    """Largest |difference| between a peer and our values over every user (users with relevant items)."""
+    if peer == "python":  # one row per user with relevant items, in user order
+        want = ours["arrays"].to_numpy()[np.diff(indptr) > 0]
+        got_values = got.to_numpy()
+    else:  # indexed by user id, like evaluate's result
+        want_frame = ours["frames"]
+        if len(got) != len(want_frame) or not got.index.isin(want_frame.index).all():
+            raise AssertionError(f"{peer} scored a different set of users than helpers.evaluate")
+        want, got_values = want_frame.loc[got.index].to_numpy(), got.to_numpy()
+    if want.shape != got_values.shape:
+        raise AssertionError(f"{peer} returned {got_values.shape} values, helpers {want.shape}")
+    return float(np.abs(want - got_values).max(initial=0.0))
 
 
 def peak_memory(function, *args) -> float:
@@ -303,7 +321,9 @@ def run(users: list[int], ks: list[int], peers: list[str], repeats: int, n_check
             data = (*arrays, *make_frames(*arrays))
             inputs = {"arrays": sum(a.nbytes for a in arrays) / 2**30, "frames": frames_gib(data[3], data[4])}
             worst = check_agreement(data, k, min(n_check, n_users), peers)
-            ours = {name: timed(ROUTES[name], data, k, repeats=repeats)[0] for name in ("arrays", "frames")}
+            timings = {name: timed(ROUTES[name], data, k, repeats=repeats) for name in ("arrays", "frames")}
+            ours = {name: t[0] for name, t in timings.items()}
+            values = {name: t[2] for name, t in timings.items()}
             memory = {name: peak_memory(ROUTES[name], data, k) for name in ("arrays", "frames")}
             for name in ("arrays", "frames"):
                 rows.append(dict(k=k, users=n_users, route=name, seconds=ours[name], users_per_s=n_users / ours[name],
@@ -311,12 +331,16 @@ def run(users: list[int], ks: list[int], peers: list[str], repeats: int, n_check
             for peer in peers:
                 chunk = PEER_CHUNK[peer]
                 route = ROUTES[peer] if n_users <= chunk else in_chunks(ROUTES[peer], chunk)
-                seconds, runs = timed(route, data, k, repeats=repeats)
+                seconds, runs, got = timed(route, data, k, repeats=repeats)
+                diff = full_agreement(peer, got, values, arrays[1])
+                if diff > 1e-9:
+                    raise AssertionError(f"{peer} disagrees with helpers by {diff:.3g} at U = {n_users:,}, K = {k}")
+                del got
                 rows.append(dict(k=k, users=n_users, route=peer, seconds=seconds, users_per_s=n_users / seconds,
                                  vs_arrays=seconds / ours["arrays"], vs_frames=seconds / ours["frames"],
-                                 chunks=-(-n_users // chunk), runs=runs, repeats=repeats))
+                                 chunks=-(-n_users // chunk), runs=runs, repeats=repeats, agreement=diff))
             print_rows([r for r in rows if r["k"] == k and r["users"] == n_users], out)
-            del data, arrays
+            del data, arrays, values, timings
             gc.collect()
     print_targets(rows, out)
     return rows
@@ -333,8 +357,8 @@ def print_rows(rows: list[dict], out=sys.stdout) -> None:
             how = [f"{r['chunks']} chunks of {PEER_CHUNK[r['route']]:,} users"] if r["chunks"] > 1 else []
             how += [f"timed once: over {SINGLE_RUN_AFTER:.0f} s"] if r["runs"] < r["repeats"] else []
             print(f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  "
-                  f"{versus(r['vs_arrays'], 'arrays')}, {versus(r['vs_frames'], 'frames')}"
-                  + (f"  ({', '.join(how)})" if how else ""), file=out)
+                  f"{versus(r['vs_arrays'], 'arrays')}, {versus(r['vs_frames'], 'frames')}  "
+                  f"max |diff| {r['agreement']:.1e} (all users)" + (f"  ({', '.join(how)})" if how else ""), file=out)
     out.flush()
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 
 from benchmarks import run as bench
 
@@ -45,3 +46,17 @@ def test_chunked_peers_give_the_same_values(monkeypatch):
     assert [r["chunks"] for r in rows if r["route"] == "python"] == [3]
     assert "3 chunks of 500 users" in out.getvalue()
     assert "targets (largest U at each K) (the targets are set for U = 1,000,000)" in out.getvalue()
+
+
+def test_full_agreement_catches_a_wrong_value_and_a_missing_user():
+    arrays = bench.make_data(600, 10)
+    data = (*arrays, *bench.make_frames(*arrays))
+    ours = {"arrays": bench.route_arrays(data, 10), "frames": bench.route_frames(data, 10)}
+    python = bench.route_python(data, 10)
+    peer = bench.route_pytrec_eval(data, 10)
+    assert bench.full_agreement("python", python, ours, arrays[1]) <= 1e-12
+    assert bench.full_agreement("pytrec_eval", peer, ours, arrays[1]) <= 1e-12
+    python.iloc[7, 4] += 0.25
+    assert bench.full_agreement("python", python, ours, arrays[1]) == pytest.approx(0.25)
+    with pytest.raises(AssertionError, match="different set of users"):
+        bench.full_agreement("pytrec_eval", peer.iloc[1:], ours, arrays[1])
