@@ -84,3 +84,37 @@ def test_no_error_outputs_or_volatile_text(path):
             assert output.get("output_type") != "error", f"{path.name}: a cell raised an uncaught error"
             text = "".join(output.get("text", "")) + "".join(output.get("data", {}).get("text/plain", ""))
             assert " at 0x" not in text, f"{path.name}: an object address in an output is not deterministic"
+
+
+# Numbers in prose that are quoted, not computed: what a seed printed, a rounding of a computed
+# value, a version. Every other decimal in a markdown cell must appear in the notebook's code or
+# outputs (its leading digits will do), so re-running a notebook after a change cannot leave its
+# prose quoting a stale result.
+QUOTED = {
+    "00-start-here.ipynb": {"3.11": "Python version"},
+    "02-cutoffs.ipynb": {"0.6666666666666666": "seed 001's printed recall"},
+    "03-average-precision.ipynb": {"3.10": "Python version"},
+    "05-dcg-ndcg.ipynb": {"6.60": "DCG_A 6.5972 rounded", "2.95": "IDCG 2.9485 rounded"},
+    "06-leave-one-out.ipynb": {"0.6667": "seed 001's printed value", "1.25": "NumPy version"},
+}
+DECIMAL = re.compile(r"(?<![\w.])-?\d+\.\d{2,}(?!\d)")
+
+
+def _shown(cell: dict) -> str:
+    parts = [_source(cell)]
+    for output in cell.get("outputs", []):
+        parts.append("".join(output.get("text", "")))
+        parts += ["".join(v) for k, v in output.get("data", {}).items() if k.startswith("text/")]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_decimals_in_prose_are_computed_in_the_notebook(path):
+    cells = _load(path)["cells"]
+    shown = "\n".join(_shown(c) for c in cells if c.get("cell_type") == "code")
+    quoted = QUOTED.get(path.name, {})
+    prose = {n for c in cells if c.get("cell_type") == "markdown" for n in DECIMAL.findall(_source(c))}
+    stale = sorted(n for n in prose - set(quoted) if n not in shown)  # "0.714" may quote 0.7142857
+    assert not stale, f"{path.name}: prose quotes {stale}, which no code cell shows; re-check the prose"
+    unused = sorted(n for n in quoted if not any(n in _source(c) for c in cells if c.get("cell_type") == "markdown"))
+    assert not unused, f"{path.name}: QUOTED lists {unused}, no longer in the prose"
