@@ -311,7 +311,7 @@ def run(users: list[int], ks: list[int], peers: list[str], repeats: int, n_check
     peers = [p for p in peers if available(p)]
     rows = []
     print(f"helpers {helpers.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
-          f"peers: {', '.join(peers) or 'none installed'}; median of {repeats}", file=out)
+          f"peers: {', '.join(peers) or 'none'}; median of {repeats}", file=out)
     if "ranx" in peers:  # warm up numba (its first compile takes ~30 s) on tiny data
         tiny = make_data(50, 10)
         route_ranx((*tiny, *make_frames(*tiny)), 10)

@@ -261,7 +261,7 @@ def _compute(
     sub = int(max(1, min(block_size, _BITMAP_BYTES // (stride * np.dtype(code_type).itemsize))))
     bitmap = np.zeros(sub * stride, dtype=code_type)
     if check_relevant and items.size:  # ids strictly increasing within each user: no repeats
-        rising = np.diff(items) > 0
+        rising = items[1:] > items[:-1]  # a bool array: np.diff would allocate int64
         rising[indptr[1:-1][(indptr[1:-1] > 0) & (indptr[1:-1] < items.size)] - 1] = True
         check_relevant = not rising.all()
 
@@ -804,7 +804,7 @@ def evaluate(
         top, list_length = top
     else:
         rec_users = _expand_runs(run_users, heads)
-        if by_rank and grouped and np.all((np.diff(key) > 0) | heads[1:]):
+        if by_rank and grouped and np.all((key[1:] > key[:-1]) | heads[1:]):
             # rows grouped by user, best first: no sort needed
             sorted_users, sorted_items = rec_users, rec_items
             position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
@@ -817,7 +817,7 @@ def evaluate(
             sorted_users, sorted_items = rec_users[order], rec_items[order]
             position, _ = _positions(sorted_users, n_users)
             sorted_key = key[order]
-            same = (np.diff(sorted_users) == 0) & (np.diff(sorted_key) == 0)
+            same = (sorted_users[1:] == sorted_users[:-1]) & (sorted_key[1:] == sorted_key[:-1])
             if by_rank and same.any():
                 at = int(np.flatnonzero(same)[0])
                 raise ValueError(
