@@ -636,13 +636,16 @@ def _csr_order(user_codes: np.ndarray, indptr: np.ndarray) -> np.ndarray:
 def _top_from_runs(
     key: np.ndarray, items: np.ndarray, run_users: np.ndarray, run_length: np.ndarray, n_users: int, kmax: int,
     ideal: str,
-) -> tuple[np.ndarray, np.ndarray] | None:
-    """The (users x width) list matrix straight from the rows, or None if it cannot be done so.
+) -> tuple[np.ndarray, np.ndarray, bool] | None:
+    """The list matrix straight from the rows, its users' list lengths, and whether it is in run order.
 
     Works when each user's rows form one run, every run has the same length
     L and the ranks rise along every run: row r of the input's L-wide reshape
-    is then the list of user ``run_users[r]``, with no sort and no
-    per-row position.
+    is then the list of user ``run_users[r]``, with no sort and no per-row
+    position. When every user has a list, that reshape (a view) is returned
+    as it is, its rows in run order (flag True unless that is also user
+    order); otherwise its rows are placed at their users' codes.
+    Returns None when the shortcut does not apply.
     """
     if run_length.size == 0 or np.any(run_length != run_length[0]):
         return None
@@ -655,16 +658,13 @@ def _top_from_runs(
         return None
     width = max(1, length if ideal == "listed" else min(kmax, length))
     rows = items.reshape(-1, length)[:, :width]
-    if run_users.size == n_users and bool(np.all(run_users[1:] > run_users[:-1])):
-        top = rows  # every user has a list and they come in id order: a view, no copy
-    else:
-        top = np.empty((n_users, width), dtype=rows.dtype) if run_users.size == n_users else np.full(
-            (n_users, width), -1, dtype=rows.dtype
-        )
-        top[run_users] = rows
     list_length = np.zeros(n_users, dtype=np.int64)
     list_length[run_users] = length
-    return top, list_length
+    if run_users.size == n_users:  # every user has a list: the rows, as they come, are the matrix
+        return rows, list_length, not bool(np.all(run_users[1:] > run_users[:-1]))
+    top = np.full((n_users, width), -1, dtype=rows.dtype)  # users with no list get empty rows
+    top[run_users] = rows
+    return top, list_length, False
 
 
 @_registry.document("empty", "ties")
@@ -800,8 +800,12 @@ def evaluate(
     grouped = run_users.size == 0 or np.bincount(run_users).max() == 1  # one block of rows per user
     top = _top_from_runs(key, rec_items, run_users, run_length, n_users, max(ks), ideal) if (
         by_rank and grouped) else None
+    row_of_user = None  # top's rows are users in code order, unless they stay in run order
     if top is not None:  # the common case: every user has a list of the same length, best first
-        top, list_length = top
+        top, list_length, in_run_order = top
+        if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
+            row_of_user = np.empty(n_users, dtype=np.int64)
+            row_of_user[run_users] = np.arange(n_users)
     else:
         rec_users = _expand_runs(run_users, heads)
         if by_rank and grouped and np.all((key[1:] > key[:-1]) | heads[1:]):
@@ -859,34 +863,39 @@ def evaluate(
         truth_users, truth_items, rel_grades = truth_users[positive], truth_items[positive], grades[positive]
     else:
         rel_grades = None
+    n_relevant = np.bincount(truth_users, minlength=n_users)
+    truth_rows = truth_users if row_of_user is None else row_of_user[truth_users]
     indptr = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(np.bincount(truth_users, minlength=n_users), out=indptr[1:])
-    if truth_users.size > 1 and not np.all(truth_users[1:] >= truth_users[:-1]):
-        t_order = _csr_order(truth_users, indptr)
+    np.cumsum(n_relevant if row_of_user is None else n_relevant[run_users], out=indptr[1:])
+    if truth_rows.size > 1 and not np.all(truth_rows[1:] >= truth_rows[:-1]):
+        t_order = _csr_order(truth_rows, indptr)
         truth_items = truth_items[t_order]
         rel_grades = rel_grades[t_order] if rel_grades is not None else None
 
     opts = _Options(ks, keys, denominator, gain, ideal, discount)
     try:
         result = _compute(top, indptr, truth_items, rel_grades, n_items, opts, _DEFAULT_BLOCK, "all", True)
-    except _DuplicateRelevant as err:
-        raise ValueError(
-            f"truth lists user {users[err.row]!r} and item {item_index[err.item]!r} more than once; "
-            "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
-        ) from None
-    except _DuplicateRecommendation as err:
+    except (_DuplicateRelevant, _DuplicateRecommendation) as err:
+        user = users[err.row if row_of_user is None else run_users[err.row]]
+        if isinstance(err, _DuplicateRelevant):
+            raise ValueError(
+                f"truth lists user {user!r} and item {item_index[err.item]!r} more than once; "
+                "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
+            ) from None
         raise ValueError(
             f"recommendations list item {item_index[err.item]!r} more than once for user "
-            f"{users[err.row]!r} (at positions {', '.join(map(str, err.ranks))} of its list); a ranking "
+            f"{user!r} (at positions {', '.join(map(str, err.ranks))} of its list); a ranking "
             "must not contain duplicates. "
             "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item])."
         ) from None
+    if row_of_user is not None:  # back to user order
+        result = {name: values[row_of_user] for name, values in result.items()}
     attrs = dict(
         k=list(ks), denominator=denominator, gain=gain, ideal=ideal, discount=discount,
         ties=ties if not by_rank else None,
-        n_users_without_recommendations=int(((list_length == 0) & (np.diff(indptr) > 0)).sum()),
+        n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
     )
-    return _apply_empty(result, pd.Index(users, name=user_col), np.diff(indptr) == 0, empty, attrs)
+    return _apply_empty(result, pd.Index(users, name=user_col), n_relevant == 0, empty, attrs)
 
 
 def _numeric(column: pd.Series, name: str, frame: str, keep_int: bool = False) -> np.ndarray:

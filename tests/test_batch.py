@@ -126,8 +126,9 @@ def test_dataframe_path_equals_per_user_functions(cases, k, options, ids):
     st.sampled_from(["consecutive", "gaps", "one_user_reversed", "uint"]),
     OPTION_SETS,
     st.integers(0, 2**32 - 1),
+    st.booleans(),
 )
-def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, options, seed):
+def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, options, seed, uneven):
     # the common shape of a recommender's output (rows grouped by user, best first, the same number
     # of rows per user) takes a shortcut that builds the list matrix without sorting: same values
     rng = np.random.default_rng(seed)
@@ -143,13 +144,20 @@ def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, optio
             rows = rows[::-1]  # worst first: falls back to sorting, still read in rank order
         recs += [(f"u{u}", item, r) for item, r in rows]
         truth += [(f"u{u}", item, g) for item, g in relevant.items()]
+    blocks = [recs[u * length : (u + 1) * length] for u in range(n_users)]
+    recs = [row for u in rng.permutation(n_users) for row in blocks[u]]  # users in any order
     recs = pd.DataFrame(recs, columns=["user", "item", "rank"])
     if ranks == "uint":
         recs["rank"] = recs["rank"].astype(np.uint16)
+    if uneven:  # u0 loses its relevant items (scored 0 by empty="zero"); "u9" has relevant items, no list
+        truth = [row for row in truth if row[0] != "u0"] + [("u9", "i1", 2.0)]
+        users = [(users[0][0], {})] + users[1:] + [([], {"i1": 2.0})]
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
-    got = h.evaluate(recs, truth, k=k, **options)
+    got = h.evaluate(recs, truth, k=k, empty="zero", **options)
     want = expected_frame(users, [k], options)
+    assert list(got.index) == [f"u{u}" for u in range(n_users)] + (["u9"] if uneven else [])
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
+    assert got.attrs["n_users_without_recommendations"] == int(uneven)
 
 
 def test_the_shortcut_is_taken_for_grouped_lists_of_one_length(monkeypatch):
@@ -173,6 +181,21 @@ def test_columns_in_several_arrow_chunks(recs, truth):
     pd.testing.assert_frame_equal(h.evaluate(pieces, pd.concat([truth.iloc[1:], truth.iloc[:1]]), k=2, empty="skip"), whole)
     padded = pd.concat([recs.iloc[:1], recs], ignore_index=True).iloc[1:]
     pd.testing.assert_frame_equal(h.evaluate(padded, truth, k=2, empty="skip"), whole)
+
+
+def test_errors_name_the_right_user_when_users_come_out_of_order():
+    # grouped lists of one length keep the input's row order inside; errors must still map rows to users
+    recs = pd.DataFrame({"user": ["c", "c", "a", "a", "b", "b"], "item": ["x", "y", "y", "y", "x", "z"],
+                         "rank": [1, 2, 1, 2, 1, 2]})
+    truth = pd.DataFrame({"user": ["a", "b", "c", "c"], "item": ["y", "z", "x", "x"]})
+    with pytest.raises(ValueError, match="recommendations list item 'y' more than once for user 'a'"):
+        h.evaluate(recs, truth.iloc[:3], k=2)
+    recs.loc[3, "item"] = "w"
+    with pytest.raises(ValueError, match="truth lists user 'c' and item 'x' more than once"):
+        h.evaluate(recs, truth, k=2)
+    got = h.evaluate(recs, truth.iloc[:3], k=2, metrics=["rr", "ap"])
+    assert got.to_dict("index") == {"a": {"rr@2": 1.0, "ap@2": 1.0}, "b": {"rr@2": 0.5, "ap@2": 0.5},
+                                    "c": {"rr@2": 1.0, "ap@2": 1.0}}
 
 
 def test_uint_ranks_out_of_order_are_sorted_not_wrapped():
