@@ -19,17 +19,18 @@ map_cut) and NDCG@K (linear gain). Routes:
 
 Each time is the median of ``--repeats`` runs (a peer whose first run takes
 over a minute is run once); the ratio columns divide a peer's time by ours,
-measured in the same process minutes apart (on a noisy machine ratios move
-by 10-20 % between runs; the absolute times move more). Above ``PEER_CHUNK`` users a
-peer evaluates consecutive chunks of users one after the other, as one would
-on this machine (pytrec_eval needs about 29 GiB for 1e6 users x 100 in one
-go); its time is the sum over all chunks. Before timing, every route's
-per-user values are checked against helpers' per-user functions on the first
-``--check`` users (to 1e-9), and each peer's values for every user are
-compared with ours after timing (to 1e-9: "max |diff| ... (all users)"). Peak memory is the extra peak above the inputs
-(tracemalloc's peak plus the peak of Arrow's memory pool), from one extra run
-of each of our routes; "inputs" is the size of the arrays (arrays route) or of
-the two DataFrames (frames route).
+measured in the same process minutes apart (on a noisy 2-core machine ratios
+moved by up to 30 % between runs; absolute times move more). Above
+``PEER_CHUNK`` users a peer evaluates consecutive chunks of users one after
+the other, as one would on this machine (pytrec_eval needs about 29 GiB for
+1e6 users x 100 in one go); its time is the sum over all chunks. Before
+timing, every route's per-user values are checked against helpers' per-user
+functions on the first ``--check`` users (to 1e-9), and each peer's values
+for every user are compared with ours after timing (to 1e-9: "max |diff| ...
+(all users)"). Peak memory is the extra peak above the inputs (tracemalloc's
+peak plus the peak of Arrow's memory pool), from one extra run of each of our
+routes; "inputs" is the size of the arrays (arrays route) or of the two
+DataFrames (frames route).
 
 The last lines compare the largest run with the targets of the performance
 issue: arrays >= 500 k users/s at K = 100 (stretch 850 k) and >= 1.2 M at
