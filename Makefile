@@ -1,37 +1,67 @@
 # Two commands do all the set-up:  make lab  (open the course)  and  make test  (run every test).
-# Both create .venv with the first Python >= 3.11 they find, and install the project into it.
+# Both create .venv with the first Python >= 3.11 they find (or PYTHON=/path/to/python3.12), and install
+# the project into it with the extras they need: lab the `course` extra, test `all`.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
-STAMP := $(VENV)/.installed-stamp
+LAB_STAMP := $(VENV)/.course-stamp
+STAMP := $(VENV)/.all-stamp
+# The library's second leg: its tests (not the notebooks) on the oldest pandas it supports.
+P2 := .venv-pandas2
+P2_STAMP := $(P2)/.stamp
 PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab test test-conformance bench bench-grading site clean
+.PHONY: lab test test-pandas2 lint test-conformance bench bench-grading site clean
+
+define make_venv
+	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
+	@test -x $(1)/bin/python || $(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --disable-pip-version-check --quiet --upgrade pip
+endef
+
+$(LAB_STAMP): pyproject.toml
+	$(call make_venv,$(VENV))
+	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[course]"
+	@touch $(LAB_STAMP)
 
 $(STAMP): pyproject.toml
-	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
-	@test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --disable-pip-version-check --quiet --upgrade pip
-	$(PY) -m pip install --disable-pip-version-check --quiet -e .
-	@touch $(STAMP)
+	$(call make_venv,$(VENV))
+	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[all]"
+	@touch $(STAMP) $(LAB_STAMP)
 
-lab: $(STAMP)
+$(P2_STAMP): pyproject.toml
+	$(call make_venv,$(P2))
+	$(P2)/bin/python -m pip install --disable-pip-version-check --quiet "pandas==2.2.*" "pytest>=8" "hypothesis>=6" -e .
+	@touch $(P2_STAMP)
+
+lab: $(LAB_STAMP)
 	$(VENV)/bin/jupyter lab notebooks/00-start-here.ipynb
 
-test: $(STAMP)
+test: $(STAMP) $(P2_STAMP)
+	$(PY) -m ruff check .
 	TOPK_COURSE_PROGRESS=off OPENBLAS_NUM_THREADS=1 $(PY) -m pytest
+	$(MAKE) --no-print-directory test-pandas2
+
+# The library's tests and doctests on pandas 2.2 (no notebooks, no peers, no pyarrow): a few seconds.
+test-pandas2: $(P2_STAMP)
+	OPENBLAS_NUM_THREADS=1 $(P2)/bin/python -m pytest -c /dev/null --rootdir=. -q -p no:cacheprovider \
+		--import-mode=importlib --doctest-modules -o doctest_optionflags="NORMALIZE_WHITESPACE NUMBER" \
+		-m "not compare" tests/library $(wildcard helpers/*.py)
+
+lint: $(STAMP)
+	$(PY) -m ruff check .
 
 # Opt-in: torchmetrics, Microsoft Recommenders and PySpark (needs Java 17) in their own venv,
-# because recommenders pins pandas 2; re-records helpers/library_results/conformance.json.
+# because recommenders pins pandas 2; re-records helpers/experiments/results/conformance.json.
 CONF := .venv-conformance
 test-conformance:
 	test -x $(CONF)/bin/python || $(PYTHON) -m venv $(CONF)
 	$(CONF)/bin/pip install --quiet torch==2.13.0
 	$(CONF)/bin/pip install --quiet torchmetrics recommenders pyspark pytrec-eval-terrier ranx ir-measures scikit-learn pytest nbval hypothesis pyarrow
 	PYTHONPATH=$(CURDIR) $(CONF)/bin/python -m pytest -m conformance -o addopts="--import-mode=importlib -p no:cacheprovider" tests/conformance
-	PYTHONPATH=$(CURDIR) $(CONF)/bin/python -m helpers.libraries record
+	PYTHONPATH=$(CURDIR) $(CONF)/bin/python tools/record_peer_results.py
 
 site: $(STAMP)
 	$(PY) tools/build_site.py --out _site
@@ -43,4 +73,4 @@ bench-grading: $(STAMP)
 	$(PY) benchmarks/grading.py
 
 clean:
-	rm -rf $(VENV) build *.egg-info
+	rm -rf $(VENV) $(P2) build *.egg-info

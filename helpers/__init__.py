@@ -9,20 +9,37 @@ Per-user functions (one ranked list, one set of relevant items, a cutoff k):
 Many users at once: ``evaluate`` (pandas DataFrames, any ids),
 ``evaluate_arrays`` (the integer fast path) and ``evaluate_as`` (the numbers
 a given library would report). Splits: ``leave_one_out_split`` and
-``temporal_split``. Exercises: ``helpers.checks`` (``progress()`` summarises
-what you solved). Data, baselines and statistics for real evaluations:
-``helpers.data``, ``helpers.models``, ``helpers.stats``, ``helpers.sampled``.
-Grading: ``python -m helpers.grade``.
+``temporal_split``. Every metric and option is listed in ``helpers.METRICS``
+and ``helpers.OPTIONS``; ``helpers.metric_table()`` returns them as a table.
 
-Every metric and option is listed in ``helpers.METRICS`` and
-``helpers.OPTIONS``; ``helpers.metric_table()`` returns them as a table.
+The package has rooms, one purpose each; the arrows are the only imports allowed
+(``tests/library/test_layers.py`` parses every module and enforces them):
+
+==========================  =============================================  ==========================
+room                        purpose                                        may import (within helpers)
+==========================  =============================================  ==========================
+``helpers`` (root modules)  the metrics library: per-user metrics, batch   root modules only
+                            evaluation, splits, library conventions,
+                            the registry
+``helpers.experiments``     data, baselines, statistics, sampled metrics,  root, experiments
+                            peer libraries' runs
+``helpers.checking``        how an answer is judged (one rule set for      nothing (stdlib, NumPy)
+                            notebooks, self-checks and the grader)
+``helpers.course``          the notebooks' exercises, seed examples,       root, experiments,
+                            progress                                       checking
+``helpers.grade``           the autograder (``python -m helpers.grade``)   root, experiments,
+                                                                           checking
+``helpers.grade.child``     runs inside the sandbox                        standard library only
+==========================  =============================================  ==========================
+
+``import helpers`` loads the library only; ``helpers.progress()`` and
+``helpers.reset_progress()`` load the course on first use.
 """
 
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
 from ._registry import markdown_table as metric_table
 from .batch import evaluate, evaluate_arrays
-from .checks import progress, reset_progress
-from .libraries import evaluate_as
+from .conventions import evaluate_as
 from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
 from .metrics import (
     average_precision_at_k,
@@ -60,4 +77,15 @@ __all__ = [
     "reset_progress",
 ]
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
+
+_COURSE = {"progress", "reset_progress"}
+
+
+def __getattr__(name: str):
+    """Load the course's progress helpers on first use (``import helpers`` stays the library only)."""
+    if name in _COURSE:
+        from helpers import course
+
+        return getattr(course, name)
+    raise AttributeError(f"module 'helpers' has no attribute {name!r}")

@@ -2,7 +2,7 @@
 
 All error text in the package is written here, once. Each message says what
 was wrong, what was expected, the value that was received and, where a cause
-is likely, how to fix it. ``tests/test_validation.py`` pins every message.
+is likely, how to fix it. ``tests/library/test_validation.py`` pins every message.
 """
 
 from __future__ import annotations

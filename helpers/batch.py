@@ -13,7 +13,7 @@ block the hits are found with a cache-sized bitmap (one row of ``n_items``
 one-byte cells per user of a small sub-block), and the metrics are computed
 from the list of hit positions, so the work grows with the number of hits
 rather than with K. The results equal the per-user functions in
-``helpers.metrics`` and ``helpers.dcg`` to 1e-12 (``tests/test_batch.py``).
+``helpers.metrics`` and ``helpers.dcg`` to 1e-12 (``tests/library/test_batch.py``).
 
 :func:`evaluate` spends most of its time turning ids into integer codes. It
 is fastest when each user's rows come together with ranks 1..K (what a
@@ -30,8 +30,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from . import _registry
 from ._cutoff import discounts, ideal_dcg_table
@@ -554,6 +552,11 @@ def _arrow_codes(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.nd
     """
     arrays = [getattr(c.array, "__arrow_array__", None) for c in (values, other)]
     if any(a is None for a in arrays):
+        return None
+    try:  # optional (the `arrow` extra): a speed-up only; pandas' own factorize is the fallback
+        import pyarrow as pa
+        import pyarrow.compute as pc
+    except ImportError:
         return None
     first, second = (pa.chunked_array(a()) for a in arrays)
     if first.type != second.type or not (pa.types.is_string(first.type) or pa.types.is_large_string(first.type)):

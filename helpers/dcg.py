@@ -6,8 +6,8 @@ a mapping item -> grade (graded relevance; 0 means judged not relevant).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Hashable
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 from . import _registry
 from ._cutoff import discount as _discount

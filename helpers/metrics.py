@@ -7,8 +7,8 @@ users and is tested against these functions.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Hashable
+from collections.abc import Hashable, Sequence
+from typing import Any
 
 from . import _registry
 from ._cutoff import hit_ranks

@@ -71,9 +71,11 @@ def conda_spec(entry: str) -> tuple[str, SpecifierSet]:
 
 
 def pyproject_dependencies() -> dict[str, SpecifierSet]:
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    """The library's dependencies plus the ``course`` extra, as tools/sync_environment.py expands them."""
+    from tools.sync_environment import requirements
+
     found: dict[str, SpecifierSet] = {}
-    for line in project["dependencies"]:
+    for line in requirements("course"):
         req = Requirement(line)
         found[canonicalize_name(req.name)] = req.specifier
     return found
@@ -224,3 +226,9 @@ def test_readme_binder_badge_opens_notebook_zero_in_jupyterlab():
                             r"notebooks/00-start-here\.ipynb", link), link
     assert "https://mybinder.org/badge_logo.svg" in readme
     assert (ROOT / "notebooks" / "00-start-here.ipynb").is_file()
+
+
+def test_environment_files_are_generated_from_pyproject():
+    from tools.sync_environment import main
+
+    assert main(["--check"]) == 0, "run: python tools/sync_environment.py"

@@ -7,7 +7,7 @@ in ``tests/browser/conftest.py``. It can also be run by hand on any folder of no
 
 What one run does:
 
-1. copy the notebooks (and tests/data, which notebooks read) to a temporary folder: JupyterLab
+1. copy the notebooks (and tests/experiments/data, which notebooks may read) to a temporary folder: JupyterLab
    autosaves, and the test saves the executed notebook, so the server must never see the
    repository's files;
 2. start ``jupyter lab`` there with private ``JUPYTER_*``/``JUPYTERLAB_*``/``IPYTHONDIR``
@@ -153,15 +153,15 @@ def is_numbered(prompt: str) -> bool:
     return inside.isdigit()
 
 
-#: Folders beside notebooks/ that notebooks read by relative path (e.g. ``../tests/data/u.data``).
-DATA_FOLDERS = ("data", "tests/data")
+#: Folders beside notebooks/ that notebooks read by relative path (e.g. ``../tests/experiments/data/u.data``).
+DATA_FOLDERS = ("data", "tests/experiments/data")
 
 
 def copy_course(notebooks_dir: Path, dest: Path) -> Path:
     """Copy ``notebooks_dir`` to ``dest/notebooks`` and return the copy.
 
     The data folders of :data:`DATA_FOLDERS` that exist beside ``notebooks_dir`` are copied too,
-    at the same relative place, so ``../tests/data/...`` resolves as in the repository. The
+    at the same relative place, so ``../tests/experiments/data/...`` resolves as in the repository. The
     ``helpers`` package is not copied: the kernel imports the installed one.
     """
     ignore = shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__")
@@ -196,7 +196,7 @@ def server_environment(home: Path) -> dict[str, str]:
         JUPYTERLAB_WORKSPACES_DIR=str(home / "workspaces"),
         IPYTHONDIR=str(home / "ipython"),
         JUPYTER_PLATFORM_DIRS="1",
-        # helpers.checks records exercise outcomes; keep the learner's real record out of it.
+        # helpers.course records exercise outcomes; keep the learner's real record out of it.
         TOPK_COURSE_PROGRESS=str(home / "progress.json"),
         PYTHONUNBUFFERED="1",
     )

@@ -41,14 +41,14 @@ def test_notebook_runs_cleanly_in_jupyterlab(lab, name):
 
 
 def test_exercise_notebook_has_exercises():
-    """At least one listed notebook besides notebook 0 has inline exercises (helpers.checks)."""
+    """At least one listed notebook besides notebook 0 has inline exercises (helpers.course)."""
     names = [n for n in NOTEBOOKS if n not in REQUIRED and (NOTEBOOK_DIR / n).is_file()]
     assert names, f"none of {NOTEBOOKS} besides {sorted(REQUIRED)} exists; list a notebook with exercises"
     sources = ["".join(c["source"]) for n in names
                for c in json.loads((NOTEBOOK_DIR / n).read_text(encoding="utf-8"))["cells"]
                if c["cell_type"] == "code"]
-    assert any("helpers.checks" in s for s in sources) and any(".check(" in s for s in sources), \
-        f"{names} call no exercise check (helpers.checks ... q1.check(...)); list a notebook that does"
+    assert any("helpers.course" in s for s in sources) and any(".check(" in s for s in sources), \
+        f"{names} call no exercise check (helpers.course ... q1.check(...)); list a notebook that does"
 
 
 def test_repository_notebooks_untouched(lab):

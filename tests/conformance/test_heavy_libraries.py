@@ -3,15 +3,16 @@
 Marked ``conformance`` (deselected by ``make test``). Each test runs the
 library itself on random data with every awkward kind of user (unjudged,
 judged with grade 0 only, relevant items but no list) and compares with
-:func:`helpers.libraries.evaluate_as`.
+:func:`helpers.conventions.evaluate_as`.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from helpers import libraries as L
-from tests.test_libraries import _check, random_case
+from helpers import conventions as L
+from helpers.experiments import peers
+from tests.library.test_libraries import _check, random_case
 
 pytestmark = pytest.mark.conformance
 
@@ -29,7 +30,7 @@ def test_torchmetrics_non_positive_scores_and_tied_ndcg():
     recs, truth = random_case(53, ties=False, graded=True, ragged=False)
     _check("torchmetrics", recs.assign(score=recs["score"] - 0.5), truth, 5, tol=1e-6)
     recs, truth = random_case(54, ties=True, graded=True, ragged=False)
-    native = L.run_native("torchmetrics", recs, truth, 5)
+    native = peers.run_native("torchmetrics", recs, truth, 5)
     ours = L.evaluate_as("torchmetrics", recs, truth, 5, metrics=["ndcg"])
     assert abs(native["ndcg@5"] - ours["ndcg@5"]) < 1e-6  # tie-averaged; the others' tie order is unspecified
 

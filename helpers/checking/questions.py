@@ -1,0 +1,523 @@
+"""Question objects: ``check``, ``hint`` and ``solution`` for one exercise.
+
+A question compares the learner's answer with a reference computed by
+:mod:`helpers` (never with a typed number) and answers with a
+:class:`CheckResult` whose text starts with a plain word: ``Correct``,
+``Incorrect`` or ``Not attempted``. An incorrect answer shows what the learner
+returned and for which input, never the expected value; when the learner's
+outputs match a known mistake (a wrong implementation attached to the
+question) the message names it.
+"""
+
+from __future__ import annotations
+
+import dis
+import inspect
+import math
+import numbers
+import textwrap
+from collections.abc import Callable, Mapping, Sequence, Set
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CORRECT",
+    "INCORRECT",
+    "NOT_ATTEMPTED",
+    "CheckResult",
+    "Text",
+    "Mistake",
+    "Property",
+    "FunctionQuestion",
+    "ValueQuestion",
+    "PropertyQuestion",
+    "format_value",
+    "is_stub",
+    "QUESTIONS",
+]
+
+CORRECT = "correct"
+INCORRECT = "incorrect"
+NOT_ATTEMPTED = "not attempted"
+
+#: Every question ever built, by id ("02.q1"): what progress() counts.
+QUESTIONS: dict[str, _Question] = {}
+
+#: Called with (question id, outcome) after every check; the course registers its progress store here.
+OUTCOME_HOOKS: list[Callable[[str, str], None]] = []
+
+REL_TOL = 1e-9
+ABS_TOL = 1e-12
+
+
+# ----------------------------------------------------------------- display
+class Text:
+    """A message shown as plain text in Jupyter (its repr is the text itself)."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return self.text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """The outcome of ``q.check(answer)``.
+
+    Attributes
+    ----------
+    question : str
+        The question id, e.g. ``"02.q1"``.
+    outcome : str
+        ``"correct"``, ``"incorrect"`` or ``"not attempted"``.
+    message : str
+        What the notebook shows; it starts with the outcome in words.
+    mistake : str or None
+        The label of the recognised known mistake, if any.
+    """
+
+    question: str
+    outcome: str
+    message: str
+    mistake: str | None = None
+
+    def __repr__(self) -> str:
+        return self.message
+
+    def __bool__(self) -> bool:
+        return self.outcome == CORRECT
+
+
+def format_value(value: Any, digits: int = 6) -> str:
+    """Deterministic, readable text for a value: sets sorted, floats rounded.
+
+    Examples
+    --------
+    >>> format_value({"b", "a"})
+    "{'a', 'b'}"
+    >>> format_value(2 / 3)
+    '0.666667'
+    >>> format_value([1, 0.5, "x"])
+    "[1, 0.5, 'x']"
+    """
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number) or math.isinf(number):
+            return repr(number)
+        return f"{number:.{digits}g}" if number != 0 else "0.0"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (Set, frozenset)):
+        items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
+        return "{" + ", ".join(format_value(v, digits) for v in items) + "}" if items else "set()"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{format_value(k)}: {format_value(v, digits)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        inner = ", ".join(format_value(v, digits) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v, digits) for v in value) + "]"
+    if hasattr(value, "tolist"):  # NumPy arrays and scalars
+        return format_value(value.tolist(), digits)
+    return repr(value)
+
+
+def _same(answer: Any, expected: Any) -> bool:
+    """True if ``answer`` equals ``expected`` (numbers with math.isclose, never ==)."""
+    if isinstance(expected, numbers.Real) and not isinstance(expected, bool):
+        if hasattr(answer, "ndim") and getattr(answer, "ndim", 1) == 0:
+            answer = answer.item()
+        if not isinstance(answer, numbers.Real):
+            return False
+        return math.isclose(float(answer), float(expected), rel_tol=REL_TOL, abs_tol=ABS_TOL)
+    if isinstance(expected, (list, tuple)):
+        if hasattr(answer, "tolist"):
+            answer = answer.tolist()
+        if not isinstance(answer, (list, tuple)) or len(answer) != len(expected):
+            return False
+        return all(_same(a, e) for a, e in zip(answer, expected))
+    return answer == expected
+
+
+def _kind(expected: Any) -> str:
+    if isinstance(expected, numbers.Real) and not isinstance(expected, bool):
+        return "a number"
+    if isinstance(expected, tuple):
+        return f"a tuple of {len(expected)} values"
+    if isinstance(expected, list):
+        return "a list"
+    return type(expected).__name__
+
+
+_STUB_OPS = {"RESUME", "NOP", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST", "POP_TOP", "CACHE"}
+
+
+def is_stub(function: Callable) -> bool:
+    """True if ``function``'s body does nothing: only ``...``, ``pass`` or a docstring.
+
+    Examples
+    --------
+    >>> def todo(ranking, relevant, k):
+    ...     ...  # your code here
+    >>> is_stub(todo)
+    True
+    >>> is_stub(lambda ranking, relevant, k: len(ranking))
+    False
+    >>> is_stub(lambda ranking, relevant, k: 1.0)  # a constant is an answer, if a wrong one
+    False
+    """
+    code = getattr(function, "__code__", None)
+    if code is None or code.co_names:
+        return False
+    for ins in dis.get_instructions(code):
+        if ins.opname not in _STUB_OPS:
+            return False
+        if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.argval is not None and ins.argval is not Ellipsis:
+            return False
+    return True
+
+
+@dataclass(frozen=True)
+class Mistake:
+    """A known wrong answer: a label, an explanation and a function that makes it.
+
+    ``function`` takes the same arguments as the learner's function (for a
+    :class:`FunctionQuestion`) or none (for a :class:`ValueQuestion`, where it
+    returns the mistaken value).
+    """
+
+    label: str
+    explanation: str
+    function: Callable
+
+
+@dataclass(frozen=True)
+class Property:
+    """A rule that an open-ended answer must satisfy (see :class:`PropertyQuestion`).
+
+    ``test(function)`` returns ``None`` when the rule holds, or a string that
+    shows the failing call and what it returned.
+    """
+
+    description: str
+    test: Callable[[Callable], str | None]
+
+
+# ----------------------------------------------------------------- questions
+@dataclass(eq=False, repr=False)
+class _Question:
+    id: str  # "02.q1": notebook number and the name the notebook binds
+    title: str
+    hints: Sequence[str]
+    solution_code: Callable
+    mistakes: Sequence[Mistake] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        if not self.hints:
+            raise ValueError(f"question {self.id} needs at least one hint")
+        QUESTIONS[self.id] = self
+
+    @property
+    def name(self) -> str:
+        """The variable the notebook binds the question to, e.g. ``q1``."""
+        return self.id.split(".", 1)[1]
+
+    def __repr__(self) -> str:
+        return (
+            f"Question {self.id}: {self.title}\n"
+            f"Call {self.name}.check(your_answer); {self.name}.hint() for a hint; "
+            f"{self.name}.solution() for the solution."
+        )
+
+    # -- learner API
+    def hint(self, n: int = 1) -> Text:
+        """Show hint number ``n`` (1-based); later hints say more."""
+        total = len(self.hints)
+        if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= total:
+            return Text(f"{self.name} has hints 1 to {total}: call {self.name}.hint(1) ... {self.name}.hint({total}).")
+        text = f"Hint {n} of {total}: {self.hints[n - 1]}"
+        if n < total:
+            text += f"\n(For more help: {self.name}.hint({n + 1}).)"
+        else:
+            text += f"\n(That was the last hint; {self.name}.solution() shows a solution.)"
+        return Text(text)
+
+    def solution(self) -> Text:
+        """Show the reference solution: real code, importable from this module."""
+        source = textwrap.dedent(inspect.getsource(self.solution_code)).rstrip()
+        return Text(f"Solution to {self.id} ({self.solution_code.__module__}.{self.solution_code.__name__}):\n\n{source}")
+
+    def check(self, answer: Any, *, record: bool = True) -> CheckResult:
+        """Check ``answer`` and record the outcome in the progress file.
+
+        ``record=False`` checks without recording (for demonstrations).
+        """
+        result = self._check(answer)
+        if record:
+            for hook in OUTCOME_HOOKS:
+                hook(self.id, result.outcome)
+        return result
+
+    def stub(self) -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def answer_from(self, function: Callable) -> Any:
+        """What a learner would pass to ``check`` if they wrote ``function``.
+
+        A function for function questions; its value for value questions.
+        Used by the tests to feed the solution and each known mistake.
+        """
+        return function
+
+    def _check(self, answer: Any) -> CheckResult:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    # -- message helpers
+    def _result(self, outcome: str, message: str, mistake: str | None = None) -> CheckResult:
+        return CheckResult(self.id, outcome, message, mistake)
+
+    def _incorrect(self, what: str, mistake: Mistake | None) -> CheckResult:
+        lines = [f"Incorrect: {what}"]
+        if mistake is not None:
+            lines.append(f"Recognised mistake: {mistake.label}. {mistake.explanation}")
+        lines.append(f"Fix it and run the cell again; {self.name}.hint() gives a hint.")
+        return self._result(INCORRECT, "\n".join(lines), mistake.label if mistake else None)
+
+
+@dataclass(eq=False, repr=False)
+class FunctionQuestion(_Question):
+    """An exercise whose answer is a function, checked on a list of inputs.
+
+    Parameters
+    ----------
+    id, title : str
+        ``"NN.qM"`` and a one-line description.
+    function_name : str
+        The name the learner's function has in the notebook (used in messages).
+    reference : callable
+        Computes the expected output from :mod:`helpers` for each case.
+    cases : sequence of tuple
+        Positional arguments for each call; one case per edge worth checking.
+    hints, solution_code, mistakes
+        See :class:`_Question`.
+    """
+
+    function_name: str = ""
+    reference: Callable | None = None
+    cases: Sequence[tuple] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.reference is None or not self.cases or not self.function_name:
+            raise ValueError(f"question {self.id} needs function_name, reference and cases")
+
+    def stub(self) -> Callable:
+        """A do-nothing function with the exercise's signature (what the notebook starts with)."""
+        parameters = list(inspect.signature(self.solution_code).parameters)
+        namespace: dict[str, Any] = {}
+        exec(f"def {self.function_name}({', '.join(parameters)}):\n    ...\n", namespace)
+        return namespace[self.function_name]
+
+    def _call_text(self, args: tuple) -> str:
+        return f"{self.function_name}({', '.join(format_value(a) for a in args)})"
+
+    def _outputs(self, function: Callable) -> list[tuple[bool, Any]]:
+        results = []
+        for args in self.cases:
+            try:
+                results.append((True, function(*_copy(args))))
+            except Exception as error:  # noqa: BLE001 - any learner error is feedback
+                results.append((False, error))
+        return results
+
+    def _matching_mistake(self, learner: list[tuple[bool, Any]]) -> Mistake | None:
+        for mistake in self.mistakes:
+            theirs = self._outputs(mistake.function)
+            compared = 0
+            for (ok_l, value_l), (ok_m, value_m) in zip(learner, theirs):
+                if not ok_m:
+                    continue
+                if not ok_l or not _same(value_l, value_m):
+                    break
+                compared += 1
+            else:
+                if compared:
+                    return mistake
+        return None
+
+    def _check(self, answer: Any) -> CheckResult:
+        early = _function_answer_problem(self, answer, show_value=True)
+        if early is not None:
+            return early
+        learner = self._outputs(answer)
+        for args, (ok, value) in zip(self.cases, learner):
+            if not ok and isinstance(value, NotImplementedError):
+                return self._result(
+                    NOT_ATTEMPTED,
+                    f"Not attempted yet: {self.function_name} raises NotImplementedError; "
+                    f"replace it with your code, then run the cell again.",
+                )
+        for args, (ok, value) in zip(self.cases, learner):
+            expected = self.reference(*_copy(args))
+            call = self._call_text(args)
+            if not ok:
+                return self._incorrect(
+                    f"{call} raised {type(value).__name__}: {value}", None
+                )
+            if value is None:
+                return self._incorrect(f"{call} returned None. Did you forget a return statement?", None)
+            if not _same(value, expected):
+                shape = ""
+                kind = _kind(expected)
+                if kind == "a number" and not isinstance(value, numbers.Real) and not hasattr(value, "ndim"):
+                    shape = f" It should return {kind}."
+                return self._incorrect(
+                    f"{call} returned {format_value(value)}.{shape}",
+                    self._matching_mistake(learner),
+                )
+        return self._result(
+            CORRECT,
+            f"Correct: {self.function_name} agrees with helpers on all {len(self.cases)} test inputs.",
+        )
+
+
+def _copy(args: tuple) -> tuple:
+    """Fresh copies of mutable arguments, so a learner's function cannot alter the cases."""
+    out = []
+    for a in args:
+        if isinstance(a, list):
+            out.append(list(a))
+        elif isinstance(a, set):
+            out.append(set(a))
+        elif isinstance(a, dict):
+            out.append(dict(a))
+        else:
+            out.append(a)
+    return tuple(out)
+
+
+@dataclass(eq=False, repr=False)
+class ValueQuestion(_Question):
+    """An exercise whose answer is a value (a number, or a tuple of numbers).
+
+    ``reference()`` computes the expected value with :mod:`helpers`;
+    ``solution_code()`` computes it by hand and is what ``solution()`` shows;
+    ``prompt`` names the input, shown when the answer is wrong.
+    """
+
+    prompt: str = ""
+    reference: Callable | None = None
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.reference is None or not self.prompt:
+            raise ValueError(f"question {self.id} needs a prompt and a reference")
+
+    def stub(self) -> Any:
+        """The placeholder the notebook starts with: ``...``."""
+        return ...
+
+    def answer_from(self, function: Callable) -> Any:
+        return function()
+
+    def _check(self, answer: Any) -> CheckResult:
+        if answer is Ellipsis or answer is None:
+            return self._result(
+                NOT_ATTEMPTED,
+                "Not attempted yet: replace the ... with your answer (a Python expression is fine), "
+                "then run the cell again.",
+            )
+        expected = self.reference()
+        if callable(answer):
+            return self._incorrect(
+                f"{self.name}.check expects a value, not a function (for {self.prompt}).", None
+            )
+        if _same(answer, expected):
+            return self._result(CORRECT, f"Correct: that is the value for {self.prompt}.")
+        match = None
+        for mistake in self.mistakes:
+            if _same(answer, mistake.function()):
+                match = mistake
+                break
+        shape = ""
+        if _kind(expected) != "a number" or not isinstance(answer, numbers.Real):
+            shape = f" The answer should be {_kind(expected)}."
+        return self._incorrect(f"your answer {format_value(answer)} is not the value for {self.prompt}.{shape}", match)
+
+
+@dataclass(eq=False, repr=False)
+class PropertyQuestion(_Question):
+    """An open-ended exercise: the learner's function must satisfy every property.
+
+    There is no single right answer, so no expected value exists; a known
+    mistake is a function that fails some property, recognised when the
+    learner's function gives the same outputs on ``probe_cases``.
+    """
+
+    function_name: str = ""
+    properties: Sequence[Property] = field(default_factory=tuple)
+    probe_cases: Sequence[tuple] = field(default_factory=tuple)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if not self.properties or not self.function_name or not self.probe_cases:
+            raise ValueError(f"question {self.id} needs function_name, properties and probe_cases")
+
+    stub = FunctionQuestion.stub
+
+    def _matching_mistake(self, function: Callable) -> Mistake | None:
+        for mistake in self.mistakes:
+            try:
+                if all(_same(function(*args), mistake.function(*args)) for args in self.probe_cases):
+                    return mistake
+            except Exception:  # noqa: BLE001
+                continue
+        return None
+
+    def _check(self, answer: Any) -> CheckResult:
+        early = _function_answer_problem(self, answer, show_value=False)
+        if early is not None:
+            return early
+        for number, prop in enumerate(self.properties, start=1):
+            try:
+                failure = prop.test(answer)
+            except Exception as error:  # noqa: BLE001
+                failure = f"calling {self.function_name} raised {type(error).__name__}: {error}"
+            if failure is not None:
+                return self._incorrect(
+                    f"rule {number} of {len(self.properties)} fails ({prop.description}): {failure}",
+                    self._matching_mistake(answer),
+                )
+        return self._result(
+            CORRECT,
+            f"Correct: {self.function_name} satisfies all {len(self.properties)} rules.",
+        )
+
+
+def _function_answer_problem(question: Any, answer: Any, show_value: bool) -> CheckResult | None:
+    """The result for an untouched stub or a non-function answer, else None.
+
+    Shared by the question types whose answer is a function.
+    """
+    if answer is None or answer is Ellipsis or (callable(answer) and is_stub(answer)):
+        return question._result(
+            NOT_ATTEMPTED,
+            f"Not attempted yet: replace the ... in {question.function_name} with your code, "
+            f"then run the cell again.",
+        )
+    if not callable(answer):
+        got = f"; got {type(answer).__name__} {format_value(answer)}" if show_value else ""
+        return question._result(
+            INCORRECT,
+            f"Incorrect: {question.name}.check expects your function itself, e.g. "
+            f"{question.name}.check({question.function_name}){got}.",
+        )
+    return None

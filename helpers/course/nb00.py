@@ -1,0 +1,59 @@
+"""Exercises of ``notebooks/00-start-here.ipynb``: a warm-up that shows how checking works."""
+
+from __future__ import annotations
+
+from helpers import precision_at_k as _precision_at_k
+from helpers.checking.questions import FunctionQuestion, Mistake
+from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT
+
+__all__ = ["q1", "hits_at_k"]
+
+
+def hits_at_k(ranking, relevant, k):
+    """How many of the first k recommended items are relevant."""
+    return sum(1 for item in ranking[:k] if item in relevant)
+
+
+def _reference(ranking, relevant, k):
+    return round(_precision_at_k(ranking, relevant, k) * k)
+
+
+def _whole_list(ranking, relevant, k):
+    return sum(1 for item in ranking if item in relevant)
+
+
+def _one_too_many(ranking, relevant, k):
+    return sum(1 for item in ranking[: k + 1] if item in relevant)
+
+
+q1 = FunctionQuestion(
+    id="00.q1",
+    title="count the relevant items among the top k (the 'hits')",
+    function_name="hits_at_k",
+    reference=_reference,
+    cases=[
+        (CAR_ITEMS, CAR_RELEVANT, 3),
+        (CAR_ITEMS, CAR_RELEVANT, 5),
+        (CAR_ITEMS, CAR_RELEVANT, 10),
+        (["a", "b"], {"b", "z"}, 5),
+        (["a", "b", "c", "d"], {"d"}, 3),
+    ],
+    hints=[
+        "Only the first k items count: ranking[:k] (Python slices are 0-based, ranks are 1-based, "
+        "and ranking[:k] holds ranks 1 to k).",
+        "Count the items of ranking[:k] that are in relevant: sum(1 for item in ranking[:k] if item in relevant).",
+    ],
+    solution_code=hits_at_k,
+    mistakes=[
+        Mistake(
+            "ignores the cutoff k",
+            "It counts hits in the whole list; only the first k items are shown to the user.",
+            _whole_list,
+        ),
+        Mistake(
+            "0- vs 1-based rank (one item too many)",
+            "ranking[:k + 1] holds k + 1 items; ranking[:k] already holds ranks 1 to k.",
+            _one_too_many,
+        ),
+    ],
+)

@@ -1,0 +1,116 @@
+"""Exercises of ``notebooks/01-from-classification-to-ranking.ipynb``."""
+
+from __future__ import annotations
+
+from helpers import precision_at_k as _precision_at_k
+from helpers import recall_at_k as _recall_at_k
+from helpers.checking.questions import FunctionQuestion, Mistake, ValueQuestion
+from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT
+
+__all__ = ["q1", "q2", "precision_recall", "confusion_counts"]
+
+
+def precision_recall(recommended, relevant):
+    """Precision and recall of a recommended list read as a set (order ignored)."""
+    hits = len(set(recommended) & set(relevant))
+    return hits / len(recommended), hits / len(relevant)
+
+
+def _reference(recommended, relevant):
+    k = len(recommended)
+    return (_precision_at_k(recommended, relevant, k), _recall_at_k(recommended, relevant, k))
+
+
+def _swapped(recommended, relevant):
+    p, r = precision_recall(recommended, relevant)
+    return r, p
+
+
+def _both_over_recommended(recommended, relevant):
+    hits = len(set(recommended) & set(relevant))
+    return hits / len(recommended), hits / len(recommended)
+
+
+q1 = FunctionQuestion(
+    id="01.q1",
+    title="precision and recall of a recommendation list, read as a set",
+    function_name="precision_recall",
+    reference=_reference,
+    cases=[
+        (CAR_ITEMS[:5], CAR_RELEVANT),
+        (CAR_ITEMS, CAR_RELEVANT),
+        (["a", "b", "c", "d"], {"b", "x"}),
+        (["a", "b"], {"a", "b", "c", "d", "e"}),
+    ],
+    hints=[
+        "hits = the recommended items that are relevant. Precision divides the hits by what you "
+        "recommended, recall by what was relevant.",
+        "hits = len(set(recommended) & set(relevant)); return (hits / len(recommended), hits / len(relevant)).",
+    ],
+    solution_code=precision_recall,
+    mistakes=[
+        Mistake(
+            "precision and recall swapped",
+            "Precision = TP / (TP + FP) divides by the number recommended; recall = TP / (TP + FN) "
+            "divides by the number of relevant items.",
+            _swapped,
+        ),
+        Mistake(
+            "recall divides by the number recommended",
+            "That is precision again; recall asks what share of the user's relevant items you found.",
+            _both_over_recommended,
+        ),
+    ],
+)
+
+
+def confusion_counts():
+    """TP, FP and FN of the car list when the user is shown the top 5 (6 relevant items)."""
+    shown = CAR_ITEMS[:5]
+    tp = sum(1 for item in shown if item in CAR_RELEVANT)
+    fp = len(shown) - tp
+    fn = len(CAR_RELEVANT) - tp
+    return (tp, fp, fn)
+
+
+def _reference_counts():
+    k = 5
+    tp = round(_precision_at_k(CAR_ITEMS, CAR_RELEVANT, k) * k)
+    missed = round((1 - _recall_at_k(CAR_ITEMS, CAR_RELEVANT, k)) * len(CAR_RELEVANT))
+    return (tp, k - tp, missed)
+
+
+def _fp_fn_swapped():
+    tp, fp, fn = confusion_counts()
+    return (tp, fn, fp)
+
+
+def _fn_inside_top_k():
+    tp, fp, _ = confusion_counts()
+    return (tp, fp, 0)
+
+
+q2 = ValueQuestion(
+    id="01.q2",
+    title="the confusion-matrix counts of the car list at K = 5",
+    prompt="(TP, FP, FN) of the car-accessories list cut at K = 5",
+    reference=_reference_counts,
+    hints=[
+        "Shown = the top 5. TP: shown and relevant. FP: shown but not relevant. FN: relevant but not shown.",
+        "The car list has 6 relevant items in all; 4 of them are in the top 5.",
+    ],
+    solution_code=confusion_counts,
+    mistakes=[
+        Mistake(
+            "FP and FN swapped",
+            "A false positive is a recommended item the user did not want; a false negative is a "
+            "wanted item the list did not show.",
+            _fp_fn_swapped,
+        ),
+        Mistake(
+            "FN counted only inside the top K",
+            "False negatives are relevant items the user was NOT shown: they sit below the cutoff.",
+            _fn_inside_top_k,
+        ),
+    ],
+)

@@ -1,0 +1,96 @@
+"""Exercises of ``notebooks/04-reciprocal-rank-and-hit-ratio.ipynb``."""
+
+from __future__ import annotations
+
+from helpers import hit_at_k as _hit_at_k
+from helpers import reciprocal_rank_at_k as _rr
+from helpers.checking.questions import FunctionQuestion, Mistake
+from helpers.course.examples import BDZ_RANKING_2, BDZ_RELEVANT, CAR_ITEMS, CAR_RELEVANT, SEED001_P, SEED001_T
+
+__all__ = ["q1", "q2", "reciprocal_rank_at_k", "hit_at_k"]
+
+_CASES = [
+    (SEED001_P, SEED001_T, 5),  # first hit at rank 2
+    (BDZ_RANKING_2, BDZ_RELEVANT, 5),  # first hit at rank 4, second at 5
+    (BDZ_RANKING_2, BDZ_RELEVANT, 3),  # first hit beyond the cutoff
+    (CAR_ITEMS, CAR_RELEVANT, 10),  # first hit at rank 1
+    (["a", "b", "c"], {"x"}, 3),  # no hit at all
+]
+
+
+def reciprocal_rank_at_k(ranking, relevant, k):
+    """1 / rank of the first relevant item if it is within the top k, else 0."""
+    for rank, item in enumerate(ranking[:k], start=1):
+        if item in relevant:
+            return 1 / rank
+    return 0.0
+
+
+def hit_at_k(ranking, relevant, k):
+    """1.0 if any of the top k items is relevant, else 0.0."""
+    return 1.0 if any(item in relevant for item in ranking[:k]) else 0.0
+
+
+def _hit_ranks(ranking, relevant, k):
+    return [rank for rank, item in enumerate(ranking[:k], start=1) if item in relevant]
+
+
+q1 = FunctionQuestion(
+    id="04.q1",
+    title="RR@K: one over the rank of the first hit",
+    function_name="reciprocal_rank_at_k",
+    reference=_rr,
+    cases=_CASES,
+    hints=[
+        "Walk down ranking[:k] with a 1-based rank and stop at the first relevant item.",
+        "Return 1 / rank there; if the loop ends without a hit, return 0.0.",
+    ],
+    solution_code=reciprocal_rank_at_k,
+    mistakes=[
+        Mistake(
+            "ignores the cutoff k",
+            "A first hit below rank k was not shown to the user and scores 0.",
+            lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, len(ranking)),
+        ),
+        Mistake(
+            "0- vs 1-based rank",
+            "With enumerate(...) starting at 0, the first position is 0; the rank is index + 1, "
+            "so rank 1 scores 1, not 1/2.",
+            lambda ranking, relevant, k: (
+                1 / (_hit_ranks(ranking, relevant, k)[0] + 1) if _hit_ranks(ranking, relevant, k) else 0.0
+            ),
+        ),
+        Mistake(
+            "uses the last hit instead of the first",
+            "Reciprocal rank looks only at the FIRST relevant item.",
+            lambda ranking, relevant, k: (
+                1 / _hit_ranks(ranking, relevant, k)[-1] if _hit_ranks(ranking, relevant, k) else 0.0
+            ),
+        ),
+    ],
+)
+
+q2 = FunctionQuestion(
+    id="04.q2",
+    title="Hit@K: did anything relevant reach the top k?",
+    function_name="hit_at_k",
+    reference=_hit_at_k,
+    cases=_CASES,
+    hints=[
+        "The answer is 1.0 or 0.0: one hit is as good as five.",
+        "return 1.0 if any(item in relevant for item in ranking[:k]) else 0.0",
+    ],
+    solution_code=hit_at_k,
+    mistakes=[
+        Mistake(
+            "returns the number of hits",
+            "Hit@K is 1 as soon as there is at least one hit, however many there are.",
+            lambda ranking, relevant, k: float(len(_hit_ranks(ranking, relevant, k))),
+        ),
+        Mistake(
+            "ignores the cutoff k",
+            "Only the top k items count.",
+            lambda ranking, relevant, k: hit_at_k(ranking, relevant, len(ranking)),
+        ),
+    ],
+)

@@ -1,0 +1,148 @@
+"""Exercises of ``notebooks/05-dcg-ndcg.ipynb``: DCG, NDCG, exponential gain.
+
+The learner's functions take ``grades``: the relevance grade of each
+recommended item, in rank order (seed 003's notation), plus the cutoff k.
+Every judged item is in the list, so the ideal order sorts the whole list.
+"""
+
+from __future__ import annotations
+
+import math
+
+from helpers import dcg_at_k as _dcg_at_k
+from helpers import ndcg_at_k as _ndcg_at_k
+from helpers.checking.questions import FunctionQuestion, Mistake
+from helpers.course.examples import BINARY_10, GRADED_A, GRADED_B, from_grades
+
+__all__ = ["q1", "q2", "q3", "dcg", "ndcg", "dcg_exponential"]
+
+_CASES = [
+    (GRADED_A, 5),
+    (GRADED_B, 5),
+    (GRADED_A, 3),
+    (BINARY_10, 10),
+    ([0, 0, 3, 1], 4),
+    ([1, 2, 0, 3, 0, 0, 2], 3),  # the best item sits below the cutoff
+]
+
+
+def dcg(grades, k):
+    """DCG@k with linear gain: sum of grade / log2(rank + 1) over ranks 1..k."""
+    return sum(grade / math.log2(rank + 1) for rank, grade in enumerate(grades[:k], start=1))
+
+
+def ndcg(grades, k):
+    """NDCG@k: DCG@k of the list over DCG@k of the same grades sorted best first."""
+    ideal = sorted(grades, reverse=True)
+    return dcg(grades, k) / dcg(ideal, k)
+
+
+def dcg_exponential(grades, k):
+    """DCG@k with exponential gain 2**grade - 1."""
+    return sum((2**grade - 1) / math.log2(rank + 1) for rank, grade in enumerate(grades[:k], start=1))
+
+
+def _helpers(function, **options):
+    def call(grades, k):
+        ranking, relevance = from_grades(grades)
+        return function(ranking, relevance, k, **options)
+
+    return call
+
+
+def _dcg_with(grades, k, gain=lambda g: g, log=math.log2, shift=1):
+    return sum(gain(g) / log(rank + shift) for rank, g in enumerate(grades[:k], start=1))
+
+
+q1 = FunctionQuestion(
+    id="05.q1",
+    title="DCG@k with linear gain",
+    function_name="dcg",
+    reference=_helpers(_dcg_at_k),
+    cases=_CASES,
+    hints=[
+        "Rank 1 has discount 1/log2(2) = 1, rank 2 has 1/log2(3), ..., rank i has 1/log2(i + 1).",
+        "sum(grade / math.log2(rank + 1) for rank, grade in enumerate(grades[:k], start=1))",
+    ],
+    solution_code=dcg,
+    mistakes=[
+        Mistake(
+            "ln instead of log2",
+            "math.log is the natural log; the discount is 1/log2(rank + 1) (math.log2).",
+            lambda grades, k: _dcg_with(grades, k, log=math.log),
+        ),
+        Mistake(
+            "0- vs 1-based rank",
+            "log2(rank + 2) with a 1-based rank gives rank r the discount of rank r + 1 "
+            "(the slip in seed 001's leave-one-out code). Use log2(rank + 1) with rank starting at 1, "
+            "or log2(i + 2) with a 0-based index i.",
+            lambda grades, k: _dcg_with(grades, k, shift=2),
+        ),
+        Mistake(
+            "ignores the cutoff k",
+            "Only ranks 1 to k count: grades[:k].",
+            lambda grades, k: _dcg_with(grades, len(grades)),
+        ),
+    ],
+)
+
+q2 = FunctionQuestion(
+    id="05.q2",
+    title="NDCG@k: DCG@k over the DCG@k of the ideal order",
+    function_name="ndcg",
+    reference=_helpers(_ndcg_at_k),
+    cases=_CASES,
+    hints=[
+        "The ideal order is the grades sorted best first: sorted(grades, reverse=True). Cut it at k too.",
+        "Sort the WHOLE list before cutting: a great item at rank k + 3 belongs at the top of the ideal list.",
+    ],
+    solution_code=ndcg,
+    mistakes=[
+        Mistake(
+            "IDCG from the predicted order",
+            "Dividing DCG by itself always gives 1. The ideal DCG comes from the grades sorted best first.",
+            lambda grades, k: 1.0,
+        ),
+        Mistake(
+            "IDCG sorts only the top k items",
+            "Relevant items below the cutoff belong in the ideal list: sort all the grades, then cut at k.",
+            lambda grades, k: _dcg_with(grades, k) / _dcg_with(sorted(grades[:k], reverse=True), k),
+        ),
+        Mistake(
+            "ideal sorted worst first",
+            "The ideal ranking puts the highest grade first: sorted(grades, reverse=True).",
+            lambda grades, k: _dcg_with(grades, k) / _dcg_with(sorted(grades), k),
+        ),
+    ],
+)
+
+q3 = FunctionQuestion(
+    id="05.q3",
+    title="DCG@k with exponential gain",
+    function_name="dcg_exponential",
+    reference=_helpers(_dcg_at_k, gain="exponential"),
+    cases=_CASES,
+    hints=[
+        "The gain of an item of grade g is 2**g - 1, so an irrelevant item (g = 0) adds nothing.",
+        "sum((2**grade - 1) / math.log2(rank + 1) for rank, grade in enumerate(grades[:k], start=1))",
+    ],
+    solution_code=dcg_exponential,
+    mistakes=[
+        Mistake(
+            "2^rel instead of 2^rel - 1",
+            "With 2**g an irrelevant item still gains 2**0 = 1 (the formula as seed 003 prints it); "
+            "the usual exponential gain is 2**g - 1.",
+            lambda grades, k: _dcg_with(grades, k, gain=lambda g: 2**g),
+        ),
+        Mistake(
+            "linear gain",
+            "That is q1's DCG. Exponential gain uses 2**g - 1 instead of g.",
+            lambda grades, k: _dcg_with(grades, k),
+        ),
+        Mistake(
+            "ln instead of log2",
+            "The discount is 1/log2(rank + 1) (math.log2), not the natural log.",
+            lambda grades, k: _dcg_with(grades, k, gain=lambda g: 2**g - 1, log=math.log),
+        ),
+    ],
+)

@@ -1,0 +1,211 @@
+"""Exercises of ``notebooks/06-leave-one-out.ipynb``.
+
+In leave-one-out each user has one held-out item; the learner's functions
+take its 1-based rank ``r`` in the recommended list (``None`` when the list
+does not contain it) and the cutoff ``k``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from helpers import ndcg_at_k as _ndcg_at_k
+from helpers.checking.questions import (
+    FunctionQuestion,
+    Mistake,
+    Property,
+    PropertyQuestion,
+    ValueQuestion,
+    format_value,
+)
+from helpers.course.examples import SEED001_K, SEED001_LOO_TARGET, SEED001_P
+
+__all__ = ["q1", "q2", "q3", "loo_ndcg", "cliff_score", "seed001_loo_ndcg"]
+
+
+def _as_lists(r, k):
+    """A ranking with the target at rank r (or absent), long enough for the cutoff."""
+    length = max(k, r or 0) + 1
+    ranking = [f"other{i}" for i in range(1, length + 1)]
+    if r is not None:
+        ranking[r - 1] = "target"
+    return ranking, {"target"}
+
+
+def loo_ndcg(r, k):
+    """Leave-one-out NDCG@k: 1/log2(r + 1) if the held-out item is at rank r <= k, else 0."""
+    if r is None or r > k:
+        return 0.0
+    return 1 / math.log2(r + 1)
+
+
+def _reference(r, k):
+    return _ndcg_at_k(*_as_lists(r, k), k)
+
+
+q1 = FunctionQuestion(
+    id="06.q1",
+    title="NDCG@k when there is exactly one relevant item",
+    function_name="loo_ndcg",
+    reference=_reference,
+    cases=[(1, 10), (3, 5), (10, 10), (11, 10), (None, 10), (4, 3)],
+    hints=[
+        "With one relevant item IDCG@k = 1/log2(1 + 1) = 1, so NDCG@k is just the discount at rank r.",
+        "Return 0.0 when r is None or r > k; otherwise 1 / math.log2(r + 1).",
+    ],
+    solution_code=loo_ndcg,
+    mistakes=[
+        Mistake(
+            "0- vs 1-based rank",
+            "log2(r + 2) with a 1-based r scores rank r as rank r + 1: exactly seed 001's leave-one-out bug "
+            "(0.4307 instead of 0.5 at r = 3).",
+            lambda r, k: 0.0 if r is None or r > k else 1 / math.log2(r + 2),
+        ),
+        Mistake(
+            "ln instead of log2",
+            "The discount is 1/log2(r + 1): with math.log, rank 1 would score 1/ln 2 = 1.44, above 1.",
+            lambda r, k: 0.0 if r is None or r > k else 1 / math.log(r + 1),
+        ),
+        Mistake(
+            "ignores the cutoff k",
+            "A held-out item below rank k was not recommended: it scores 0.",
+            lambda r, k: 0.0 if r is None else 1 / math.log2(r + 1),
+        ),
+    ],
+)
+
+
+def seed001_loo_ndcg():
+    """Seed 001's leave-one-out NDCG@5: the held-out item 2 is at rank 3."""
+    r = SEED001_P.index(SEED001_LOO_TARGET) + 1  # list.index is 0-based, ranks are 1-based
+    return 1 / math.log2(r + 1) if r <= SEED001_K else 0.0
+
+
+q2 = ValueQuestion(
+    id="06.q2",
+    title="seed 001's leave-one-out NDCG@5, corrected",
+    prompt="NDCG@5 of seed 001's ranking P with held-out item 2",
+    reference=lambda: _ndcg_at_k(SEED001_P, {SEED001_LOO_TARGET}, SEED001_K),
+    hints=[
+        "Find the rank of item 2 in P (1-based), then use 1/log2(r + 1).",
+        "P.index(2) is 0-based: add 1 to get the rank.",
+    ],
+    solution_code=seed001_loo_ndcg,
+    mistakes=[
+        Mistake(
+            "0- vs 1-based rank",
+            "1/log2(r + 2) with the 1-based rank r = 3 is seed 001's printed 0.4307; the rank-3 score is 1/log2(4).",
+            lambda: 1 / math.log2(SEED001_P.index(SEED001_LOO_TARGET) + 1 + 2),
+        ),
+        Mistake(
+            "0- vs 1-based rank (index used as the rank)",
+            "P.index(2) = 2 is a 0-based position; the rank is 3.",
+            lambda: 1 / math.log2(SEED001_P.index(SEED001_LOO_TARGET) + 1),
+        ),
+    ],
+)
+
+
+# ---------------------------------------------------------------- q3: design a metric
+def cliff_score(r, k):
+    """A leave-one-out score with a large cliff at k: 1/2 for being listed, plus 1/2 of NDCG's discount."""
+    if r is None or r > k:
+        return 0.0
+    return 0.5 + 0.5 / math.log2(r + 1)
+
+
+_KS = (5, 10)
+
+
+def _call(function, r, k):
+    return f"cliff_score({format_value(r)}, {k})"
+
+
+def _top_is_one(function):
+    for k in _KS:
+        value = function(1, k)
+        if not math.isclose(value, 1.0, rel_tol=1e-9):
+            return f"{_call(function, 1, k)} returned {format_value(value)}; rank 1 should score 1."
+    return None
+
+
+def _zero_outside(function):
+    for k in _KS:
+        for r in (None, k + 1, k + 5):
+            value = function(r, k)
+            if not math.isclose(value, 0.0, abs_tol=1e-12):
+                return f"{_call(function, r, k)} returned {format_value(value)}; an item not in the top k scores 0."
+    return None
+
+
+def _decreasing(function):
+    for k in _KS:
+        values = [function(r, k) for r in range(1, k + 1)]
+        for r in range(1, k):
+            if not values[r] < values[r - 1]:
+                return (
+                    f"{_call(function, r + 1, k)} returned {format_value(values[r])}, not less than "
+                    f"{_call(function, r, k)} = {format_value(values[r - 1])}; a lower rank must score less."
+                )
+    return None
+
+
+def _big_cliff(function):
+    for k in _KS:
+        value = function(k, k)
+        if not value >= 0.5:
+            return (
+                f"{_call(function, k, k)} returned {format_value(value)}; the last listed rank must keep at "
+                f"least 0.5, so falling out of the list costs at least half the top score."
+            )
+    return None
+
+
+def _top_gap(function):
+    for k in _KS:
+        top = function(1, k) - function(2, k)
+        bottom = function(k - 1, k) - function(k, k)
+        if not top > bottom:
+            return (
+                f"the drop from rank 1 to 2 is {format_value(top)} but from rank {k - 1} to {k} it is "
+                f"{format_value(bottom)} (k = {k}); the top of the list should matter most."
+            )
+    return None
+
+
+q3 = PropertyQuestion(
+    id="06.q3",
+    title="design a leave-one-out score with a big cliff at k",
+    function_name="cliff_score",
+    properties=[
+        Property("rank 1 scores 1", _top_is_one),
+        Property("not recommended, or below rank k, scores 0", _zero_outside),
+        Property("strictly decreasing from rank 1 to rank k", _decreasing),
+        Property("rank k scores at least 0.5 (a big cliff at k)", _big_cliff),
+        Property("the 1 -> 2 drop exceeds the (k-1) -> k drop", _top_gap),
+    ],
+    probe_cases=[(r, k) for k in _KS for r in (None, *range(1, k + 3))],
+    hints=[
+        "Start from a curve that drops fast at the top, such as 1/log2(r + 1), and lift it for every listed rank.",
+        "Mix a constant for 'being listed' with a rank-dependent part: c + (1 - c) * f(r) for r <= k, "
+        "0 otherwise, with f(1) = 1, f decreasing and c >= 0.5.",
+    ],
+    solution_code=cliff_score,
+    mistakes=[
+        Mistake(
+            "that is reciprocal rank",
+            "1/r drops only 1/k at the cliff (0.1 at k = 10): the gap seed 002 finds too small.",
+            lambda r, k: 0.0 if r is None or r > k else 1 / r,
+        ),
+        Mistake(
+            "that is leave-one-out NDCG",
+            "1/log2(r + 1) drops 1/log2(k + 1) at the cliff (0.289 at k = 10): still small.",
+            lambda r, k: 0.0 if r is None or r > k else 1 / math.log2(r + 1),
+        ),
+        Mistake(
+            "that is the hit ratio",
+            "Hit@k has the biggest possible cliff but cannot tell rank 1 from rank k.",
+            lambda r, k: 0.0 if r is None or r > k else 1.0,
+        ),
+    ],
+)

@@ -1,0 +1,206 @@
+"""Exercises of ``notebooks/08-evaluating-a-recommender.ipynb``.
+
+q1 and q2 rebuild two pieces of :mod:`helpers.experiments.stats` (the percentile
+interval of a bootstrap and the sign-flip p-value); q3 reads a paired
+difference off the notebook's own evaluation, which this module recomputes
+with the same seeded data, split and models (once, on first use).
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from helpers import evaluate as _evaluate
+from helpers.checking.questions import FunctionQuestion, Mistake, ValueQuestion
+from helpers.experiments import stats as _stats
+from helpers.experiments.data import synthetic_interactions as _synthetic
+from helpers.experiments.models import EASE, ItemKNN, MostPopular, PureSVD, RandomRecommender
+from helpers.splits import temporal_split as _temporal_split
+
+__all__ = ["q1", "q2", "q3", "percentile_interval", "sign_flip_p_value", "svd_minus_pop", "notebook_scores"]
+
+#: The notebook's set-up, in one place.
+DATA = {"n_users": 1500, "n_items": 1000, "taste_strength": 3.0, "seed": 42}
+TEST_FRACTION = 0.2
+KS = (5, 10, 20)
+
+
+@functools.lru_cache(maxsize=1)
+def notebook_scores() -> dict:
+    """Per-user scores of the notebook's five models (same data, split, models and cutoffs)."""
+    log = _synthetic(**DATA)
+    train, test = _temporal_split(log, test_fraction=TEST_FRACTION)
+    users = np.sort(test["user"].unique())
+    candidates = {
+        "Random": RandomRecommender(seed=0),
+        "MostPopular": MostPopular(),
+        "ItemKNN": ItemKNN(n_neighbors=100),
+        "EASE": EASE(l2=100.0),
+        "PureSVD": PureSVD(n_factors=32),
+    }
+    return {
+        name: _evaluate(model.fit(train).recommend(users, k=max(KS)), test, k=list(KS))
+        for name, model in candidates.items()
+    }
+
+
+# ---------------------------------------------------------------- q1
+def percentile_interval(samples, confidence):
+    """Central interval: cut (1 - confidence) / 2 off each tail."""
+    tail = (1 - confidence) / 2
+    low, high = np.quantile(samples, [tail, 1 - tail])
+    return float(low), float(high)
+
+
+_SKEWED = [0.0, 0.0, 0.1, 0.1, 0.2, 0.3, 0.3, 0.4, 0.6, 0.9, 1.4, 2.2]
+_EVEN = [float(i) for i in range(21)]
+
+q1 = FunctionQuestion(
+    id="08.q1",
+    title="the percentile interval of bootstrap means",
+    function_name="percentile_interval",
+    reference=lambda samples, confidence: _stats.percentile_interval(samples, confidence),
+    cases=[(_EVEN, 0.9), (_EVEN, 0.5), (_SKEWED, 0.95), (_SKEWED, 0.8)],
+    hints=[
+        "A 95% interval leaves 2.5% of the samples below it and 2.5% above it.",
+        "np.quantile(samples, [tail, 1 - tail]) with tail = (1 - confidence) / 2; return a tuple of two floats.",
+    ],
+    solution_code=percentile_interval,
+    mistakes=[
+        Mistake(
+            "whole tail on each side",
+            "Quantiles at 1 - confidence and confidence cut 5% off each end of a 95% interval: that is a "
+            "90% interval. Split the leftover (1 - confidence) between the two tails.",
+            lambda samples, confidence: tuple(float(v) for v in np.quantile(samples, [1 - confidence, confidence])),
+        ),
+        Mistake(
+            "normal approximation",
+            "mean -/+ 1.96 standard deviations assumes a symmetric, normal spread and a 95% level; the "
+            "percentile interval reads the quantiles of the samples themselves.",
+            lambda samples, confidence: (
+                float(np.mean(samples) - 1.96 * np.std(samples)),
+                float(np.mean(samples) + 1.96 * np.std(samples)),
+            ),
+        ),
+        Mistake(
+            "percentiles given as fractions",
+            "np.percentile expects 0-100: np.percentile(samples, [2.5, 97.5]), or use np.quantile with "
+            "fractions.",
+            lambda samples, confidence: tuple(
+                float(v) for v in np.percentile(samples, [(1 - confidence) / 2, 1 - (1 - confidence) / 2])
+            ),
+        ),
+    ],
+)
+
+
+# ---------------------------------------------------------------- q2
+def sign_flip_p_value(differences, signs):
+    """(1 + number of sign draws at least as extreme as the data) / (1 + number of draws)."""
+    d = np.asarray(differences, dtype=float)
+    s = np.asarray(signs, dtype=float)
+    observed = abs(d.mean())
+    flipped = np.abs((s * d).mean(axis=1))
+    extreme = np.count_nonzero(flipped >= observed - 1e-12)
+    return (1 + extreme) / (1 + len(s))
+
+
+_SIGNS = [
+    [1, 1, 1, 1],
+    [1, -1, 1, -1],
+    [-1, -1, -1, -1],
+    [-1, 1, 1, 1],
+    [1, 1, -1, 1],
+    [-1, -1, 1, -1],
+    [1, -1, -1, -1],
+]
+
+q2 = FunctionQuestion(
+    id="08.q2",
+    title="the sign-flip permutation p-value",
+    function_name="sign_flip_p_value",
+    reference=lambda differences, signs: _stats.sign_flip_p_value(differences, signs),
+    cases=[
+        ([0.3, 0.1, 0.2, 0.4], _SIGNS),
+        ([0.5, -0.1, 0.0, 0.2], _SIGNS),
+        ([0.0, 0.0, 0.0, 0.0], _SIGNS[:3]),
+        ([-0.2, -0.3, 0.1, -0.4], _SIGNS),
+    ],
+    hints=[
+        "Each row of signs is one draw: multiply it with the differences, take the mean, and compare its "
+        "absolute value with the absolute value of the observed mean.",
+        "Count the rows with |mean(s * d)| >= |mean(d)| (allow for rounding, e.g. subtract 1e-12), then "
+        "return (1 + count) / (1 + number of rows).",
+    ],
+    solution_code=sign_flip_p_value,
+    mistakes=[
+        Mistake(
+            "no +1 correction",
+            "count / B can be exactly 0, which no finite test can justify; the observed data is itself one "
+            "possible draw, hence (1 + count) / (1 + B).",
+            lambda d, s: float(
+                np.count_nonzero(np.abs((np.asarray(s) * np.asarray(d)).mean(axis=1)) >= abs(np.mean(d)) - 1e-12)
+                / len(s)
+            ),
+        ),
+        Mistake(
+            "one-sided test",
+            "Comparing signed means only counts draws in the observed direction; 'is there a difference?' is "
+            "two-sided, so compare absolute values.",
+            lambda d, s: (1 + np.count_nonzero((np.asarray(s) * np.asarray(d)).mean(axis=1) >= np.mean(d) - 1e-12))
+            / (1 + len(s)),
+        ),
+        Mistake(
+            "strict inequality",
+            "A draw exactly as extreme as the data counts (>=, not >): the all-plus row always ties with the "
+            "observed mean.",
+            lambda d, s: (1 + np.count_nonzero(np.abs((np.asarray(s) * np.asarray(d)).mean(axis=1)) > abs(np.mean(d)) + 1e-12))
+            / (1 + len(s)),
+        ),
+    ],
+)
+
+
+# ---------------------------------------------------------------- q3
+def svd_minus_pop():
+    """In the notebook: (scores["PureSVD"]["ndcg@10"] - scores["MostPopular"]["ndcg@10"]).mean()."""
+    scores = notebook_scores()
+    return float((scores["PureSVD"]["ndcg@10"] - scores["MostPopular"]["ndcg@10"]).mean())
+
+
+def _difference(a, b, column):
+    scores = notebook_scores()
+    return _stats.compare(scores[a][column], scores[b][column], n_resamples=200, n_permutations=200).difference
+
+
+q3 = ValueQuestion(
+    id="08.q3",
+    title="a paired difference: PureSVD minus MostPopular on NDCG@10",
+    prompt="the mean per-user NDCG@10 of PureSVD minus that of MostPopular",
+    reference=lambda: _difference("PureSVD", "MostPopular", "ndcg@10"),
+    hints=[
+        "scores[name] has one row per user and a column 'ndcg@10'.",
+        "Subtract the two columns (the users line up) and take .mean(); PureSVD first.",
+    ],
+    solution_code=svd_minus_pop,
+    mistakes=[
+        Mistake(
+            "ratio instead of difference",
+            "Dividing the two means says how many times better PureSVD is; the question asks for the "
+            "difference (PureSVD minus MostPopular).",
+            lambda: float(notebook_scores()["PureSVD"]["ndcg@10"].mean() / notebook_scores()["MostPopular"]["ndcg@10"].mean()),
+        ),
+        Mistake(
+            "wrong cutoff (K = 5)",
+            "That is the NDCG@5 difference; use the 'ndcg@10' column.",
+            lambda: _difference("PureSVD", "MostPopular", "ndcg@5"),
+        ),
+        Mistake(
+            "hit ratio instead of NDCG",
+            "That is the HR@10 difference; use the 'ndcg@10' column.",
+            lambda: _difference("PureSVD", "MostPopular", "hit@10"),
+        ),
+    ],
+)

@@ -1,0 +1,335 @@
+"""Interaction data: a seeded synthetic generator and MovieLens loaders.
+
+The course cannot download anything while it runs, so every notebook works on
+:func:`synthetic_interactions`, a small log with the features that make real
+evaluation hard (a popularity long tail, users with different tastes, and
+timestamps). When you have MovieLens on disk, :func:`load_movielens_100k`
+and :func:`load_movielens_latest` read it into the same columns.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["synthetic_interactions", "load_movielens_100k", "load_movielens_latest"]
+
+#: Start of the synthetic log: 2025-01-01 00:00:00 UTC, in Unix seconds.
+SYNTHETIC_START = 1_735_689_600
+_DAY = 86_400
+
+_ML100K_URL = "https://grouplens.org/datasets/movielens/100k/"
+_LATEST_URL = "https://grouplens.org/datasets/movielens/latest/"
+_LATEST_HEADER = ["userId", "movieId", "rating", "timestamp"]
+
+
+def _positive_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r} of type {type(value).__name__}.")
+    if value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}; got {value}.")
+    return int(value)
+
+
+def _positive_float(value, name: str, allow_zero: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"{name} must be a number; got {value!r} of type {type(value).__name__}.")
+    value = float(value)
+    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
+        bound = ">= 0" if allow_zero else "> 0"
+        raise ValueError(f"{name} must be a finite number {bound}; got {value!r}.")
+    return value
+
+
+def synthetic_interactions(
+    n_users: int = 1000,
+    n_items: int = 500,
+    *,
+    mean_interactions: float = 30.0,
+    min_interactions: int = 5,
+    n_factors: int = 8,
+    taste_strength: float = 2.0,
+    popularity_exponent: float = 1.0,
+    days: int = 365,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Generate a seeded implicit-feedback log with a long tail and timestamps.
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Size of the log. Users are ``0 .. n_users-1`` and items
+        ``0 .. n_items-1``.
+    mean_interactions : float
+        Typical (median) number of distinct items a user interacts with.
+        Counts are log-normal, so a few heavy users have many more.
+    min_interactions : int
+        Every user has at least this many interactions (>= 2, so that
+        leave-one-out always leaves something to train on).
+    n_factors : int
+        Dimension of the hidden taste vectors.
+    taste_strength : float
+        How much taste matters relative to popularity: 0 gives a log where
+        everyone follows the same popularity curve (only MostPopular can
+        learn anything); larger values make users more different.
+    popularity_exponent : float
+        Zipf exponent of item popularity: the item of popularity rank r is
+        about ``r ** -popularity_exponent`` times as likely as the top one.
+    days : int
+        Length of the observation window.
+    seed : int
+        Seed of the random generator: the same arguments give the same log.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``user``, ``item`` (int64) and ``timestamp`` (int64 Unix
+        seconds, from 2025-01-01), one row per interaction, sorted by
+        ``timestamp`` then ``user``. No (user, item) pair repeats.
+
+    Notes
+    -----
+    How a user's items are drawn: each item has a popularity weight
+    ``log p_i`` (a Zipf curve over a shuffled item order, so item ids say
+    nothing about popularity) and a taste vector ``v_i``; each user has a
+    taste vector ``u_u``. The user picks ``n_u`` distinct items with
+    probabilities proportional to ``exp(log p_i + taste_strength * u_u . v_i)``
+    (sampling without replacement, by the Gumbel top-k trick). Each user
+    joins at a uniformly random time in the first 80 % of the window, stays
+    active for a random share of the rest, and the picked items are spread
+    in random order over that activity period. Timestamps of one user are
+    distinct; two users can share a timestamp.
+
+    There is no rating column: the log is implicit feedback (every row is
+    a positive interaction).
+
+    Examples
+    --------
+    >>> from helpers.experiments.data import synthetic_interactions
+    >>> log = synthetic_interactions(n_users=50, n_items=40, seed=1)
+    >>> list(log.columns)
+    ['user', 'item', 'timestamp']
+    >>> int(log.groupby("user").size().min()) >= 5
+    True
+    >>> log.equals(synthetic_interactions(n_users=50, n_items=40, seed=1))
+    True
+    """
+    n_users = _positive_int(n_users, "n_users")
+    min_interactions = _positive_int(min_interactions, "min_interactions", 2)
+    n_items = _positive_int(n_items, "n_items", min_interactions)
+    n_factors = _positive_int(n_factors, "n_factors")
+    days = _positive_int(days, "days")
+    mean_interactions = _positive_float(mean_interactions, "mean_interactions")
+    taste_strength = _positive_float(taste_strength, "taste_strength", allow_zero=True)
+    popularity_exponent = _positive_float(popularity_exponent, "popularity_exponent", allow_zero=True)
+    rng = np.random.default_rng(seed)
+
+    # items: shuffled Zipf popularity and taste vectors
+    popularity_rank = rng.permutation(n_items) + 1
+    log_pop = -popularity_exponent * np.log(popularity_rank)
+    item_taste = rng.normal(size=(n_items, n_factors))
+    user_taste = rng.normal(size=(n_users, n_factors)) / math.sqrt(n_factors)
+
+    # how many items each user picks
+    counts = np.exp(rng.normal(math.log(mean_interactions), 0.6, size=n_users))
+    counts = np.clip(np.rint(counts), min_interactions, max(min_interactions, n_items // 2)).astype(np.int64)
+
+    # Gumbel top-k: sampling without replacement proportional to exp(logit)
+    logits = log_pop[None, :] + taste_strength * (user_taste @ item_taste.T)
+    keys = logits + rng.gumbel(size=logits.shape)
+    order = np.argsort(-keys, axis=1, kind="stable")
+    take = np.arange(n_items)[None, :] < counts[:, None]
+    users = np.repeat(np.arange(n_users), counts)
+    items = order[take]
+
+    # time: each user is active over [start, start + length]
+    span = days * _DAY
+    start = rng.uniform(0, 0.8 * span, size=n_users)
+    length = rng.uniform(0.05, 1.0, size=n_users) * (span - start)
+    # picks happen at independent uniform times, so their order is random
+    offsets = rng.uniform(size=users.size)
+    times = SYNTHETIC_START + np.floor(start[users] + offsets * length[users]).astype(np.int64)
+    frame = pd.DataFrame({"user": users.astype(np.int64), "item": items.astype(np.int64), "timestamp": times})
+    frame = frame.sort_values(["user", "timestamp"], kind="stable").reset_index(drop=True)
+    # one user's timestamps are distinct: push repeats forward by whole seconds
+    position = frame.groupby("user").cumcount().to_numpy()
+    shifted = pd.Series(frame["timestamp"].to_numpy() - position).groupby(frame["user"]).cummax()
+    frame["timestamp"] = shifted.to_numpy() + position
+    return frame.sort_values(["timestamp", "user"], kind="stable").reset_index(drop=True)
+
+
+# ------------------------------------------------------------------ loaders
+def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> Path:
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"{loader} needs a path (str or pathlib.Path) to {expected_name}; got {type(path).__name__}.")
+    path = Path(path).expanduser()
+    if path.is_dir():
+        inside = path / expected_name
+        if inside.is_file():
+            return inside
+        raise FileNotFoundError(
+            f"{str(path)!r} is a folder without a {expected_name!r} file in it. {loader} expects the path to "
+            f"{expected_name} (or the folder holding it) from the MovieLens download at {url}; "
+            "unzip the archive and pass that file."
+        )
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"no file at {str(path)!r}. {loader} reads {expected_name} from the MovieLens download at {url}: "
+            "download and unzip it yourself (the course never downloads at run time), then pass the path, "
+            f"e.g. {loader}({example!r})."
+        )
+    return path
+
+
+def _first_line(path: Path) -> str:
+    with open(path, encoding="utf-8", errors="replace") as handle:
+        return handle.readline().rstrip("\r\n")
+
+
+def _to_int(frame: pd.DataFrame, column: str, source: str, path: Path, line_offset: int, fmt: str) -> np.ndarray:
+    values = pd.to_numeric(frame[column], errors="coerce")
+    bad = values.isna() | (values != np.floor(values))
+    if bad.any():
+        at = int(np.flatnonzero(bad.to_numpy())[0])
+        raise ValueError(
+            f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} is not a whole number. "
+            f"Expected format: {fmt}."
+        )
+    return values.to_numpy(dtype=np.int64)
+
+
+def _finish(users, items, ratings, times) -> pd.DataFrame:
+    return pd.DataFrame({"user": users, "item": items, "rating": ratings, "timestamp": times})
+
+
+def load_movielens_100k(path) -> pd.DataFrame:
+    """Read MovieLens 100K's ``u.data`` into columns user, item, rating, timestamp.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``u.data`` file of ``ml-100k.zip``, or the folder that holds it.
+        Download it yourself from https://grouplens.org/datasets/movielens/100k/.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``user``, ``item``, ``rating`` and ``timestamp``, all int64
+        (ratings are whole stars 1-5, timestamps Unix seconds), in file order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no such file (the message says where to get it).
+    ValueError
+        If the file is not four tab-separated whole numbers per line; a
+        comma-separated file with a header (ml-latest's ``ratings.csv``) is
+        recognised and pointed to :func:`load_movielens_latest`.
+
+    Notes
+    -----
+    The loader keeps every row as it is: no filtering by rating, no
+    deduplication. For implicit feedback, keep the rows you count as
+    positive, e.g. ``ratings[ratings["rating"] >= 4]``.
+
+    Examples
+    --------
+    >>> from helpers.experiments.data import load_movielens_100k
+    >>> ratings = load_movielens_100k("tests/experiments/data/u.data")  # a small fixture in the u.data format
+    >>> list(ratings.columns)
+    ['user', 'item', 'rating', 'timestamp']
+    >>> ratings.iloc[0].tolist()
+    [1, 12, 4, 884025600]
+    """
+    path = _resolve(path, "u.data", "load_movielens_100k", _ML100K_URL, "ml-100k/u.data")
+    fmt = "u.data: user id, item id, rating, timestamp as four whole numbers separated by tabs, no header"
+    first = _first_line(path)
+    if "," in first and "\t" not in first:
+        hint = (
+            " This looks like ml-latest's ratings.csv: use load_movielens_latest(path) instead."
+            if first.replace(" ", "").lower().startswith("userid,movieid") else ""
+        )
+        raise ValueError(f"{path.name} is comma-separated, but MovieLens 100K's {fmt}.{hint}")
+    if "|" in first:
+        raise ValueError(
+            f"{path.name} is '|'-separated (like u.item or u.user), not the ratings file. Expected {fmt}; "
+            "pass the path to u.data."
+        )
+    try:
+        raw = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False, engine="python")
+    except pd.errors.ParserError as err:
+        raise ValueError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path.name} is empty. Expected {fmt}.") from None
+    if raw.shape[1] != 4:
+        raise ValueError(f"{path.name} has {raw.shape[1]} tab-separated fields per line, not 4. Expected {fmt}.")
+    raw.columns = ["user", "item", "rating", "timestamp"]
+    cols = [_to_int(raw, c, c, path, 1, fmt) for c in raw.columns]
+    return _finish(*cols)
+
+
+def load_movielens_latest(path) -> pd.DataFrame:
+    """Read ml-latest(-small)'s ``ratings.csv`` into columns user, item, rating, timestamp.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The ``ratings.csv`` of ``ml-latest-small.zip`` (or ``ml-latest.zip``),
+        or the folder that holds it. Download it yourself from
+        https://grouplens.org/datasets/movielens/latest/.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``user`` and ``item`` (int64, from ``userId`` and
+        ``movieId``), ``rating`` (float64, half stars 0.5-5.0) and
+        ``timestamp`` (int64 Unix seconds), in file order.
+
+    Raises
+    ------
+    FileNotFoundError
+        If there is no such file (the message says where to get it).
+    ValueError
+        If the header is not ``userId,movieId,rating,timestamp`` or a value
+        does not parse; a tab-separated file without header (MovieLens
+        100K's ``u.data``) is pointed to :func:`load_movielens_100k`.
+
+    Examples
+    --------
+    >>> from helpers.experiments.data import load_movielens_latest
+    >>> ratings = load_movielens_latest("tests/experiments/data/ratings.csv")  # a small fixture in the same format
+    >>> ratings.dtypes.astype(str).tolist()
+    ['int64', 'int64', 'float64', 'int64']
+    >>> ratings.iloc[0].tolist()
+    [1.0, 17.0, 3.5, 1500000000.0]
+    """
+    path = _resolve(path, "ratings.csv", "load_movielens_latest", _LATEST_URL, "ml-latest-small/ratings.csv")
+    fmt = "a header line 'userId,movieId,rating,timestamp', then one comma-separated row per rating"
+    first = _first_line(path)
+    if "\t" in first and "," not in first:
+        raise ValueError(
+            f"{path.name} is tab-separated without a header, like MovieLens 100K's u.data; use "
+            f"load_movielens_100k(path) for that file. ratings.csv has {fmt}."
+        )
+    header = [h.strip() for h in first.split(",")]
+    if header != _LATEST_HEADER:
+        raise ValueError(
+            f"{path.name} starts with {first[:80]!r}, but ml-latest's ratings.csv has {fmt}. Pass the "
+            "ratings.csv file (not movies.csv, tags.csv or links.csv)."
+        )
+    try:
+        raw = pd.read_csv(path, dtype=str, keep_default_na=False)
+    except pd.errors.ParserError as err:
+        raise ValueError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
+    users = _to_int(raw, "userId", "userId", path, 2, fmt)
+    items = _to_int(raw, "movieId", "movieId", path, 2, fmt)
+    rating = pd.to_numeric(raw["rating"], errors="coerce")
+    if rating.isna().any():
+        at = int(np.flatnonzero(rating.isna().to_numpy())[0])
+        raise ValueError(f"{path.name} line {at + 2}: rating {raw['rating'].iloc[at]!r} is not a number. Expected {fmt}.")
+    times = _to_int(raw, "timestamp", "timestamp", path, 2, fmt)
+    return _finish(users, items, rating.to_numpy(dtype=np.float64), times)

@@ -1,0 +1,686 @@
+"""The graded assignments: questions, points, checks and the learner versions.
+
+Each assignment in :data:`ASSIGNMENTS` lists its questions. A question names
+the function (or answer variable) the learner writes, its points, the
+``helpers`` reference it is compared with, and its *checks*: named properties
+("k larger than the list", "single relevant item", ...) each with cases.
+Public checks use small hand-computable cases from the notebook; hidden
+checks draw random cases from a grader-side seed, so they reveal nothing and
+cannot be memorised. :mod:`helpers.grade` runs them; learners call
+:func:`check` in their notebook for instant feedback on the public cases.
+
+The learner notebooks ``exercises/<name>.ipynb`` are generated from the
+sources ``exercises/source/<name>.ipynb`` by ``tools/learner_notebooks.py``.
+
+Examples
+--------
+>>> from helpers.grade.assignments import ASSIGNMENTS
+>>> sorted(ASSIGNMENTS)
+['choosing-metrics', 'from-scratch', 'leave-one-out']
+>>> [q.target for q in ASSIGNMENTS["from-scratch"].questions][:3]
+['precision_at_k', 'recall_at_k', 'hit_at_k']
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "Check",
+    "Question",
+    "Assignment",
+    "ASSIGNMENTS",
+    "DEFAULT_SEED",
+    "build_cases",
+    "compare",
+    "check",
+    "choosing_metrics_data",
+    "loo_example_data",
+]
+
+#: Seed of the hidden randomized cases when ``--seed`` is not given.
+DEFAULT_SEED = 20261121
+
+
+
+# --------------------------------------------------------------------------- spec
+@dataclass(frozen=True)
+class Check:
+    """A named property of a question and how to make its cases.
+
+    ``make(rng)`` returns a list of argument tuples. Public checks ignore
+    ``rng`` (hand cases); hidden ones draw from it.
+    """
+
+    name: str
+    make: Callable[[random.Random], list[tuple]]
+    hidden: bool = False
+
+
+@dataclass(frozen=True)
+class Question:
+    """One graded question: a function to write or an answer variable to set."""
+
+    name: str
+    title: str
+    target: str
+    points: float
+    reference: Callable[..., Any]
+    checks: tuple[Check, ...] = ()
+    kind: str = "function"  # "function" or "value"
+    result: str = "unit"  # unit | nonneg | number | exact | float_dict
+    abs_tol: float = 1e-9
+    rel_tol: float = 1e-9
+
+    @property
+    def type_check(self) -> str | None:
+        """Name of the extra type/range check run over every returned value."""
+        return {
+            "unit": "returns a float in [0, 1]",
+            "nonneg": "returns a non-negative float",
+        }.get(self.result) if self.kind == "function" else None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    name: str
+    title: str
+    questions: tuple[Question, ...]
+    allow_helpers: bool = False
+    notes: str = ""
+    forbidden: tuple[str, ...] = field(default=())
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(q.points for q in self.questions))
+
+    def question(self, name_or_target: str) -> Question:
+        for q in self.questions:
+            if name_or_target in (q.name, q.target):
+                return q
+        raise KeyError(f"{self.name} has no question {name_or_target!r}; choose from {[q.target for q in self.questions]}")
+
+
+# ------------------------------------------------------------- reference wrappers
+def _ref(name: str) -> Callable[..., float]:
+    def call(ranking, relevant, k):
+        import helpers
+
+        return getattr(helpers, name)(list(ranking), set(relevant), k)
+
+    call.__name__ = f"reference_{name}"
+    return call
+
+
+def _ref_loo(name: str) -> Callable[..., float]:
+    def call(ranking, held_out, k):
+        import helpers
+
+        return getattr(helpers, name)(list(ranking), {held_out}, k)
+
+    call.__name__ = f"reference_loo_{name}"
+    return call
+
+
+def _ref_held_out(log):
+    import pandas as pd
+
+    import helpers
+
+    frame = pd.DataFrame([list(row) for row in log], columns=["user", "item", "timestamp"])
+    _, test = helpers.leave_one_out_split(frame)
+    return {row.user: row.item for row in test.itertuples(index=False)}
+
+
+def _ref_evaluate_loo(log, recommendations, k):
+    import pandas as pd
+
+    import helpers
+
+    frame = pd.DataFrame([list(row) for row in log], columns=["user", "item", "timestamp"])
+    _, test = helpers.leave_one_out_split(frame)
+    rows = [(u, item, r) for u, items in recommendations.items() for r, item in enumerate(items, start=1)]
+    recs = pd.DataFrame(rows, columns=["user", "item", "rank"])
+    table = helpers.evaluate(recs, test[["user", "item"]], k, metrics=["hit", "rr", "ndcg"])
+    means = table.mean()
+    return {"HR": float(means[f"hit@{k}"]), "MRR": float(means[f"rr@{k}"]), "NDCG": float(means[f"ndcg@{k}"])}
+
+
+# ------------------------------------------------------------------ case makers
+# The worked example of the notebooks (seed 001): ten items ranked, three relevant.
+EXAMPLE_RANKING = [4, 6, 2, 3, 1, 8, 10, 9, 5, 7]
+EXAMPLE_RELEVANT = {1, 6, 9}
+
+
+def _fixed(*cases: tuple) -> Callable[[random.Random], list[tuple]]:
+    return lambda rng: [copy.deepcopy(c) for c in cases]
+
+
+def _random_case(rng: random.Random, *, n_rel_min: int = 1) -> tuple:
+    n_items = rng.randint(5, 40)
+    length = rng.randint(0, min(n_items, 15))
+    ranking = rng.sample(range(n_items), length)
+    n_rel = rng.randint(n_rel_min, min(n_items, 8))
+    relevant = set(rng.sample(range(n_items), n_rel))
+    k = rng.randint(1, 20)
+    return ranking, relevant, k
+
+
+def _randomized(n: int = 40, n_rel_min: int = 1):
+    return lambda rng: [_random_case(rng, n_rel_min=n_rel_min) for _ in range(n)]
+
+
+def _k_beyond_list(rng: random.Random) -> list[tuple]:
+    cases = [(["a", "b", "c"], {"a", "c", "z"}, 5), ([7], {7}, 3), ([], {1, 2}, 2)]
+    for _ in range(5):
+        length = rng.randint(1, 6)
+        ranking = rng.sample(range(30), length)
+        relevant = set(rng.sample(ranking, rng.randint(1, length))) | set(rng.sample(range(30, 40), rng.randint(0, 2)))
+        cases.append((ranking, relevant, length + rng.randint(1, 6)))
+    return cases
+
+
+def _single_relevant(rng: random.Random) -> list[tuple]:
+    cases = [(EXAMPLE_RANKING, {2}, 5), (EXAMPLE_RANKING, {7}, 5), (EXAMPLE_RANKING, {4}, 1)]
+    for _ in range(5):
+        ranking = rng.sample(range(30), rng.randint(3, 12))
+        target = rng.choice(ranking + [99])
+        cases.append((ranking, {target}, rng.randint(1, 12)))
+    return cases
+
+
+def _never_recommended(rng: random.Random) -> list[tuple]:
+    cases = [(["a", "b", "c"], {"x", "y"}, 3)]
+    for _ in range(4):
+        ranking = rng.sample(range(20), rng.randint(1, 10))
+        relevant = set(rng.sample(range(20, 40), rng.randint(1, 5)))
+        cases.append((ranking, relevant, rng.randint(1, 12)))
+    return cases
+
+
+def _below_k_only(rng: random.Random) -> list[tuple]:
+    cases = [(EXAMPLE_RANKING, {9, 5}, 4)]
+    for _ in range(4):
+        ranking = rng.sample(range(30), rng.randint(6, 12))
+        k = rng.randint(1, 4)
+        relevant = set(rng.sample(ranking[k:], rng.randint(1, 2)))
+        cases.append((ranking, relevant, k))
+    return cases
+
+
+def _no_relevant(rng: random.Random) -> list[tuple]:
+    return [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
+
+
+def _many_relevant(rng: random.Random) -> list[tuple]:
+    # |R| > k (AP divides by k) and |R| < k with misses (AP divides by |R|)
+    cases = [(EXAMPLE_RANKING, {4, 6, 2, 3, 1, 8}, 3), (EXAMPLE_RANKING, {6, 9}, 10), (EXAMPLE_RANKING, {1, 6, 9, 42}, 5)]
+    for _ in range(4):
+        ranking = rng.sample(range(25), 10)
+        cases.append((ranking, set(rng.sample(range(25), rng.randint(2, 12))), rng.randint(2, 8)))
+    return cases
+
+
+def _first_hit(rng: random.Random) -> list[tuple]:
+    cases = [(EXAMPLE_RANKING, {6, 2, 3}, 5), (EXAMPLE_RANKING, {3, 1}, 10)]
+    for _ in range(4):
+        ranking = rng.sample(range(20), 10)
+        cases.append((ranking, set(rng.sample(ranking[2:], 3)), 10))
+    return cases
+
+
+def _outside_list(rng: random.Random) -> list[tuple]:
+    # relevant items that the ranking never lists must still count in IDCG
+    cases = [(EXAMPLE_RANKING[:5], {1, 6, 9}, 5), (["a", "b"], {"a", "c", "x"}, 2)]
+    for _ in range(4):
+        ranking = rng.sample(range(20), 6)
+        relevant = set(rng.sample(ranking, 2)) | set(rng.sample(range(20, 30), rng.randint(1, 3)))
+        cases.append((ranking, relevant, rng.randint(2, 8)))
+    return cases
+
+
+def _discount_cases(rng: random.Random) -> list[tuple]:
+    return [([1, 0, 2], {1, 2}, 3), (EXAMPLE_RANKING, {1, 6, 9}, 10), (["a", "b", "c", "d"], {"d"}, 4)]
+
+
+WORKED = _fixed(
+    (EXAMPLE_RANKING, EXAMPLE_RELEVANT, 5),
+    (EXAMPLE_RANKING, EXAMPLE_RELEVANT, 10),
+    (["a", "b", "c", "d"], {"a", "c", "x"}, 2),
+    (["a", "b", "c", "d"], {"a", "c", "x"}, 4),
+)
+
+
+def _scratch_checks(*extra: Check, empty_ok: bool, n_rel_min: int = 1) -> tuple[Check, ...]:
+    checks = [
+        Check("worked examples", WORKED),
+        Check("k larger than the list", _k_beyond_list, hidden=True),
+        Check("single relevant item", _single_relevant, hidden=True),
+        Check("relevant items never recommended", _never_recommended, hidden=True),
+        Check("only the top k positions count", _below_k_only, hidden=True),
+    ]
+    if empty_ok:
+        checks.append(Check("no relevant item gives 0.0", _no_relevant, hidden=True))
+    checks.extend(extra)
+    checks.append(Check("randomized cases", _randomized(40, 0 if empty_ok else 1), hidden=True))
+    return tuple(checks)
+
+
+def _scratch() -> Assignment:
+    q = []
+    specs = [
+        ("precision_at_k", "Precision@k", True, (), "unit"),
+        ("recall_at_k", "Recall@k", False, (Check("several relevant items, some missed", _many_relevant, hidden=True),), "unit"),
+        ("hit_at_k", "Hit@k", True, (), "unit"),
+        ("reciprocal_rank_at_k", "Reciprocal rank@k", True, (Check("only the first hit counts", _first_hit, hidden=True),), "unit"),
+        ("average_precision_at_k", "Average precision@k", False,
+         (Check("denominator is min(k, |R|)", _many_relevant, hidden=True),), "unit"),
+        ("dcg_at_k", "DCG@k", True, (Check("discount 1/log2(rank + 1)", _discount_cases),), "nonneg"),
+        ("ndcg_at_k", "NDCG@k", False,
+         (Check("IDCG uses all relevant items, also those not recommended", _outside_list, hidden=True),
+          Check("IDCG is cut at k", _many_relevant, hidden=True)), "unit"),
+    ]
+    for i, (target, title, empty_ok, extra, result) in enumerate(specs, start=1):
+        q.append(Question(f"q{i}", title, target, 2.0, _ref(target), _scratch_checks(*extra, empty_ok=empty_ok), result=result))
+    return Assignment(
+        "from-scratch",
+        "Top-K metrics from scratch",
+        tuple(q),
+        forbidden=tuple(x[0] for x in specs),
+        notes="Write each metric yourself; helpers may not be imported while grading.",
+    )
+
+
+# ---- leave-one-out
+def _random_log(rng: random.Random, n_users: int = 6, ties: bool = True) -> list[list]:
+    log = []
+    for u in range(n_users):
+        n = rng.randint(2, 6)
+        items = rng.sample(range(1, 30), n)
+        times = [rng.randint(1, 8 if ties else 1000) for _ in range(n)]
+        log.extend([f"u{u}", item, t] for item, t in zip(items, times))
+    rng.shuffle(log)
+    return log
+
+
+def loo_example_data() -> tuple[list[list], dict[str, list[int]]]:
+    """The small interaction log and recommendations of the leave-one-out exercise.
+
+    Returns
+    -------
+    log : list of [user, item, timestamp]
+    recommendations : dict user -> ranked list of items
+
+    Examples
+    --------
+    >>> log, recs = loo_example_data()
+    >>> log[:2]
+    [['ann', 10, 1], ['ann', 11, 2]]
+    >>> recs["ann"][:3]
+    [12, 13, 14]
+    """
+    log = [
+        ["ann", 10, 1], ["ann", 11, 2], ["ann", 14, 3],
+        ["bob", 20, 5], ["bob", 21, 4], ["bob", 22, 9], ["bob", 23, 9],
+        ["cat", 30, 2], ["cat", 31, 7],
+    ]
+    recs = {
+        "ann": [12, 13, 14, 15, 16],
+        "bob": [23, 24, 25, 26, 27],
+        "cat": [32, 33, 34, 35, 36],
+    }
+    return log, recs
+
+
+def _loo_recs(rng: random.Random, log: list[list], k: int) -> dict:
+    truth = _ref_held_out(log)
+    recs = {}
+    for user, item in truth.items():
+        ranking = rng.sample(range(30, 60), rng.randint(1, k + 3))
+        if rng.random() < 0.7:
+            ranking.insert(rng.randint(0, len(ranking)), item)
+        recs[user] = ranking
+    return recs
+
+
+def _loo_eval_cases(n: int):
+    def make(rng):
+        out = []
+        for _ in range(n):
+            log = _random_log(rng, rng.randint(2, 8))
+            k = rng.randint(1, 10)
+            out.append((log, _loo_recs(rng, log, k), k))
+        return out
+
+    return make
+
+
+def _loo_rank_cases(kind: str):
+    def make(rng):
+        out = []
+        for _ in range(8 if kind != "random" else 30):
+            ranking = rng.sample(range(50), rng.randint(1, 12))
+            if kind == "beyond":
+                k = rng.randint(1, len(ranking))
+                item = ranking[k - 1 + rng.randint(1, len(ranking) - k)] if len(ranking) > k else 99
+            elif kind == "absent":
+                k, item = rng.randint(1, 15), 77
+            elif kind == "short":
+                k = len(ranking) + rng.randint(1, 5)
+                item = rng.choice(ranking)
+            else:
+                k = rng.randint(1, 15)
+                item = rng.choice(ranking + [88])
+            out.append((ranking, item, k))
+        return out
+
+    return make
+
+
+def _loo_rank_checks() -> tuple[Check, ...]:
+    return (
+        Check("worked example", _fixed(([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], 2, 5), ([4, 6, 2], 6, 1))),
+        Check("held-out item ranked below k", _loo_rank_cases("beyond"), hidden=True),
+        Check("held-out item never recommended", _loo_rank_cases("absent"), hidden=True),
+        Check("k larger than the list", _loo_rank_cases("short"), hidden=True),
+        Check("randomized cases", _loo_rank_cases("random"), hidden=True),
+    )
+
+
+def _leave_one_out() -> Assignment:
+    example_log, example_recs = loo_example_data()
+    questions = (
+        Question(
+            "q1", "Hold out each user's last interaction", "held_out_items", 3.0, _ref_held_out,
+            (
+                Check("worked example", _fixed((example_log,))),
+                Check("rows not in time order", lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(5)], hidden=True),
+                Check("ties on the timestamp go to the row listed last",
+                      _fixed(([["x", 1, 5], ["x", 2, 5], ["y", 3, 1], ["y", 4, 1], ["y", 5, 0]],),), hidden=False),
+                Check("randomized logs", lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(15)], hidden=True),
+            ),
+            result="exact",
+        ),
+        Question("q2", "Hit@k with one held-out item", "loo_hit_at_k", 2.0, _ref_loo("hit_at_k"), _loo_rank_checks()),
+        Question("q3", "NDCG@k with one held-out item", "loo_ndcg_at_k", 2.0, _ref_loo("ndcg_at_k"), _loo_rank_checks()),
+        Question(
+            "q4", "Evaluate a recommender with leave-one-out", "evaluate_loo", 3.0, _ref_evaluate_loo,
+            (
+                Check("worked example", _fixed((example_log, example_recs, 5), (example_log, example_recs, 1))),
+                Check("randomized logs and recommendations", _loo_eval_cases(8), hidden=True),
+            ),
+            result="float_dict",
+        ),
+    )
+    return Assignment(
+        "leave-one-out", "Leave-one-out evaluation", questions,
+        forbidden=("held_out_items", "loo_hit_at_k", "loo_ndcg_at_k", "evaluate_loo"),
+        notes="Write each function yourself; helpers may not be imported while grading.",
+    )
+
+
+# ---- choosing and interpreting metrics
+def choosing_metrics_data() -> tuple[dict, dict]:
+    """Recommendations of two models and the users' relevant items (exercise 3).
+
+    Returns
+    -------
+    recommendations : dict
+        ``{"A": {user: ranked items}, "B": {user: ranked items}}``, ten items each.
+    relevant : dict
+        ``{user: sorted list of relevant items}``; one user has none.
+
+    Examples
+    --------
+    >>> recs, relevant = choosing_metrics_data()
+    >>> sorted(recs), len(relevant), sum(1 for items in relevant.values() if not items)
+    (['A', 'B'], 8, 1)
+    """
+    rng = random.Random(7)
+    users = [f"user{i}" for i in range(1, 9)]
+    relevant = {}
+    recs = {"A": {}, "B": {}}
+    for i, user in enumerate(users):
+        n_rel = 0 if i == 7 else rng.randint(1, 6)
+        rel = sorted(rng.sample(range(100), n_rel))
+        relevant[user] = rel
+        for model, boost in (("A", 0.35), ("B", 0.5)):
+            pool = [x for x in range(100) if x not in rel]
+            ranking = rng.sample(pool, 10)
+            for item in rel:
+                if rng.random() < boost:
+                    ranking.insert(rng.randint(0 if model == "A" else 2, 8), item)
+            recs[model][user] = ranking[:10]
+    return recs, relevant
+
+
+def _frames(model: str):
+    import pandas as pd
+
+    recs, relevant = choosing_metrics_data()
+    rows = [(u, item, r) for u, items in recs[model].items() for r, item in enumerate(items, start=1)]
+    truth = [(u, item) for u, items in relevant.items() for item in items]
+    return pd.DataFrame(rows, columns=["user", "item", "rank"]), pd.DataFrame(truth, columns=["user", "item"])
+
+
+def _mean(model: str, metric: str, k: int, **options) -> float:
+    import helpers
+
+    recs, truth = _frames(model)
+    users = sorted(choosing_metrics_data()[1])
+    table = helpers.evaluate(recs, truth, k, metrics=[metric], **options)
+    column = table[f"{metric}@{k}"]
+    if options.get("empty") == "skip":
+        return float(column.mean())
+    return float(column.reindex(users, fill_value=0.0).mean())
+
+
+def _answer_q3() -> int:
+    import helpers
+
+    recs, relevant = choosing_metrics_data()
+    wins = 0
+    for user, rel in relevant.items():
+        if rel and helpers.ndcg_at_k(recs["A"][user], set(rel), 5) > helpers.ndcg_at_k(recs["B"][user], set(rel), 5):
+            wins += 1
+    return wins
+
+
+def _choosing() -> Assignment:
+    value_check = (Check("answer", _fixed(())),)
+    questions = (
+        Question("q1", "Five slots, every liked item counts: mean P@5 of model A", "answer_q1", 2.0,
+                 lambda: _mean("A", "precision", 5, empty="zero"), value_check, kind="value", result="number", abs_tol=1e-3),
+        Question("q2", "Users stop at the first liked item: MRR@5 of B minus MRR@5 of A", "answer_q2", 2.0,
+                 lambda: _mean("B", "rr", 5, empty="zero") - _mean("A", "rr", 5, empty="zero"),
+                 value_check, kind="value", result="number", abs_tol=1e-3),
+        Question("q3", "Number of users for whom A has the higher NDCG@5", "answer_q3", 2.0,
+                 _answer_q3, value_check, kind="value", result="number", abs_tol=1e-9),
+        Question("q4", "MAP@5 of A: denominator |R| minus denominator min(k, |R|)", "answer_q4", 2.0,
+                 lambda: _mean("A", "ap", 5, empty="skip", denominator="n_relevant")
+                 - _mean("A", "ap", 5, empty="skip", denominator="min_k_n_relevant"),
+                 value_check, kind="value", result="number", abs_tol=1e-3),
+        Question("q5", "Mean recall@5 of B over the users who have relevant items", "answer_q5", 2.0,
+                 lambda: _mean("B", "recall", 5, empty="skip"), value_check, kind="value", result="number", abs_tol=1e-3),
+    )
+    return Assignment("choosing-metrics", "Choosing and interpreting metrics", questions, allow_helpers=True,
+                      notes="helpers may be used; the answers are numbers.")
+
+
+ASSIGNMENTS: dict[str, Assignment] = {a.name: a for a in (_scratch(), _leave_one_out(), _choosing())}
+
+
+# ---------------------------------------------------------------- cases & compare
+def build_cases(assignment: Assignment, question: Question, seed: int = DEFAULT_SEED) -> list[tuple[str, tuple]]:
+    """All cases of a question as ``(check name, arguments)``, deterministic in ``seed``.
+
+    Each check gets its own random stream, seeded from ``seed`` and the
+    assignment, question and check names, so adding a check does not change
+    the cases of the others.
+
+    Examples
+    --------
+    >>> a = ASSIGNMENTS["from-scratch"]
+    >>> q = a.question("precision_at_k")
+    >>> build_cases(a, q, seed=1) == build_cases(a, q, seed=1)
+    True
+    >>> build_cases(a, q, seed=1) == build_cases(a, q, seed=2)
+    False
+    """
+    out = []
+    for chk in question.checks:
+        rng = random.Random(f"{seed}|{assignment.name}|{question.name}|{chk.name}")
+        for args in chk.make(rng):
+            out.append((chk.name, tuple(args)))
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    return type(value) in (int, float)
+
+
+def compare(question: Question, value: Any, expected: Any) -> str | None:
+    """``None`` if ``value`` matches ``expected``; otherwise what is wrong.
+
+    Types are checked strictly (``bool`` is not a number, NaN and infinities
+    never match) and numbers are compared with :func:`math.isclose` using the
+    question's tolerances.
+
+    Examples
+    --------
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> compare(q, 0.4, 2 / 5) is None
+    True
+    >>> compare(q, True, 1.0)
+    'returned a bool, not a number'
+    >>> compare(q, float("nan"), 0.5)
+    'returned nan, not a finite number'
+    """
+    rel, abs_ = question.rel_tol, question.abs_tol
+
+    def num(v: Any, e: float) -> str | None:
+        if not _is_number(v):
+            return f"returned a {type(v).__name__ if not isinstance(v, str) else 'str'}, not a number"
+        if isinstance(v, float) and not math.isfinite(v):
+            return f"returned {v!r}, not a finite number"
+        if not math.isclose(float(v), float(e), rel_tol=rel, abs_tol=abs_):
+            return "wrong value"
+        return None
+
+    if question.result == "exact":
+        if not isinstance(value, dict):
+            return f"returned a {type(value).__name__}, not a dict"
+        if set(value) != set(expected):
+            return "the keys (users) are not the expected ones"
+        bad = [u for u in expected if type(value[u]) is not type(expected[u]) or value[u] != expected[u]]
+        return f"wrong held-out item for {len(bad)} user(s)" if bad else None
+    if question.result == "float_dict":
+        if not isinstance(value, dict):
+            return f"returned a {type(value).__name__}, not a dict"
+        if set(value) != set(expected):
+            return f"the keys must be exactly {sorted(expected)}"
+        for key in sorted(expected):
+            problem = num(value[key], expected[key])
+            if problem:
+                return f"{key}: {problem}"
+        return None
+    return num(value, expected)
+
+
+def type_problem(question: Question, value: Any) -> str | None:
+    """Problem for the question's type/range check (``None`` if fine)."""
+    if type(value) is not float:
+        return f"returned a {type(value).__name__}, not a built-in float"
+    if not math.isfinite(value):
+        return f"returned {value!r}"
+    if question.result == "unit" and not 0.0 <= value <= 1.0:
+        return "returned a value outside [0, 1]"
+    if question.result == "nonneg" and value < 0.0:
+        return "returned a negative value"
+    return None
+
+
+# ---------------------------------------------------------------- learner check()
+def check(name: str, answer: Any, assignment: str | None = None) -> bool:
+    """Run the public checks of one question in your notebook and print the outcome.
+
+    Parameters
+    ----------
+    name : str
+        The function or variable name, e.g. ``"precision_at_k"``.
+    answer : callable or value
+        Your function (or, for a numeric question, your answer).
+    assignment : str, optional
+        Needed only when ``name`` is ambiguous.
+
+    Returns
+    -------
+    bool
+        True when every public check passed.
+
+    Notes
+    -----
+    This only runs the small public cases, in your own kernel. The grader
+    runs your notebook in a separate process and adds hidden randomized
+    checks for edge cases (k larger than the list, a single relevant item,
+    relevant items never recommended, ...), so passing here is necessary but
+    not sufficient. Answer variables are never revealed: for them ``check``
+    only says whether the value is a usable number.
+
+    Examples
+    --------
+    >>> def precision_at_k(ranking, relevant, k):
+    ...     return sum(1 for item in ranking[:k] if item in relevant) / k
+    >>> check("precision_at_k", precision_at_k)
+    precision_at_k: public checks passed (4/4). Hidden checks will also test: k larger than the list, single relevant item, relevant items never recommended, only the top k positions count, no relevant item gives 0.0, randomized cases.
+    True
+    """
+    found = [(a, q) for a in ASSIGNMENTS.values() for q in a.questions if q.target == name and assignment in (None, a.name)]
+    if not found:
+        raise ValueError(f"no graded question is called {name!r}; check the spelling of the function name")
+    a, q = found[0]
+    if q.kind == "value":
+        if answer is Ellipsis:
+            print(f"{name}: not attempted yet (still ...).")
+            return False
+        if not _is_number(answer) or (isinstance(answer, float) and not math.isfinite(answer)):
+            print(f"{name}: must be a plain number (int or float), got {type(answer).__name__}.")
+            return False
+        print(f"{name}: a number; its value is checked only by the grader.")
+        return True
+    cases = [(c, args) for c, args in build_cases(a, q) if not next(x for x in q.checks if x.name == c).hidden]
+    failures = []
+    for chk, args in cases:
+        expected = q.reference(*copy.deepcopy(args))
+        try:
+            value = answer(*copy.deepcopy(args))
+        except NotImplementedError:
+            print(f"{name}: not attempted yet (raises NotImplementedError).")
+            return False
+        except Exception as exc:  # noqa: BLE001 - shown to the learner
+            failures.append(f"{chk}: {name}{_show(args)} raised {type(exc).__name__}: {exc}")
+            continue
+        problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)
+        if problem:
+            failures.append(f"{chk}: {name}{_show(args)} returned {value!r}; expected {expected!r} ({problem})")
+    hidden = ", ".join(x.name for x in q.checks if x.hidden)
+    if failures:
+        print(f"{name}: {len(failures)} of {len(cases)} public checks FAILED:")
+        for line in failures:
+            print("  - " + line)
+        return False
+    print(f"{name}: public checks passed ({len(cases)}/{len(cases)}). Hidden checks will also test: {hidden}.")
+    return True
+
+
+def _show(args: tuple) -> str:
+    parts = []
+    for a in args:
+        parts.append("{" + ", ".join(repr(x) for x in sorted(a, key=repr)) + "}" if isinstance(a, set) and a else repr(a))
+    text = "(" + ", ".join(parts) + ")"
+    return text if len(text) < 200 else text[:197] + "...)"

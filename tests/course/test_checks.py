@@ -1,0 +1,323 @@
+"""Every exercise checker, fed its reference solution, the untouched stub and known-wrong answers."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import helpers.course as checks
+from helpers.checking import questions as _core
+from helpers.checking.questions import FunctionQuestion, PropertyQuestion, ValueQuestion, format_value
+from helpers.course import progress_file as _progress
+
+QUESTIONS = checks.all_questions()
+
+
+@pytest.fixture(autouse=True)
+def progress_file(tmp_path, monkeypatch):
+    """Every test writes progress into its own temporary file."""
+    path = tmp_path / "progress.json"
+    monkeypatch.setenv("TOPK_COURSE_PROGRESS", str(path))
+    monkeypatch.setattr(_progress, "_memory", {})
+    monkeypatch.setattr(_progress, "_problem", None)
+    return path
+
+
+def test_every_notebook_with_exercises_has_questions():
+    assert {qid.split(".")[0] for qid in QUESTIONS} == set(checks.NOTEBOOKS)
+    assert len(QUESTIONS) >= 22
+    notebooks = Path(__file__).resolve().parents[2] / "notebooks"
+    for name in checks.NOTEBOOKS.values():
+        assert (notebooks / f"{name}.ipynb").exists(), name
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_reference_solution_is_correct(qid):
+    q = QUESTIONS[qid]
+    result = q.check(q.answer_from(q.solution_code))
+    assert result.outcome == checks.CORRECT, result.message
+    assert result.message.startswith("Correct")
+    assert bool(result) is True
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_untouched_stub_is_not_attempted(qid):
+    q = QUESTIONS[qid]
+    result = q.check(q.stub())
+    assert result.outcome == checks.NOT_ATTEMPTED
+    assert result.message.startswith("Not attempted")
+    assert bool(result) is False
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_stub_variants_are_not_attempted(qid):
+    q = QUESTIONS[qid]
+    if isinstance(q, ValueQuestion):
+        assert q.check(...).outcome == checks.NOT_ATTEMPTED
+        return
+
+    def with_pass(*args):
+        """A docstring does not count as an attempt."""
+        pass
+
+    def raises(*args):
+        raise NotImplementedError
+
+    assert q.check(with_pass).outcome == checks.NOT_ATTEMPTED
+    if isinstance(q, FunctionQuestion):
+        assert q.check(raises).outcome == checks.NOT_ATTEMPTED
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_each_known_mistake_is_named(qid):
+    q = QUESTIONS[qid]
+    assert len(q.mistakes) >= 2, "every question needs at least two known-wrong answers"
+    for mistake in q.mistakes:
+        result = q.check(q.answer_from(mistake.function))
+        assert result.outcome == checks.INCORRECT, (mistake.label, result.message)
+        assert result.mistake == mistake.label
+        assert f"Recognised mistake: {mistake.label}." in result.message
+        assert result.message.startswith("Incorrect")
+
+
+def _expected_texts(value):
+    texts = {format_value(value), repr(value)}
+    if isinstance(value, float):
+        texts |= {f"{value:.4f}", f"{value:.3f}", str(round(value, 6))}
+    return {t for t in texts if t not in ("0", "1")}
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_incorrect_message_never_shows_the_expected_value(qid):
+    q = QUESTIONS[qid]
+    for mistake in q.mistakes:
+        message = q.check(q.answer_from(mistake.function)).message
+        if isinstance(q, FunctionQuestion):
+            failing = [args for args in q.cases if q._call_text(args) + " returned" in message]
+            assert len(failing) == 1, message
+            shown = message.replace(q._call_text(failing[0]), "")
+            expected = q.reference(*failing[0])
+            # the learner's (wrong) value is shown; the expected one never is
+            assert format_value(mistake.function(*failing[0])) in shown
+            for text in _expected_texts(expected):
+                assert text not in shown, (text, message)
+        elif isinstance(q, ValueQuestion):
+            expected = q.reference()
+            for text in _expected_texts(expected):
+                assert text not in message, (text, message)
+            assert q.prompt in message
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_function_question_cases_are_sound(qid):
+    q = QUESTIONS[qid]
+    if not isinstance(q, FunctionQuestion):
+        return
+    # the reference and the solution agree, and every case is a float-returning call
+    for args in q.cases:
+        ref = q.reference(*args)
+        assert _core._same(q.solution_code(*args), ref), args
+
+
+@pytest.mark.parametrize("qid", sorted(QUESTIONS))
+def test_hints_and_solution(qid):
+    q = QUESTIONS[qid]
+    first = repr(q.hint())
+    assert first.startswith(f"Hint 1 of {len(q.hints)}:")
+    last = repr(q.hint(len(q.hints)))
+    assert "solution()" in last
+    assert "hints 1 to" in repr(q.hint(len(q.hints) + 1))
+    assert "hints 1 to" in repr(q.hint(0))
+    solution = repr(q.solution())
+    assert f"def {q.solution_code.__name__}(" in solution
+    assert "return" in solution
+    assert q.name in repr(q)
+
+
+def test_incorrect_answer_shows_learner_value_and_input():
+    from helpers.course.nb02 import q1
+
+    def precision_at_k(ranking, relevant, k):
+        return 0.123
+
+    result = q1.check(precision_at_k)
+    assert result.outcome == checks.INCORRECT
+    assert "returned 0.123" in result.message
+    assert "precision_at_k([" in result.message
+    assert result.mistake is None
+
+
+def test_learner_function_that_raises_or_returns_none():
+    from helpers.course.nb04 import q1
+
+    def reciprocal_rank_at_k(ranking, relevant, k):
+        return 1 / 0
+
+    result = q1.check(reciprocal_rank_at_k)
+    assert result.outcome == checks.INCORRECT
+    assert "raised ZeroDivisionError" in result.message
+
+    def forgot_return(ranking, relevant, k):
+        x = 1 / len(ranking)  # noqa: F841
+
+    result = q1.check(forgot_return)
+    assert "returned None. Did you forget a return statement?" in result.message
+
+
+def test_passing_a_value_to_a_function_question_and_vice_versa():
+    from helpers.course.nb03 import q1, q2
+
+    assert q1.check(0.5).outcome == checks.INCORRECT
+    assert "expects your function itself" in q1.check(0.5).message
+    assert q2.check(lambda: 0.275).outcome == checks.INCORRECT
+    assert "expects a value, not a function" in q2.check(lambda: 0.275).message
+    assert q2.check("0.275").outcome == checks.INCORRECT
+
+
+def test_floats_are_compared_with_a_tolerance_not_equality():
+    from helpers.course.nb03 import q2
+
+    # 0.1 + 0.2 style rounding noise must not fail a right answer
+    exact = q2.reference()
+    assert q2.check(exact * (1 + 1e-12)).outcome == checks.CORRECT
+    assert q2.check(round(exact, 2) + 0.001).outcome == checks.INCORRECT
+
+
+def test_numpy_results_are_accepted():
+    np = pytest.importorskip("numpy")
+    from helpers.course.nb05 import q1
+
+    def dcg(grades, k):
+        g = np.asarray(grades[:k], dtype=float)
+        return np.sum(g / np.log2(np.arange(2, g.size + 2)))
+
+    assert q1.check(dcg).outcome == checks.CORRECT
+
+
+def test_property_question_names_the_failing_rule():
+    from helpers.course.nb06 import q3
+
+    def cliff_score(r, k):
+        if r is None or r > k:
+            return 0.0
+        return 1.0 if r == 1 else 0.9  # flat after rank 1: fails "strictly decreasing"
+
+    result = q3.check(cliff_score)
+    assert result.outcome == checks.INCORRECT
+    assert "rule 3 of 5" in result.message
+    assert isinstance(q3, PropertyQuestion)
+
+    def leaks(r, k):
+        return 0.5 if r is None else 0.5 + 0.5 / math.log2(r + 1)  # not zero outside the list
+
+    assert "rule 2 of 5" in q3.check(leaks).message
+
+
+def test_format_value_is_deterministic():
+    assert format_value({"z", "a", "m"}) == "{'a', 'm', 'z'}"
+    assert format_value((1, 2.5)) == "(1, 2.5)"
+    assert format_value(set()) == "set()"
+    assert format_value(float("nan")) == "nan"
+
+
+# ------------------------------------------------------------------ progress
+def test_progress_records_outcomes_in_the_file(progress_file):
+    from helpers.course.nb02 import q1
+
+    q1.check(q1.stub())
+    assert not progress_file.exists()  # an untouched stub writes nothing
+    q1.check(q1.mistakes[0].function)
+    assert json.loads(progress_file.read_text())["outcomes"]["02.q1"] == "incorrect"
+    q1.check(q1.solution_code)
+    summary = checks.progress()
+    assert summary.done == 1
+    assert summary.total == len(QUESTIONS)
+    text = repr(summary)
+    assert text.startswith(f"Exercises correct: 1 of {len(QUESTIONS)}")
+    assert "[x] q1: correct" in text
+    assert "02-cutoffs" in text
+
+
+def test_rerunning_a_stub_does_not_erase_an_attempt(progress_file):
+    from helpers.course.nb02 import q1
+
+    q1.check(q1.solution_code)
+    q1.check(q1.stub())
+    assert checks.progress().done == 1
+    # a later wrong attempt is the current state
+    q1.check(q1.mistakes[0].function)
+    assert checks.progress().done == 0
+
+
+def test_progress_survives_a_new_session(progress_file, monkeypatch):
+    from helpers.course.nb04 import q2
+
+    q2.check(q2.solution_code)
+    monkeypatch.setattr(_progress, "_memory", {})  # as after a kernel restart
+    assert _progress.load() == {"04.q2": "correct"}
+
+
+def test_corrupt_progress_file_degrades_to_memory(progress_file):
+    from helpers.course.nb04 import q1
+
+    progress_file.write_text("{not json")
+    result = q1.check(q1.solution_code)
+    assert result.outcome == checks.CORRECT
+    summary = checks.progress()
+    assert summary.done == 1
+    assert "could not be read" in repr(summary)
+
+
+def test_wrong_shape_progress_file_is_ignored(progress_file):
+    progress_file.write_text(json.dumps({"outcomes": ["not", "a", "mapping"]}))
+    assert checks.progress().done == 0
+
+
+def test_unwritable_progress_path_degrades_to_memory(tmp_path, monkeypatch):
+    from helpers.course.nb04 import q1
+
+    blocker = tmp_path / "a-file"
+    blocker.write_text("x")
+    monkeypatch.setenv("TOPK_COURSE_PROGRESS", str(blocker / "sub" / "progress.json"))
+    result = q1.check(q1.solution_code)  # must not raise
+    assert result.outcome == checks.CORRECT
+    summary = checks.progress()
+    assert summary.done == 1
+    assert "could not be written" in repr(summary)
+
+
+def test_progress_off_keeps_memory_only(tmp_path, monkeypatch):
+    from helpers.course.nb00 import q1
+
+    monkeypatch.setenv("TOPK_COURSE_PROGRESS", "off")
+    assert checks.progress_path() is None
+    q1.check(q1.solution_code)
+    assert checks.progress().done == 1
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_default_progress_path(monkeypatch):
+    monkeypatch.delenv("TOPK_COURSE_PROGRESS", raising=False)
+    path = checks.progress_path()
+    assert path.parts[-3:] == ("share", "topk-course", "progress.json")
+
+
+def test_reset_progress(progress_file):
+    from helpers.course.nb00 import q1
+
+    q1.check(q1.solution_code)
+    assert progress_file.exists()
+    checks.reset_progress()
+    assert not progress_file.exists()
+    assert checks.progress().done == 0
+
+
+def test_check_without_recording(progress_file):
+    from helpers.course.nb00 import q1
+
+    q1.check(q1.solution_code, record=False)
+    assert not progress_file.exists()
+    assert checks.progress().done == 0

@@ -1,0 +1,147 @@
+"""Assignment specs, the learner-notebook generator, the reference solutions and check()."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+import helpers
+from helpers.grade import assignments as A
+from helpers.grade.grader import grade_many
+from tools import learner_notebooks as LN
+
+EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
+
+
+def test_learner_versions_are_up_to_date():
+    assert LN.generate(check_only=True) == [], "run: python tools/learner_notebooks.py"
+
+
+def test_generate_check_detects_a_stale_copy(tmp_path):
+    (tmp_path / "source").mkdir()
+    for name in A.ASSIGNMENTS:
+        (tmp_path / "source" / f"{name}.ipynb").write_text((EXERCISES / "source" / f"{name}.ipynb").read_text())
+    assert sorted(LN.generate(root=tmp_path)) == sorted(A.ASSIGNMENTS)  # written
+    assert LN.generate(check_only=True, root=tmp_path) == []
+    (tmp_path / "from-scratch.ipynb").write_text("{}")
+    assert LN.generate(check_only=True, root=tmp_path) == ["from-scratch"]
+
+
+def test_learner_versions_hold_no_solution():
+    for name in A.ASSIGNMENTS:
+        text = (EXERCISES / f"{name}.ipynb").read_text()
+        assert "BEGIN SOLUTION" not in text and "END SOLUTION" not in text
+        nb = json.loads(text)
+        assert all(c.get("outputs", []) == [] for c in nb["cells"])
+    assert "hits / k" not in (EXERCISES / "from-scratch.ipynb").read_text()
+
+
+@pytest.mark.parametrize("bad", ["### BEGIN SOLUTION\nx\n### BEGIN SOLUTION\n", "### BEGIN SOLUTION\nx\n", "x\n### END SOLUTION\n"])
+def test_strip_solutions_rejects_broken_regions(bad):
+    with pytest.raises(ValueError, match="SOLUTION"):
+        LN.strip_solutions(bad)
+
+
+@pytest.fixture(scope="module")
+def graded_sources(tmp_path_factory):
+    out = {}
+    for name, a in A.ASSIGNMENTS.items():
+        d = tmp_path_factory.mktemp(name)
+        out[name] = grade_many([EXERCISES / "source" / f"{name}.ipynb", EXERCISES / f"{name}.ipynb"], a, d,
+                               jobs=2, progress=None)
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(A.ASSIGNMENTS))
+def test_reference_solutions_get_full_marks(graded_sources, name):
+    source, _ = graded_sources[name]
+    assert source["score"] == A.ASSIGNMENTS[name].max_score, json.dumps(source, indent=1)[:3000]
+
+
+@pytest.mark.parametrize("name", sorted(A.ASSIGNMENTS))
+def test_untouched_learner_versions_score_zero(graded_sources, name):
+    _, stub = graded_sources[name]
+    assert stub["score"] == 0.0
+    assert {q["status"] for q in stub["questions"]} == {"not attempted"}
+
+
+def test_hidden_cases_are_deterministic_per_seed():
+    for a in A.ASSIGNMENTS.values():
+        for q in a.questions:
+            assert A.build_cases(a, q, 7) == A.build_cases(a, q, 7)
+    a = A.ASSIGNMENTS["from-scratch"]
+    q = a.question("ndcg_at_k")
+    hidden = lambda seed: [args for chk, args in A.build_cases(a, q, seed) if chk == "randomized cases"]
+    assert hidden(1) != hidden(2)
+    public = lambda seed: [args for chk, args in A.build_cases(a, q, seed) if chk == "worked examples"]
+    assert public(1) == public(2)
+
+
+def test_graded_inputs_respect_the_stated_rules():
+    a = A.ASSIGNMENTS["from-scratch"]
+    for q in a.questions:
+        for _, (ranking, relevant, k) in A.build_cases(a, q):
+            assert len(set(ranking)) == len(ranking) and isinstance(k, int) and k >= 1
+            if q.target in ("recall_at_k", "average_precision_at_k", "ndcg_at_k"):
+                assert relevant, "recall/AP/NDCG are only graded on users with a relevant item"
+
+
+def test_every_from_scratch_question_tests_the_named_edge_cases():
+    for q in A.ASSIGNMENTS["from-scratch"].questions:
+        names = {c.name for c in q.checks} | {q.type_check}
+        assert {"k larger than the list", "single relevant item", "relevant items never recommended"} <= names
+        assert any(c.hidden for c in q.checks) and any(not c.hidden for c in q.checks)
+
+
+def test_numeric_answers_come_from_helpers():
+    recs, relevant = A.choosing_metrics_data()
+    users = sorted(relevant)
+    q = {x.name: x.reference() for x in A.ASSIGNMENTS["choosing-metrics"].questions}
+    p5 = sum(helpers.precision_at_k(recs["A"][u], set(relevant[u]), 5) for u in users) / len(users)
+    assert q["q1"] == pytest.approx(p5)
+    rr = {m: sum(helpers.reciprocal_rank_at_k(recs[m][u], set(relevant[u]), 5) for u in users) / len(users) for m in "AB"}
+    assert q["q2"] == pytest.approx(rr["B"] - rr["A"])
+    rated = [u for u in users if relevant[u]]
+    r5 = sum(helpers.recall_at_k(recs["B"][u], set(relevant[u]), 5) for u in rated) / len(rated)
+    assert q["q5"] == pytest.approx(r5)
+    assert q["q4"] <= 0.0 and isinstance(q["q3"], int)
+
+
+def test_loo_reference_matches_a_plain_reading():
+    log, recs = A.loo_example_data()
+    assert A._ref_held_out(log) == {"ann": 14, "bob": 23, "cat": 31}
+    res = A._ref_evaluate_loo(log, recs, 5)
+    assert res == pytest.approx({"HR": 2 / 3, "MRR": (1 / 3 + 1) / 3, "NDCG": (0.5 + 1) / 3})
+
+
+def test_compare_is_strict():
+    q = A.ASSIGNMENTS["from-scratch"].question("hit_at_k")
+    assert A.compare(q, 1, 1.0) is None  # an int is a number
+    assert "bool" in A.compare(q, True, 1.0)
+    assert "finite" in A.compare(q, float("inf"), 1.0)
+    assert A.compare(q, 0.5, 1.0) == "wrong value"
+    assert "built-in float" in A.type_problem(q, 1)
+
+
+def test_check_reports_pass_fail_and_not_attempted(capsys):
+    def good(ranking, relevant, k):
+        return sum(1 for x in ranking[:k] if x in relevant) / k
+
+    def short(ranking, relevant, k):
+        top = ranking[:k]
+        return sum(1 for x in top if x in relevant) / len(top)
+
+    def stub(ranking, relevant, k):
+        raise NotImplementedError()
+
+    assert A.check("precision_at_k", good) is True
+    assert A.check("precision_at_k", stub) is False
+    assert "not attempted" in capsys.readouterr().out
+    assert A.check("average_precision_at_k", lambda r, s, k: 0.3) is False
+    assert "FAILED" in capsys.readouterr().out
+    assert A.check("answer_q1", ...) is False and A.check("answer_q1", 0.5) is True
+    with pytest.raises(ValueError, match="no graded question"):
+        A.check("precision", good)
+    assert short([1], {1}, 1) == 1.0
