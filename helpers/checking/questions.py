@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import dis
 import inspect
-import math
 import numbers
 import textwrap
-from collections.abc import Callable, Mapping, Sequence, Set
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from .values import ABS_TOL, REL_TOL, format_value, judge_number
 
 __all__ = [
     "CORRECT",
@@ -46,8 +47,6 @@ QUESTIONS: dict[str, _Question] = {}
 #: Called with (question id, outcome) after every check; the course registers its progress store here.
 OUTCOME_HOOKS: list[Callable[[str, str], None]] = []
 
-REL_TOL = 1e-9
-ABS_TOL = 1e-12
 
 
 # ----------------------------------------------------------------- display
@@ -92,52 +91,10 @@ class CheckResult:
         return self.outcome == CORRECT
 
 
-def format_value(value: Any, digits: int = 6) -> str:
-    """Deterministic, readable text for a value: sets sorted, floats rounded.
-
-    Examples
-    --------
-    >>> format_value({"b", "a"})
-    "{'a', 'b'}"
-    >>> format_value(2 / 3)
-    '0.666667'
-    >>> format_value([1, 0.5, "x"])
-    "[1, 0.5, 'x']"
-    """
-    if isinstance(value, bool) or value is None or value is Ellipsis:
-        return repr(value)
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        if math.isnan(number) or math.isinf(number):
-            return repr(number)
-        return f"{number:.{digits}g}" if number != 0 else "0.0"
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, (Set, frozenset)):
-        items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
-        return "{" + ", ".join(format_value(v, digits) for v in items) + "}" if items else "set()"
-    if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{format_value(k)}: {format_value(v, digits)}" for k, v in value.items()) + "}"
-    if isinstance(value, tuple):
-        inner = ", ".join(format_value(v, digits) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(format_value(v, digits) for v in value) + "]"
-    if hasattr(value, "tolist"):  # NumPy arrays and scalars
-        return format_value(value.tolist(), digits)
-    return repr(value)
-
-
 def _same(answer: Any, expected: Any) -> bool:
     """True if ``answer`` equals ``expected`` (numbers with math.isclose, never ==)."""
     if isinstance(expected, numbers.Real) and not isinstance(expected, bool):
-        if hasattr(answer, "ndim") and getattr(answer, "ndim", 1) == 0:
-            answer = answer.item()
-        if not isinstance(answer, numbers.Real):
-            return False
-        return math.isclose(float(answer), float(expected), rel_tol=REL_TOL, abs_tol=ABS_TOL)
+        return judge_number(answer, float(expected), rel_tol=REL_TOL, abs_tol=ABS_TOL).ok
     if isinstance(expected, (list, tuple)):
         if hasattr(answer, "tolist"):
             answer = answer.tolist()

@@ -30,6 +30,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from helpers.checking.values import as_number, judge_number
+
 __all__ = [
     "Check",
     "Question",
@@ -541,7 +543,7 @@ def build_cases(assignment: Assignment, question: Question, seed: int = DEFAULT_
 
 
 def _is_number(value: Any) -> bool:
-    return type(value) in (int, float)
+    return as_number(value)[1] is None
 
 
 def compare(question: Question, value: Any, expected: Any) -> str | None:
@@ -564,13 +566,7 @@ def compare(question: Question, value: Any, expected: Any) -> str | None:
     rel, abs_ = question.rel_tol, question.abs_tol
 
     def num(v: Any, e: float) -> str | None:
-        if not _is_number(v):
-            return f"returned a {type(v).__name__ if not isinstance(v, str) else 'str'}, not a number"
-        if isinstance(v, float) and not math.isfinite(v):
-            return f"returned {v!r}, not a finite number"
-        if not math.isclose(float(v), float(e), rel_tol=rel, abs_tol=abs_):
-            return "wrong value"
-        return None
+        return judge_number(v, float(e), rel_tol=rel, abs_tol=abs_).problem
 
     if question.result == "exact":
         if not isinstance(value, dict):
@@ -594,10 +590,9 @@ def compare(question: Question, value: Any, expected: Any) -> str | None:
 
 def type_problem(question: Question, value: Any) -> str | None:
     """Problem for the question's type/range check (``None`` if fine)."""
-    if type(value) is not float:
-        return f"returned a {type(value).__name__}, not a built-in float"
-    if not math.isfinite(value):
-        return f"returned {value!r}"
+    value, problem = as_number(value)
+    if problem:
+        return problem
     if question.result == "unit" and not 0.0 <= value <= 1.0:
         return "returned a value outside [0, 1]"
     if question.result == "nonneg" and value < 0.0:

@@ -122,7 +122,22 @@ def test_compare_is_strict():
     assert "bool" in A.compare(q, True, 1.0)
     assert "finite" in A.compare(q, float("inf"), 1.0)
     assert A.compare(q, 0.5, 1.0) == "wrong value"
-    assert "built-in float" in A.type_problem(q, 1)
+    assert A.type_problem(q, 1) is None  # the same rule as the notebooks' checks: an int is a number
+
+
+def test_numpy_scalars_of_the_right_value_pass_everywhere():
+    import numpy as np
+
+    from helpers.checking.values import judge_number
+
+    q = A.ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    for value, expected in ((np.float64(0.4), 0.4), (np.float32(0.5), 0.5), (np.int64(0), 0.0)):
+        assert A.compare(q, value, expected) is None, value
+        assert A.type_problem(q, value) is None
+        assert judge_number(value, expected).ok
+    assert A.compare(q, np.float64(0.5), 0.4) == "wrong value"
+    for bad in (np.bool_(True), np.array([0.4]), "0.4", [0.4], float("nan")):
+        assert A.compare(q, bad, 0.4) is not None, bad
 
 
 def test_check_reports_pass_fail_and_not_attempted(capsys):

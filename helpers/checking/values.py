@@ -1,0 +1,154 @@
+"""One rule set for judging a learner's value, shared by the notebooks' checks, the assignments' self-check and the grader.
+
+- A *number* is a built-in ``int`` or ``float`` or a NumPy integer or floating
+  scalar (``np.float64(0.5)`` is a number: NumPy's own ``float64`` even
+  subclasses ``float``). ``bool``, ``str``, containers, arrays and objects
+  of any other class are not, whatever their ``__eq__`` or ``__float__`` say.
+- NaN and infinities are never right.
+- Numbers are compared with :func:`math.isclose` at a stated tolerance, never
+  with ``==``; a question that asks for a rounded value (``decimals=4``)
+  accepts the correctly rounded value and names a wrong rounding as such.
+- Feedback describes the learner's value, never the expected one.
+
+Examples
+--------
+>>> import numpy as np
+>>> judge_number(np.float64(0.4), 2 / 5).ok
+True
+>>> judge_number(True, 1.0).problem
+'returned a bool, not a number'
+>>> judge_number(0.7556, 34 / 45, decimals=4).ok
+True
+>>> judge_number(0.7555, 34 / 45, decimals=4).problem
+'0.7555 is 34/45 cut to 4 decimals instead of rounded (rounding gives the last digit one more)'
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping, Set
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+__all__ = ["REL_TOL", "ABS_TOL", "Verdict", "as_number", "judge_number", "format_value", "type_name"]
+
+#: Default tolerances for a computed value (a function's result).
+REL_TOL = 1e-9
+ABS_TOL = 1e-12
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """Whether a value is right, and if not, what is wrong with it (never the expected value)."""
+
+    ok: bool
+    problem: str | None = None
+    note: str | None = None  # e.g. "returned a numpy float64 (accepted)"
+
+
+def type_name(value: Any) -> str:
+    """The value's type as a learner reads it: ``numpy float64``, ``bool``, ``list``."""
+    kind = type(value)
+    module = kind.__module__.split(".")[0]
+    return f"numpy {kind.__name__}" if module == "numpy" else kind.__name__
+
+
+def _is_numpy_number(value: Any) -> bool:
+    """A NumPy integer or floating scalar of NumPy's own classes (not a subclass written elsewhere)."""
+    return isinstance(value, (np.integer, np.floating)) and type(value).__module__ == "numpy"
+
+
+def as_number(value: Any) -> tuple[float | None, str | None]:
+    """``(float(value), None)`` for a number, ``(None, problem)`` otherwise.
+
+    >>> as_number(3)
+    (3.0, None)
+    >>> as_number("0.5")
+    (None, 'returned a str, not a number')
+    >>> as_number(float("nan"))
+    (None, 'returned nan, not a finite number')
+    """
+    if type(value) in (int, float) or _is_numpy_number(value):
+        number = float(value)
+        if not math.isfinite(number):
+            return None, f"returned {number!r}, not a finite number"
+        return number, None
+    return None, f"returned a {type_name(value)}, not a number"
+
+
+def _rounding_problem(number: float, expected: float, decimals: int) -> str | None:
+    scale = 10**decimals
+    if math.isclose(number, math.trunc(expected * scale) / scale, abs_tol=0.5 / scale / 10):
+        return (f"{number:.{decimals}f} is {_fraction_hint(expected)} cut to {decimals} decimals instead of rounded "
+                "(rounding gives the last digit one more)")
+    return None
+
+
+def _fraction_hint(expected: float) -> str:
+    from fractions import Fraction
+
+    fraction = Fraction(expected).limit_denominator(1000)
+    return f"{fraction.numerator}/{fraction.denominator}" if abs(float(fraction) - expected) < 1e-12 else "the value"
+
+
+def judge_number(value: Any, expected: float, *, rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL,
+                 decimals: int | None = None) -> Verdict:
+    """Judge one number against the expected one.
+
+    With ``decimals``, the answer may be given rounded to that many decimals
+    (or more precisely); a truncated answer is named as a wrong rounding.
+    """
+    number, problem = as_number(value)
+    if problem:
+        return Verdict(False, problem)
+    note = f"returned a {type_name(value)} (accepted)" if type(value) not in (int, float) else None
+    if math.isclose(number, expected, rel_tol=rel_tol, abs_tol=abs_tol):
+        return Verdict(True, None, note)
+    if decimals is not None:
+        if math.isclose(number, round(expected, decimals), rel_tol=0.0, abs_tol=0.5 * 10**-decimals / 10):
+            return Verdict(True, None, note)
+        truncated = _rounding_problem(number, expected, decimals)
+        if truncated:
+            return Verdict(False, truncated)
+    return Verdict(False, "wrong value")
+
+
+def format_value(value: Any, digits: int = 6) -> str:
+    """Deterministic, readable text for a value: sets sorted, floats rounded.
+
+    Examples
+    --------
+    >>> format_value({"b", "a"})
+    "{'a', 'b'}"
+    >>> format_value(2 / 3)
+    '0.666667'
+    >>> format_value([1, 0.5, "x"])
+    "[1, 0.5, 'x']"
+    """
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number) or math.isinf(number):
+            return repr(number)
+        return f"{number:.{digits}g}" if number != 0 else "0.0"
+    if isinstance(value, str):
+        return repr(value)
+    if isinstance(value, (Set, frozenset)):
+        items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
+        return "{" + ", ".join(format_value(v, digits) for v in items) + "}" if items else "set()"
+    if isinstance(value, Mapping):
+        return "{" + ", ".join(f"{format_value(k)}: {format_value(v, digits)}" for k, v in value.items()) + "}"
+    if isinstance(value, tuple):
+        inner = ", ".join(format_value(v, digits) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v, digits) for v in value) + "]"
+    if hasattr(value, "tolist"):  # NumPy arrays and scalars
+        return format_value(value.tolist(), digits)
+    return repr(value)
