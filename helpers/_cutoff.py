@@ -1,8 +1,10 @@
-"""Cutoff logic: the only place that cuts a list at k, finds hits or discounts.
+"""Cutoff, gain and discount: the only place that cuts a list at k, finds hits, or defines a gain or a discount.
 
-Per-user metrics (``helpers.metrics``, ``helpers.dcg``) and the batch path
-(``helpers.batch``) both build on these definitions, so a change to what
-"the top k" means is made once.
+Per-user metrics (``helpers.metrics``, ``helpers.dcg``), the batch kernels
+(``helpers._kernels``, ``helpers.batch``), the library conventions
+(``helpers.conventions``) and the sampled-metrics protocol
+(``helpers.experiments.sampled``) all build on these definitions, so a change
+to what "the top k", a gain or a discount means is made once.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["top_k", "hit_ranks", "discount", "discounts", "gain_of", "ideal_dcg_table"]
+__all__ = ["top_k", "hit_ranks", "discount", "discounts", "gain_of", "gains", "ideal_dcg_table"]
 
 
 def top_k(items: list, k: int) -> list:
@@ -50,6 +52,11 @@ def discounts(n: int, kind: str = "log2") -> np.ndarray:
 def gain_of(grade: float, gain: str) -> float:
     """Gain of one graded item: ``grade`` (linear) or ``2**grade - 1`` (exponential)."""
     return grade if gain == "linear" else 2.0**grade - 1.0
+
+
+def gains(grades: np.ndarray, gain: str) -> np.ndarray:
+    """:func:`gain_of` for an array of grades (batch path)."""
+    return grades if gain == "linear" else np.exp2(grades) - 1.0
 
 
 def ideal_dcg_table(n: int, kind: str = "log2") -> np.ndarray:

@@ -8,8 +8,12 @@ checks that the README holds exactly :func:`markdown_table`'s output).
 
 from __future__ import annotations
 
+import importlib
 import textwrap
+from collections.abc import Callable
 from dataclasses import dataclass, field
+
+from . import _kernels
 
 __all__ = ["METRICS", "OPTIONS", "BATCH_OPTIONS", "Metric", "Option", "markdown_table", "option_table"]
 
@@ -39,15 +43,33 @@ class Option:
 
 @dataclass(frozen=True)
 class Metric:
-    """A per-user metric, its batch column and its mean's usual name."""
+    """A metric: its per-user function, its batch kernel, its rule for a user with no relevant item.
+
+    Everything that lists metrics reads this entry: :func:`helpers.evaluate`'s
+    columns and dispatch, error messages, docstrings, the README table, the
+    grader's edge cases and the tests' lists. Adding a metric means adding an
+    entry here, its per-user function, its kernel in :mod:`helpers._kernels`,
+    and their tests.
+    """
 
     key: str  # column prefix in evaluate(): "ap" -> "ap@10"
-    function: str  # per-user function in helpers
+    function: str  # name of the per-user function in helpers (see per_user)
+    kernel: Callable[[_kernels.Cut], object]  # batch kernel: one value per user of a block
     notation: str  # per-user notation
     mean_name: str  # what the mean over users is called
     formula: str
-    no_relevant: str  # what the per-user function does when the user has no relevant item
+    empty_value: float | None  # per-user value with no relevant item; None: raises ValueError (0/0)
     options: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def per_user(self) -> Callable[..., float]:
+        """The per-user function, e.g. :func:`helpers.precision_at_k`."""
+        return getattr(importlib.import_module("helpers"), self.function)
+
+    @property
+    def no_relevant(self) -> str:
+        """What the per-user function does for a user with no relevant item, in words."""
+        return "raises ValueError (0/0)" if self.empty_value is None else repr(self.empty_value)
 
 
 OPTIONS: dict[str, Option] = {
@@ -208,52 +230,58 @@ BATCH_OPTIONS: dict[str, Option] = {
 METRICS: dict[str, Metric] = {
     "precision": Metric(
         key="precision",
+        kernel=_kernels.precision,
         function="precision_at_k",
         notation="P@k",
         mean_name="P@k",
         formula="hits in the top k / k",
-        no_relevant="0.0",
+        empty_value=0.0,
     ),
     "recall": Metric(
         key="recall",
+        kernel=_kernels.recall,
         function="recall_at_k",
         notation="R@k",
         mean_name="R@k",
         formula="hits in the top k / |R|",
-        no_relevant="raises ValueError (0/0)",
+        empty_value=None,
     ),
     "hit": Metric(
         key="hit",
+        kernel=_kernels.hit,
         function="hit_at_k",
         notation="Hit@k",
         mean_name="HR@k (hit ratio)",
         formula="1 if any of the top k is relevant, else 0",
-        no_relevant="0.0",
+        empty_value=0.0,
     ),
     "rr": Metric(
         key="rr",
+        kernel=_kernels.reciprocal_rank,
         function="reciprocal_rank_at_k",
         notation="RR@k",
         mean_name="MRR@k",
         formula="1 / rank of the first relevant item if it is within the top k, else 0",
-        no_relevant="0.0",
+        empty_value=0.0,
     ),
     "ap": Metric(
         key="ap",
+        kernel=_kernels.average_precision,
         function="average_precision_at_k",
         notation="AP@k",
         mean_name="MAP@k",
         formula="sum of P@i over the ranks i <= k that hold a relevant item / denominator",
-        no_relevant="raises ValueError (0/0)",
+        empty_value=None,
         options=("denominator",),
     ),
     "ndcg": Metric(
         key="ndcg",
+        kernel=_kernels.ndcg,
         function="ndcg_at_k",
         notation="NDCG@k",
         mean_name="NDCG@k",
         formula="DCG@k / IDCG@k, DCG@k = sum over i <= k of gain_i / log2(i + 1)",
-        no_relevant="raises ValueError (0/0)",
+        empty_value=None,
         options=("gain", "ideal", "discount"),
     ),
 }
@@ -276,6 +304,11 @@ def option_table(name: str) -> str:
     return "\n".join(lines)
 
 
+def metric_list() -> str:
+    """The metric keys as a docstring sentence: which ``metrics=`` values exist."""
+    return "Any of " + ", ".join(f"``{key!r}``" for key in METRICS) + "; default all, in that order."
+
+
 def document(*option_names: str):
     """Decorator: replace ``%(name)s`` in a docstring with :func:`option_table`.
 
@@ -286,7 +319,7 @@ def document(*option_names: str):
     def decorate(function):
         doc = function.__doc__ or ""
         for name in option_names:
-            table = option_table(name)
+            table = metric_list() if name == "metrics" else option_table(name)
             # indent continuation lines like the placeholder line
             marker = f"%({name})s"
             index = doc.find(marker)

@@ -57,6 +57,38 @@ def check_k(k: Any, name: str = "k") -> int:
     return k
 
 
+def check_int(value: Any, name: str, minimum: int = 1, meaning: str = "") -> int:
+    """Return ``value`` as a builtin int, or raise if it is not an int >= ``minimum``.
+
+    >>> check_int(3, "n_users")
+    3
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} must be an int >= {minimum}{meaning}; got {_short(value)} of type "
+                        f"{type(value).__name__}.")
+    if int(value) < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}{meaning}; got {int(value)}.")
+    return int(value)
+
+
+def check_number(value: Any, name: str, low: float, high: float = math.inf, *, low_open: bool = False,
+                 high_open: bool = False) -> float:
+    """Return ``value`` as a builtin float, or raise if it is not a real number in the range.
+
+    >>> check_number(0.95, "confidence", 0, 1, low_open=True, high_open=True)
+    0.95
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{name} must be a number; got {_short(value)} of type {type(value).__name__}.")
+    number = float(value)
+    too_low = number <= low if low_open else number < low
+    too_high = number >= high if high_open else number > high
+    if math.isnan(number) or too_low or too_high:
+        span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be in {span}; got {value!r}.")
+    return number
+
+
 def check_ks(k: Any) -> tuple[int, ...]:
     """Return one or several cutoffs as a sorted tuple of distinct ints."""
     if isinstance(k, (list, tuple, range, np.ndarray)):
@@ -78,6 +110,21 @@ def check_option(name: str, value: Any, allowed: Iterable[str]) -> str:
         hint = f" Did you mean {close[0]!r}?" if close else ""
         raise ValueError(f"{name} must be one of {listing}; got {value!r}.{hint}")
     return value
+
+
+def check_options(**values: Any) -> dict[str, str]:
+    """Check every keyword option against the registry; return them, in the order given.
+
+    The one place where ``denominator=``, ``gain=``, ``ideal=``, ``discount=``,
+    ``empty=`` and ``ties=`` are validated, for every entry point.
+
+    >>> check_options(gain="linear", ideal="all")
+    {'gain': 'linear', 'ideal': 'all'}
+    """
+    from ._registry import BATCH_OPTIONS, OPTIONS
+
+    known = {**OPTIONS, **BATCH_OPTIONS}
+    return {name: check_option(name, value, known[name].values) for name, value in values.items()}
 
 
 # --------------------------------------------------------------------- ranking

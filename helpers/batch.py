@@ -32,8 +32,9 @@ import numpy as np
 import pandas as pd
 
 from . import _registry
-from ._cutoff import discounts, ideal_dcg_table
-from ._validation import check_columns, check_ks, check_option, describe_examples
+from ._cutoff import discounts, gains, ideal_dcg_table
+from ._kernels import Cut
+from ._validation import check_columns, check_int, check_ks, check_option, check_options, describe_examples
 
 __all__ = ["evaluate", "evaluate_arrays"]
 
@@ -120,10 +121,6 @@ class _Options:
         self.discount = discount  # "log2" or "clipped_log2" (LensKit); see _cutoff.discounts
 
 
-def _gain(grades: np.ndarray, gain: str) -> np.ndarray:
-    return grades if gain == "linear" else np.exp2(grades) - 1.0
-
-
 def _ideal_cumulative(seg: np.ndarray, gains: np.ndarray, nb: int, width: int, disc: np.ndarray) -> np.ndarray:
     """Running IDCG (nb x width) from per-row gains listed by row ``seg``."""
     ideal = np.zeros((nb, width), dtype=np.float64)
@@ -137,6 +134,10 @@ def _ideal_cumulative(seg: np.ndarray, gains: np.ndarray, nb: int, width: int, d
     ideal *= disc[:width]
     np.cumsum(ideal, axis=1, out=ideal)
     return ideal
+
+
+def _take(values: np.ndarray, selection: np.ndarray | None) -> np.ndarray:
+    return values if selection is None else values[selection]
 
 
 def _block_metrics(
@@ -153,62 +154,31 @@ def _block_metrics(
     out: dict[str, np.ndarray],
     b0: int,
 ) -> None:
+    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~helpers._kernels.Cut` per k."""
     nb = nrel.size
     row = flat // width if width else flat
     pos = flat - row * width
     counts = np.bincount(row, minlength=nb)
     starts = np.cumsum(counts) - counts
     ordinal = np.arange(1, flat.size + 1) - starts[row]
-    has = counts > 0
     first = np.full(nb, np.iinfo(np.int64).max, dtype=np.int64)
-    first[has] = pos[starts[has]]
-    b1 = b0 + nb
-    hit_gains = None
-    if "ndcg" in opts.keys:
-        hit_gains = rel_gains[hit_rel] if rel_gains is not None else None
-        if opts.ideal == "all" and rel_gains is not None:
-            ideal_cum = _ideal_cumulative(seg_rel, gains_rel, nb, max(opts.ks), disc)
-        elif opts.ideal == "listed" and rel_gains is not None:
-            ideal_cum = _ideal_cumulative(row, hit_gains, nb, max(opts.ks), disc)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        for k in opts.ks:
-            if k >= width:
-                sel_row, sel_pos, sel_ord, hits = row, pos, ordinal, counts
-                sel = None
-            else:
-                sel = pos < k
-                sel_row, sel_pos, sel_ord = row[sel], pos[sel], ordinal[sel]
-                hits = np.bincount(sel_row, minlength=nb)
-            for key in opts.keys:
-                target = out[f"{key}@{k}"]
-                if key == "precision":
-                    target[b0:b1] = hits / k
-                elif key == "recall":
-                    target[b0:b1] = np.where(nrel > 0, hits / np.maximum(nrel, 1), 0.0)
-                elif key == "hit":
-                    target[b0:b1] = hits > 0
-                elif key == "rr":
-                    target[b0:b1] = np.where(first < k, 1.0 / (first + 1.0), 0.0)
-                elif key == "ap":
-                    total = np.bincount(sel_row, weights=sel_ord / (sel_pos + 1.0), minlength=nb)
-                    if opts.denominator == "n_relevant":
-                        denom = nrel
-                    elif opts.denominator == "min_k_n_relevant":
-                        denom = np.minimum(nrel, k)
-                    else:
-                        denom = hits
-                    target[b0:b1] = np.where(denom > 0, total / np.maximum(denom, 1), 0.0)
-                elif key == "ndcg":
-                    weights = disc[sel_pos]
-                    if hit_gains is not None:
-                        weights = weights * (hit_gains if sel is None else hit_gains[sel])
-                    dcg = np.bincount(sel_row, weights=weights, minlength=nb)
-                    if rel_gains is None:
-                        listed = counts if opts.ideal == "listed" else nrel
-                        idcg = idcg_table[np.minimum(listed, k)]
-                    else:
-                        idcg = ideal_cum[:, k - 1]
-                    target[b0:b1] = np.where(idcg > 0, dcg / np.where(idcg > 0, idcg, 1.0), 0.0)
+    first[counts > 0] = pos[starts[counts > 0]]
+    hit_gains = rel_gains[hit_rel] if (rel_gains is not None and "ndcg" in opts.keys) else None
+    ideal_cum = None
+    if hit_gains is not None:
+        seg, values = (seg_rel, gains_rel) if opts.ideal == "all" else (row, hit_gains)
+        ideal_cum = _ideal_cumulative(seg, values, nb, max(opts.ks), disc)
+    for k in opts.ks:
+        sel = None if k >= width else pos < k
+        cut = Cut(
+            k=k, hits=counts if sel is None else np.bincount(row[sel], minlength=nb), n_relevant=nrel,
+            first=first, row=_take(row, sel), position=_take(pos, sel), ordinal=_take(ordinal, sel),
+            listed_hits=counts, gains=None if hit_gains is None else _take(hit_gains, sel),
+            ideal=None if ideal_cum is None else ideal_cum[:, k - 1],
+            discounts=disc, binary_idcg=idcg_table, denominator=opts.denominator, ideal_from=opts.ideal,
+        )
+        for key in opts.keys:
+            out[f"{key}@{k}"][b0 : b0 + nb] = _registry.METRICS[key].kernel(cut)
 
 
 def _smallest_uint(largest: int) -> type:
@@ -251,7 +221,7 @@ def _compute(
     out = {f"{key}@{k}": np.empty(n_users, dtype=np.float64) for k in opts.ks for key in opts.keys}
     disc = discounts(max(width, kmax), opts.discount)
     idcg_table = ideal_dcg_table(kmax, opts.discount)
-    rel_gains = _gain(grades, opts.gain) if (grades is not None and "ndcg" in opts.keys) else None
+    rel_gains = gains(grades, opts.gain) if (grades is not None and "ndcg" in opts.keys) else None
     need_rel = rel_gains is not None or duplicates != "none"  # which relevant item each hit is
 
     stride = n_items + 1  # column n_items is the sentinel for empty slots
@@ -340,6 +310,7 @@ class _DuplicateRecommendation(ValueError):
 
 
 # --------------------------------------------------------------- fast path API
+@_registry.document("metrics")
 def evaluate_arrays(
     top_items: Any,
     relevant_indptr: Any,
@@ -372,7 +343,7 @@ def evaluate_arrays(
     k : int or list of int, optional
         Cutoff(s); default K, the width of ``top_items``.
     metrics : list of str, optional
-        Any of ``"precision", "recall", "hit", "rr", "ap", "ndcg"``; default all.
+        %(metrics)s
     relevant_grades : array of float, optional
         One grade per entry of ``relevant_items`` (graded NDCG). Entries
         with grade 0 are judged not relevant and do not count in |R|.
@@ -422,22 +393,15 @@ def evaluate_arrays(
         raise ValueError("top_items has no columns, so there is no default cutoff; pass k=...")
     ks = check_ks(length if k is None else k)
     keys = _check_metrics(metrics)
-    opts = _Options(
-        ks,
-        keys,
-        check_option("denominator", denominator, _registry.OPTIONS["denominator"].values),
-        check_option("gain", gain, _registry.OPTIONS["gain"].values),
-        check_option("ideal", ideal, _registry.OPTIONS["ideal"].values),
-        check_option("discount", discount, _registry.OPTIONS["discount"].values),
-    )
-    empty = check_option("empty", empty, _registry.BATCH_OPTIONS["empty"].values)
+    chosen = check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty)
+    empty = chosen.pop("empty")
+    opts = _Options(ks, keys, **chosen)
     largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
     if n_items is None:
         n_items = largest + 1
     elif largest >= n_items:
         raise ValueError(f"n_items is {n_items} but an item id is {largest}; ids must be below n_items.")
-    if isinstance(block_size, bool) or not isinstance(block_size, (int, np.integer)) or block_size < 1:
-        raise ValueError(f"block_size must be an int >= 1; got {block_size!r}.")
+    block_size = check_int(block_size, "block_size")
     duplicates = check_option("duplicates", duplicates, ("check_hits", "check_all", "none"))
     mode = {"check_hits": "hits", "check_all": "all", "none": "none"}[duplicates]
     ids = None
@@ -670,7 +634,7 @@ def _top_from_runs(
     return top, list_length, False
 
 
-@_registry.document("empty", "ties")
+@_registry.document("metrics", "empty", "ties")
 def evaluate(
     recommendations: pd.DataFrame,
     truth: pd.DataFrame,
@@ -704,7 +668,7 @@ def evaluate(
     k : int or list of int
         Cutoff(s). Several give columns for each, e.g. ``ap@5`` and ``ap@10``.
     metrics : list of str, optional
-        Any of ``"precision", "recall", "hit", "rr", "ap", "ndcg"``; default all.
+        %(metrics)s
     denominator : {"min_k_n_relevant", "n_relevant", "n_hits"}
         AP's denominator, as in :func:`helpers.average_precision_at_k`.
     gain : {"linear", "exponential"}
@@ -763,12 +727,7 @@ def evaluate(
     """
     ks = check_ks(k)
     keys = _check_metrics(metrics)
-    denominator = check_option("denominator", denominator, _registry.OPTIONS["denominator"].values)
-    gain = check_option("gain", gain, _registry.OPTIONS["gain"].values)
-    ideal = check_option("ideal", ideal, _registry.OPTIONS["ideal"].values)
-    discount = check_option("discount", discount, _registry.OPTIONS["discount"].values)
-    empty = check_option("empty", empty, _registry.BATCH_OPTIONS["empty"].values)
-    ties = check_option("ties", ties, _registry.BATCH_OPTIONS["ties"].values)
+    check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty, ties=ties)
     names = ", ".join(f"{n}=..." for n in ("user_col", "item_col", "rank_col", "score_col", "relevance_col"))
     hint = f" ({names})"
     check_columns(recommendations, "recommendations", [user_col, item_col], hint)

@@ -455,7 +455,7 @@ def evaluate_as(
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
-    from ._validation import check_k, check_option
+    from ._validation import check_k, check_option, check_options
 
     k = check_k(k)
     crash = check_option("crash", crash, ("raise", "skip"))
@@ -468,7 +468,7 @@ def evaluate_as(
     if variants:
         raise ValueError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
     if lib.ties == "given":
-        ties = check_option("ties", ties or "input_order", _registry.BATCH_OPTIONS["ties"].values)
+        ties = check_options(ties=ties or "input_order")["ties"]
     elif ties is not None:
         raise ValueError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
     cols = dict(user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col,

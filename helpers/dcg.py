@@ -12,7 +12,7 @@ from typing import Any
 from . import _registry
 from ._cutoff import discount as _discount
 from ._cutoff import gain_of, top_k
-from ._validation import check_k, check_option, check_ranking, check_relevance, empty_relevant_error
+from ._validation import check_k, check_options, check_ranking, check_relevance, empty_relevant_error
 
 __all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table"]
 
@@ -25,7 +25,7 @@ def _grades(ranking: Any, relevance: Any, k: Any, gain: Any) -> tuple[list, dict
     items = check_ranking(ranking)
     grades = check_relevance(relevance, "relevance")
     k = check_k(k)
-    gain = check_option("gain", gain, _GAIN.values)
+    gain = check_options(gain=gain)["gain"]
     return items, grades, k, gain
 
 
@@ -157,7 +157,7 @@ def dcg_at_k(
     1.0
     """
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
-    discount = check_option("discount", discount, _DISCOUNT.values)
+    discount = check_options(discount=discount)["discount"]
     return _dcg(_gains(items, grades, k, gain), discount)
 
 
@@ -208,8 +208,7 @@ def idcg_at_k(
     1.0
     """
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
-    ideal = check_option("ideal", ideal, _IDEAL.values)
-    discount = check_option("discount", discount, _DISCOUNT.values)
+    ideal, discount = check_options(ideal=ideal, discount=discount).values()
     return _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
 
 
@@ -285,8 +284,7 @@ def ndcg_at_k(
     1.0
     """
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
-    ideal = check_option("ideal", ideal, _IDEAL.values)
-    discount = check_option("discount", discount, _DISCOUNT.values)
+    ideal, discount = check_options(ideal=ideal, discount=discount).values()
     if not any(g > 0 for g in grades.values()):
         raise empty_relevant_error("ndcg_at_k")
     best = _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
@@ -324,8 +322,7 @@ def dcg_table(
     import pandas as pd
 
     items, grades, k, gain = _grades(ranking, relevance, k, gain)
-    ideal = check_option("ideal", ideal, _IDEAL.values)
-    kind = check_option("discount", discount, _DISCOUNT.values)
+    ideal, kind = check_options(ideal=ideal, discount=discount).values()
     shown = top_k(items, k)
     ideal_gains = _ideal_gains(items, grades, k, gain, ideal)
     n = max(len(shown), len(ideal_gains))

@@ -12,7 +12,7 @@ from typing import Any
 
 from . import _registry
 from ._cutoff import hit_ranks
-from ._validation import check_k, check_option, check_ranking, check_relevant_set, empty_relevant_error
+from ._validation import check_k, check_options, check_ranking, check_relevant_set, empty_relevant_error
 
 __all__ = [
     "hit_ranks_at_k",
@@ -304,7 +304,7 @@ def average_precision_at_k(
     0.8333
     """
     items, rel, k = _prepare(ranking, relevant, k)
-    denominator = check_option("denominator", denominator, _registry.OPTIONS["denominator"].values)
+    denominator = check_options(denominator=denominator)["denominator"]
     if not rel:
         raise empty_relevant_error("average_precision_at_k")
     ranks = hit_ranks(items, rel, k)

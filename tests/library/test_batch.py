@@ -13,14 +13,12 @@ from helpers import batch
 
 from .strategies import user_case
 
-PER_USER = {
-    "precision": lambda r, g, k, o: h.precision_at_k(r, g, k),
-    "recall": lambda r, g, k, o: h.recall_at_k(r, g, k),
-    "hit": lambda r, g, k, o: h.hit_at_k(r, g, k),
-    "rr": lambda r, g, k, o: h.reciprocal_rank_at_k(r, g, k),
-    "ap": lambda r, g, k, o: h.average_precision_at_k(r, g, k, denominator=o["denominator"]),
-    "ndcg": lambda r, g, k, o: h.ndcg_at_k(r, g, k, gain=o["gain"], ideal=o["ideal"]),
-}
+def _per_user(metric):
+    """The registry's per-user function, called with the options the metric takes."""
+    return lambda r, g, k, o: metric.per_user(r, g, k, **{name: o[name] for name in metric.options if name in o})
+
+
+PER_USER = {key: _per_user(metric) for key, metric in h.METRICS.items()}
 
 
 def to_arrays(users, graded):

@@ -1,0 +1,123 @@
+"""Batch kernels: each metric for a block of users at one cutoff, from where the hits are.
+
+:func:`helpers.evaluate_arrays` finds the hits of a block of users once and
+describes them at each cutoff ``k`` in a :class:`Cut`; the registry
+(``helpers._registry.METRICS[key].kernel``) names the kernel of each metric, so
+adding a metric means adding its kernel here and its registry entry. Every
+kernel returns one float per user of the block and is tested against the
+metric's per-user function (``tests/library/test_batch.py``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = ["Cut", "precision", "recall", "hit", "reciprocal_rank", "average_precision", "ndcg"]
+
+
+@dataclass
+class Cut:
+    """The hits of a block of ``n`` users within the top ``k``.
+
+    Attributes
+    ----------
+    k : int
+        The cutoff.
+    hits : array of int, shape (n,)
+        Hits in the top k, per user.
+    n_relevant : array of int, shape (n,)
+        |R| per user.
+    first : array of int, shape (n,)
+        0-based position of the user's first hit anywhere in the list (a huge
+        number when there is none).
+    row, position, ordinal : arrays of int, one entry per hit in the top k
+        The hit's user (0..n-1), its 0-based position, and how many hits its
+        user has up to and including it.
+    listed_hits : array of int, shape (n,)
+        Hits anywhere in the list (for an ideal built from the listed items).
+    gains : array of float or None
+        Gain of each hit in the top k; None for binary relevance (gain 1).
+    ideal : array of float, shape (n,) or None
+        IDCG@k per user for graded relevance; None for binary relevance.
+    discounts : array of float
+        ``discounts[i]`` is the discount of 0-based position i.
+    binary_idcg : array of float
+        ``binary_idcg[m]`` is the IDCG of m relevant items (binary relevance).
+    denominator, ideal_from : str
+        AP's denominator and NDCG's ideal (registry options).
+    """
+
+    k: int
+    hits: np.ndarray
+    n_relevant: np.ndarray
+    first: np.ndarray
+    row: np.ndarray
+    position: np.ndarray
+    ordinal: np.ndarray
+    listed_hits: np.ndarray
+    gains: np.ndarray | None
+    ideal: np.ndarray | None
+    discounts: np.ndarray
+    binary_idcg: np.ndarray
+    denominator: str = "min_k_n_relevant"
+    ideal_from: str = "all"
+
+    @property
+    def n(self) -> int:
+        return self.hits.size
+
+    def per_user(self, weights: np.ndarray) -> np.ndarray:
+        """Sum ``weights`` (one per hit in the top k) per user."""
+        return np.bincount(self.row, weights=weights, minlength=self.n)
+
+
+def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """numerator / denominator, and 0 where the denominator is 0."""
+    return np.where(denominator > 0, numerator / np.where(denominator > 0, denominator, 1), 0.0)
+
+
+def precision(cut: Cut) -> np.ndarray:
+    """Hits in the top k / k."""
+    return cut.hits / cut.k
+
+
+def recall(cut: Cut) -> np.ndarray:
+    """Hits in the top k / |R| (0 for a user with no relevant item)."""
+    return _ratio(cut.hits, cut.n_relevant)
+
+
+def hit(cut: Cut) -> np.ndarray:
+    """1 if the top k holds a relevant item."""
+    return (cut.hits > 0).astype(np.float64)
+
+
+def reciprocal_rank(cut: Cut) -> np.ndarray:
+    """1 / rank of the first hit, if it is within the top k."""
+    return np.where(cut.first < cut.k, 1.0 / (cut.first + 1.0), 0.0)
+
+
+def average_precision(cut: Cut) -> np.ndarray:
+    """Sum of P@i at the hits' ranks i <= k, over the chosen denominator."""
+    total = cut.per_user(cut.ordinal / (cut.position + 1.0))
+    denominator = {
+        "n_relevant": cut.n_relevant,
+        "min_k_n_relevant": np.minimum(cut.n_relevant, cut.k),
+        "n_hits": cut.hits,
+    }[cut.denominator]
+    return _ratio(total, denominator)
+
+
+def ndcg(cut: Cut) -> np.ndarray:
+    """DCG@k / IDCG@k, with the gains and discounts of :mod:`helpers._cutoff`."""
+    weights = cut.discounts[cut.position]
+    if cut.gains is not None:
+        weights = weights * cut.gains
+    dcg = cut.per_user(weights)
+    if cut.ideal is None:
+        listed = cut.listed_hits if cut.ideal_from == "listed" else cut.n_relevant
+        idcg = cut.binary_idcg[np.minimum(listed, cut.k)]
+    else:
+        idcg = cut.ideal
+    return _ratio(dcg, idcg)
