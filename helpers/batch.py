@@ -728,136 +728,191 @@ def evaluate(
     ks = check_ks(k)
     keys = _check_metrics(metrics)
     check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty, ties=ties)
-    names = ", ".join(f"{n}=..." for n in ("user_col", "item_col", "rank_col", "score_col", "relevance_col"))
-    hint = f" ({names})"
-    check_columns(recommendations, "recommendations", [user_col, item_col], hint)
-    check_columns(truth, "truth", [user_col, item_col], hint)
-    by_rank = rank_col in recommendations.columns
-    if not by_rank and score_col not in recommendations.columns:
-        raise ValueError(
-            f"recommendations needs a {rank_col!r} column (1 = best) or a {score_col!r} column "
-            f"(higher = better); it has {', '.join(repr(str(c)) for c in recommendations.columns)}. "
-            "Pass rank_col=... or score_col=... if yours are named differently."
-        )
+    cols = dict(user=user_col, item=item_col, rank=rank_col, score=score_col, relevance=relevance_col)
+    by_rank = _check_frames(recommendations, truth, cols)
 
     run_users, truth_users, users, heads = _codes(recommendations[user_col], truth[user_col], "user", runs=True)
     # item codes need the ids' order only to break ties between equal scores
     rec_items, truth_items, item_index, _ = _codes(
         recommendations[item_col], truth[item_col], "item", sort=not by_rank
     )
-    n_users, n_items = len(users), len(item_index)
-
-    # ---- each row's position in its user's list (by rank, or by score)
-    if by_rank:
-        key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
-        if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
-            raise ValueError(
-                f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
-                f"{float(key[(key < 1) | (key != np.floor(key))][0])!r}."
-            )
-    else:
-        key = -_numeric(recommendations[score_col], score_col, "recommendations")
-    run_start = np.flatnonzero(heads)
-    run_length = np.diff(np.append(run_start, heads.size))
-    grouped = run_users.size == 0 or np.bincount(run_users).max() == 1  # one block of rows per user
-    top = _top_from_runs(key, rec_items, run_users, run_length, n_users, max(ks), ideal) if (
-        by_rank and grouped) else None
-    row_of_user = None  # top's rows are users in code order, unless they stay in run order
-    if top is not None:  # the common case: every user has a list of the same length, best first
-        top, list_length, in_run_order = top
-        if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
-            row_of_user = np.empty(n_users, dtype=np.int64)
-            row_of_user[run_users] = np.arange(n_users)
-    else:
-        rec_users = _expand_runs(run_users, heads)
-        if by_rank and grouped and np.all((key[1:] > key[:-1]) | heads[1:]):
-            # rows grouped by user, best first: no sort needed
-            sorted_users, sorted_items = rec_users, rec_items
-            position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
-        else:
-            if by_rank or ties == "input_order" or ties == "raise":
-                order = np.lexsort((key, rec_users))  # lexsort is stable: equal keys keep row order
-            else:
-                tiebreak = rec_items if ties == "item_ascending" else -rec_items
-                order = np.lexsort((tiebreak, key, rec_users))
-            sorted_users, sorted_items = rec_users[order], rec_items[order]
-            position, _ = _positions(sorted_users, n_users)
-            sorted_key = key[order]
-            same = (sorted_users[1:] == sorted_users[:-1]) & (sorted_key[1:] == sorted_key[:-1])
-            if by_rank and same.any():
-                at = int(np.flatnonzero(same)[0])
-                raise ValueError(
-                    f"user {users[sorted_users[at]]!r} has two items at {rank_col} {sorted_key[at]:g}; "
-                    "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
-                    "scores instead and choose ties=..."
-                )
-            if ties == "raise" and not by_rank and (same & (position[1:] < max(ks))).any():
-                at = int(np.flatnonzero(same & (position[1:] < max(ks)))[0])
-                raise ValueError(
-                    f"user {users[sorted_users[at]]!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
-                    f"{max(ks)}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose "
-                    "an order."
-                )
-        list_length = np.bincount(sorted_users, minlength=n_users)
-        longest = int(list_length.max(initial=0))
-        width = max(1, longest if ideal == "listed" else min(max(ks), longest))
-        keep = position < width
-        top = np.full((n_users, width), -1, dtype=np.int64)
-        if keep.all():
-            top[sorted_users, position] = sorted_items
-        else:
-            top[sorted_users[keep], position[keep]] = sorted_items[keep]
-
-    # ---- the truth as CSR, relevant rows only
-    if relevance_col in truth.columns:
-        grades = _numeric(truth[relevance_col], relevance_col, "truth")
-        if np.isnan(grades).any() or np.isinf(grades).any():
-            raise ValueError(
-                f"truth's {relevance_col!r} column must hold finite grades >= 0; found NaN or infinity. "
-                "Drop unjudged rows instead of marking them NaN."
-            )
-        if grades.size and grades.min() < 0:
-            raise ValueError(
-                f"truth's {relevance_col!r} grades must be >= 0 (0 = judged not relevant); the smallest is "
-                f"{grades.min():g}. Shift or clip negative ratings first."
-            )
-        positive = grades > 0
-        truth_users, truth_items, rel_grades = truth_users[positive], truth_items[positive], grades[positive]
-    else:
-        rel_grades = None
-    n_relevant = np.bincount(truth_users, minlength=n_users)
-    truth_rows = truth_users if row_of_user is None else row_of_user[truth_users]
-    indptr = np.zeros(n_users + 1, dtype=np.int64)
-    np.cumsum(n_relevant if row_of_user is None else n_relevant[run_users], out=indptr[1:])
-    if truth_rows.size > 1 and not np.all(truth_rows[1:] >= truth_rows[:-1]):
-        t_order = _csr_order(truth_rows, indptr)
-        truth_items = truth_items[t_order]
-        rel_grades = rel_grades[t_order] if rel_grades is not None else None
+    lists = _Lists(users, run_users, heads, rec_items, len(item_index))
+    key = _order_key(recommendations, by_rank, cols)
+    top, list_length = _list_matrix(lists, key, by_rank, max(ks), ideal, ties, cols)
+    indptr, truth_items, rel_grades, n_relevant = _truth_csr(truth, truth_users, truth_items, lists, cols)
 
     opts = _Options(ks, keys, denominator, gain, ideal, discount)
     try:
-        result = _compute(top, indptr, truth_items, rel_grades, n_items, opts, _DEFAULT_BLOCK, "all", True)
+        result = _compute(top, indptr, truth_items, rel_grades, lists.n_items, opts, _DEFAULT_BLOCK, "all", True)
     except (_DuplicateRelevant, _DuplicateRecommendation) as err:
-        user = users[err.row if row_of_user is None else run_users[err.row]]
-        if isinstance(err, _DuplicateRelevant):
-            raise ValueError(
-                f"truth lists user {user!r} and item {item_index[err.item]!r} more than once; "
-                "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
-            ) from None
-        raise ValueError(
-            f"recommendations list item {item_index[err.item]!r} more than once for user "
-            f"{user!r} (at positions {', '.join(map(str, err.ranks))} of its list); a ranking "
-            "must not contain duplicates. "
-            "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item])."
-        ) from None
-    if row_of_user is not None:  # back to user order
-        result = {name: values[row_of_user] for name, values in result.items()}
+        raise _frame_error(err, lists, item_index) from None
+    if lists.row_of_user is not None:  # back to user order
+        result = {name: values[lists.row_of_user] for name, values in result.items()}
     attrs = dict(
         k=list(ks), denominator=denominator, gain=gain, ideal=ideal, discount=discount,
         ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
     )
     return _apply_empty(result, pd.Index(users, name=user_col), n_relevant == 0, empty, attrs)
+
+
+class _Lists:
+    """The encoded recommendations: users, runs of rows, items; and where each user's list row is."""
+
+    def __init__(self, users: pd.Index, run_users: np.ndarray, heads: np.ndarray, items: np.ndarray, n_items: int):
+        self.users, self.run_users, self.heads, self.items = users, run_users, heads, items
+        self.n_users, self.n_items = len(users), n_items
+        self.row_of_user: np.ndarray | None = None  # list rows are users in code order, unless set
+
+    def user_of_row(self, row: int):
+        return self.users[row if self.row_of_user is None else self.run_users[row]]
+
+
+def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict[str, str]) -> bool:
+    """Check the columns; return True when the lists are given by rank, False when by score."""
+    names = ", ".join(f"{n}_col=..." for n in cols)
+    hint = f" ({names})"
+    check_columns(recommendations, "recommendations", [cols["user"], cols["item"]], hint)
+    check_columns(truth, "truth", [cols["user"], cols["item"]], hint)
+    if cols["rank"] in recommendations.columns:
+        return True
+    if cols["score"] not in recommendations.columns:
+        raise ValueError(
+            f"recommendations needs a {cols['rank']!r} column (1 = best) or a {cols['score']!r} column "
+            f"(higher = better); it has {', '.join(repr(str(c)) for c in recommendations.columns)}. "
+            "Pass rank_col=... or score_col=... if yours are named differently."
+        )
+    return False
+
+
+def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str]) -> np.ndarray:
+    """What orders each user's rows, smallest first: the rank, or minus the score."""
+    if not by_rank:
+        return -_numeric(recommendations[cols["score"]], cols["score"], "recommendations")
+    rank_col = cols["rank"]
+    key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
+    if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
+        raise ValueError(
+            f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
+            f"{float(key[(key < 1) | (key != np.floor(key))][0])!r}."
+        )
+    return key
+
+
+def _list_matrix(lists: _Lists, key: np.ndarray, by_rank: bool, kmax: int, ideal: str, ties: str,
+                 cols: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+    """The (users x width) matrix of item codes, best first, -1 for empty slots; and each list's length."""
+    heads = lists.heads
+    run_start = np.flatnonzero(heads)
+    run_length = np.diff(np.append(run_start, heads.size))
+    grouped = lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1  # one block of rows per user
+    if by_rank and grouped:
+        found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
+        if found is not None:  # the common case: every user has a list of the same length, best first
+            top, list_length, in_run_order = found
+            if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
+                lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
+                lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
+            return top, list_length
+    rec_users = _expand_runs(lists.run_users, heads)
+    if by_rank and grouped and np.all((key[1:] > key[:-1]) | heads[1:]):
+        # rows grouped by user, best first: no sort needed
+        sorted_users, sorted_items = rec_users, lists.items
+        position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
+    else:
+        sorted_users, sorted_items, position = _sorted_lists(lists, rec_users, key, by_rank, kmax, ties, cols)
+    list_length = np.bincount(sorted_users, minlength=lists.n_users)
+    longest = int(list_length.max(initial=0))
+    width = max(1, longest if ideal == "listed" else min(kmax, longest))
+    keep = position < width
+    top = np.full((lists.n_users, width), -1, dtype=np.int64)
+    if keep.all():
+        top[sorted_users, position] = sorted_items
+    else:
+        top[sorted_users[keep], position[keep]] = sorted_items[keep]
+    return top, list_length
+
+
+def _sorted_lists(lists: _Lists, rec_users: np.ndarray, key: np.ndarray, by_rank: bool, kmax: int, ties: str,
+                  cols: dict[str, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows sorted by user then key (ties broken by the ``ties`` rule); each row's position in its list."""
+    items = lists.items
+    if by_rank or ties in ("input_order", "raise"):
+        order = np.lexsort((key, rec_users))  # lexsort is stable: equal keys keep row order
+    else:
+        tiebreak = items if ties == "item_ascending" else -items
+        order = np.lexsort((tiebreak, key, rec_users))
+    sorted_users, sorted_items = rec_users[order], items[order]
+    position, _ = _positions(sorted_users, lists.n_users)
+    sorted_key = key[order]
+    same = (sorted_users[1:] == sorted_users[:-1]) & (sorted_key[1:] == sorted_key[:-1])
+    if by_rank and same.any():
+        at = int(np.flatnonzero(same)[0])
+        raise ValueError(
+            f"user {lists.users[sorted_users[at]]!r} has two items at {cols['rank']} {sorted_key[at]:g}; "
+            "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
+            "scores instead and choose ties=..."
+        )
+    if ties == "raise" and not by_rank and (same & (position[1:] < kmax)).any():
+        at = int(np.flatnonzero(same & (position[1:] < kmax))[0])
+        raise ValueError(
+            f"user {lists.users[sorted_users[at]]!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
+            f"{kmax}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order."
+        )
+    return sorted_users, sorted_items, position
+
+
+def _truth_grades(truth: pd.DataFrame, relevance_col: str) -> np.ndarray | None:
+    """The relevance column as checked float grades, or None when there is none (binary relevance)."""
+    if relevance_col not in truth.columns:
+        return None
+    grades = _numeric(truth[relevance_col], relevance_col, "truth")
+    if np.isnan(grades).any() or np.isinf(grades).any():
+        raise ValueError(
+            f"truth's {relevance_col!r} column must hold finite grades >= 0; found NaN or infinity. "
+            "Drop unjudged rows instead of marking them NaN."
+        )
+    if grades.size and grades.min() < 0:
+        raise ValueError(
+            f"truth's {relevance_col!r} grades must be >= 0 (0 = judged not relevant); the smallest is "
+            f"{grades.min():g}. Shift or clip negative ratings first."
+        )
+    return grades
+
+
+def _truth_csr(truth: pd.DataFrame, truth_users: np.ndarray, truth_items: np.ndarray, lists: _Lists,
+               cols: dict[str, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user)."""
+    grades = _truth_grades(truth, cols["relevance"])
+    if grades is not None:
+        positive = grades > 0
+        truth_users, truth_items, grades = truth_users[positive], truth_items[positive], grades[positive]
+    n_relevant = np.bincount(truth_users, minlength=lists.n_users)
+    row_of_user = lists.row_of_user
+    truth_rows = truth_users if row_of_user is None else row_of_user[truth_users]
+    indptr = np.zeros(lists.n_users + 1, dtype=np.int64)
+    np.cumsum(n_relevant if row_of_user is None else n_relevant[lists.run_users], out=indptr[1:])
+    if truth_rows.size > 1 and not np.all(truth_rows[1:] >= truth_rows[:-1]):
+        order = _csr_order(truth_rows, indptr)
+        truth_items = truth_items[order]
+        grades = grades[order] if grades is not None else None
+    return indptr, truth_items, grades, n_relevant
+
+
+def _frame_error(err: ValueError, lists: _Lists, item_index: pd.Index) -> ValueError:
+    """A duplicate found by the array path, told in the DataFrames' own ids."""
+    user = lists.user_of_row(err.row)
+    if isinstance(err, _DuplicateRelevant):
+        return ValueError(
+            f"truth lists user {user!r} and item {item_index[err.item]!r} more than once; "
+            "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
+        )
+    return ValueError(
+        f"recommendations list item {item_index[err.item]!r} more than once for user "
+        f"{user!r} (at positions {', '.join(map(str, err.ranks))} of its list); a ranking "
+        "must not contain duplicates. "
+        "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item])."
+    )
 
 
 def _numeric(column: pd.Series, name: str, frame: str, keep_int: bool = False) -> np.ndarray:
