@@ -13,7 +13,7 @@ import math
 
 import numpy as np
 
-__all__ = ["top_k", "hit_ranks", "discount", "discounts", "gain_of", "gains", "ideal_dcg_table"]
+__all__ = ["top_k", "hit_ranks", "discount", "discounts", "discounts_at", "gain_of", "gains", "ideal_dcg_table"]
 
 
 def top_k(items: list, k: int) -> list:
@@ -42,11 +42,17 @@ def discount(rank: int, kind: str = "log2") -> float:
     return 1.0 / math.log2(rank + 1)
 
 
-def discounts(n: int, kind: str = "log2") -> np.ndarray:
-    """Discounts for ranks 1..n as a float64 array (batch path); ``kind`` as in :func:`discount`."""
+def discounts_at(ranks: np.ndarray, kind: str = "log2") -> np.ndarray:
+    """:func:`discount` of every 1-based rank in an array (batch path)."""
+    ranks = np.asarray(ranks, dtype=np.float64)
     if kind == "clipped_log2":
-        return 1.0 / np.log2(np.maximum(np.arange(1, n + 1, dtype=np.float64), 2.0))
-    return 1.0 / np.log2(np.arange(2, n + 2, dtype=np.float64))
+        return 1.0 / np.log2(np.maximum(ranks, 2.0))
+    return 1.0 / np.log2(ranks + 1.0)
+
+
+def discounts(n: int, kind: str = "log2") -> np.ndarray:
+    """Discounts for ranks 1..n as a float64 array; ``kind`` as in :func:`discount`."""
+    return discounts_at(np.arange(1, n + 1), kind)
 
 
 def gain_of(grade: float, gain: str) -> float:

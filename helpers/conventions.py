@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import _registry
+from ._cutoff import discounts
 from .batch import evaluate
 
 __all__ = [
@@ -119,6 +120,7 @@ STEPS: dict[str, str] = {
     "lenskit_ap": "sum of P@i at the hit ranks / min(|R|, length of the list cut at k); an empty list gives NaN",
     "elliot_gain": "gain 2**(grade - t + 1) - 1 with relevance_threshold t = 0: our exponential gain of grade + 1",
 }
+"""What each step does, in words; the code of each is a pair of functions in :data:`_STEP_CODE`."""
 
 _ZERO = {"judged_empty": "zero", "unjudged": "zero", "no_recommendations": "zero"}
 _TREC = {"judged_empty": "zero", "unjudged": "skip", "no_recommendations": "skip"}
@@ -523,80 +525,169 @@ def _sort_key(value):
     return (type(value).__name__, value)
 
 
-def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, crash, per_user):
-    cols, u = base.cols, base.u
-    recs, truth = base.recs, base.truth
-    steps = set(row.steps)
-    options = dict(row.options)
-    if "binary" in steps:
-        truth = base.truth_binary()
-    if "listed_truth" in steps:
-        truth = base.truth_listed(truth)
-    if "elliot_gain" in steps and cols["relevance_col"] in truth.columns:
-        r = cols["relevance_col"]
-        truth = truth.loc[truth[r] > 0].assign(**{r: truth.loc[truth[r] > 0, r] + 1.0})
-    if "positive_scores" in steps and cols["score_col"] in recs.columns and cols["rank_col"] not in recs.columns:
-        recs = recs.loc[recs[cols["score_col"]] > 0]
-    rule = {"item_descending": "item_descending", "item_ascending": "item_ascending",
-            "input_order": "input_order", "average": "input_order", "given": ties}[lib.ties]
-    if row.library == "ir_measures" and row.metric == "rr":
-        rule = "item_ascending"  # msmarco provider: (-score, docid)
-    metric = "precision" if "mean_p1_to_pk" in steps else row.metric
-    ks = list(range(1, k + 1)) if "mean_p1_to_pk" in steps else [k]
-    need = [metric] + (["precision"] if steps & {"pooled_capped", "list_length_precision", "capped_recall"} else [])
-    if "lenskit_ap" in steps:
-        options["denominator"] = "n_relevant"
-    scores = evaluate(recs, truth, ks, metrics=list(dict.fromkeys(need)), empty="zero", ties=rule, **options,
-                      **cols).reindex(base.users)
-    value = scores[f"{metric}@{k}"].astype(float)
-    # sizes per user, after the preprocessing
-    if cols["relevance_col"] in truth.columns:
-        n_rel = truth.loc[truth[cols["relevance_col"]] > 0].groupby(u).size()
-    else:
-        n_rel = truth.groupby(u).size()
-    n_rel = n_rel.reindex(base.users, fill_value=0).astype(float)
-    length = recs.groupby(u).size().reindex(base.users, fill_value=0).clip(upper=k).astype(float)
-    hits = (scores[f"precision@{k}"] * k).round() if "precision" in need else None
-    weight = None
+class _Run:
+    """One metric of one library being reproduced: its inputs, then its per-user values."""
+
+    def __init__(self, row: Convention, base: _Inputs, k: int, rule: str):
+        self.row, self.base, self.k, self.rule = row, base, k, rule
+        self.cols = base.cols
+        self.recs, self.truth = base.recs, base.truth
+        self.options = dict(row.options)
+        self.metric, self.ks = row.metric, [k]
+        self.need_hits = False
+        self.scores = self.value = self.hits = self.weight = None
+
+    @property
+    def by_score(self) -> bool:
+        return self.cols["score_col"] in self.recs.columns and self.cols["rank_col"] not in self.recs.columns
+
+    def n_relevant(self) -> pd.Series:
+        truth, r = self.truth, self.cols["relevance_col"]
+        if r in truth.columns:
+            truth = truth.loc[truth[r] > 0]
+        return truth.groupby(self.base.u).size().reindex(self.base.users, fill_value=0).astype(float)
+
+    def list_length(self) -> pd.Series:
+        sizes = self.recs.groupby(self.base.u).size().reindex(self.base.users, fill_value=0)
+        return sizes.clip(upper=self.k).astype(float)
+
+
+# ---- each step: a change to the inputs (before) or to the per-user values (after)
+def _binary(run: _Run) -> None:
+    run.truth = run.base.truth_binary()
+
+
+def _listed_truth(run: _Run) -> None:
+    run.truth = run.base.truth_listed(run.truth)
+
+
+def _elliot_gain(run: _Run) -> None:
+    r = run.cols["relevance_col"]
+    if r in run.truth.columns:
+        judged = run.truth.loc[run.truth[r] > 0]
+        run.truth = judged.assign(**{r: judged[r] + 1.0})
+
+
+def _positive_scores(run: _Run) -> None:
+    if run.by_score:
+        run.recs = run.recs.loc[run.recs[run.cols["score_col"]] > 0]
+
+
+def _needs_hits(run: _Run) -> None:
+    run.need_hits = True
+
+
+def _mean_p1_to_pk_before(run: _Run) -> None:
+    run.metric, run.ks = "precision", list(range(1, run.k + 1))
+
+
+def _lenskit_ap_before(run: _Run) -> None:
+    run.options["denominator"] = "n_relevant"
+
+
+def _mean_p1_to_pk(run: _Run) -> None:
+    run.value = run.scores[[f"precision@{j}" for j in run.ks]].mean(axis=1)
+
+
+def _capped(run: _Run) -> None:
+    run.weight = np.minimum(run.n_relevant(), run.k)
+    run.value = _finite(run.hits / run.weight, keep_inf=True)
+
+
+def _list_length_precision(run: _Run) -> None:
+    run.value = _finite(run.hits / run.list_length())
+
+
+def _lenskit_ap(run: _Run) -> None:
+    n_rel = run.n_relevant()
+    run.value = _finite(run.value * n_rel / np.minimum(n_rel, run.list_length()))
+
+
+def _tie_average(run: _Run) -> None:
+    if run.by_score:
+        run.value = _tie_averaged_ndcg(run.value, run.recs, run.truth, run.k, run.cols)
+
+
+def _finite(values: pd.Series, keep_inf: bool = False) -> pd.Series:
+    """0/0 and x/0 (an empty list, or no relevant item) become NaN: left out of the mean."""
     with np.errstate(divide="ignore", invalid="ignore"):
-        if "mean_p1_to_pk" in steps:
-            value = scores[[f"precision@{j}" for j in ks]].mean(axis=1)
-        if "pooled_capped" in steps or "capped_recall" in steps:
-            weight = np.minimum(n_rel, k)
-            value = hits / weight
-        if "list_length_precision" in steps:
-            value = hits / length
-        if "lenskit_ap" in steps:
-            value = value * n_rel / np.minimum(n_rel, length)
-    value = value.where(np.isfinite(value), np.nan) if steps & {"list_length_precision", "lenskit_ap"} else value
-    if "tie_average" in steps and cols["score_col"] in recs.columns and cols["rank_col"] not in recs.columns:
-        value = _tie_averaged_ndcg(value, recs, truth, k, cols)
-    # who the library counts
+        return values if keep_inf else values.where(np.isfinite(values), np.nan)
+
+
+#: step name -> (before evaluate, after evaluate); the words for each are in STEPS.
+_STEP_CODE: dict[str, tuple] = {
+    "binary": (_binary, None),
+    "listed_truth": (_listed_truth, None),
+    "elliot_gain": (_elliot_gain, None),
+    "positive_scores": (_positive_scores, None),
+    "mean_p1_to_pk": (_mean_p1_to_pk_before, _mean_p1_to_pk),
+    "pooled_capped": (_needs_hits, _capped),
+    "capped_recall": (_needs_hits, _capped),
+    "list_length_precision": (_needs_hits, _list_length_precision),
+    "lenskit_ap": (_lenskit_ap_before, _lenskit_ap),
+    "tie_average": (None, _tie_average),
+}
+#: The order the steps run in, whatever order a table row lists them in.
+_STEP_ORDER = tuple(_STEP_CODE)
+
+
+def _tie_rule(row: Convention, lib: Library, ties: str | None) -> str:
+    """How ``evaluate`` orders tied scores to mimic the library."""
+    if row.library == "ir_measures" and row.metric == "rr":
+        return "item_ascending"  # msmarco provider: (-score, docid)
+    return {"item_descending": "item_descending", "item_ascending": "item_ascending",
+            "input_order": "input_order", "average": "input_order", "given": ties}[lib.ties]
+
+
+def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, crash, per_user):
+    run = _Run(row, base, k, _tie_rule(row, lib, ties))
+    steps = [name for name in _STEP_ORDER if name in row.steps]
+    for name in steps:
+        before = _STEP_CODE[name][0]
+        if before:
+            before(run)
+    need = [run.metric] + (["precision"] if run.need_hits else [])
+    run.scores = evaluate(run.recs, run.truth, run.ks, metrics=list(dict.fromkeys(need)), empty="zero",
+                          ties=run.rule, **run.options, **run.cols).reindex(base.users)
+    run.value = run.scores[f"{run.metric}@{k}"].astype(float)
+    if run.need_hits:
+        run.hits = (run.scores[f"precision@{k}"] * k).round()
+    for name in steps:
+        after = _STEP_CODE[name][1]
+        if after:
+            after(run)
+    keep = _apply_user_rules(run, crash)
+    if run.weight is not None and "pooled_capped" in steps:
+        w = run.weight.where(keep & (run.weight > 0), np.nan)
+        total = float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w)) if np.nansum(w) > 0 else float("nan")
+        return run.value, total
+    return run.value, float(run.value.mean()) if run.value.notna().any() else float("nan")
+
+
+def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
+    """Zero, skip (NaN) or refuse the kinds of users the library treats specially; return who is kept."""
+    base, row = run.base, run.row
     has_rel = base.users.isin(list(base.relevant_users))
     judged = base.users.isin(list(base.judged))
     listed = base.users.isin(list(base.listed))
     kinds = {"judged_empty": ~has_rel & judged, "unjudged": ~judged, "no_recommendations": ~listed}
     keep = np.ones(len(base.users), dtype=bool)
     for kind, mask in kinds.items():
-        rule_ = row.users[kind]
-        if rule_ == "raise" and mask.any():
+        rule = row.users[kind]
+        if rule == "raise" and mask.any():
             if crash == "raise":
                 names = ", ".join(repr(x) for x in base.users[mask][:3])
                 raise ValueError(
                     f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} ({kind.replace('_', ' ')}"
                     f": {row.note or 'the library raises'}); pass crash='skip' to leave them out instead."
                 )
-            rule_ = "skip"
-        if rule_ == "skip":
+            rule = "skip"
+        if rule == "skip":
             keep &= ~mask
-        elif rule_ == "zero":
-            value = value.where(~mask | value.isna(), 0.0)
-    value = value.where(keep, np.nan)
-    if weight is not None and "pooled_capped" in steps:
-        w = weight.where(keep & (weight > 0), np.nan)
-        total = float(np.nansum(hits.where(w.notna()))) / float(np.nansum(w)) if np.nansum(w) > 0 else float("nan")
-        return value, total
-    return value, float(value.mean()) if value.notna().any() else float("nan")
+        elif rule == "zero":
+            run.value = run.value.where(~mask | run.value.isna(), 0.0)
+    run.value = run.value.where(keep, np.nan)
+    return keep
 
 
 def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
@@ -608,7 +699,7 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
     value = value.copy()
     grades = truth.set_index([u, i])[r] if r in truth.columns else pd.Series(1.0, index=pd.MultiIndex.from_frame(
         truth[[u, i]]))
-    disc = 1.0 / np.log2(np.arange(2, len(recs) + 2))
+    disc = discounts(len(recs))
     for user in tied:
         rows = recs.loc[recs[u] == user]
         score = rows[s].to_numpy(dtype=float)

@@ -24,7 +24,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from helpers._validation import check_columns, check_k, check_ks
+from helpers._cutoff import discounts_at
+from helpers._validation import check_columns, check_k, check_ks, check_options
 
 from .models import Recommender
 
@@ -218,12 +219,13 @@ def held_out_ranks(
     return pd.Series(ranks, index=pd.Index(users, name=user_col), name="rank")
 
 
-def rank_metrics(ranks: pd.Series, k: int | Sequence[int] = 10) -> pd.DataFrame:
+def rank_metrics(ranks: pd.Series, k: int | Sequence[int] = 10, *, discount: str = "log2") -> pd.DataFrame:
     """Per-user hit@k, rr@k and ndcg@k from the rank of a single relevant item.
 
     With one relevant item at rank r: ``hit@k = [r <= k]``,
-    ``rr@k = 1/r if r <= k`` and ``ndcg@k = 1/log2(r + 1) if r <= k``
-    (else 0), the same values :func:`helpers.evaluate` gives.
+    ``rr@k = 1/r if r <= k`` and ``ndcg@k = discount(r) if r <= k``
+    (else 0), i.e. ``1/log2(r + 1)`` with the default discount: the same
+    values :func:`helpers.evaluate` gives with the same ``discount``.
 
     Examples
     --------
@@ -236,6 +238,7 @@ def rank_metrics(ranks: pd.Series, k: int | Sequence[int] = 10) -> pd.DataFrame:
     w     0.0  0.0000   0.0000
     """
     ks = check_ks(k)
+    discount = check_options(discount=discount)["discount"]
     r = np.asarray(ranks, dtype=np.float64)
     if r.size and (np.isnan(r).any() or r.min() < 1):
         raise ValueError("ranks must be numbers >= 1 (1 = best); found a smaller value or NaN.")
@@ -244,7 +247,7 @@ def rank_metrics(ranks: pd.Series, k: int | Sequence[int] = 10) -> pd.DataFrame:
         hit = r <= one
         columns[f"hit@{one}"] = hit.astype(np.float64)
         columns[f"rr@{one}"] = np.where(hit, 1.0 / r, 0.0)
-        columns[f"ndcg@{one}"] = np.where(hit, 1.0 / np.log2(r + 1.0), 0.0)
+        columns[f"ndcg@{one}"] = np.where(hit, discounts_at(r, discount), 0.0)
     index = ranks.index if isinstance(ranks, pd.Series) else None
     return pd.DataFrame(columns, index=index)
 

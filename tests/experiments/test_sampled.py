@@ -163,3 +163,16 @@ def test_errors(split):
     model = MostPopular().fit(train)
     with pytest.raises(ValueError, match="same number of items for every test user"):
         held_out_ranks(model, test, negatives=pd.DataFrame({"user": [test["user"].iloc[0]], "item": [1]}))
+
+
+def test_rank_metrics_uses_the_chosen_discount_like_evaluate():
+    import helpers
+
+    ranks = pd.Series([1, 2, 5, 12], index=["a", "b", "c", "d"])
+    for discount in helpers.OPTIONS["discount"].values:
+        ours = rank_metrics(ranks, k=[1, 5, 10], discount=discount)
+        recs = pd.DataFrame([(u, f"i{j}", j) for u in ranks.index for j in range(1, 13)],
+                            columns=["user", "item", "rank"])
+        truth = pd.DataFrame({"user": ranks.index, "item": [f"i{r}" for r in ranks]})
+        full = helpers.evaluate(recs, truth, k=[1, 5, 10], metrics=["hit", "rr", "ndcg"], discount=discount)
+        pd.testing.assert_frame_equal(ours, full[ours.columns], check_names=False, atol=1e-12, rtol=0)
