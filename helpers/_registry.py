@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib
 import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from . import _kernels
 
@@ -20,11 +20,24 @@ __all__ = ["METRICS", "OPTIONS", "BATCH_OPTIONS", "Metric", "Option", "markdown_
 
 @dataclass(frozen=True)
 class Choice:
-    """One value of an option: the formula it names and who uses it."""
+    """One value of an option: the formula it names and who uses it.
+
+    ``used_by`` is generated from the library-convention table
+    (:data:`helpers.conventions.CONVENTIONS`), so the two cannot disagree;
+    ``also`` adds who else uses it outside that table (seeds, papers).
+    """
 
     value: str
     formula: str
-    used_by: str
+    also: str = ""
+    option: str = ""  # filled in by Option
+
+    @property
+    def used_by(self) -> str:
+        from .conventions import libraries_using  # the table of conventions reads this registry
+
+        parts = [libraries_using(self.option, self.value), self.also]
+        return "; ".join(p for p in parts if p) or "none of the libraries in helpers.conventions"
 
 
 @dataclass(frozen=True)
@@ -35,6 +48,9 @@ class Option:
     default: str
     choices: tuple[Choice, ...]
     why_default: str
+
+    def __post_init__(self):
+        object.__setattr__(self, "choices", tuple(replace(c, option=self.name) for c in self.choices))
 
     @property
     def values(self) -> tuple[str, ...]:
@@ -80,19 +96,17 @@ OPTIONS: dict[str, Option] = {
             Choice(
                 "min_k_n_relevant",
                 "min(k, |R|)",
-                "Spark meanAveragePrecisionAt, Microsoft Recommenders map_at_k (>= 1.2.0), RecBole, "
-                "implicit, LensKit, Kaggle/ml_metrics apk; seeds 001 and 004",
+                also="seeds 001 and 004",
             ),
             Choice(
                 "n_relevant",
                 "|R|",
-                "trec_eval map_cut / pytrec_eval, ir_measures AP@k, ranx map@k, "
-                "Microsoft Recommenders map (and map_at_k before 1.2.0)",
+                also="",
             ),
             Choice(
                 "n_hits",
                 "hits in the top k (0 hits gives 0)",
-                "torchmetrics retrieval_average_precision; seed 000",
+                also="seed 000",
             ),
         ),
         why_default=(
@@ -108,14 +122,12 @@ OPTIONS: dict[str, Option] = {
             Choice(
                 "linear",
                 "gain = grade",
-                "trec_eval ndcg_cut, ranx ndcg, scikit-learn ndcg_score, torchmetrics, "
-                "Microsoft Recommenders score_type='raw', LensKit",
+                also="",
             ),
             Choice(
                 "exponential",
                 "gain = 2**grade - 1",
-                "ranx ndcg_burges, ir_measures nDCG(dcg='exp-log2'), Microsoft Recommenders "
-                "score_type='exp', Spark (graded, Scala); Burges et al. 2005",
+                also="Burges et al. 2005",
             ),
         ),
         why_default=(
@@ -130,13 +142,12 @@ OPTIONS: dict[str, Option] = {
             Choice(
                 "all",
                 "IDCG@k from all the user's judged relevant items, best grades first, cut at k",
-                "trec_eval, ir_measures, ranx, Microsoft Recommenders, Spark, RecBole, implicit, LensKit",
+                also="",
             ),
             Choice(
                 "listed",
                 "IDCG@k only from the items in the ranking, best grades first, cut at k",
-                "scikit-learn ndcg_score and torchmetrics (they see only the items you pass); seed 003's "
-                "graded example",
+                also="seed 003's graded example",
             ),
         ),
         why_default=(
@@ -151,14 +162,12 @@ OPTIONS: dict[str, Option] = {
             Choice(
                 "log2",
                 "discount_i = 1 / log2(i + 1)",
-                "trec_eval, ir_measures, ranx, scikit-learn, torchmetrics, RecBole, implicit, Cornac, Elliot; "
-                "Spark and Microsoft Recommenders use ln(i + 1), which cancels in NDCG; "
-                "LensKit NDCG(weight=LogRankWeight(offset=1))",
+                also="Spark and Microsoft Recommenders write ln(i + 1), which cancels in NDCG",
             ),
             Choice(
                 "clipped_log2",
                 "discount_i = 1 / log2(max(i, 2)): ranks 1 and 2 weigh the same",
-                "LensKit NDCG default (LogRankWeight with offset=0); Järvelin and Kekäläinen's original DCG",
+                also="Järvelin and Kekäläinen's original DCG (2002)",
             ),
         ),
         why_default=(
@@ -176,19 +185,17 @@ BATCH_OPTIONS: dict[str, Option] = {
             Choice(
                 "raise",
                 "stop with an error that counts and names the users with no relevant item",
-                "LensKit AveragePrecision, Cornac MRR (by accident rather than design)",
+                also="",
             ),
             Choice(
                 "skip",
                 "leave those users out of the result (listed in result.attrs['skipped_users'])",
-                "trec_eval/pytrec_eval and ir_measures (queries missing from the qrels), ranx, RecBole, "
-                "implicit, Elliot, Cornac's evaluator, Microsoft Recommenders",
+                also="",
             ),
             Choice(
                 "zero",
                 "keep those users with every metric 0",
-                "Spark RankingMetrics, torchmetrics (empty_target_action='neg'), scikit-learn "
-                "ndcg_score, ml_metrics mapk, trec_eval for queries judged all-zero",
+                also="",
             ),
         ),
         why_default=(
@@ -203,22 +210,22 @@ BATCH_OPTIONS: dict[str, Option] = {
             Choice(
                 "item_ascending",
                 "equal scores are ordered by item id, smallest first",
-                "ir_measures' msmarco provider (RR@k)",
+                also="ir_measures' msmarco provider (its RR@k)",
             ),
             Choice(
                 "item_descending",
                 "equal scores are ordered by item id, largest first",
-                "trec_eval / pytrec_eval",
+                also="",
             ),
             Choice(
                 "input_order",
                 "equal scores keep the order of the rows in recommendations",
-                "ranx, Microsoft Recommenders (row order)",
+                also="",
             ),
             Choice(
                 "raise",
                 "stop with an error naming a user with tied scores",
-                "none; for when ties would be a bug",
+                also="none: for when a tie would be a bug",
             ),
         ),
         why_default=(

@@ -23,7 +23,6 @@ import pandas as pd
 
 from . import _registry
 from ._cutoff import discounts
-from .batch import evaluate
 
 __all__ = [
     "LIBRARIES",
@@ -640,6 +639,8 @@ def _tie_rule(row: Convention, lib: Library, ties: str | None) -> str:
 
 
 def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, crash, per_user):
+    from .batch import evaluate  # lazily: the registry's docstrings read this module while batch loads
+
     run = _Run(row, base, k, _tie_rule(row, lib, ties))
     steps = [name for name in _STEP_ORDER if name in row.steps]
     for name in steps:
@@ -717,3 +718,48 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
         idcg = float((ideal * d).sum())
         value.loc[user] = dcg / idcg if idcg > 0 else 0.0
     return value
+
+
+# ------------------------------------------------------------------ who uses what
+def libraries_using(option: str, value: str) -> str:
+    """The library functions in :data:`CONVENTIONS` that use ``option=value``, grouped by library.
+
+    This is where the registry's "used by" text comes from (``helpers._registry.Choice.used_by``),
+    so the README's option table and this convention table cannot disagree.
+
+    >>> libraries_using("denominator", "n_hits")
+    'torchmetrics RetrievalMAP(top_k=k)'
+    """
+    if option == "ties":
+        return ", ".join(lib.name for lib in LIBRARIES.values() if lib.ties == value)
+    if option == "empty":
+        return _empty_users(value)
+    else:
+        default = _registry.OPTIONS[option].default
+        takes = {m.key for m in _registry.METRICS.values() if option in m.options}
+        rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
+    by_library: dict[str, list[str]] = {}
+    for row in rows:
+        by_library.setdefault(row.library, [])
+        if row.name not in by_library[row.library]:
+            by_library[row.library].append(row.name)
+    return ", ".join(f"{LIBRARIES[key].name} {' / '.join(names)}" for key, names in by_library.items())
+
+
+_KIND_WORDS = {"judged_empty": "for users in the truth with no relevant item",
+               "unjudged": "for users absent from the truth"}
+
+
+def _empty_users(value: str) -> str:
+    """Libraries whose users with no relevant item get ``value`` (zero, skip, raise), and which kind of user."""
+    parts = []
+    for key, lib in LIBRARIES.items():
+        rows = [c for c in CONVENTIONS if c.library == key]
+        kinds = [kind for kind in _KIND_WORDS if any(c.users.get(kind) == value for c in rows)]
+        if not kinds:
+            continue
+        some = [c.name for c in rows if any(c.users.get(kind) == value for kind in kinds)]
+        which = f" {' / '.join(dict.fromkeys(some))}" if len(some) < len(rows) else ""
+        only = f" ({_KIND_WORDS[kinds[0]]})" if len(kinds) == 1 else ""
+        parts.append(f"{lib.name}{which}{only}")
+    return ", ".join(parts)

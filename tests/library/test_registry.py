@@ -19,25 +19,61 @@ def test_readme_table_is_generated_from_the_registry():
     assert render(readme) == readme, "README.md's metric table is stale: run `python tools/render_readme.py`"
 
 
+#: One user on which every value of every option gives a different number: 2 hits in the top 3 of
+#: |R| = 5 (denominators 5, 3, 2), grades 3 and 1 (linear vs 2**g - 1), relevant items never listed
+#: (ideal from all vs listed), a hit at rank 3 (log2(4) vs log2(3)).
+RANKING = ["a", "x", "b", "c", "y"]
+GRADES = {"a": 3, "b": 1, "c": 2, "z": 3, "w": 1}
+
+
 @pytest.mark.parametrize("metric", list(_registry.METRICS.values()), ids=list(_registry.METRICS))
 def test_every_metric_has_a_documented_per_user_function(metric):
-    function = getattr(helpers, metric.function)
+    function = metric.per_user
+    assert function is getattr(helpers, metric.function)
     doc = inspect.getdoc(function)
     assert "Examples" in doc and ">>>" in doc
     for option in metric.options:
-        parameter = inspect.signature(function).parameters[option]
-        assert parameter.default == _registry.OPTIONS[option].default
         for value in _registry.OPTIONS[option].values:  # the option table was substituted in Notes
             assert f"``{value!r}``" in doc
         assert "%(" not in doc
 
 
-@pytest.mark.parametrize("function", [helpers.evaluate, helpers.evaluate_arrays])
-def test_batch_defaults_come_from_the_registry(function):
-    parameters = inspect.signature(function).parameters
-    for name, option in {**_registry.OPTIONS, **_registry.BATCH_OPTIONS}.items():
-        if name in parameters:
-            assert parameters[name].default == option.default, name
+@pytest.mark.parametrize("metric", [m for m in _registry.METRICS.values() if m.options], ids=lambda m: m.key)
+def test_each_option_is_wired_and_its_default_is_the_registry_default(metric):
+    relevance = GRADES if "gain" in metric.options else set(GRADES)
+    plain = metric.per_user(RANKING, relevance, 3)
+    for name in metric.options:
+        option = _registry.OPTIONS[name]
+        values = {v: metric.per_user(RANKING, relevance, 3, **{name: v}) for v in option.values}
+        assert values[option.default] == plain, f"{metric.function}'s default {name} is not {option.default!r}"
+        assert len(set(values.values())) == len(values), f"{name}: some values give the same number {values}"
+
+
+def test_batch_defaults_are_the_registry_defaults():
+    import pandas as pd
+
+    recs = pd.DataFrame({"user": 1, "item": RANKING, "rank": range(1, 6)})
+    truth = pd.DataFrame({"user": 1, "item": list(GRADES), "relevance": list(GRADES.values())})
+    plain = helpers.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"])
+    for name, option in _registry.OPTIONS.items():
+        explicit = helpers.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"], **{name: option.default})
+        pd.testing.assert_frame_equal(plain, explicit)
+        other = [v for v in option.values if v != option.default][0]
+        changed = helpers.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"], **{name: other})
+        assert not changed.equals(plain), f"evaluate ignores {name}={other!r}"
+    with pytest.raises(ValueError, match="no relevant item"):  # empty's default is 'raise'
+        helpers.evaluate(recs, truth.assign(user=2), k=3)
+
+
+def test_used_by_is_generated_from_the_convention_table():
+    from helpers.conventions import CONVENTIONS, LIBRARIES
+
+    for row in CONVENTIONS:
+        for name, value in row.options.items():
+            choice = next(c for c in _registry.OPTIONS[name].choices if c.value == value)
+            assert LIBRARIES[row.library].name in choice.used_by, (row, name)
+    listed = _registry.OPTIONS["ideal"].choices[1].used_by
+    assert "scikit-learn" in listed and "torchmetrics" in listed and "Cornac" not in listed
 
 
 def test_default_of_every_option_is_one_of_its_choices_and_has_a_reason():
