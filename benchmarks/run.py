@@ -127,10 +127,10 @@ def route_pytrec_eval(data, k):
 
     _, _, _, recs, truth = data
     qrels: dict[str, dict[str, int]] = {}
-    for user, item in zip(truth["user"].tolist(), truth["item"].tolist()):
+    for user, item in zip(truth["user"].tolist(), truth["item"].tolist(), strict=True):
         qrels.setdefault(user, {})[item] = 1
     run: dict[str, dict[str, float]] = {}
-    for user, item, rank in zip(recs["user"].tolist(), recs["item"].tolist(), recs["rank"].tolist()):
+    for user, item, rank in zip(recs["user"].tolist(), recs["item"].tolist(), recs["rank"].tolist(), strict=True):
         run.setdefault(user, {})[item] = float(k + 1 - rank)
     measures = {f"P.{k}", f"recall.{k}", f"success.{k}", "recip_rank", f"map_cut.{k}", f"ndcg_cut.{k}"}
     result = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
@@ -166,7 +166,7 @@ def route_python(data, k):
     for d in discounts:
         ideal.append(ideal[-1] + d)
     rows = []
-    for ranking, rel in zip(rankings, relevant):
+    for ranking, rel in zip(rankings, relevant, strict=True):
         if not rel:
             continue
         hits = 0
@@ -392,7 +392,7 @@ def print_targets(rows: list[dict], out=sys.stdout) -> None:
             arrays["peak_gib"] * 2**30 <= 0.5e9,
             *[at[p]["vs_frames"] >= 5 for p in ("pytrec_eval", "ranx") if p in at],
         ]
-        for line, ok in zip(lines, verdicts):
+        for line, ok in zip(lines, verdicts, strict=True):
             print(f"  K={k:<4} U={n_users:>9,}  {'met   ' if ok else 'MISSED'} {line}", file=out)
     out.flush()
 

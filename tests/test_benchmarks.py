@@ -13,7 +13,7 @@ from benchmarks import run as bench
 def test_synthetic_data_is_deterministic_and_well_formed():
     top, indptr, items = bench.make_data(3000, 10)
     again = bench.make_data(3000, 10)
-    assert all(np.array_equal(a, b) for a, b in zip((top, indptr, items), again))
+    assert all(np.array_equal(a, b) for a, b in zip((top, indptr, items), again, strict=True))
     assert all(len(set(row)) == 10 for row in top.tolist())  # K distinct ids per user
     sizes = np.diff(indptr)
     assert sizes.max() <= 20 and 0.02 < (sizes == 0).mean() < 0.08

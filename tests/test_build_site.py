@@ -34,7 +34,7 @@ def test_site_lists_every_notebook_in_order(tmp_path):
     index = (out / "index.html").read_text(encoding="utf-8")
     links = re.findall(r'<li><a href="([^"]+)">([^<]+)</a>', index)
     assert [href for href, _ in links] == [f"{p.stem}.html" for p in notebooks]
-    for (href, text), path in zip(links, notebooks):
+    for (href, text), path in zip(links, notebooks, strict=True):
         assert text == site.html.escape(site.title_of(nbformat.read(path, as_version=4)))
         page = (out / href).read_text(encoding="utf-8")
         assert "jp-Notebook" in page and "jp-OutputArea-output" in page, f"{href} has no rendered outputs"

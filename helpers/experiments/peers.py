@@ -86,7 +86,7 @@ class _neg(str):  # descending string order inside an ascending sort key
 
 def _truth_rows(truth):
     grades = truth["relevance"] if "relevance" in truth.columns else pd.Series(1, index=truth.index)
-    return zip(truth["user"], truth["item"], grades)
+    return zip(truth["user"], truth["item"], grades, strict=True)
 
 
 def _relevant_rows(truth):

@@ -36,8 +36,8 @@ def _dense(frame=TRAIN):
 def test_recommend_shape_ranks_and_exclusion(model):
     recs = model.fit(TRAIN).recommend(k=3)
     assert list(recs.columns) == ["user", "item", "rank", "score"]
-    seen = set(zip(TRAIN["user"], TRAIN["item"]))
-    assert not any((u, i) in seen for u, i in zip(recs["user"], recs["item"]))
+    seen = set(zip(TRAIN["user"], TRAIN["item"], strict=True))
+    assert not any((u, i) in seen for u, i in zip(recs["user"], recs["item"], strict=True))
     # user 1 has 3 of 4 catalog items: a one-item list; others get min(k, unseen)
     assert recs.groupby("user").size().to_dict() == {1: 1, 2: 2, 3: 2, 4: 1}
     for _, group in recs.groupby("user"):

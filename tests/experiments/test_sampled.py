@@ -49,8 +49,8 @@ def test_negatives_are_unseen_distinct_and_seeded(split):
     assert negatives.groupby("user").size().eq(30).all()
     assert set(negatives["user"]) == set(test["user"])
     assert not negatives.duplicated().any()
-    touched = set(zip(train["user"], train["item"])) | set(zip(test["user"], test["item"]))
-    assert not any(pair in touched for pair in zip(negatives["user"], negatives["item"]))
+    touched = set(zip(train["user"], train["item"], strict=True)) | set(zip(test["user"], test["item"], strict=True))
+    assert not any(pair in touched for pair in zip(negatives["user"], negatives["item"], strict=True))
     assert negatives["item"].isin(train["item"]).all()
     assert negatives.equals(sample_negatives(train, test, n_negatives=30, seed=1))
     assert not negatives.equals(sample_negatives(train, test, n_negatives=30, seed=2))
@@ -121,7 +121,7 @@ def test_expected_sampled_hit_edges():
     assert expected_sampled_hit(101, 101, 100, 10) == 0.0  # every other item sampled: exact metric
     assert expected_sampled_hit(10, 101, 100, 10) == 1.0 and expected_sampled_hit(11, 101, 100, 10) == 0.0
     values = [expected_sampled_hit(r, 500, 50, 10) for r in range(1, 500, 7)]
-    assert all(x >= y for x, y in zip(values, values[1:]))
+    assert all(x >= y for x, y in zip(values, values[1:], strict=False))
     with pytest.raises(ValueError, match="cannot exceed"):
         expected_sampled_hit(11, 10)
     with pytest.raises(ValueError, match="n_negatives"):

@@ -27,7 +27,7 @@ def random_run(seed, n_users=300, n_items=60, max_len=25, graded=False):
         recs += [(f"u{u}", f"d{item}", rank) for rank, item in enumerate(ranking, start=1)]
         relevant = rng.choice(n_items, size=rng.integers(1, 15), replace=False)
         grades = rng.integers(1, 4, size=relevant.size) if graded else np.ones(relevant.size, dtype=int)
-        truth += [(f"u{u}", f"d{item}", int(g)) for item, g in zip(relevant, grades)]
+        truth += [(f"u{u}", f"d{item}", int(g)) for item, g in zip(relevant, grades, strict=True)]
     return (
         pd.DataFrame(recs, columns=["user", "item", "rank"]),
         pd.DataFrame(truth, columns=["user", "item", "relevance"]),

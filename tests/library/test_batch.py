@@ -13,6 +13,7 @@ from helpers import batch
 
 from .strategies import user_case
 
+
 def _per_user(metric):
     """The registry's per-user function, called with the options the metric takes."""
     return lambda r, g, k, o: metric.per_user(r, g, k, **{name: o[name] for name in metric.options if name in o})
@@ -137,7 +138,7 @@ def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, optio
         relevant = {f"i{i}": float(rng.integers(1, 4)) for i in rng.choice(20, int(rng.integers(1, 6)), replace=False)}
         users.append((ranking, relevant))
         rank = np.arange(1, length + 1) * (3 if ranks == "gaps" else 1)
-        rows = list(zip(ranking, rank))
+        rows = list(zip(ranking, rank, strict=True))
         if ranks == "one_user_reversed" and u == n_users - 1:
             rows = rows[::-1]  # worst first: falls back to sorting, still read in rank order
         recs += [(f"u{u}", item, r) for item, r in rows]
@@ -324,7 +325,7 @@ def test_arrays_path_with_hundreds_of_relevant_items(n_relevant):
     n_items = n_relevant + 5000
     users = []
     for size in (n_relevant, 3, 0, 40):
-        relevant = {int(i): float(g) for i, g in zip(rng.choice(n_items, size, replace=False), rng.integers(1, 4, size))}
+        relevant = {int(i): float(g) for i, g in zip(rng.choice(n_items, size, replace=False), rng.integers(1, 4, size), strict=True)}
         listed = list(relevant)[: 150] + [int(i) for i in rng.choice(n_items, 300, replace=False) if i not in relevant]
         users.append(([int(i) for i in rng.permutation(listed)[:300]], relevant))
     top, indptr, items, grades = to_arrays(users, graded=True)

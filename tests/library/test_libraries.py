@@ -26,7 +26,7 @@ def random_case(seed: int, *, ties: bool, graded: bool, ragged: bool, n_users: i
         length = int(rng.integers(3, n_items + 1)) if ragged else n_items
         items = rng.permutation(n_items)[:length]
         scores = np.round(rng.uniform(0.01, 1, length), 1 if ties else 9)
-        rows += [(u, int(i), float(s)) for i, s in zip(items, scores)]
+        rows += [(u, int(i), float(s)) for i, s in zip(items, scores, strict=True)]
         kind = u % 6
         if kind == 0:
             continue  # unjudged

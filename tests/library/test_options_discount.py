@@ -68,7 +68,7 @@ def test_per_user_equals_batch(graded, ideal):
                             ideal=ideal, discount="clipped_log2")
     for u in range(n_users):
         ranking = [int(i) for i in top[u] if i >= 0]
-        relevance = (dict(zip(rel[u].tolist(), grades[indptr[u]:indptr[u + 1]].tolist())) if graded
+        relevance = (dict(zip(rel[u].tolist(), grades[indptr[u]:indptr[u + 1]].tolist(), strict=True)) if graded
                      else set(rel[u].tolist()))
         for k in ks:
             expected = ndcg_at_k(ranking, relevance, k, ideal=ideal, discount="clipped_log2")
