@@ -141,3 +141,14 @@ def test_course_helpers_load_on_first_use():
     code = "import sys, helpers; helpers.progress; print('helpers.course' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_require_skips_loudly_off_ci_and_fails_on_ci(require, monkeypatch):
+    monkeypatch.setenv("CI", "false")
+    with pytest.raises(pytest.skip.Exception, match="WIDGET MISSING"):
+        require("widget", False, "apt-get install widget")
+    require.__globals__["_MISSING"].pop("widget")  # a made-up component: keep it out of the banner
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="CI=true but widget is missing"):
+        require("widget", False, "apt-get install widget")
+    require("widget", True, "apt-get install widget")  # available: nothing happens

@@ -1,0 +1,50 @@
+"""Fixtures shared by every test folder (tests mirror the package: library/, course/, grade/, experiments/).
+
+- ``repo_root``: the checkout, for tests that read the repository's own files.
+- ``require``: the one way a test says it needs a real component (bubblewrap, Java for Spark,
+  Chromium, ...). Where the component is missing the test is SKIPPED loudly, with the install
+  line, and listed again in a banner at the end of the run; under ``CI=true`` it FAILS instead,
+  because ``.ci/run`` installs every component and CI must prove the real path.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+_MISSING: dict[str, str] = {}
+
+
+def on_ci() -> bool:
+    return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
+
+
+def _require(component: str, available: object, how_to_install: str) -> None:
+    if available:
+        return
+    if on_ci():
+        pytest.fail(f"CI=true but {component} is missing; .ci/run must install it ({how_to_install}).",
+                    pytrace=False)
+    _MISSING[component] = how_to_install
+    pytest.skip(f"{component.upper()} MISSING: TEST SKIPPED. Install it with: {how_to_install}")
+
+
+@pytest.fixture
+def require():
+    """``require(component, available, how_to_install)``: skip loudly (fail on CI) when not available."""
+    return _require
+
+
+@pytest.fixture(scope="session")
+def repo_root() -> Path:
+    return ROOT
+
+
+def pytest_terminal_summary(terminalreporter):
+    if _MISSING:
+        terminalreporter.section("REAL COMPONENTS MISSING: their tests were SKIPPED", sep="!")
+        for component, how in sorted(_MISSING.items()):
+            terminalreporter.write_line(f"  {component}: install with {how}")
