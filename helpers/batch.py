@@ -480,7 +480,8 @@ def _codes(
     if encoded is None:
         encoded = _arrow_codes(values, other, sort)
     if encoded is None:
-        both = pd.concat([values.reset_index(drop=True), other.reset_index(drop=True)], ignore_index=True)
+        parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [values.reset_index(drop=True)]
+        both = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         try:
             codes, uniques = pd.factorize(both, sort=sort)
         except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order

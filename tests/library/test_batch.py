@@ -174,6 +174,10 @@ def test_the_shortcut_is_taken_for_grouped_lists_of_one_length(monkeypatch):
 
 def test_columns_in_several_arrow_chunks(recs, truth):
     # pd.concat keeps Arrow chunks apart; a slice starts mid-chunk: the codes must not shift
+    pytest.importorskip("pyarrow")  # the `arrow` extra (make test installs it on both pandas legs)
+    arrow = pd.StringDtype("pyarrow")  # pandas 3's default str; spelled out for pandas 2.2
+    recs = recs.astype({"user": arrow, "item": arrow})
+    truth = truth.astype({"user": arrow, "item": arrow})
     whole = h.evaluate(recs, truth, k=2, empty="skip")
     pieces = pd.concat([recs.iloc[:2], recs.iloc[2:3], recs.iloc[3:]], ignore_index=True)
     assert pieces["item"].array.__arrow_array__().num_chunks == 3
