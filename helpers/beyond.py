@@ -44,6 +44,7 @@ __all__ = [
     "intra_list_diversity_at_k",
     "catalog_coverage",
     "gini_index",
+    "gini_of_counts",
     "evaluate_beyond",
     "coverage_batch",
     "gini_batch",
@@ -263,6 +264,25 @@ def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection
     """
     counts = _counts(rankings, catalog, k)
     return float(sum(1 for c in counts.values() if c > 0) / len(counts))
+
+
+def gini_of_counts(counts: Any) -> float:
+    """Gini index of a vector of non-negative counts (one per catalogue item, zeros included).
+
+    Examples
+    --------
+    >>> from helpers.beyond import gini_of_counts
+    >>> gini_of_counts([5, 5, 5, 5])
+    0.0
+    >>> gini_of_counts([0, 0, 0, 8])  # one item of four takes every slot: 1 - 1/4
+    0.75
+    """
+    values = np.asarray(counts, dtype=np.float64)
+    if values.ndim != 1 or values.size == 0:
+        raise ValueError(f"counts must be a non-empty 1-D sequence, one count per item; got shape {values.shape}.")
+    if not np.all(np.isfinite(values)) or values.min() < 0:
+        raise ValueError("counts must be finite numbers >= 0.")
+    return _gini(values)
 
 
 def _gini(counts: np.ndarray) -> float:

@@ -66,6 +66,8 @@ NOTEBOOKS: dict[str, str] = {
     "06": "06-leave-one-out",
     "08": "08-evaluating-a-recommender",
     "09": "09-sampled-metrics",
+    "11": "11-beyond-accuracy",
+    "12": "12-user-models-and-online-evaluation",
 }
 
 

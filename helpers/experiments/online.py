@@ -1,0 +1,373 @@
+"""What offline metrics cannot tell you: a small simulated world of clicks.
+
+Offline evaluation scores lists against a frozen log. Online, users *react*
+to what they are shown. This module simulates that reaction, with NumPy only,
+so the three online methods can be compared with the truth known:
+
+* :func:`ab_test`: split sessions between two rankers and compare clicks per session;
+* :func:`team_draft_interleave` and :func:`interleaving_test`: show one list
+  merged from both rankers and credit each click to the ranker that
+  contributed the item (Radlinski, Kurup and Joachims, CIKM 2008);
+* :func:`logged_bandit` and :func:`ips_estimate`: estimate, from a log
+  collected by one (randomised) policy, the click rate another policy would
+  get, by inverse propensity scoring, with its variance.
+
+The world (:func:`click_world`) is a *position-based model*: a user examines
+rank r with probability ``examination[r]`` and, having examined item i,
+clicks with probability ``attractiveness[u, i]``. Expected clicks are then
+known exactly (:func:`expected_clicks`, :func:`policy_value`), which a real
+system never offers.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+__all__ = [
+    "ClickWorld",
+    "click_world",
+    "noisy_ranker",
+    "expected_clicks",
+    "simulate_clicks",
+    "ABResult",
+    "ab_test",
+    "team_draft_interleave",
+    "InterleavingResult",
+    "interleaving_test",
+    "logged_bandit",
+    "softmax_policy",
+    "policy_value",
+    "IPSResult",
+    "ips_estimate",
+]
+
+_Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal
+
+
+@dataclass(frozen=True)
+class ClickWorld:
+    """Users' click behaviour: ``attractiveness`` (users x items) and ``examination`` (per rank)."""
+
+    attractiveness: np.ndarray
+    examination: np.ndarray
+
+    @property
+    def n_users(self) -> int:
+        return self.attractiveness.shape[0]
+
+    @property
+    def n_items(self) -> int:
+        return self.attractiveness.shape[1]
+
+
+def _check_int(value, name: str, minimum: int = 1) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
+    return int(value)
+
+
+def click_world(
+    n_users: int = 2000,
+    n_items: int = 200,
+    *,
+    k: int = 10,
+    position_bias: float = 0.8,
+    n_factors: int = 4,
+    seed: int = 0,
+) -> ClickWorld:
+    """A seeded position-based click model.
+
+    Parameters
+    ----------
+    n_users, n_items : int
+        Size of the world.
+    k : int
+        Number of ranks a list has.
+    position_bias : float
+        Examination of rank r is ``r ** -position_bias``: 0 means every rank
+        is read, 1 means rank 2 is read half as often as rank 1.
+    n_factors : int
+        Dimension of the hidden tastes that make attractiveness personal.
+    seed : int
+        The same arguments give the same world.
+
+    Examples
+    --------
+    >>> from helpers.experiments.online import click_world
+    >>> world = click_world(n_users=5, n_items=8, k=3, seed=1)
+    >>> world.attractiveness.shape, world.examination.round(3).tolist()
+    ((5, 8), [1.0, 0.574, 0.415])
+    """
+    n_users, n_items, k = _check_int(n_users, "n_users"), _check_int(n_items, "n_items"), _check_int(k, "k")
+    if not 0 <= position_bias <= 3:
+        raise ValueError(f"position_bias must be between 0 and 3; got {position_bias!r}.")
+    rng = np.random.default_rng(seed)
+    popularity = rng.normal(-2.5, 0.8, size=n_items)
+    users = rng.normal(size=(n_users, n_factors))
+    items = rng.normal(size=(n_items, n_factors))
+    logits = popularity[None, :] + 1.2 * (users @ items.T) / math.sqrt(n_factors)
+    attractiveness = 1.0 / (1.0 + np.exp(-logits))
+    examination = np.arange(1, k + 1, dtype=np.float64) ** -float(position_bias)
+    return ClickWorld(attractiveness, examination)
+
+
+def noisy_ranker(world: ClickWorld, noise: float, *, seed: int = 0) -> np.ndarray:
+    """Top-k lists from the true attractiveness blurred by Gaussian noise on the logit scale.
+
+    ``noise=0`` is the best possible ranker; more noise, a worse one. Returns
+    a (users x k) int matrix.
+    """
+    rng = np.random.default_rng(seed)
+    logit = np.log(world.attractiveness) - np.log1p(-world.attractiveness)
+    scores = logit + noise * rng.normal(size=logit.shape)
+    return np.argsort(-scores, axis=1, kind="stable")[:, : world.examination.size]
+
+
+def _check_lists(world: ClickWorld, top: np.ndarray, name: str) -> np.ndarray:
+    top = np.asarray(top)
+    if top.ndim != 2 or top.shape[0] != world.n_users or top.shape[1] > world.examination.size:
+        raise ValueError(
+            f"{name} must be a (n_users x k) int matrix with n_users = {world.n_users} and k <= "
+            f"{world.examination.size}; got shape {top.shape}."
+        )
+    if top.size and (top.min() < 0 or top.max() >= world.n_items):
+        raise ValueError(f"{name} holds item ids outside 0..{world.n_items - 1}.")
+    return top.astype(np.int64)
+
+
+def expected_clicks(world: ClickWorld, top: np.ndarray) -> np.ndarray:
+    """Each user's expected number of clicks on their list: sum over r of exam[r] * attr[u, top[u, r]].
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, expected_clicks
+    >>> world = ClickWorld(np.array([[0.5, 0.1]]), np.array([1.0, 0.5]))
+    >>> expected_clicks(world, np.array([[0, 1]])).tolist()  # 0.5 + 0.5 * 0.1
+    [0.55]
+    """
+    top = _check_lists(world, top, "top")
+    attr = np.take_along_axis(world.attractiveness, top, axis=1)
+    return attr @ world.examination[: top.shape[1]]
+
+
+def simulate_clicks(world: ClickWorld, users: np.ndarray, lists: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """A (sessions x k) 0/1 matrix of clicks for the given users shown the given lists."""
+    attr = np.take_along_axis(world.attractiveness[users], lists, axis=1)
+    probability = attr * world.examination[None, : lists.shape[1]]
+    return (rng.random(lists.shape) < probability).astype(np.int64)
+
+
+# ----------------------------------------------------------------- A/B test
+@dataclass(frozen=True)
+class ABResult:
+    """Clicks per session in each arm, their difference B - A and its normal 95 % interval."""
+
+    clicks_a: float
+    clicks_b: float
+    difference: float
+    low: float
+    high: float
+    sessions_a: int
+    sessions_b: int
+
+
+def ab_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0) -> ABResult:
+    """Send each session's user to ranker A or B at random (half each) and count clicks.
+
+    Examples
+    --------
+    >>> from helpers.experiments.online import ab_test, click_world, noisy_ranker
+    >>> world = click_world(n_users=200, n_items=50, seed=0)
+    >>> result = ab_test(world, noisy_ranker(world, 3.0), noisy_ranker(world, 0.0), 4000, seed=1)
+    >>> result.sessions_a + result.sessions_b, result.difference > 0
+    (4000, True)
+    """
+    top_a, top_b = _check_lists(world, top_a, "top_a"), _check_lists(world, top_b, "top_b")
+    n_sessions = _check_int(n_sessions, "n_sessions", 4)
+    rng = np.random.default_rng(seed)
+    users = rng.integers(world.n_users, size=n_sessions)
+    arm_b = rng.random(n_sessions) < 0.5
+    lists = np.where(arm_b[:, None], top_b[users], top_a[users])
+    clicks = simulate_clicks(world, users, lists, rng).sum(axis=1).astype(np.float64)
+    a, b = clicks[~arm_b], clicks[arm_b]
+    if a.size < 2 or b.size < 2:
+        raise ValueError("each arm needs at least two sessions; use more sessions.")
+    diff = b.mean() - a.mean()
+    se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
+    return ABResult(float(a.mean()), float(b.mean()), float(diff), float(diff - _Z95 * se), float(diff + _Z95 * se),
+                    int(a.size), int(b.size))
+
+
+# ----------------------------------------------------------------- interleaving
+def team_draft_interleave(list_a, list_b, k: int, rng: np.random.Generator) -> tuple[list, list]:
+    """Merge two rankings by team draft; return the merged list and who contributed each item.
+
+    In each round a coin decides which ranker picks first; each then adds its
+    highest-ranked item not already in the merged list. The team of an item
+    is ``"a"`` or ``"b"``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import team_draft_interleave
+    >>> merged, teams = team_draft_interleave([1, 2, 3], [2, 4, 5], 4, np.random.default_rng(0))
+    >>> sorted(merged[:2]) == [1, 2] and len(set(merged)) == 4
+    True
+    """
+    merged: list = []
+    teams: list[str] = []
+    seen: set = set()
+    position = {"a": 0, "b": 0}
+    source = {"a": list(list_a), "b": list(list_b)}
+
+    def pick(team: str) -> None:
+        ranking = source[team]
+        while position[team] < len(ranking) and ranking[position[team]] in seen:
+            position[team] += 1
+        if position[team] < len(ranking) and len(merged) < k:
+            item = ranking[position[team]]
+            merged.append(item)
+            teams.append(team)
+            seen.add(item)
+
+    while len(merged) < k and (position["a"] < len(source["a"]) or position["b"] < len(source["b"])):
+        first = "a" if rng.random() < 0.5 else "b"
+        before = len(merged)
+        for team in (first, "b" if first == "a" else "a"):
+            pick(team)
+        if len(merged) == before:
+            break
+    return merged, teams
+
+
+@dataclass(frozen=True)
+class InterleavingResult:
+    """Sessions won by each ranker, ties, and the preference for B with its 95 % interval.
+
+    ``preference`` = (wins_b + ties / 2) / sessions - 1/2: 0 means no preference.
+    """
+
+    wins_a: int
+    wins_b: int
+    ties: int
+    preference: float
+    low: float
+    high: float
+
+
+def interleaving_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0) -> InterleavingResult:
+    """Show each session a team-draft interleaving of A and B; the ranker with more clicks wins it.
+
+    Examples
+    --------
+    >>> from helpers.experiments.online import click_world, interleaving_test, noisy_ranker
+    >>> world = click_world(n_users=200, n_items=50, seed=0)
+    >>> result = interleaving_test(world, noisy_ranker(world, 3.0), noisy_ranker(world, 0.0), 500, seed=1)
+    >>> result.wins_a + result.wins_b + result.ties, result.preference > 0
+    (500, True)
+    """
+    top_a, top_b = _check_lists(world, top_a, "top_a"), _check_lists(world, top_b, "top_b")
+    n_sessions = _check_int(n_sessions, "n_sessions", 4)
+    k = world.examination.size
+    rng = np.random.default_rng(seed)
+    users = rng.integers(world.n_users, size=n_sessions)
+    lists = np.empty((n_sessions, k), dtype=np.int64)
+    is_b = np.zeros((n_sessions, k), dtype=bool)
+    for s, user in enumerate(users):
+        merged, teams = team_draft_interleave(top_a[user].tolist(), top_b[user].tolist(), k, rng)
+        lists[s] = merged
+        is_b[s] = [t == "b" for t in teams]
+    clicks = simulate_clicks(world, users, lists, rng)
+    credit_b, credit_a = (clicks * is_b).sum(axis=1), (clicks * ~is_b).sum(axis=1)
+    outcome = np.sign(credit_b - credit_a)  # +1 B wins, -1 A wins, 0 tie
+    score = (outcome + 1) / 2.0  # 1, 0 or 1/2 per session
+    preference = score.mean() - 0.5
+    se = score.std(ddof=1) / math.sqrt(n_sessions)
+    return InterleavingResult(int((outcome < 0).sum()), int((outcome > 0).sum()), int((outcome == 0).sum()),
+                              float(preference), float(preference - _Z95 * se), float(preference + _Z95 * se))
+
+
+# ----------------------------------------------------------------- off-policy
+def softmax_policy(scores: np.ndarray, temperature: float) -> np.ndarray:
+    """Row-wise softmax of ``scores / temperature``: a randomised top-1 policy (users x items)."""
+    if not temperature > 0:
+        raise ValueError(f"temperature must be > 0; got {temperature!r}.")
+    z = np.asarray(scores, dtype=np.float64) / temperature
+    z = np.exp(z - z.max(axis=1, keepdims=True))
+    return z / z.sum(axis=1, keepdims=True)
+
+
+def logged_bandit(world: ClickWorld, logging_policy: np.ndarray, n_events: int, *, seed: int = 0) -> dict:
+    """A log of top-1 recommendations drawn from ``logging_policy`` (users x items probabilities).
+
+    Returns a dict of arrays ``user``, ``item``, ``propensity`` (the logging
+    policy's probability of the item shown) and ``click`` (0/1, with the
+    rank-1 examination).
+    """
+    n_events = _check_int(n_events, "n_events")
+    policy = np.asarray(logging_policy, dtype=np.float64)
+    if policy.shape != world.attractiveness.shape or not np.allclose(policy.sum(axis=1), 1.0):
+        raise ValueError("logging_policy must be a (users x items) matrix whose rows sum to 1.")
+    rng = np.random.default_rng(seed)
+    users = rng.integers(world.n_users, size=n_events)
+    cumulative = np.cumsum(policy[users], axis=1)
+    items = np.minimum((cumulative < rng.random(n_events)[:, None]).sum(axis=1), world.n_items - 1)
+    propensity = policy[users, items]
+    click = (rng.random(n_events) < world.examination[0] * world.attractiveness[users, items]).astype(np.int64)
+    return {"user": users, "item": items, "propensity": propensity, "click": click}
+
+
+def policy_value(world: ClickWorld, policy: np.ndarray) -> float:
+    """The true click rate of a top-1 policy (users x items probabilities), users equally likely."""
+    policy = np.asarray(policy, dtype=np.float64)
+    return float((policy * world.attractiveness).sum(axis=1).mean() * world.examination[0])
+
+
+@dataclass(frozen=True)
+class IPSResult:
+    """An inverse-propensity estimate of a policy's click rate.
+
+    ``variance`` is the estimated variance of ``estimate`` (sample variance of
+    the weighted clicks / n); ``effective_n`` = (sum w)^2 / sum w^2, the
+    number of events the log is worth for this policy; ``snips`` is the
+    self-normalised estimate sum(w * click) / sum(w).
+    """
+
+    estimate: float
+    variance: float
+    low: float
+    high: float
+    effective_n: float
+    snips: float
+
+
+def ips_estimate(log: dict, target_policy: np.ndarray) -> IPSResult:
+    """Estimate the click rate of ``target_policy`` from a log collected by another policy.
+
+    V_IPS = mean over events of w * click, with w = pi_target(item | user) / propensity.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ips_estimate
+    >>> log = {"user": np.array([0, 0]), "item": np.array([0, 1]), "propensity": np.array([0.5, 0.5]),
+    ...        "click": np.array([1, 0])}
+    >>> ips_estimate(log, np.array([[1.0, 0.0]])).estimate  # (2 * 1 + 0 * 0) / 2
+    1.0
+    """
+    target = np.asarray(target_policy, dtype=np.float64)
+    propensity = np.asarray(log["propensity"], dtype=np.float64)
+    if propensity.size < 2 or np.any(propensity <= 0):
+        raise ValueError("the log needs at least two events, each with a propensity > 0.")
+    weight = target[log["user"], log["item"]] / propensity
+    terms = weight * np.asarray(log["click"], dtype=np.float64)
+    estimate = float(terms.mean())
+    variance = float(terms.var(ddof=1) / terms.size)
+    half = _Z95 * math.sqrt(variance)
+    effective = float(weight.sum() ** 2 / (weight**2).sum()) if weight.any() else 0.0
+    snips = float(terms.sum() / weight.sum()) if weight.sum() > 0 else float("nan")
+    return IPSResult(estimate, variance, estimate - half, estimate + half, effective, snips)

@@ -1,0 +1,84 @@
+"""The simulated online world: exact expectations, and each method finding the truth."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from helpers.experiments import online
+
+
+@pytest.fixture(scope="module")
+def world():
+    return online.click_world(n_users=300, n_items=60, k=5, seed=0)
+
+
+def test_expected_clicks_matches_a_monte_carlo_count(world):
+    top = online.noisy_ranker(world, 1.0, seed=0)
+    rng = np.random.default_rng(0)
+    users = np.repeat(np.arange(world.n_users), 200)
+    clicks = online.simulate_clicks(world, users, top[users], rng).sum(axis=1).reshape(world.n_users, 200)
+    assert clicks.mean() == pytest.approx(online.expected_clicks(world, top).mean(), abs=0.02)
+
+
+def test_better_ranker_has_more_expected_clicks(world):
+    good, bad = online.noisy_ranker(world, 0.0), online.noisy_ranker(world, 3.0, seed=1)
+    assert online.expected_clicks(world, good).mean() > online.expected_clicks(world, bad).mean()
+
+
+def test_ab_and_interleaving_find_the_better_ranker(world):
+    good, bad = online.noisy_ranker(world, 0.0), online.noisy_ranker(world, 3.0, seed=1)
+    ab = online.ab_test(world, bad, good, 6000, seed=0)
+    assert ab.low > 0 and ab.sessions_a + ab.sessions_b == 6000
+    truth = online.expected_clicks(world, good).mean() - online.expected_clicks(world, bad).mean()
+    assert ab.low < truth < ab.high
+    il = online.interleaving_test(world, bad, good, 1500, seed=0)
+    assert il.low > 0 and il.wins_b > il.wins_a
+    same = online.interleaving_test(world, good, good, 300, seed=0)
+    assert same.low < 0 < same.high  # identical rankers: clicks are credited by the coin, no preference
+
+
+def test_team_draft_takes_each_rankers_best_unused_item():
+    rng = np.random.default_rng(1)
+    for _ in range(50):
+        merged, teams = online.team_draft_interleave([1, 2, 3, 4], [4, 3, 2, 1], 4, rng)
+        assert sorted(merged) == [1, 2, 3, 4] and len(teams) == 4
+        assert set(merged[:2]) == {1, 4}  # round one: each ranker's top item
+        assert teams.count("a") == teams.count("b") == 2
+
+
+def test_ips_is_unbiased_and_its_variance_is_honest(world):
+    logit = np.log(world.attractiveness) - np.log1p(-world.attractiveness)
+    target = online.softmax_policy(logit, 1.0)
+    logging = np.full(world.attractiveness.shape, 1 / world.n_items)
+    estimates = [online.ips_estimate(online.logged_bandit(world, logging, 3000, seed=s), target) for s in range(40)]
+    values = np.array([e.estimate for e in estimates])
+    truth = online.policy_value(world, target)
+    assert values.mean() == pytest.approx(truth, rel=0.05)
+    predicted_sd = np.sqrt(np.mean([e.variance for e in estimates]))
+    assert values.std(ddof=1) == pytest.approx(predicted_sd, rel=0.35)
+    covered = np.mean([e.low <= truth <= e.high for e in estimates])
+    assert covered >= 0.8
+
+
+def test_ips_on_the_logging_policy_itself_is_the_click_rate(world):
+    logging = online.softmax_policy(np.zeros(world.attractiveness.shape), 1.0)
+    log = online.logged_bandit(world, logging, 500, seed=0)
+    result = online.ips_estimate(log, logging)
+    assert result.estimate == pytest.approx(log["click"].mean())
+    assert result.effective_n == pytest.approx(500)
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (lambda w: online.ab_test(w, np.zeros((3, 5), dtype=int), np.zeros((3, 5), dtype=int), 10), "n_users"),
+        (lambda w: online.ab_test(w, online.noisy_ranker(w, 1.0), online.noisy_ranker(w, 1.0), 2), "n_sessions"),
+        (lambda w: online.logged_bandit(w, np.ones((w.n_users, w.n_items)), 10), "sum to 1"),
+        (lambda w: online.softmax_policy(np.zeros((2, 2)), 0), "temperature"),
+        (lambda w: online.click_world(n_users=0), "n_users"),
+    ],
+)
+def test_bad_inputs(world, call, match):
+    with pytest.raises(ValueError, match=match):
+        call(world)
