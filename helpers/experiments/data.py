@@ -9,14 +9,28 @@ and :func:`load_movielens_latest` read it into the same columns.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
+import shutil
+import tempfile
+import urllib.request
+import zipfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-__all__ = ["synthetic_interactions", "load_movielens_100k", "load_movielens_latest"]
+__all__ = [
+    "synthetic_interactions",
+    "load_movielens_100k",
+    "load_movielens_latest",
+    "MOVIELENS",
+    "DownloadError",
+    "default_cache_dir",
+    "download_movielens",
+    "load_movielens",
+]
 
 #: Start of the synthetic log: 2025-01-01 00:00:00 UTC, in Unix seconds.
 SYNTHETIC_START = 1_735_689_600
@@ -333,3 +347,159 @@ def load_movielens_latest(path) -> pd.DataFrame:
         raise ValueError(f"{path.name} line {at + 2}: rating {raw['rating'].iloc[at]!r} is not a number. Expected {fmt}.")
     times = _to_int(raw, "timestamp", "timestamp", path, 2, fmt)
     return _finish(users, items, rating.to_numpy(dtype=np.float64), times)
+
+
+# ------------------------------------------------------------------ download
+#: The MovieLens archives the course can fetch. ``md5`` is the published checksum, pinned where the
+#: archive never changes; ``None`` means "read GroupLens's ``<archive>.md5`` file at download time"
+#: (ml-latest-small is re-released from time to time, so no value can be pinned for good).
+#: ml-100k's MD5 is the one GroupLens publishes at files.grouplens.org/datasets/movielens/ml-100k.zip.md5.
+MOVIELENS: dict[str, dict] = {
+    "ml-100k": {"archive": "ml-100k.zip", "md5": "0e33842e24a9c977be4e0107933c0723", "ratings": "u.data"},
+    "ml-latest-small": {"archive": "ml-latest-small.zip", "md5": None, "ratings": "ratings.csv"},
+}
+_BASE_URL = "https://files.grouplens.org/datasets/movielens/"
+_CACHE_ENV = "TOPK_COURSE_DATA"
+
+
+class DownloadError(RuntimeError):
+    """A download that failed or could not be verified; nothing was left in the cache."""
+
+
+def default_cache_dir() -> Path:
+    """``$TOPK_COURSE_DATA`` if set, else ``~/.cache/topk-course``."""
+    return Path(os.environ.get(_CACHE_ENV) or Path.home() / ".cache" / "topk-course").expanduser()
+
+
+def _fetch(url: str, target: Path, timeout: float) -> None:
+    """Stream ``url`` into ``target``; raise DownloadError if fewer bytes arrive than announced."""
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response, open(target, "wb") as out:
+            announced = response.headers.get("Content-Length")
+            received = 0
+            while chunk := response.read(1 << 16):
+                out.write(chunk)
+                received += len(chunk)
+    except OSError as err:  # URLError, HTTPError, timeouts and IncompleteRead all derive from OSError
+        raise DownloadError(f"could not download {url}: {err}") from None
+    if announced is not None and received != int(announced):
+        raise DownloadError(f"download of {url} is truncated: {received} of {announced} bytes arrived; try again.")
+
+
+def _md5(path: Path) -> str:
+    digest = hashlib.md5(usedforsecurity=False)
+    with open(path, "rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def _published_md5(url: str, timeout: float, work: Path) -> str:
+    target = work / "archive.md5"
+    _fetch(url, target, timeout)
+    text = target.read_text(encoding="ascii", errors="replace").strip()
+    word = text.split()[-1].lower() if text else ""
+    if len(word) != 32 or any(c not in "0123456789abcdef" for c in word):
+        raise DownloadError(f"{url} does not hold an MD5 checksum (got {text[:60]!r}).")
+    return word
+
+
+def download_movielens(
+    name: str,
+    cache_dir=None,
+    *,
+    base_url: str = _BASE_URL,
+    md5: str | None = None,
+    timeout: float = 60.0,
+) -> Path:
+    """Download and unpack a MovieLens archive into a cache, once; return its folder.
+
+    Parameters
+    ----------
+    name : {"ml-100k", "ml-latest-small"}
+        Which archive.
+    cache_dir : str or Path, optional
+        Where archives are unpacked; default :func:`default_cache_dir`.
+    base_url : str
+        Where the archives live (the tests point it at a local server).
+    md5 : str, optional
+        The expected MD5; default the published one (pinned in
+        :data:`MOVIELENS` or read from ``<archive>.md5`` beside the archive).
+    timeout : float
+        Seconds to wait for the server.
+
+    Returns
+    -------
+    pathlib.Path
+        ``cache_dir / name``, holding the archive's files (``u.data`` or ``ratings.csv``).
+
+    Raises
+    ------
+    DownloadError
+        If the server cannot be reached, the download is truncated, the
+        checksum does not match or the archive is corrupt. Every file is
+        written under a temporary name and moved into place only once it is
+        complete and verified, so a failure leaves the cache as it was.
+
+    Examples
+    --------
+    >>> from helpers.experiments.data import download_movielens
+    >>> download_movielens("ml-1m")
+    Traceback (most recent call last):
+    ...
+    ValueError: name must be one of 'ml-100k', 'ml-latest-small'; got 'ml-1m'.
+    """
+    if name not in MOVIELENS:
+        raise ValueError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
+    spec = MOVIELENS[name]
+    cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    final = cache / name
+    if (final / spec["ratings"]).is_file():
+        return final
+    cache.mkdir(parents=True, exist_ok=True)
+    url = base_url.rstrip("/") + "/" + spec["archive"]
+    with tempfile.TemporaryDirectory(dir=cache, prefix=f".{name}-") as scratch:
+        work = Path(scratch)
+        archive = work / spec["archive"]
+        _fetch(url, archive, timeout)
+        expected = (md5 or spec["md5"] or _published_md5(url + ".md5", timeout, work)).lower()
+        actual = _md5(archive)
+        if actual != expected:
+            raise DownloadError(
+                f"checksum mismatch for {url}: MD5 {actual}, published {expected}. The file may be damaged or "
+                "replaced; nothing was kept. Try again, or check the published checksum."
+            )
+        unpacked = work / "unpacked"
+        try:
+            with zipfile.ZipFile(archive) as bundle:
+                broken = bundle.testzip()
+                if broken is not None:
+                    raise DownloadError(f"{spec['archive']} is corrupt: {broken} fails its CRC check.")
+                bundle.extractall(unpacked)
+        except (zipfile.BadZipFile, EOFError) as err:
+            raise DownloadError(f"{spec['archive']} is not a readable zip archive ({err}).") from None
+        found = sorted(unpacked.rglob(spec["ratings"]))
+        if not found:
+            raise DownloadError(f"{spec['archive']} has no {spec['ratings']}; is it the right archive?")
+        if final.exists():  # a half-finished folder from elsewhere: replace it
+            shutil.rmtree(final)
+        os.replace(found[0].parent, final)
+    return final
+
+
+def load_movielens(name: str, cache_dir=None, *, download: bool = True, **options) -> pd.DataFrame:
+    """The ratings of a MovieLens archive from the cache, downloading it first if allowed.
+
+    Raises FileNotFoundError when it is not cached and ``download`` is False.
+    Other keywords go to :func:`download_movielens`.
+    """
+    if name not in MOVIELENS:
+        raise ValueError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
+    cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
+    folder = cache / name
+    if not (folder / MOVIELENS[name]["ratings"]).is_file():
+        if not download:
+            raise FileNotFoundError(f"{name} is not in the cache {str(cache)!r}; call download_movielens({name!r}).")
+        folder = download_movielens(name, cache, **options)
+    loader = load_movielens_100k if name == "ml-100k" else load_movielens_latest
+    return loader(folder)
