@@ -68,6 +68,8 @@ NOTEBOOKS: dict[str, str] = {
     "09": "09-sampled-metrics",
     "11": "11-beyond-accuracy",
     "12": "12-user-models-and-online-evaluation",
+    "13": "13-capstone-movielens",
+    "14": "14-recap",
 }
 
 
