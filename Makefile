@@ -36,8 +36,10 @@ $(P2_STAMP): pyproject.toml
 	$(P2)/bin/python -m pip install --disable-pip-version-check --quiet "pandas==2.2.*" "pytest>=8" "hypothesis>=6" -e ".[arrow]"
 	@touch $(P2_STAMP)
 
+# Serves the repository root (notebooks/ and exercises/), opens notebook 00, with Binder's settings;
+# --allow-root only as root. More jupyter lab options: make lab LAB_ARGS="--no-browser --port=8890".
 lab: $(LAB_STAMP)
-	$(VENV)/bin/jupyter lab notebooks/00-start-here.ipynb
+	$(PY) tools/lab.py $(LAB_ARGS)
 
 test: $(STAMP) $(P2_STAMP)
 	$(PY) -m ruff check .
