@@ -341,10 +341,16 @@ def document(*option_names: str):
     return decorate
 
 
+def _row(*cells: str) -> str:
+    """One Markdown table row; a ``|`` inside a cell (as in ``|R|``) is escaped, or it would split the cell."""
+    return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
+
+
 def markdown_table() -> str:
     """Return the metric table shown in README.md (generated, never typed)."""
     rows = [
-        "| column in `evaluate` | per-user function | notation | mean over users | formula | no relevant item | options |",
+        _row("column in `evaluate`", "per-user function", "notation", "mean over users", "formula",
+             "no relevant item", "options"),
         "|---|---|---|---|---|---|---|",
     ]
     for metric in METRICS.values():
@@ -354,14 +360,12 @@ def markdown_table() -> str:
             )
             for name in metric.options
         ) or "none"
-        rows.append(
-            f"| `{metric.key}@k` | `{metric.function}` | {metric.notation} | {metric.mean_name} | "
-            f"{metric.formula} | {metric.no_relevant} | {options} |"
-        )
+        rows.append(_row(f"`{metric.key}@k`", f"`{metric.function}`", metric.notation, metric.mean_name,
+                         metric.formula, metric.no_relevant, options))
     rows += ["", "Which libraries compute which variant:", ""]
-    rows += ["| option | value | formula | used by |", "|---|---|---|---|"]
+    rows += [_row("option", "value", "formula", "used by"), "|---|---|---|---|"]
     for option in (*OPTIONS.values(), *BATCH_OPTIONS.values()):
         for choice in option.choices:
             value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
-            rows.append(f"| `{option.name}` | {value} | {choice.formula} | {choice.used_by} |")
+            rows.append(_row(f"`{option.name}`", value, choice.formula, choice.used_by))
     return "\n".join(rows)
