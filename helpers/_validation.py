@@ -252,7 +252,9 @@ def check_columns(frame: Any, name: str, required: Sequence[str], hint: str = ""
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
-        raise TypeError(f"{name} must be a pandas DataFrame; got {type(frame).__name__}.")
+        from ._frames import not_a_pandas_frame
+
+        raise not_a_pandas_frame(frame, name)
     missing = [c for c in required if c not in frame.columns]
     if missing:
         have = ", ".join(repr(str(c)) for c in frame.columns) or "none"

@@ -33,6 +33,7 @@ import pandas as pd
 
 from . import _registry
 from ._cutoff import discounts, gains, ideal_dcg_table
+from ._frames import as_pandas
 from ._kernels import Cut
 from ._validation import check_columns, check_int, check_ks, check_option, check_options, describe_examples
 
@@ -730,6 +731,7 @@ def evaluate(
     keys = _check_metrics(metrics)
     check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty, ties=ties)
     cols = dict(user=user_col, item=item_col, rank=rank_col, score=score_col, relevance=relevance_col)
+    recommendations, truth = as_pandas(recommendations, "recommendations"), as_pandas(truth, "truth")
     by_rank = _check_frames(recommendations, truth, cols)
 
     run_users, truth_users, users, heads = _codes(recommendations[user_col], truth[user_col], "user", runs=True)

@@ -195,7 +195,8 @@ TRUTH = pd.DataFrame({"user": ["u"], "item": ["a"]})
 
 
 def test_evaluate_needs_dataframes():
-    with raises(TypeError, "recommendations must be a pandas DataFrame; got dict."):
+    with raises(TypeError, "recommendations must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; "
+                "got dict. Build one from the columns: pandas.DataFrame(recommendations)."):
         h.evaluate({"user": []}, TRUTH, k=1)
 
 
