@@ -128,6 +128,15 @@ def check_options(**values: Any) -> dict[str, str]:
 
 
 # --------------------------------------------------------------------- ranking
+def _is_missing(item: Any) -> bool:
+    """True for None, NaN (float or NumPy) and pandas' NA and NaT: not an item id."""
+    if item is None:
+        return True
+    if isinstance(item, (float, np.floating)):
+        return math.isnan(item)
+    return type(item).__name__ in ("NAType", "NaTType")
+
+
 def check_ranking(ranking: Any) -> list:
     """Return ``ranking`` as a list of item ids, best first, or raise."""
     if isinstance(ranking, (set, frozenset)):
@@ -172,6 +181,11 @@ def check_ranking(ranking: Any) -> list:
                 f"ranking must hold hashable item ids (str, int, ...); the item at rank {rank} "
                 f"is {_short(item)} of type {type(item).__name__}."
             ) from None
+        if _is_missing(item):
+            raise ValueError(
+                f"ranking must not contain missing item ids (NaN/None); the item at rank {rank} is {item!r}. "
+                "Drop those entries (a recommender lists real items), as helpers.evaluate requires too."
+            )
         if first != rank:
             raise ValueError(
                 f"ranking must not contain duplicates; {item!r} appears at ranks {first} and {rank}. "

@@ -471,8 +471,11 @@ def _codes(
             f"{_id_kind(other)} ({other.dtype}), so no id could ever match. Convert one side, e.g. "
             f".astype(str)."
         )
-    if values.isna().any() or other.isna().any():
-        raise ValueError(f"{what} ids must not be missing (NaN/None); drop or fill those rows first.")
+    for frame, column in (("recommendations", values), ("truth", other)):
+        if column.isna().any():
+            raise ValueError(f"{frame}'s {column.name!r} column has missing {what} ids (NaN/None) in "
+                             f"{int(column.isna().sum())} row(s); drop or fill those rows first, e.g. "
+                             f"{frame}.dropna(subset=[{column.name!r}]).")
     heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
     other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
     if runs:
@@ -659,11 +662,12 @@ def evaluate(
 
     Parameters
     ----------
-    recommendations : pandas.DataFrame
+    recommendations : pandas.DataFrame, pyarrow.Table or polars.DataFrame
         Columns ``user``, ``item`` and either ``rank`` (1 = best) or
         ``score`` (higher = better). Rows may come in any order. Items
-        ranked below the largest ``k`` are ignored.
-    truth : pandas.DataFrame
+        ranked below the largest ``k`` are ignored. Arrow and Polars data
+        are read in place through Arrow (pyarrow needed), not copied.
+    truth : pandas.DataFrame, pyarrow.Table or polars.DataFrame
         Columns ``user`` and ``item``, plus an optional ``relevance`` grade
         (>= 0; 0 = judged not relevant). Without it every row is relevant
         with grade 1.
@@ -706,6 +710,12 @@ def evaluate(
     %(empty)s
 
     %(ties)s
+
+    Ranks give the order only: a user's rows ranked 1, 5 and 9 are that
+    user's first, second and third items, so all three count at k = 3 (as
+    when seen items were filtered out of a longer list). With both a
+    ``rank`` and a ``score`` column, ``rank`` orders the list and the scores
+    are not read; to rank by score, drop the rank column first.
 
     Examples
     --------
@@ -797,7 +807,7 @@ def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str
     if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
         raise ValueError(
             f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
-            f"{float(key[(key < 1) | (key != np.floor(key))][0])!r}."
+            f"{key[(key < 1) | (key != np.floor(key))][0].item():.15g}."
         )
     return key
 

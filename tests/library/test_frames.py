@@ -8,6 +8,9 @@ pyarrow and Polars are optional: their tests skip when the package is missing.
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -122,3 +125,13 @@ def test_pandas_only_functions_say_how_to_convert_a_polars_frame():
             "interactions must be a pandas DataFrame; got polars.DataFrame. Convert it first: "
             "interactions.to_pandas().")):
         helpers.leave_one_out_split(pl.from_pandas(RECS.rename(columns={"rank": "timestamp"})))
+
+
+def test_polars_is_never_imported_by_the_library():
+    code = ("import sys, pandas as pd, helpers; "
+            "helpers.evaluate(pd.DataFrame({'user': [1], 'item': [2], 'rank': [1]}), "
+            "pd.DataFrame({'user': [1], 'item': [2]}), k=1); "
+            "print('polars' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                         cwd=Path(__file__).resolve().parents[2])
+    assert out.stdout.strip() == "False"

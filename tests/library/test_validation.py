@@ -77,6 +77,20 @@ def test_ranking_unhashable_item():
         h.precision_at_k(["a", ["b"]], {"a"}, 1)
 
 
+@pytest.mark.parametrize("missing", [float("nan"), np.nan, np.float32("nan"), None, pd.NA, pd.NaT])
+def test_ranking_missing_item_raises(missing):
+    with raises(ValueError, f"ranking must not contain missing item ids (NaN/None); the item at rank 2 is {missing!r}. "
+                "Drop those entries"):
+        h.precision_at_k(["a", missing, "b"], {"a"}, 3)
+
+
+def test_ranking_nan_in_an_array_raises():
+    with raises(ValueError, "the item at rank 3 is nan."):
+        h.ndcg_at_k(np.array([1.0, 2.0, np.nan]), {1.0}, 3)
+    with raises(ValueError, "the item at rank 1 is nan."):
+        h.average_precision_at_k(pd.Series([np.nan, 2.0]), {2.0}, 2)
+
+
 def test_ranking_duplicates_name_both_ranks():
     with raises(ValueError, "ranking must not contain duplicates; 'b' appears at ranks 2 and 4."):
         h.average_precision_at_k(["a", "b", "c", "b"], {"a"}, 4)
@@ -216,13 +230,46 @@ def test_evaluate_id_types_must_match():
 
 
 def test_evaluate_missing_ids():
-    with raises(ValueError, "user ids must not be missing (NaN/None); drop or fill those rows first."):
+    with raises(ValueError, "recommendations's 'user' column has missing user ids (NaN/None) in 1 row(s); drop or "
+                "fill those rows first, e.g. recommendations.dropna(subset=['user'])."):
         h.evaluate(RECS.assign(user=["u", None]), TRUTH, k=1)
 
 
+def test_evaluate_missing_ids_name_the_frame():
+    with raises(ValueError, "truth's 'item' column has missing item ids (NaN/None) in 2 row(s); drop or fill those "
+                "rows first, e.g. truth.dropna(subset=['item'])."):
+        h.evaluate(RECS, pd.DataFrame({"user": ["u"] * 3, "item": ["a", np.nan, None]}), k=1)
+
+
 def test_evaluate_rank_must_be_whole_and_positive():
-    with raises(ValueError, "rank must hold whole numbers >= 1 (1 = best); found 0.0."):
+    with raises(ValueError, "rank must hold whole numbers >= 1 (1 = best); found 0."):
         h.evaluate(RECS.assign(rank=[0, 1]), TRUTH, k=1)
+
+
+def test_evaluate_bad_rank_is_shown_as_written():
+    with raises(ValueError, "rank must hold whole numbers >= 1 (1 = best); found -3."):  # int column: no ".0"
+        h.evaluate(RECS.assign(rank=np.array([1, -3], dtype=np.int32)), TRUTH, k=1)
+    with raises(ValueError, "rank must hold whole numbers >= 1 (1 = best); found 1.5."):
+        h.evaluate(RECS.assign(rank=[1.0, 1.5]), TRUTH, k=1)
+    with raises(ValueError, "rank must hold whole numbers >= 1 (1 = best); found 0."):  # nullable Int64
+        h.evaluate(RECS.assign(rank=pd.array([0, 2], dtype="Int64")), TRUTH, k=1)
+
+
+def test_evaluate_rank_gaps_are_order_only():
+    """Documented decision (evaluate's Notes): ranks 1, 5, 9 are the 1st, 2nd and 3rd item."""
+    recs = pd.DataFrame({"user": ["u"] * 3, "item": ["x", "y", "a"], "rank": [1, 5, 9]})
+    gaps = h.evaluate(recs, TRUTH, k=3)
+    assert gaps.equals(h.evaluate(recs.assign(rank=[1, 2, 3]), TRUTH, k=3))
+    assert gaps.loc["u", "precision@3"] == pytest.approx(1 / 3)  # rank 9 is within the top 3
+
+
+def test_evaluate_rank_wins_over_score():
+    """Documented decision (evaluate's Notes): with both columns the ranks order the list."""
+    recs = pd.DataFrame({"user": ["u"] * 2, "item": ["x", "a"], "rank": [1, 2], "score": [0.1, 0.9]})
+    both = h.evaluate(recs, TRUTH, k=1)
+    assert both.equals(h.evaluate(recs.drop(columns="score"), TRUTH, k=1))
+    assert both.loc["u", "rr@1"] == 0.0  # by score, "a" would be first
+    assert both.attrs["ties"] is None  # no score ties were broken: the scores were not used
 
 
 def test_evaluate_rank_must_be_numeric_and_complete():
