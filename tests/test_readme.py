@@ -1,0 +1,87 @@
+"""What README.md promises a newcomer holds: its first example runs as written, its numbers are true.
+
+"The helpers in one minute" is run statement by statement in a fresh namespace (so it must
+define every name it uses); a trailing comment that starts with a number or a list is a claim
+about the value of the expression on its line, and is checked. The LICENSE file must match the
+license pyproject.toml declares.
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+import tomllib
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+README = REPO / "README.md"
+NUMBER = re.compile(r"#\s*(-?\d+(?:\.\d+)?)")
+
+
+def one_minute_block(markdown: str) -> str:
+    """The first ```python block of the section "The helpers in one minute"."""
+    section = markdown.split("## The helpers in one minute", 1)
+    assert len(section) == 2, "README.md has no section '## The helpers in one minute'"
+    match = re.search(r"```python\n(.*?)```", section[1], flags=re.DOTALL)
+    assert match, "the section 'The helpers in one minute' has no ```python block"
+    return match.group(1)
+
+
+def claims(code: str) -> dict[int, str]:
+    """Line number -> its trailing comment, for the lines that have one."""
+    tokens = tokenize.generate_tokens(io.StringIO(code).readline)
+    return {tok.start[0]: tok.string for tok in tokens if tok.type == tokenize.COMMENT}
+
+
+def check_claim(value, comment: str, line: str) -> bool:
+    """Whether ``value`` is what ``comment`` says; False when the comment makes no claim."""
+    if comment.lstrip("# ").startswith("["):
+        claimed = ast.literal_eval(comment.lstrip("# ").split("]", 1)[0] + "]")
+        assert list(value) == claimed, f"README says {line.strip()!r} gives {claimed}; it gives {list(value)}"
+        return True
+    number = NUMBER.match(comment)
+    if number is None:
+        return False
+    digits = len(number.group(1).partition(".")[2])
+    assert round(float(value), digits) == float(number.group(1)), (
+        f"README says {line.strip()!r} gives {number.group(1)}; it gives {value!r}")
+    return True
+
+
+def run_and_check(code: str) -> int:
+    """Run ``code`` as written; return how many claims in its comments were checked."""
+    namespace: dict = {"__name__": "readme"}
+    comments, lines, checked = claims(code), code.splitlines(), 0
+    for node in ast.parse(code).body:
+        if isinstance(node, ast.Expr):
+            value = eval(compile(ast.Expression(node.value), "README.md", "eval"), namespace)
+            comment = comments.get(node.end_lineno)
+            if comment is not None and check_claim(value, comment, lines[node.end_lineno - 1]):
+                checked += 1
+        else:
+            exec(compile(ast.Module([node], type_ignores=[]), "README.md", "exec"), namespace)
+    return checked
+
+
+def test_helpers_in_one_minute_runs_as_written():
+    checked = run_and_check(one_minute_block(README.read_text(encoding="utf-8")))
+    assert checked >= 5, f"expected the block's claimed values to be checked; only {checked} were"
+
+
+def test_a_wrong_claim_or_an_undefined_name_fails():
+    with pytest.raises(AssertionError, match="gives 0.5"):
+        run_and_check("import helpers\nhelpers.precision_at_k(['a', 'b'], {'a'}, k=2)  # 0.4\n")
+    with pytest.raises(NameError, match="recommendations"):
+        run_and_check("import helpers\nhelpers.evaluate(recommendations, truth, k=1)\n")
+
+
+def test_license_file_matches_pyproject():
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]["license"]
+    text = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert declared == "MIT"
+    assert text.startswith("MIT License") and "Permission is hereby granted, free of charge" in text
+    assert "the topk-course authors" in text
