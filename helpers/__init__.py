@@ -4,7 +4,7 @@ Per-user functions (one ranked list, one set of relevant items, a cutoff k):
 
     hit_ranks_at_k, precision_at_k, recall_at_k, hit_at_k, reciprocal_rank_at_k,
     average_precision_at_k, gains_at_k, cg_at_k, dcg_at_k, idcg_at_k,
-    ndcg_at_k, dcg_table
+    ndcg_at_k, dcg_table, err_at_k (cascade), rbp_at_k (patience)
 
 Many users at once: ``evaluate`` (pandas DataFrames, any ids),
 ``evaluate_arrays`` (the integer fast path) and ``evaluate_as`` (the numbers
@@ -50,6 +50,7 @@ from .metrics import (
     reciprocal_rank_at_k,
 )
 from .splits import leave_one_out_split, temporal_split
+from .user_models import err_at_k, rbp_at_k
 
 __all__ = [
     "hit_ranks_at_k",
@@ -64,6 +65,8 @@ __all__ = [
     "idcg_at_k",
     "ndcg_at_k",
     "dcg_table",
+    "err_at_k",
+    "rbp_at_k",
     "evaluate",
     "evaluate_arrays",
     "evaluate_as",

@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Cut", "precision", "recall", "hit", "reciprocal_rank", "average_precision", "ndcg"]
+__all__ = ["Cut", "precision", "recall", "hit", "reciprocal_rank", "average_precision", "ndcg",
+           "expected_reciprocal_rank", "rank_biased_precision"]
 
 
 @dataclass
@@ -47,6 +48,12 @@ class Cut:
         ``binary_idcg[m]`` is the IDCG of m relevant items (binary relevance).
     denominator, ideal_from : str
         AP's denominator and NDCG's ideal (registry options).
+    grades : array of float or None
+        Grade of each hit in the top k (ERR); None for binary relevance (grade 1).
+    top_grade : array of float or None
+        The top of each user's grade scale (ERR's g_max); None means 1.
+    p : float
+        RBP's persistence.
     """
 
     k: int
@@ -63,6 +70,9 @@ class Cut:
     binary_idcg: np.ndarray
     denominator: str = "min_k_n_relevant"
     ideal_from: str = "all"
+    grades: np.ndarray | None = None
+    top_grade: np.ndarray | None = None
+    p: float = 0.8
 
     @property
     def n(self) -> int:
@@ -121,3 +131,26 @@ def ndcg(cut: Cut) -> np.ndarray:
     else:
         idcg = cut.ideal
     return _ratio(dcg, idcg)
+
+
+def expected_reciprocal_rank(cut: Cut) -> np.ndarray:
+    """Sum over the hits of R_i / i times the chance the user has not stopped before i (a cascade).
+
+    R = (2**grade - 1) / 2**top_grade. The chance of reaching a hit is the product of (1 - R) over the
+    user's earlier hits, taken as an exclusive cumulative sum of log(1 - R) within each user (the hits
+    come sorted by user, then by position).
+    """
+    grades = 1.0 if cut.grades is None else cut.grades
+    top = np.ones(cut.n) if cut.top_grade is None else cut.top_grade
+    stop = (np.exp2(grades) - 1.0) / np.exp2(top[cut.row])
+    log_go_on = np.log1p(-stop)
+    through = np.cumsum(log_go_on)
+    starts = np.cumsum(cut.hits) - cut.hits
+    before_user = np.concatenate([[0.0], through])[starts]
+    reach = np.exp(through - log_go_on - before_user[cut.row])
+    return cut.per_user(stop * reach / (cut.position + 1.0))
+
+
+def rank_biased_precision(cut: Cut) -> np.ndarray:
+    """(1 - p) times the sum of p**(i - 1) over the relevant ranks i <= k."""
+    return (1.0 - cut.p) * cut.per_user(cut.p ** cut.position.astype(np.float64))

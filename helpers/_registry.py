@@ -15,7 +15,8 @@ from dataclasses import dataclass, field, replace
 
 from . import _kernels
 
-__all__ = ["METRICS", "OPTIONS", "BATCH_OPTIONS", "Metric", "Option", "markdown_table", "option_table"]
+__all__ = ["METRICS", "OPTIONS", "BATCH_OPTIONS", "PARAMETERS", "BEYOND_METRICS", "Metric", "Option", "Parameter",
+           "BeyondMetric", "markdown_table", "option_table"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,25 @@ class Option:
 
 
 @dataclass(frozen=True)
+class Parameter:
+    """A numeric keyword option of one metric, e.g. RBP's persistence ``p``."""
+
+    name: str
+    default: float | None
+    meaning: str
+    low: float
+    high: float = float("inf")
+    low_open: bool = True
+    high_open: bool = True
+    none_means: str = ""  # what None stands for, when None is allowed
+
+    def describe(self) -> str:
+        span = f"{'(' if self.low_open else '['}{self.low:g}, {self.high:g}{')' if self.high_open else ']'}"
+        default = f"{self.default:g}" if self.default is not None else f"None ({self.none_means})"
+        return f"`{self.name}` in {span}, default {default}"
+
+
+@dataclass(frozen=True)
 class Metric:
     """A metric: its per-user function, its batch kernel, its rule for a user with no relevant item.
 
@@ -75,7 +95,9 @@ class Metric:
     mean_name: str  # what the mean over users is called
     formula: str
     empty_value: float | None  # per-user value with no relevant item; None: raises ValueError (0/0)
-    options: tuple[str, ...] = field(default_factory=tuple)
+    options: tuple[str, ...] = field(default_factory=tuple)  # names in OPTIONS or PARAMETERS
+    family: str = "accuracy"  # "accuracy" or "user model" (for tables)
+    by_default: bool = True  # computed by evaluate() when metrics=None
 
     @property
     def per_user(self) -> Callable[..., float]:
@@ -291,10 +313,74 @@ METRICS: dict[str, Metric] = {
         empty_value=None,
         options=("gain", "ideal", "discount"),
     ),
+    "err": Metric(
+        key="err",
+        kernel=_kernels.expected_reciprocal_rank,
+        function="err_at_k",
+        notation="ERR@k",
+        mean_name="ERR@k",
+        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / 2**max_grade "
+        "(cascade: the user stops at the first satisfying item)",
+        empty_value=0.0,
+        options=("max_grade",),
+        family="user model",
+        by_default=False,
+    ),
+    "rbp": Metric(
+        key="rbp",
+        kernel=_kernels.rank_biased_precision,
+        function="rbp_at_k",
+        notation="RBP@k",
+        mean_name="RBP@k",
+        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance p)",
+        empty_value=0.0,
+        options=("p",),
+        family="user model",
+        by_default=False,
+    ),
 }
+
+#: Numeric options of single metrics (ERR's grade scale, RBP's persistence).
+PARAMETERS: dict[str, Parameter] = {
+    "p": Parameter("p", 0.8, "RBP's persistence: the chance of reading on after each item", 0.0, 1.0),
+    "max_grade": Parameter("max_grade", None, "ERR's top of the grade scale", 0.0,
+                           none_means="each user's highest grade"),
+}
+
+
+@dataclass(frozen=True)
+class BeyondMetric:
+    """A beyond-accuracy metric: it reads the lists (and item popularity or features), not relevance."""
+
+    key: str
+    function: str  # in helpers.beyond
+    notation: str
+    mean_name: str
+    formula: str
+    scope: str  # "per user" (averaged over users) or "all users" (one number for the whole run)
+    needs: str  # what besides the lists
+
+
+BEYOND_METRICS: dict[str, BeyondMetric] = {
+    "novelty": BeyondMetric("novelty", "novelty_at_k", "Nov@k", "novelty@k",
+                            "mean over the top k of -log2(popularity share)", "per user", "item popularity"),
+    "arp": BeyondMetric("arp", "arp_at_k", "ARP@k", "ARP@k", "mean popularity share of the top k", "per user",
+                        "item popularity"),
+    "ild": BeyondMetric("ild", "intra_list_diversity_at_k", "ILD@k", "ILD@k",
+                        "mean distance over the pairs of items in the top k", "per user",
+                        "item vectors or categories"),
+    "coverage": BeyondMetric("coverage", "catalog_coverage", "Cov@k", "coverage@k",
+                             "distinct items in any top k / catalogue size", "all users", "the catalogue size"),
+    "gini": BeyondMetric("gini", "gini_index", "Gini@k", "Gini@k",
+                         "Gini index of the number of top-k slots each catalogue item gets", "all users",
+                         "the catalogue"),
+}
+
 
 #: The order of the columns in :func:`helpers.evaluate`.
 METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
+#: What :func:`helpers.evaluate` computes when ``metrics=None``.
+DEFAULT_METRIC_KEYS: tuple[str, ...] = tuple(key for key, m in METRICS.items() if m.by_default)
 
 
 def option_table(name: str) -> str:
@@ -313,7 +399,9 @@ def option_table(name: str) -> str:
 
 def metric_list() -> str:
     """The metric keys as a docstring sentence: which ``metrics=`` values exist."""
-    return "Any of " + ", ".join(f"``{key!r}``" for key in METRICS) + "; default all, in that order."
+    default = ", ".join(f"``{key!r}``" for key in DEFAULT_METRIC_KEYS)
+    return ("Any of " + ", ".join(f"``{key!r}``" for key in METRICS)
+            + f" (columns come in that order); default {default}.")
 
 
 def document(*option_names: str):
@@ -354,13 +442,9 @@ def markdown_table() -> str:
         "|---|---|---|---|---|---|---|",
     ]
     for metric in METRICS.values():
-        options = ", ".join(
-            f"`{name}`: " + " / ".join(
-                f"**`{v}`**" if v == OPTIONS[name].default else f"`{v}`" for v in OPTIONS[name].values
-            )
-            for name in metric.options
-        ) or "none"
-        rows.append(_row(f"`{metric.key}@k`", f"`{metric.function}`", metric.notation, metric.mean_name,
+        options = ", ".join(_option_cell(name) for name in metric.options) or "none"
+        column = f"`{metric.key}@k`" + ("" if metric.by_default else " (on request)")
+        rows.append(_row(column, f"`{metric.function}`", metric.notation, metric.mean_name,
                          metric.formula, metric.no_relevant, options))
     rows += ["", "Which libraries compute which variant:", ""]
     rows += [_row("option", "value", "formula", "used by"), "|---|---|---|---|"]
@@ -368,4 +452,16 @@ def markdown_table() -> str:
         for choice in option.choices:
             value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
             rows.append(_row(f"`{option.name}`", value, choice.formula, choice.used_by))
+    rows += ["", "Beyond accuracy (`helpers.beyond`: they read the lists, not relevance):", ""]
+    rows += [_row("metric", "function", "notation", "formula", "computed", "needs"), "|---|---|---|---|---|---|"]
+    for beyond in BEYOND_METRICS.values():
+        rows.append(_row(f"`{beyond.key}`", f"`{beyond.function}`", beyond.notation, beyond.formula,
+                         beyond.scope, beyond.needs))
     return "\n".join(rows)
+
+
+def _option_cell(name: str) -> str:
+    if name in PARAMETERS:
+        return PARAMETERS[name].describe()
+    option = OPTIONS[name]
+    return f"`{name}`: " + " / ".join(f"**`{v}`**" if v == option.default else f"`{v}`" for v in option.values)

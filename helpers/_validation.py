@@ -127,6 +127,25 @@ def check_options(**values: Any) -> dict[str, str]:
     return {name: check_option(name, value, known[name].values) for name, value in values.items()}
 
 
+def check_parameters(**values: Any) -> dict[str, float | None]:
+    """Check numeric metric parameters (``p=``, ``max_grade=``) against the registry's ranges.
+
+    >>> check_parameters(p=0.5, max_grade=None)
+    {'p': 0.5, 'max_grade': None}
+    """
+    from ._registry import PARAMETERS
+
+    checked = {}
+    for name, value in values.items():
+        spec = PARAMETERS[name]
+        if value is None and spec.none_means:
+            checked[name] = None
+            continue
+        checked[name] = check_number(value, name, spec.low, spec.high, low_open=spec.low_open,
+                                     high_open=spec.high_open)
+    return checked
+
+
 # --------------------------------------------------------------------- ranking
 def _is_missing(item: Any) -> bool:
     """True for None, NaN (float or NumPy) and pandas' NA and NaT: not an item id."""

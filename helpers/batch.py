@@ -35,7 +35,15 @@ from . import _registry
 from ._cutoff import discounts, gains, ideal_dcg_table
 from ._frames import as_pandas
 from ._kernels import Cut
-from ._validation import check_columns, check_int, check_ks, check_option, check_options, describe_examples
+from ._validation import (
+    check_columns,
+    check_int,
+    check_ks,
+    check_option,
+    check_options,
+    check_parameters,
+    describe_examples,
+)
 
 __all__ = ["evaluate", "evaluate_arrays"]
 
@@ -47,7 +55,7 @@ _SPARSE_IDS = 1 << 22  # above this many item ids, ids that are sparser than the
 # ----------------------------------------------------------------- validation
 def _check_metrics(metrics: Iterable[str] | None) -> tuple[str, ...]:
     if metrics is None:
-        return _registry.METRIC_KEYS
+        return _registry.DEFAULT_METRIC_KEYS
     if isinstance(metrics, str):
         metrics = [metrics]
     chosen = []
@@ -114,12 +122,42 @@ def _check_csr(indptr: Any, items: Any, grades: Any, n_users: int) -> tuple[np.n
 
 # ------------------------------------------------------------------ core
 class _Options:
-    __slots__ = ("ks", "keys", "denominator", "gain", "ideal", "discount")
+    __slots__ = ("ks", "keys", "denominator", "gain", "ideal", "discount", "p", "max_grade")
 
-    def __init__(self, ks, keys, denominator, gain, ideal, discount="log2"):
+    def __init__(self, ks, keys, denominator, gain, ideal, discount="log2", p=0.8, max_grade=None):
         self.ks, self.keys = ks, keys
         self.denominator, self.gain, self.ideal = denominator, gain, ideal
         self.discount = discount  # "log2" or "clipped_log2" (LensKit); see _cutoff.discounts
+        self.p, self.max_grade = p, max_grade  # RBP's persistence, ERR's top grade (None: each user's own)
+
+
+class _Shared:
+    """What every block needs besides its own hits: options, discounts, gains and grades of the relevant items."""
+
+    def __init__(self, opts: _Options, disc: np.ndarray, idcg_table: np.ndarray, rel_gains: np.ndarray | None,
+                 grades: np.ndarray | None, top_grade: np.ndarray | None):
+        self.opts, self.disc, self.idcg_table = opts, disc, idcg_table
+        self.rel_gains, self.grades, self.top_grade = rel_gains, grades, top_grade
+
+
+def _top_grades(grades: np.ndarray | None, indptr: np.ndarray, max_grade: float | None) -> np.ndarray | None:
+    """ERR's top of the grade scale for every user: ``max_grade``, or each user's highest grade."""
+    n_users = indptr.size - 1
+    if max_grade is not None:
+        largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
+        if largest > max_grade:
+            raise ValueError(
+                f"a relevance grade ({largest:g}) is above max_grade ({max_grade:g}); max_grade is the top of "
+                "the grade scale, so no grade can exceed it."
+            )
+        return np.full(n_users, float(max_grade))
+    if grades is None:
+        return None
+    top = np.ones(n_users)
+    has = np.diff(indptr) > 0
+    if has.any():
+        top[has] = np.maximum.reduceat(grades, indptr[:-1][has])
+    return top
 
 
 def _ideal_cumulative(seg: np.ndarray, gains: np.ndarray, nb: int, width: int, disc: np.ndarray) -> np.ndarray:
@@ -144,19 +182,16 @@ def _take(values: np.ndarray, selection: np.ndarray | None) -> np.ndarray:
 def _block_metrics(
     flat: np.ndarray,  # flat indices of the hits in the block's (nb, width) list matrix, increasing
     width: int,
-    hit_rel: np.ndarray | None,  # index into the relevant arrays of each hit (graded NDCG), or None
+    hit_rel: np.ndarray | None,  # index into the relevant arrays of each hit (graded metrics), or None
     nrel: np.ndarray,
-    rel_gains: np.ndarray | None,  # gains of the relevant items (graded), or None
-    seg_rel: np.ndarray,
-    gains_rel: np.ndarray | None,
-    opts: _Options,
-    disc: np.ndarray,
-    idcg_table: np.ndarray,
+    seg_rel: np.ndarray,  # block row of each of the block's relevant items
+    r0: int,  # index of the block's first relevant item
+    b0: int,  # index of the block's first user
+    shared: _Shared,
     out: dict[str, np.ndarray],
-    b0: int,
 ) -> None:
     """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~helpers._kernels.Cut` per k."""
-    nb = nrel.size
+    opts, nb = shared.opts, nrel.size
     row = flat // width if width else flat
     pos = flat - row * width
     counts = np.bincount(row, minlength=nb)
@@ -164,11 +199,13 @@ def _block_metrics(
     ordinal = np.arange(1, flat.size + 1) - starts[row]
     first = np.full(nb, np.iinfo(np.int64).max, dtype=np.int64)
     first[counts > 0] = pos[starts[counts > 0]]
-    hit_gains = rel_gains[hit_rel] if (rel_gains is not None and "ndcg" in opts.keys) else None
+    hit_gains = shared.rel_gains[hit_rel] if shared.rel_gains is not None else None
+    hit_grades = shared.grades[hit_rel] if shared.grades is not None and "err" in opts.keys else None
+    top_grade = shared.top_grade[b0 : b0 + nb] if shared.top_grade is not None else None
     ideal_cum = None
     if hit_gains is not None:
-        seg, values = (seg_rel, gains_rel) if opts.ideal == "all" else (row, hit_gains)
-        ideal_cum = _ideal_cumulative(seg, values, nb, max(opts.ks), disc)
+        seg, values = (seg_rel, shared.rel_gains[r0 : r0 + seg_rel.size]) if opts.ideal == "all" else (row, hit_gains)
+        ideal_cum = _ideal_cumulative(seg, values, nb, max(opts.ks), shared.disc)
     for k in opts.ks:
         sel = None if k >= width else pos < k
         cut = Cut(
@@ -176,7 +213,9 @@ def _block_metrics(
             first=first, row=_take(row, sel), position=_take(pos, sel), ordinal=_take(ordinal, sel),
             listed_hits=counts, gains=None if hit_gains is None else _take(hit_gains, sel),
             ideal=None if ideal_cum is None else ideal_cum[:, k - 1],
-            discounts=disc, binary_idcg=idcg_table, denominator=opts.denominator, ideal_from=opts.ideal,
+            discounts=shared.disc, binary_idcg=shared.idcg_table, denominator=opts.denominator,
+            ideal_from=opts.ideal, grades=None if hit_grades is None else _take(hit_grades, sel),
+            top_grade=top_grade, p=opts.p,
         )
         for key in opts.keys:
             out[f"{key}@{k}"][b0 : b0 + nb] = _registry.METRICS[key].kernel(cut)
@@ -223,7 +262,10 @@ def _compute(
     disc = discounts(max(width, kmax), opts.discount)
     idcg_table = ideal_dcg_table(kmax, opts.discount)
     rel_gains = gains(grades, opts.gain) if (grades is not None and "ndcg" in opts.keys) else None
-    need_rel = rel_gains is not None or duplicates != "none"  # which relevant item each hit is
+    top_grade = _top_grades(grades, indptr, opts.max_grade) if "err" in opts.keys else None
+    shared = _Shared(opts, disc, idcg_table, rel_gains, grades, top_grade)
+    # which relevant item each hit is: for graded metrics, and to find repeated recommendations
+    need_rel = rel_gains is not None or (grades is not None and "err" in opts.keys) or duplicates != "none"
 
     stride = n_items + 1  # column n_items is the sentinel for empty slots
     code_type = _smallest_uint(int(nrel_all.max(initial=0)))
@@ -275,8 +317,7 @@ def _compute(
                     raise _DuplicateRecommendation(b0 + r, block[r], int(items[hit_rel[at]]))
         elif need_rel:
             hit_rel = np.zeros(0, dtype=np.int64)
-        gains_rel = rel_gains[r0:r1] if rel_gains is not None else None
-        _block_metrics(flat, width, hit_rel, nrel, rel_gains, seg_rel, gains_rel, opts, disc, idcg_table, out, b0)
+        _block_metrics(flat, width, hit_rel, nrel, seg_rel, r0, b0, shared, out)
     return out
 
 
@@ -328,6 +369,8 @@ def evaluate_arrays(
     block_size: int = _DEFAULT_BLOCK,
     discount: str = _registry.OPTIONS["discount"].default,
     duplicates: str = "check_hits",
+    p: float = _registry.PARAMETERS["p"].default,
+    max_grade: float | None = _registry.PARAMETERS["max_grade"].default,
 ) -> pd.DataFrame:
     """Every metric for every row of an integer (users x K) matrix: the fast path.
 
@@ -356,6 +399,9 @@ def evaluate_arrays(
     denominator, gain, ideal, discount
         As in :func:`helpers.average_precision_at_k` and
         :func:`helpers.ndcg_at_k`.
+    p, max_grade : float
+        RBP's persistence and ERR's top grade, as in :func:`helpers.rbp_at_k`
+        and :func:`helpers.err_at_k`.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as (see :func:`evaluate`).
     block_size : int
@@ -395,6 +441,7 @@ def evaluate_arrays(
     ks = check_ks(length if k is None else k)
     keys = _check_metrics(metrics)
     chosen = check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty)
+    chosen.update(check_parameters(p=p, max_grade=max_grade))
     empty = chosen.pop("empty")
     opts = _Options(ks, keys, **chosen)
     largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
@@ -657,6 +704,8 @@ def evaluate(
     score_col: str = "score",
     relevance_col: str = "relevance",
     discount: str = _registry.OPTIONS["discount"].default,
+    p: float = _registry.PARAMETERS["p"].default,
+    max_grade: float | None = _registry.PARAMETERS["max_grade"].default,
 ) -> pd.DataFrame:
     """Score every user's recommendations: one row per user, one column per metric.
 
@@ -689,6 +738,10 @@ def evaluate(
         Column names, if yours differ.
     discount : {"log2", "clipped_log2"}
         NDCG's position discount, as in :func:`helpers.ndcg_at_k`.
+    p : float
+        RBP's persistence (``rbp`` column), as in :func:`helpers.rbp_at_k`.
+    max_grade : float, optional
+        ERR's top grade (``err`` column), as in :func:`helpers.err_at_k`.
 
     Returns
     -------
@@ -740,6 +793,7 @@ def evaluate(
     ks = check_ks(k)
     keys = _check_metrics(metrics)
     check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty, ties=ties)
+    p, max_grade = check_parameters(p=p, max_grade=max_grade).values()
     cols = dict(user=user_col, item=item_col, rank=rank_col, score=score_col, relevance=relevance_col)
     recommendations, truth = as_pandas(recommendations, "recommendations"), as_pandas(truth, "truth")
     by_rank = _check_frames(recommendations, truth, cols)
@@ -754,7 +808,7 @@ def evaluate(
     top, list_length = _list_matrix(lists, key, by_rank, max(ks), ideal, ties, cols)
     indptr, truth_items, rel_grades, n_relevant = _truth_csr(truth, truth_users, truth_items, lists, cols)
 
-    opts = _Options(ks, keys, denominator, gain, ideal, discount)
+    opts = _Options(ks, keys, denominator, gain, ideal, discount, p, max_grade)
     try:
         result = _compute(top, indptr, truth_items, rel_grades, lists.n_items, opts, _DEFAULT_BLOCK, "all", True)
     except (_DuplicateRelevant, _DuplicateRecommendation) as err:

@@ -33,8 +33,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import _registry
 from ._arrays import cut, top_matrix
-from ._registry import Metric
 from ._validation import check_columns, check_k, check_ks, check_ranking
 
 __all__ = [
@@ -51,19 +51,8 @@ __all__ = [
     "BEYOND_METRICS",
 ]
 
-#: Registry entries for the beyond-accuracy metrics, in the form of ``helpers.METRICS``.
-BEYOND_METRICS: dict[str, Metric] = {
-    "novelty": Metric("novelty", "novelty_at_k", "Nov@k", "novelty@k",
-                      "mean over the top k of -log2(popularity share)", "not needed (no relevance)"),
-    "arp": Metric("arp", "arp_at_k", "ARP@k", "ARP@k",
-                  "mean popularity share of the top k", "not needed (no relevance)"),
-    "ild": Metric("ild", "intra_list_diversity_at_k", "ILD@k", "ILD@k",
-                  "mean distance over the pairs of items in the top k", "not needed (no relevance)"),
-    "coverage": Metric("coverage", "catalog_coverage", "Cov@k", "coverage@k (all users)",
-                       "distinct items in any top k / catalogue size", "not needed (no relevance)"),
-    "gini": Metric("gini", "gini_index", "Gini@k", "Gini@k (all users)",
-                   "Gini index of the number of top-k slots each catalogue item gets", "not needed (no relevance)"),
-}
+#: The registry entries (``helpers._registry.BEYOND_METRICS``): which function computes which metric.
+BEYOND_METRICS = _registry.BEYOND_METRICS
 
 
 # ----------------------------------------------------------------- inputs

@@ -5,10 +5,9 @@ from __future__ import annotations
 import pandas as pd
 
 from helpers import METRICS, OPTIONS
-from helpers.beyond import BEYOND_METRICS
+from helpers._registry import BEYOND_METRICS
 from helpers.conventions import library_table
 from helpers.course.choice import choice
-from helpers.user_models import USER_MODEL_METRICS
 
 __all__ = ["recap_table", "DECISION_GUIDE", "q1", "q2", "q3", "q4"]
 
@@ -34,17 +33,18 @@ def recap_table() -> pd.DataFrame:
     """One row per metric: formula and options from the registries, ranges and readings from the course."""
     libraries = library_table()
     rows = []
-    for registry, family in ((METRICS, "accuracy"), (USER_MODEL_METRICS, "user model"), (BEYOND_METRICS, "beyond")):
-        for key, metric in registry.items():
-            span, rewards, loo = _TEACHING[key]
-            options = "; ".join(
-                f"{name}: " + " / ".join(OPTIONS[name].values) if name in OPTIONS else name for name in metric.options
-            ) or "none"
-            variants = libraries.xs(key, level="metric")["options"].nunique() if key in set(
-                libraries.index.get_level_values("metric")) else 0
-            rows.append({"metric": metric.notation, "family": family, "formula": metric.formula, "range": span,
-                         "rewards": rewards, "leave-one-out form": loo, "helpers options": options,
-                         "option settings used by the libraries in notebook 07": variants})
+    entries = [(m, m.family) for m in METRICS.values()] + [(m, "beyond") for m in BEYOND_METRICS.values()]
+    for metric, family in entries:
+        span, rewards, loo = _TEACHING[metric.key]
+        options = "; ".join(
+            f"{name}: " + " / ".join(OPTIONS[name].values) if name in OPTIONS else name
+            for name in getattr(metric, "options", ())
+        ) or "none"
+        variants = libraries.xs(metric.key, level="metric")["options"].nunique() if metric.key in set(
+            libraries.index.get_level_values("metric")) else 0
+        rows.append({"metric": metric.notation, "family": family, "formula": metric.formula, "range": span,
+                     "rewards": rewards, "leave-one-out form": loo, "helpers options": options,
+                     "option settings used by the libraries in notebook 07": variants})
     return pd.DataFrame(rows).set_index("metric")
 
 

@@ -20,6 +20,7 @@ def _per_user(metric):
 
 
 PER_USER = {key: _per_user(metric) for key, metric in h.METRICS.items()}
+ALL = list(h.METRICS)  # every registry metric, including those computed only on request (err, rbp)
 
 
 def to_arrays(users, graded):
@@ -76,7 +77,7 @@ def test_arrays_path_equals_per_user_functions(cases, ks, options, graded, bitma
     try:
         got = h.evaluate_arrays(
             top, indptr, items, k=ks, relevant_grades=grades if graded else None, empty="zero",
-            block_size=block_size, n_items=41, **options,
+            block_size=block_size, n_items=41, metrics=ALL, **options,
         )
     finally:
         batch._BITMAP_BYTES = old
@@ -108,7 +109,7 @@ def test_dataframe_path_equals_per_user_functions(cases, k, options, ids):
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
     if ids == "object":
         recs, truth = recs.astype({"user": object, "item": object}), truth.astype({"user": object, "item": object})
-    got = h.evaluate(recs, truth, k=k, **options)
+    got = h.evaluate(recs, truth, k=k, metrics=ALL, **options)
     users = [([name(i) for i in r], {name(i): g for i, g in grades.items()}) for r, grades, _ in cases]
     want = expected_frame(users, [k], options)
     want.index = pd.Index([f"user{u}" for u in range(len(cases))], name="user")
@@ -152,7 +153,7 @@ def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, optio
         truth = [row for row in truth if row[0] != "u0"] + [("u9", "i1", 2.0)]
         users = [(users[0][0], {})] + users[1:] + [([], {"i1": 2.0})]
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
-    got = h.evaluate(recs, truth, k=k, empty="zero", **options)
+    got = h.evaluate(recs, truth, k=k, empty="zero", metrics=ALL, **options)
     want = expected_frame(users, [k], options)
     assert list(got.index) == [f"u{u}" for u in range(n_users)] + (["u9"] if uneven else [])
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
@@ -334,7 +335,8 @@ def test_arrays_path_with_hundreds_of_relevant_items(n_relevant):
         users.append(([int(i) for i in rng.permutation(listed)[:300]], relevant))
     top, indptr, items, grades = to_arrays(users, graded=True)
     options = {"denominator": "n_relevant", "gain": "exponential", "ideal": "all"}
-    got = h.evaluate_arrays(top, indptr, items, k=[10, 300], relevant_grades=grades, empty="zero", **options)
+    got = h.evaluate_arrays(top, indptr, items, k=[10, 300], relevant_grades=grades, empty="zero", metrics=ALL,
+                            **options)
     want = expected_frame(users, [10, 300], options)
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
     top[0, 200] = top[0, 7]  # a repeated recommendation, relevant or not
@@ -363,7 +365,7 @@ def test_sparse_ids_are_renumbered_and_errors_name_the_originals():
     users = [([int(i) for i in rng.choice(pool, 30, replace=False)], {int(i) for i in rng.choice(pool, 12, replace=False)})
              for _ in range(20)]
     top, indptr, items, _ = to_arrays(users, graded=False)
-    got = h.evaluate_arrays(top, indptr, items, k=[5, 30], empty="zero")
+    got = h.evaluate_arrays(top, indptr, items, k=[5, 30], empty="zero", metrics=ALL)
     want = expected_frame(users, [5, 30], {"denominator": "min_k_n_relevant", "gain": "linear", "ideal": "all"})
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
     top[3, 9] = top[3, 2]

@@ -33,18 +33,26 @@ def test_every_metric_has_a_documented_per_user_function(metric):
     doc = inspect.getdoc(function)
     assert "Examples" in doc and ">>>" in doc
     for option in metric.options:
+        if option in _registry.PARAMETERS:  # a number: named in the signature and the docstring
+            assert option in inspect.signature(function).parameters and option in doc
+            continue
         for value in _registry.OPTIONS[option].values:  # the option table was substituted in Notes
             assert f"``{value!r}``" in doc
         assert "%(" not in doc
 
 
+#: For numeric parameters: the registry default and another value that must give another number.
+OTHER_VALUE = {"p": 0.5, "max_grade": 4}
+
+
 @pytest.mark.parametrize("metric", [m for m in _registry.METRICS.values() if m.options], ids=lambda m: m.key)
 def test_each_option_is_wired_and_its_default_is_the_registry_default(metric):
-    relevance = GRADES if "gain" in metric.options else set(GRADES)
+    relevance = GRADES if ("gain" in metric.options or metric.key == "err") else set(GRADES)
     plain = metric.per_user(RANKING, relevance, 3)
     for name in metric.options:
-        option = _registry.OPTIONS[name]
-        values = {v: metric.per_user(RANKING, relevance, 3, **{name: v}) for v in option.values}
+        option = _registry.OPTIONS.get(name) or _registry.PARAMETERS[name]
+        choices = option.values if name in _registry.OPTIONS else (option.default, OTHER_VALUE[name])
+        values = {v: metric.per_user(RANKING, relevance, 3, **{name: v}) for v in choices}
         assert values[option.default] == plain, f"{metric.function}'s default {name} is not {option.default!r}"
         assert len(set(values.values())) == len(values), f"{name}: some values give the same number {values}"
 
@@ -87,7 +95,9 @@ def test_batch_columns_follow_the_registry_order():
     import numpy as np
 
     got = helpers.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1)
-    assert list(got.columns) == [f"{key}@1" for key in _registry.METRIC_KEYS]
+    assert list(got.columns) == [f"{key}@1" for key in _registry.DEFAULT_METRIC_KEYS]
+    every = helpers.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1, metrics=list(reversed(_registry.METRICS)))
+    assert list(every.columns) == [f"{key}@1" for key in _registry.METRIC_KEYS]
 
 
 def test_readme_cli(tmp_path, capsys):

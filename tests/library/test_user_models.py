@@ -7,14 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from helpers.user_models import (
-    USER_MODEL_METRICS,
-    err_at_k,
-    err_batch,
-    evaluate_user_models,
-    rbp_at_k,
-    rbp_batch,
-)
+import helpers
+from helpers import evaluate_arrays
+from helpers.user_models import err_at_k, rbp_at_k
 
 
 # ----------------------------------------------------------------- oracles
@@ -106,13 +101,13 @@ def test_per_user_functions_match_the_oracles(seed):
     "call, error, match",
     [
         (lambda: err_at_k(["a"], {"a": 3}, 1, max_grade=2), ValueError, "above max_grade"),
-        (lambda: err_at_k(["a"], {"a": 1}, 1, max_grade=0), ValueError, "max_grade must be > 0"),
-        (lambda: err_at_k(["a"], {"a": 1}, 1, max_grade="5"), TypeError, "max_grade"),
+        (lambda: err_at_k(["a"], {"a": 1}, 1, max_grade=0), ValueError, r"max_grade must be in \(0, inf\)"),
+        (lambda: err_at_k(["a"], {"a": 1}, 1, max_grade="5"), TypeError, "max_grade must be a number"),
         (lambda: err_at_k(["a", "a"], {"a": 1}, 1), ValueError, "duplicates"),
         (lambda: err_at_k(["a"], {"a": -1}, 1), ValueError, ">= 0"),
         (lambda: err_at_k(["a"], {"a": 1}, 0), ValueError, "k must be"),
-        (lambda: rbp_at_k(["a"], {"a"}, 1, p=1.0), ValueError, "strictly between 0 and 1"),
-        (lambda: rbp_at_k(["a"], {"a"}, 1, p=True), ValueError, "p must be"),
+        (lambda: rbp_at_k(["a"], {"a"}, 1, p=1.0), ValueError, r"p must be in \(0, 1\)"),
+        (lambda: rbp_at_k(["a"], {"a"}, 1, p=True), TypeError, "p must be a number"),
         (lambda: rbp_at_k({"a"}, {"a"}, 1), TypeError, "ordered sequence"),
     ],
 )
@@ -121,14 +116,15 @@ def test_bad_inputs_raise_clear_errors(call, error, match):
         call()
 
 
-# ----------------------------------------------------------------- batch
+# ----------------------------------------------------------------- batch (the registry's kernels)
 @pytest.mark.parametrize("seed", [3, 4])
 @pytest.mark.parametrize("max_grade", [None, 4])
 def test_batch_equals_per_user(seed, max_grade):
     users = random_users(seed)
     top, indptr, items, grades = to_arrays(users)
     ks = [1, 2, 5, 11, 20]
-    frame = evaluate_user_models(top, indptr, items, k=ks, relevant_grades=grades, max_grade=max_grade, p=0.6)
+    frame = evaluate_arrays(top, indptr, items, k=ks, metrics=["err", "rbp"], relevant_grades=grades,
+                            max_grade=max_grade, p=0.6, empty="zero")
     assert list(frame.columns) == [f"{m}@{k}" for k in ks for m in ("err", "rbp")]
     for u, (ranking, relevance) in enumerate(users):
         for k in ks:
@@ -136,35 +132,34 @@ def test_batch_equals_per_user(seed, max_grade):
             assert abs(frame.loc[u, f"rbp@{k}"] - rbp_at_k(ranking, relevance, k, p=0.6)) < 1e-12
 
 
-def test_batch_single_functions_and_binary_default():
+def test_batch_binary_default_and_dataframes():
     users = random_users(5, graded=False)
     top, indptr, items, _ = to_arrays(users)
-    err = err_batch(top, indptr, items, k=5)
-    rbp = rbp_batch(top, indptr, items, k=5, p=0.9)
-    assert err.shape == rbp.shape == (len(users),)
+    frame = evaluate_arrays(top, indptr, items, k=5, metrics=["err", "rbp"], p=0.9, empty="zero")
     for u, (ranking, relevance) in enumerate(users):
-        assert abs(err[u] - err_at_k(ranking, set(relevance), 5)) < 1e-12
-        assert abs(rbp[u] - rbp_at_k(ranking, set(relevance), 5, p=0.9)) < 1e-12
+        assert abs(frame.loc[u, "err@5"] - err_at_k(ranking, set(relevance), 5)) < 1e-12
+        assert abs(frame.loc[u, "rbp@5"] - rbp_at_k(ranking, set(relevance), 5, p=0.9)) < 1e-12
+    import pandas as pd
+
+    recs = pd.DataFrame({"user": ["u"] * 3, "item": ["a", "b", "c"], "rank": [1, 2, 3]})
+    truth = pd.DataFrame({"user": ["u", "u"], "item": ["b", "c"], "relevance": [2, 1]})
+    got = helpers.evaluate(recs, truth, k=3, metrics=["err", "rbp"], max_grade=2, p=0.5)
+    assert got.loc["u", "err@3"] == pytest.approx(err_at_k(["a", "b", "c"], {"b": 2, "c": 1}, 3, max_grade=2))
+    assert got.loc["u", "rbp@3"] == pytest.approx(rbp_at_k(["a", "b", "c"], {"b", "c"}, 3, p=0.5))
 
 
 def test_batch_checks_its_inputs():
     top = np.array([[0, 1]])
-    with pytest.raises(ValueError, match="twice"):
-        err_batch(np.array([[0, 0]]), [0, 1], [0])
-    with pytest.raises(ValueError, match="n_users \\+ 1"):
-        err_batch(top, [0, 1, 1], [0])
-    with pytest.raises(TypeError, match="integer"):
-        rbp_batch(top.astype(float), [0, 1], [0])
     with pytest.raises(ValueError, match="above max_grade"):
-        evaluate_user_models(top, [0, 1], [0], relevant_grades=[5.0], max_grade=4)
-    with pytest.raises(ValueError, match="metrics"):
-        evaluate_user_models(top, [0, 1], [0], metrics=["ndcg"])
-    with pytest.raises(ValueError, match="relevant item 0 twice"):
-        err_batch(top, [0, 2], [0, 0])
+        evaluate_arrays(top, [0, 1], [0], relevant_grades=[5.0], metrics=["err"], max_grade=4)
+    with pytest.raises(ValueError, match=r"p must be in \(0, 1\)"):
+        evaluate_arrays(top, [0, 1], [0], metrics=["rbp"], p=1.5)
 
 
-def test_registry_entries_name_real_functions():
-    import helpers.user_models as module
-
-    for metric in USER_MODEL_METRICS.values():
-        assert callable(getattr(module, metric.function))
+def test_err_and_rbp_are_registry_metrics_computed_on_request():
+    for key in ("err", "rbp"):
+        metric = helpers.METRICS[key]
+        assert metric.per_user is getattr(helpers.user_models, metric.function)
+        assert not metric.by_default
+    plain = evaluate_arrays(np.array([[0, 1]]), [0, 1], [0], k=2)
+    assert not any(c.startswith(("err", "rbp")) for c in plain.columns)
