@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REL_TOL", "ABS_TOL", "Verdict", "as_number", "judge_number", "format_value", "type_name"]
+__all__ = ["REL_TOL", "ABS_TOL", "Verdict", "as_number", "judge_number", "judge_item", "format_value", "type_name"]
 
 #: Default tolerances for a computed value (a function's result).
 REL_TOL = 1e-9
@@ -114,6 +114,29 @@ def judge_number(value: Any, expected: float, *, rel_tol: float = REL_TOL, abs_t
         if truncated:
             return Verdict(False, truncated)
     return Verdict(False, "wrong value")
+
+
+def judge_item(value: Any, expected: int | str) -> Verdict:
+    """Judge an identifier (an item or user id): it must be exactly the expected one.
+
+    A NumPy integer counts as an int (pandas hands them out); a bool, a float
+    or a str standing for a number does not.
+
+    >>> judge_item(np.int64(14), 14).ok
+    True
+    >>> judge_item(14.0, 14).problem
+    'returned a float, not an id (an int)'
+    >>> judge_item("14", 14).problem
+    'returned a str, not an id (an int)'
+    """
+    if type(expected) is str:
+        ok = type(value) is str or (type(value).__module__ == "numpy" and isinstance(value, np.str_))
+    else:
+        ok = type(value) is int or (_is_numpy_number(value) and isinstance(value, np.integer))
+    if not ok:
+        kind = "a str" if type(expected) is str else "an int"
+        return Verdict(False, f"returned a {type_name(value)}, not an id ({kind})")
+    return Verdict(True) if value == expected else Verdict(False, "wrong id")
 
 
 def format_value(value: Any, digits: int = 6) -> str:

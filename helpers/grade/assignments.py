@@ -6,8 +6,13 @@ the function (or answer variable) the learner writes, its points, the
 ("k larger than the list", "single relevant item", ...) each with cases.
 Public checks use small hand-computable cases from the notebook; hidden
 checks draw random cases from a grader-side seed, so they reveal nothing and
-cannot be memorised. :mod:`helpers.grade` runs them; learners call
-:func:`check` in their notebook for instant feedback on the public cases.
+cannot be memorised: every grading run draws a fresh seed (recorded in the
+reports). Only hidden checks carry points (see :mod:`helpers.grade.scoring`).
+:mod:`helpers.grade` runs them; learners call :func:`check` in their notebook
+for instant feedback on the public cases.
+
+Each assignment also names the packages its learners may import while being
+graded (:attr:`Assignment.sandbox_packages`): only those are in the sandbox.
 
 The learner notebooks ``exercises/<name>.ipynb`` are generated from the
 sources ``exercises/source/<name>.ipynb`` by ``tools/learner_notebooks.py``.
@@ -30,14 +35,13 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from helpers.checking.values import as_number, judge_number
+from helpers.checking.values import as_number, judge_item, judge_number
 
 __all__ = [
     "Check",
     "Question",
     "Assignment",
     "ASSIGNMENTS",
-    "DEFAULT_SEED",
     "build_cases",
     "compare",
     "check",
@@ -45,10 +49,8 @@ __all__ = [
     "loo_example_data",
 ]
 
-#: Seed of the hidden randomized cases when ``--seed`` is not given.
-DEFAULT_SEED = 20261121
-
-
+#: Seed for :func:`check`, which only builds the public cases (they ignore the seed).
+PUBLIC_SEED = 0
 
 # --------------------------------------------------------------------------- spec
 @dataclass(frozen=True)
@@ -56,12 +58,15 @@ class Check:
     """A named property of a question and how to make its cases.
 
     ``make(rng)`` returns a list of argument tuples. Public checks ignore
-    ``rng`` (hand cases); hidden ones draw from it.
+    ``rng`` (hand cases); hidden ones draw from it. A *general* check draws
+    random inputs of every kind: a function that returns one value on all of
+    them does not compute anything (see :mod:`helpers.grade.scoring`).
     """
 
     name: str
     make: Callable[[random.Random], list[tuple]]
     hidden: bool = False
+    general: bool = False
 
 
 @dataclass(frozen=True)
@@ -90,12 +95,22 @@ class Question:
 
 @dataclass(frozen=True)
 class Assignment:
+    """One graded notebook: its questions and what its learners may import while graded.
+
+    ``sandbox_packages`` are the only third-party packages inside the grading
+    sandbox (top-level import names, with what they need to import).
+    """
+
     name: str
     title: str
     questions: tuple[Question, ...]
-    allow_helpers: bool = False
     notes: str = ""
-    forbidden: tuple[str, ...] = field(default=())
+    sandbox_packages: tuple[str, ...] = field(default=("numpy",))
+
+    @property
+    def allow_helpers(self) -> bool:
+        """Whether ``helpers`` is importable while grading (only where its use is the point)."""
+        return "helpers" in self.sandbox_packages
 
     @property
     def max_score(self) -> float:
@@ -269,7 +284,7 @@ def _scratch_checks(*extra: Check, empty_ok: bool, n_rel_min: int = 1) -> tuple[
     if empty_ok:
         checks.append(Check("no relevant item gives 0.0", _no_relevant, hidden=True))
     checks.extend(extra)
-    checks.append(Check("randomized cases", _randomized(40, 0 if empty_ok else 1), hidden=True))
+    checks.append(Check("randomized cases", _randomized(40, 0 if empty_ok else 1), hidden=True, general=True))
     return tuple(checks)
 
 
@@ -293,8 +308,7 @@ def _scratch() -> Assignment:
         "from-scratch",
         "Top-K metrics from scratch",
         tuple(q),
-        forbidden=tuple(x[0] for x in specs),
-        notes="Write each metric yourself; helpers may not be imported while grading.",
+        notes="Write each metric yourself; helpers is not available while grading.",
     )
 
 
@@ -305,7 +319,7 @@ def _random_log(rng: random.Random, n_users: int = 6, ties: bool = True) -> list
         n = rng.randint(2, 6)
         items = rng.sample(range(1, 30), n)
         times = [rng.randint(1, 8 if ties else 1000) for _ in range(n)]
-        log.extend([f"u{u}", item, t] for item, t in zip(items, times))
+        log.extend([f"u{u}", item, t] for item, t in zip(items, times, strict=True))
     rng.shuffle(log)
     return log
 
@@ -390,7 +404,7 @@ def _loo_rank_checks() -> tuple[Check, ...]:
         Check("held-out item ranked below k", _loo_rank_cases("beyond"), hidden=True),
         Check("held-out item never recommended", _loo_rank_cases("absent"), hidden=True),
         Check("k larger than the list", _loo_rank_cases("short"), hidden=True),
-        Check("randomized cases", _loo_rank_cases("random"), hidden=True),
+        Check("randomized cases", _loo_rank_cases("random"), hidden=True, general=True),
     )
 
 
@@ -404,7 +418,8 @@ def _leave_one_out() -> Assignment:
                 Check("rows not in time order", lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(5)], hidden=True),
                 Check("ties on the timestamp go to the row listed last",
                       _fixed(([["x", 1, 5], ["x", 2, 5], ["y", 3, 1], ["y", 4, 1], ["y", 5, 0]],),), hidden=False),
-                Check("randomized logs", lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(15)], hidden=True),
+                Check("randomized logs", lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(15)],
+                      hidden=True, general=True),
             ),
             result="exact",
         ),
@@ -414,15 +429,14 @@ def _leave_one_out() -> Assignment:
             "q4", "Evaluate a recommender with leave-one-out", "evaluate_loo", 3.0, _ref_evaluate_loo,
             (
                 Check("worked example", _fixed((example_log, example_recs, 5), (example_log, example_recs, 1))),
-                Check("randomized logs and recommendations", _loo_eval_cases(8), hidden=True),
+                Check("randomized logs and recommendations", _loo_eval_cases(8), hidden=True, general=True),
             ),
             result="float_dict",
         ),
     )
     return Assignment(
         "leave-one-out", "Leave-one-out evaluation", questions,
-        forbidden=("held_out_items", "loo_hit_at_k", "loo_ndcg_at_k", "evaluate_loo"),
-        notes="Write each function yourself; helpers may not be imported while grading.",
+        notes="Write each function yourself; helpers is not available while grading.",
     )
 
 
@@ -510,15 +524,19 @@ def _choosing() -> Assignment:
         Question("q5", "Mean recall@5 of B over the users who have relevant items", "answer_q5", 2.0,
                  lambda: _mean("B", "recall", 5, empty="skip"), value_check, kind="value", result="number", abs_tol=1e-3),
     )
-    return Assignment("choosing-metrics", "Choosing and interpreting metrics", questions, allow_helpers=True,
-                      notes="helpers may be used; the answers are numbers.")
+    # The answers are numbers computed from public data with helpers, which is the point of the exercise:
+    # the sandbox holds helpers (read-only, the installed package only) and what it imports; the grader
+    # computes the expected values itself, outside.
+    return Assignment("choosing-metrics", "Choosing and interpreting metrics", questions,
+                      notes="helpers may be used; the answers are numbers.",
+                      sandbox_packages=("numpy", "pandas", "dateutil", "six", "helpers"))
 
 
 ASSIGNMENTS: dict[str, Assignment] = {a.name: a for a in (_scratch(), _leave_one_out(), _choosing())}
 
 
 # ---------------------------------------------------------------- cases & compare
-def build_cases(assignment: Assignment, question: Question, seed: int = DEFAULT_SEED) -> list[tuple[str, tuple]]:
+def build_cases(assignment: Assignment, question: Question, seed: int) -> list[tuple[str, tuple]]:
     """All cases of a question as ``(check name, arguments)``, deterministic in ``seed``.
 
     Each check gets its own random stream, seeded from ``seed`` and the
@@ -546,12 +564,35 @@ def _is_number(value: Any) -> bool:
     return as_number(value)[1] is None
 
 
+def _compare_items(value: Any, expected: dict) -> str | None:
+    if not isinstance(value, dict):
+        return f"returned a {type(value).__name__}, not a dict"
+    if set(value) != set(expected):
+        return "the keys (users) are not the expected ones"
+    bad = [u for u in expected if not judge_item(value[u], expected[u]).ok]
+    return f"wrong held-out item for {len(bad)} user(s)" if bad else None
+
+
+def _compare_numbers(question: Question, value: Any, expected: dict) -> str | None:
+    if not isinstance(value, dict):
+        return f"returned a {type(value).__name__}, not a dict"
+    if set(value) != set(expected):
+        return f"the keys must be exactly {sorted(expected)}"
+    for key in sorted(expected):
+        problem = judge_number(value[key], float(expected[key]), rel_tol=question.rel_tol,
+                               abs_tol=question.abs_tol).problem
+        if problem:
+            return f"{key}: {problem}"
+    return None
+
+
 def compare(question: Question, value: Any, expected: Any) -> str | None:
     """``None`` if ``value`` matches ``expected``; otherwise what is wrong.
 
-    Types are checked strictly (``bool`` is not a number, NaN and infinities
-    never match) and numbers are compared with :func:`math.isclose` using the
-    question's tolerances.
+    Every comparison goes through :mod:`helpers.checking.values`: a number is
+    a built-in or NumPy int/float (never a bool), NaN and infinities never
+    match, and numbers are compared with :func:`math.isclose` at the
+    question's tolerances; item ids must match exactly.
 
     Examples
     --------
@@ -563,29 +604,11 @@ def compare(question: Question, value: Any, expected: Any) -> str | None:
     >>> compare(q, float("nan"), 0.5)
     'returned nan, not a finite number'
     """
-    rel, abs_ = question.rel_tol, question.abs_tol
-
-    def num(v: Any, e: float) -> str | None:
-        return judge_number(v, float(e), rel_tol=rel, abs_tol=abs_).problem
-
     if question.result == "exact":
-        if not isinstance(value, dict):
-            return f"returned a {type(value).__name__}, not a dict"
-        if set(value) != set(expected):
-            return "the keys (users) are not the expected ones"
-        bad = [u for u in expected if type(value[u]) is not type(expected[u]) or value[u] != expected[u]]
-        return f"wrong held-out item for {len(bad)} user(s)" if bad else None
+        return _compare_items(value, expected)
     if question.result == "float_dict":
-        if not isinstance(value, dict):
-            return f"returned a {type(value).__name__}, not a dict"
-        if set(value) != set(expected):
-            return f"the keys must be exactly {sorted(expected)}"
-        for key in sorted(expected):
-            problem = num(value[key], expected[key])
-            if problem:
-                return f"{key}: {problem}"
-        return None
-    return num(value, expected)
+        return _compare_numbers(question, value, expected)
+    return judge_number(value, float(expected), rel_tol=question.rel_tol, abs_tol=question.abs_tol).problem
 
 
 def type_problem(question: Question, value: Any) -> str | None:
@@ -621,8 +644,8 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
     Notes
     -----
     This only runs the small public cases, in your own kernel. The grader
-    runs your notebook in a separate process and adds hidden randomized
-    checks for edge cases (k larger than the list, a single relevant item,
+    runs your notebook in a sandbox and scores hidden randomized checks
+    (drawn afresh for every grading run) for edge cases (k larger than the list, a single relevant item,
     relevant items never recommended, ...), so passing here is necessary but
     not sufficient. Answer variables are never revealed: for them ``check``
     only says whether the value is a usable number.
@@ -648,7 +671,8 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
             return False
         print(f"{name}: a number; its value is checked only by the grader.")
         return True
-    cases = [(c, args) for c, args in build_cases(a, q) if not next(x for x in q.checks if x.name == c).hidden]
+    cases = [(c, args) for c, args in build_cases(a, q, PUBLIC_SEED)
+             if not next(x for x in q.checks if x.name == c).hidden]
     failures = []
     for chk, args in cases:
         expected = q.reference(*copy.deepcopy(args))

@@ -1,74 +1,105 @@
-"""Run a learner's code in a separate, limited process and collect plain values.
+"""Run one learner submission in its sandbox and bring back validated plain values.
 
-The grader (:mod:`helpers.grade`) never imports or executes learner code in its
-own process. It hands the cells and the inputs of every case to
-:func:`run_submission`, which starts ``python -I -S helpers/grade/child.py``
-and reads back, for each question, the learner's results as *tagged plain
-values* (see :func:`decode`). Comparing them with the reference is the
-grader's job.
+The grader never imports or executes learner code in its own process. It
+hands the cells and the inputs of every case to :func:`run_submission`, which
+starts the child program (:mod:`helpers.grade.child`, passed in on standard
+input together with the job) inside the sandbox described in
+:mod:`helpers.grade.isolation`, and reads back one JSON line per event on a
+dedicated pipe. Comparing values with the reference is the grader's job.
 
-What is enforced, and how
--------------------------
-- A fresh temporary working directory per process (also ``HOME`` and
-  ``TMPDIR``), removed afterwards; a scrubbed environment.
+What is enforced here, on the grader's side
+-------------------------------------------
 - Wall-clock time: ``timeout`` seconds for running the cells, then again for
-  each question; on expiry the whole process group is killed (SIGKILL), the
-  question scores zero and a new process carries on with the questions after
-  it. A crash (``os._exit``, a signal) is handled the same way.
-- CPU time (RLIMIT_CPU), address space (RLIMIT_AS), file size and hence
-  learner output (RLIMIT_FSIZE; stdout/stderr go to a capped file),
-  open files, processes (RLIMIT_NPROC) and core dumps (RLIMIT_CORE = 0), set
-  by the child before any learner code runs.
-- An audit hook (which Python code cannot remove) refuses starting processes,
-  forking, sockets, writes/deletes outside the temporary folder and, unless
-  the assignment allows it, importing or reading the ``helpers`` package.
-
-What is NOT prevented: there is no kernel-level sandbox (seccomp, namespaces,
-containers). Code using ``ctypes`` can make raw system calls, reading files
-anywhere is allowed, and RLIMIT_NPROC does not bind the root user. Run the
-grader as an unprivileged user (or in a container) for untrusted classes.
+  each question. On expiry the whole sandbox (bwrap's process group, and with
+  it the PID namespace) is killed with SIGKILL, the question scores zero and a
+  new sandbox carries on with the questions after it. A crash (``os._exit``,
+  a signal) is handled the same way.
+- Nothing that comes back is trusted: the result channel is capped
+  (``Limits.result_bytes``), each line is parsed as plain JSON (no NaN or
+  Infinity literals), checked against the message schema
+  (:func:`validate_event`) and every string is cut and made printable; the
+  learner's printed output is capped and decoded with escapes.
+- Inside, before any learner code runs, the child sets CPU time, address
+  space, file size (hence output size), open files, process count and core
+  dump limits (soft = hard).
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
 import os
 import select
-import shutil
 import signal
-import site
 import subprocess
-import sys
 import tempfile
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Any
 
-__all__ = ["Limits", "SandboxResult", "run_submission", "decode"]
+from . import isolation
+from .isolation import Runtime
 
-_CHILD = Path(__file__).with_name("child.py")
-_HELPERS_DIR = Path(__file__).resolve().parents[1]  # the installed helpers package
-_PROJECT_ROOT = _HELPERS_DIR.parent  # the folder that holds it (site-packages, or a checkout)
-_MAX_CHANNEL_BYTES = 16 * 1024 * 1024
+__all__ = ["Limits", "SandboxResult", "run_submission", "validate_event", "clean_text", "BOOTSTRAP"]
+
+_CHILD_SOURCE = Path(__file__).with_name("child.py")
+#: The whole ``-c`` program: read the child's source and the job from stdin, run ``main(job)``.
+BOOTSTRAP = (
+    "import sys\n"
+    "data = sys.stdin.buffer.read()\n"
+    "cut = data.index(bytes(1))\n"
+    "scope = {'__name__': 'grade_child'}\n"
+    "exec(compile(data[:cut], 'child.py', 'exec'), scope)\n"
+    "scope['main'](data[cut + 1:])\n"
+)
+_MAX_TEXT = 500
+_MAX_EVENTS = 10_000
+
+
+def _limit(default: Any, flag: str | None, text: str) -> Any:
+    return field(default=default, metadata={"flag": flag, "help": text})
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits for one sandboxed process.
+    """Every limit of one submission's sandbox, written once.
+
+    The command line's options, defaults and help are made from these fields
+    (``metadata["flag"]``); fields without a flag are fixed.
 
     Examples
     --------
     >>> Limits().timeout
     10.0
+    >>> Limits(timeout=0)
+    Traceback (most recent call last):
+    ...
+    ValueError: --timeout must be > 0 (got 0)
     """
 
-    timeout: float = 10.0
-    memory_mb: int = 1024
-    output_bytes: int = 256 * 1024
-    nproc: int = 256
+    timeout: float = _limit(10.0, "--timeout", "wall-clock seconds for running the notebook, and again for "
+                                               "each question")
+    memory_mb: int = _limit(1024, "--memory-mb", "address-space limit of each process of a submission, in MiB")
+    output_bytes: int = _limit(256 * 1024, "--output-bytes", "largest file (and printed output) a submission "
+                                                              "may write, in bytes")
+    nproc: int = _limit(32, "--max-processes", "processes and threads a submission may run at once")
+    tmp_mb: int = _limit(64, "--tmp-mb", "size of the submission's empty writable /tmp, in MiB")
+    result_bytes: int = _limit(16 * 1024 * 1024, None, "most bytes read back from one sandbox run")
+    notebook_bytes: int = _limit(5 * 1024 * 1024, None, "largest notebook file that is graded")
+
+    def __post_init__(self) -> None:
+        minimum = {"timeout": 0, "memory_mb": 63, "output_bytes": 1023, "nproc": 0, "tmp_mb": 0,
+                   "result_bytes": 1023, "notebook_bytes": 1023}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if not (isinstance(value, (int, float)) and math.isfinite(value) and value > minimum[f.name]):
+                name = f.metadata["flag"] or f.name
+                raise ValueError(f"{name} must be > {minimum[f.name]} (got {value})")
 
     def for_child(self, n_phases: int) -> dict:
+        """The limits the child sets on itself (CPU time covers every phase of one run)."""
         return {
             "cpu_seconds": int(math.ceil(self.timeout * (n_phases + 1))) + 1,
             "memory_bytes": int(self.memory_mb) * 1024 * 1024,
@@ -79,11 +110,12 @@ class Limits:
 
 @dataclass
 class SandboxResult:
-    """What came back from the sandbox for one submission.
+    """What came back from the sandbox for one submission, validated.
 
-    ``questions`` maps a question name to either ``{"cases": [...]}`` (one
-    ``{"value": tagged}`` or ``{"error": text}`` per case) or
-    ``{"failure": reason}`` when the question did not report.
+    ``questions`` maps a question name to a ``result`` event (``status``
+    ``ok``/``missing``/``not_callable`` and ``cases``: one ``{"value": tagged}``
+    or ``{"error": text}`` per case) or to ``{"failure": reason}`` when the
+    question did not report.
     """
 
     questions: dict = field(default_factory=dict)
@@ -93,32 +125,176 @@ class SandboxResult:
     runs: int = 0
 
 
-def _env(tmp: str) -> dict:
-    return {
-        "PATH": "/usr/bin:/bin",
-        "HOME": tmp,
-        "TMPDIR": tmp,
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-        "MPLBACKEND": "Agg",
-    }
+# ------------------------------------------------------------------ validation of what comes back
+def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
+    """Any string from the sandbox as printable text: cut, lone surrogates and control characters escaped.
+
+    Examples
+    --------
+    >>> clean_text("ok\\ud800\\x00" + "x" * 600)[:16]
+    'ok\\\\ud800\\\\x00xxxx'
+    """
+    text = value if isinstance(value, str) else repr(value)
+    text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
 
 
-def _child_sys_path(allow_helpers: bool) -> list[str]:
-    paths = [p for p in site.getsitepackages() if os.path.isdir(p)]
-    if allow_helpers:
-        paths.append(str(_PROJECT_ROOT))
-    return paths
+def _valid_tag(tag: Any, depth: int = 0) -> bool:
+    if not isinstance(tag, dict) or depth > 6 or not isinstance(tag.get("t"), str):
+        return False
+    kind = tag["t"]
+    if kind in ("list", "dict"):
+        items = tag.get("v")
+        if not isinstance(items, list):
+            return False
+        if kind == "list":
+            return all(_valid_tag(x, depth + 1) for x in items)
+        return all(isinstance(p, list) and len(p) == 2 and all(_valid_tag(x, depth + 1) for x in p) for p in items)
+    if kind == "none":
+        return True
+    if kind == "bool":
+        return isinstance(tag.get("v"), bool)
+    if kind == "other":
+        return isinstance(tag.get("type"), str)
+    return kind in ("float", "int", "str", "np") and isinstance(tag.get("v"), str)
+
+
+def _valid_case(case: Any) -> bool:
+    if not isinstance(case, dict) or len(case) != 1:
+        return False
+    if "error" in case:
+        return isinstance(case["error"], str)
+    return _valid_tag(case.get("value"))
+
+
+def _valid_result(event: dict) -> bool:
+    return (event.get("status") in ("ok", "missing", "not_callable") and isinstance(event.get("cases"), list)
+            and all(_valid_case(c) for c in event["cases"]))
+
+
+def _valid_loaded(event: dict) -> bool:
+    errors = event.get("errors")
+    return isinstance(errors, list) and all(
+        isinstance(e, dict) and isinstance(e.get("error"), str) and isinstance(e.get("cell"), int)
+        and isinstance(e.get("line"), int) for e in errors)
+
+
+_SCHEMA = {
+    "loaded": _valid_loaded,
+    "start": lambda e: isinstance(e.get("q"), str),
+    "result": lambda e: isinstance(e.get("q"), str) and _valid_result(e),
+    "warning": lambda e: isinstance(e.get("text"), str),
+    "done": lambda e: True,
+}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not plain JSON")
+
+
+def validate_event(line: bytes) -> dict | None:
+    """One line from the result channel as a schema-checked event, or ``None`` if it is not one.
+
+    Examples
+    --------
+    >>> validate_event(b'{"ev": "start", "q": "q1"}')
+    {'ev': 'start', 'q': 'q1'}
+    >>> validate_event(b'{"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": NaN}]}') is None
+    True
+    """
+    try:
+        event = json.loads(line.decode("utf-8", "strict"), parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(event, dict) or event.get("ev") not in _SCHEMA:
+        return None
+    return event if _SCHEMA[event["ev"]](event) else None
+
+
+# ------------------------------------------------------------------ one sandbox run
+def _job_stdin(job: dict) -> int:
+    """A sealed, read-only memfd holding the child's source, a NUL byte and the job (JSON)."""
+    data = _CHILD_SOURCE.read_bytes() + b"\0" + json.dumps(job).encode()
+    fd = os.memfd_create("grade-job", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+    seals = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
+    fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def _command(runtime: Runtime, limits: Limits, workdir: str | None) -> tuple[list[str], dict]:
+    if runtime.mode == isolation.BUBBLEWRAP:
+        argv = isolation.bwrap_argv(runtime, tmp_bytes=limits.tmp_mb * 1024 * 1024)
+        return argv + ["-c", BOOTSTRAP], {"env": {}, **isolation.popen_user(runtime)}
+    argv = [runtime.python, "-I", "-S", "-B", "-c", BOOTSTRAP]
+    return argv, {"env": isolation.sandbox_env(workdir or "/tmp"), "cwd": workdir}
+
+
+class _Reader:
+    """Reads the result channel: capped, line by line, every line validated."""
+
+    def __init__(self, fd: int, limits: Limits, result: SandboxResult, phases: int):
+        self.fd, self.limits, self.result = fd, limits, result
+        self.buffer = b""
+        self.total = 0
+        self.events: list[dict] = []
+        self.current: str | None = None
+        self.loaded = self.finished = False
+        self.deadline = time.monotonic() + limits.timeout
+        # However many events it sends, one run never outlasts all its phases.
+        self.end = time.monotonic() + limits.timeout * (phases + 1)
+        self.reason = ""
+
+    def _take(self, event: dict) -> None:
+        ev = event["ev"]
+        if ev in ("loaded", "start"):
+            self.loaded = True
+            self.deadline = time.monotonic() + self.limits.timeout
+            self.current = event.get("q") if ev == "start" else None
+        elif ev == "result":
+            self.current = None
+        self.finished = ev == "done"
+        if len(self.events) < _MAX_EVENTS:
+            self.events.append(event)
+
+    def _feed(self, chunk: bytes) -> None:
+        self.total += len(chunk)
+        if self.total > self.limits.result_bytes:
+            self.reason = "sent more than the result channel accepts"
+            return
+        self.buffer += chunk
+        while b"\n" in self.buffer and not (self.finished or self.reason):
+            line, self.buffer = self.buffer.split(b"\n", 1)
+            event = validate_event(line)
+            if event is None:
+                self.result.warnings.append("ignored an invalid message on the result channel")
+            else:
+                self._take(event)
+
+    def run(self) -> None:
+        """Read until ``done``, end of file, the deadline or the size cap."""
+        while not (self.finished or self.reason):
+            left = min(self.deadline, self.end) - time.monotonic()
+            if left <= 0:
+                self.reason = f"timed out after {self.limits.timeout:g} s (wall clock)"
+                return
+            ready, _, _ = select.select([self.fd], [], [], left)
+            if not ready:
+                continue
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return
+            self._feed(chunk)
 
 
 def _describe_exit(returncode: int | None) -> str:
     if returncode is None:
         return "the process stopped reporting"
-    if returncode < 0:
-        sig = -returncode
+    if returncode < 0 or returncode >= 128:
+        sig = -returncode if returncode < 0 else returncode - 128
         name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else f"signal {sig}"
         if sig == signal.SIGXCPU:
             return f"the CPU time limit was exceeded ({name})"
@@ -129,6 +305,7 @@ def _describe_exit(returncode: int | None) -> str:
 
 
 def _kill(proc: subprocess.Popen) -> None:
+    """SIGKILL bwrap's whole process group (its PID namespace dies with it) and reap it."""
     try:
         os.killpg(proc.pid, signal.SIGKILL)
     except (ProcessLookupError, PermissionError):
@@ -140,110 +317,65 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _run_once(job: dict, limits: Limits, result: SandboxResult) -> tuple[list[dict], str | None, bool, str]:
-    """One child process. Returns (events, failing question or None, loaded, reason)."""
-    tmp = tempfile.mkdtemp(prefix="helpers-grade-")
-    out_file = tempfile.TemporaryFile()
+def _collect_output(out_file: Any, result: SandboxResult, limit: int) -> None:
+    out_file.seek(0)
+    text = out_file.read(limit).decode("utf-8", "backslashreplace")
+    if text and len(result.output) < limit:
+        result.output += clean_text(text, limit - len(result.output))
+
+
+def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult) -> _Reader:
+    """One sandbox run; the reader holds the events, the question it stopped in and the reason."""
+    workdir = tempfile.mkdtemp(prefix="helpers-grade-") if runtime.mode == isolation.UNSAFE else None
     read_fd, write_fd = os.pipe()
-    events: list[dict] = []
-    current: str | None = None
-    loaded = False
-    reason = ""
+    job = {**job, "channel_fd": write_fd}
+    stdin_fd = _job_stdin(job)
+    reader = _Reader(read_fd, limits, result, phases=len(job["questions"]))
     try:
-        proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", "-B", str(_CHILD), str(write_fd)],
-            stdin=subprocess.PIPE,
-            stdout=out_file,
-            stderr=subprocess.STDOUT,
-            cwd=tmp,
-            env=_env(tmp),
-            pass_fds=(write_fd,),
-            start_new_session=True,
-            close_fds=True,
-        )
-        os.close(write_fd)
-        write_fd = -1
-        try:
-            proc.stdin.write(json.dumps(job).encode())
-            proc.stdin.close()
-        except BrokenPipeError:
-            pass
-        buf = b""
-        total = 0
-        deadline = time.monotonic() + limits.timeout
-        finished = False
-        while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                reason = f"timed out after {limits.timeout:g} s (wall clock)"
-                break
-            ready, _, _ = select.select([read_fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(read_fd, 65536)
-            if not chunk:
-                break
-            total += len(chunk)
-            if total > _MAX_CHANNEL_BYTES:
-                reason = "the result channel received too much data"
-                break
-            buf += chunk
-            while b"\n" in buf:
-                line, buf = buf.split(b"\n", 1)
-                try:
-                    event = json.loads(line)
-                except ValueError:
-                    result.warnings.append("ignored a corrupted message on the result channel")
-                    continue
-                if not isinstance(event, dict):
-                    continue
-                ev = event.get("ev")
-                if ev == "loaded":
-                    loaded = True
-                    deadline = time.monotonic() + limits.timeout
-                elif ev == "start":
-                    current = event.get("q")
-                    deadline = time.monotonic() + limits.timeout
-                elif ev == "result":
-                    current = None
-                elif ev == "done":
-                    finished = True
-                events.append(event)
-            if finished:
-                break
-        if finished:
-            try:
-                proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
-            _kill(proc)
-            return events, None, loaded, ""
-        if not reason:
-            try:
-                proc.wait(timeout=2)
-            except subprocess.TimeoutExpired:
-                pass
-            _kill(proc)
-            reason = _describe_exit(proc.returncode)
-        else:
-            _kill(proc)
-        return events, current, loaded, reason
-    finally:
-        if write_fd >= 0:
+        with tempfile.TemporaryFile() as out_file:
+            argv, extra = _command(runtime, limits, workdir)
+            proc = subprocess.Popen(argv, stdin=stdin_fd, stdout=out_file, stderr=subprocess.STDOUT,
+                                    pass_fds=(write_fd,), start_new_session=True, close_fds=True, **extra)
             os.close(write_fd)
-        os.close(read_fd)
-        out_file.seek(0)
-        text = out_file.read(4096).decode("utf-8", "replace")
-        out_file.close()
-        if text and len(result.output) < 4096:
-            result.output += text[: 4096 - len(result.output)]
-        shutil.rmtree(tmp, ignore_errors=True)
+            write_fd = -1
+            try:
+                reader.run()
+                if not reader.finished and not reader.reason:
+                    try:
+                        proc.wait(timeout=2)
+                    except subprocess.TimeoutExpired:
+                        pass
+                    reader.reason = _describe_exit(proc.returncode)
+            finally:
+                _kill(proc)
+            _collect_output(out_file, result, 4096)
+    finally:
+        for fd in (write_fd, read_fd, stdin_fd):
+            if fd >= 0:
+                os.close(fd)
+        if workdir:
+            import shutil
+
+            shutil.rmtree(workdir, ignore_errors=True)
+    return reader
 
 
-def run_submission(
-    cells: list[dict], questions: list[dict], *, allow_helpers: bool, limits: Limits = Limits()
-) -> SandboxResult:
-    """Run ``cells`` in the sandbox and call every question on its cases.
+def _take_events(reader: _Reader, remaining: list[dict], result: SandboxResult, first: bool) -> None:
+    names = {q["name"] for q in remaining}
+    for event in reader.events:
+        ev = event["ev"]
+        if ev == "loaded" and first:
+            result.cell_errors = [{"cell": e["cell"], "line": e["line"], "error": clean_text(e["error"])}
+                                  for e in event["errors"][:50]]
+        elif ev == "warning":
+            result.warnings.append(clean_text(event["text"], 300))
+        elif ev == "result" and event["q"] in names and event["q"] not in result.questions:
+            result.questions[event["q"]] = event
+
+
+def run_submission(cells: list[dict], questions: list[dict], runtime: Runtime, limits: Limits | None = None
+                   ) -> SandboxResult:
+    """Run ``cells`` in a fresh sandbox and call every question on its cases.
 
     Parameters
     ----------
@@ -253,108 +385,34 @@ def run_submission(
     questions : list of dict
         ``{"name", "kind": "function"|"value", "target", "cases": [[arg, ...], ...]}``.
         Arguments are JSON values; ``{"set": [...]}`` becomes a set.
-    allow_helpers : bool
-        Whether the learner may import ``helpers``.
+    runtime : Runtime
+        From :func:`helpers.grade.isolation.prepare`.
     limits : Limits
         Time, memory, output and process limits.
 
     Returns
     -------
     SandboxResult
-        Every question is present: either with its cases or with a failure.
+        Every question is present: either with its validated result or with a failure.
     """
+    limits = limits or Limits()
     result = SandboxResult()
     remaining = list(questions)
-    first = True
     while remaining:
-        job = {
-            "cells": cells,
-            "questions": remaining,
-            "allow_helpers": allow_helpers,
-            "limits": limits.for_child(len(remaining)),
-            "sys_path": _child_sys_path(allow_helpers),
-            "helpers_dirs": [str(_HELPERS_DIR)],
-        }
-        events, failed_q, loaded, reason = _run_once(job, limits, result)
+        job = {"cells": cells, "questions": remaining, "limits": limits.for_child(len(remaining)),
+               "sys_path": runtime.sys_path}
+        reader = _run_once(job, runtime, limits, result)
+        _take_events(reader, remaining, result, first=result.runs == 0)
         result.runs += 1
-        for event in events:
-            ev = event.get("ev")
-            if ev == "loaded" and first:
-                result.cell_errors = [e for e in event.get("errors", []) if isinstance(e, dict)]
-                if event.get("helpers"):
-                    result.warnings.append("the notebook imports helpers: blocked while grading (a question scores zero only if its function uses it)")
-            elif ev == "warning":
-                result.warnings.append(str(event.get("text", ""))[:300])
-            elif ev == "error":
-                result.warnings.append(f"the sandbox could not report a result: {str(event.get('error'))[:200]}")
-            elif ev == "result" and event.get("q") in {q["name"] for q in remaining}:
-                result.questions[event["q"]] = event
-        first = False
-        names = [q["name"] for q in remaining]
-        done = [n for n in names if n in result.questions]
-        if len(done) == len(names):
-            break
-        if not loaded:
-            for name in names:
-                result.questions.setdefault(name, {"failure": f"running the notebook failed: {reason}"})
-            break
-        # The process died or hung inside one question (or between two).
         todo = [q for q in remaining if q["name"] not in result.questions]
-        stuck = failed_q if failed_q in {q["name"] for q in todo} else todo[0]["name"]
-        result.questions[stuck] = {"failure": reason}
+        if not todo:
+            break
+        if not reader.loaded:
+            for q in todo:
+                result.questions[q["name"]] = {"failure": f"running the notebook failed: {reader.reason}"}
+            break
+        # The sandbox died or hung inside one question (or between two): that one fails, the rest go on.
+        stuck = reader.current if reader.current in {q["name"] for q in todo} else todo[0]["name"]
+        result.questions[stuck] = {"failure": reader.reason or "the process stopped reporting"}
         remaining = [q for q in todo if q["name"] != stuck]
     return result
-
-
-def decode(tagged: object) -> tuple[bool, object, str]:
-    """Turn a tagged value from the sandbox back into a Python value.
-
-    Returns ``(ok, value, type_name)``; ``ok`` is False for anything that is
-    not one of the plain JSON-like types.
-
-    Examples
-    --------
-    >>> decode({"t": "float", "v": (0.5).hex()})
-    (True, 0.5, 'float')
-    >>> decode({"t": "other", "type": "numpy.float64"})
-    (False, None, 'numpy.float64')
-    >>> decode({"t": "list", "v": [{"t": "int", "v": "3"}]})
-    (True, [3], 'list')
-    """
-    if not isinstance(tagged, dict):
-        return False, None, "unreadable value"
-    t = tagged.get("t")
-    v = tagged.get("v")
-    try:
-        if t == "float" and isinstance(v, str):
-            return True, float.fromhex(v), "float"
-        if t == "int" and isinstance(v, str):
-            return True, int(v), "int"
-        if t == "bool" and isinstance(v, bool):
-            return True, v, "bool"
-        if t == "str" and isinstance(v, str):
-            return True, v, "str"
-        if t == "none":
-            return True, None, "NoneType"
-        if t == "list" and isinstance(v, list):
-            out = []
-            for item in v:
-                ok, val, name = decode(item)
-                if not ok:
-                    return False, None, f"list containing {name}"
-                out.append(val)
-            return True, out, "list"
-        if t == "dict" and isinstance(v, list):
-            out = {}
-            for pair in v:
-                if not (isinstance(pair, list) and len(pair) == 2):
-                    return False, None, "unreadable dict"
-                ok_k, key, name_k = decode(pair[0])
-                ok_v, val, name_v = decode(pair[1])
-                if not (ok_k and ok_v) or isinstance(key, (list, dict)):
-                    return False, None, f"dict containing {name_k if not ok_k else name_v}"
-                out[key] = val
-            return True, out, "dict"
-    except (ValueError, OverflowError, TypeError):
-        return False, None, "unreadable value"
-    return False, None, str(tagged.get("type", "unknown type"))

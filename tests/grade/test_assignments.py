@@ -9,7 +9,8 @@ import pytest
 
 import helpers
 from helpers.grade import assignments as A
-from helpers.grade.grader import grade_many
+from helpers.grade.grader import grade_many, make_plan
+from helpers.grade.scoring import score_question
 from tools import learner_notebooks as LN
 
 EXERCISES = Path(__file__).resolve().parents[2] / "exercises"
@@ -45,12 +46,12 @@ def test_strip_solutions_rejects_broken_regions(bad):
 
 
 @pytest.fixture(scope="module")
-def graded_sources(tmp_path_factory):
+def graded_sources(tmp_path_factory, trusted_mode):
     out = {}
     for name, a in A.ASSIGNMENTS.items():
         d = tmp_path_factory.mktemp(name)
         out[name] = grade_many([EXERCISES / "source" / f"{name}.ipynb", EXERCISES / f"{name}.ipynb"], a, d,
-                               jobs=2, progress=None)
+                               jobs=2, progress=None, mode=trusted_mode)
     return out
 
 
@@ -82,7 +83,7 @@ def test_hidden_cases_are_deterministic_per_seed():
 def test_graded_inputs_respect_the_stated_rules():
     a = A.ASSIGNMENTS["from-scratch"]
     for q in a.questions:
-        for _, (ranking, relevant, k) in A.build_cases(a, q):
+        for _, (ranking, relevant, k) in A.build_cases(a, q, seed=3):
             assert len(set(ranking)) == len(ranking) and isinstance(k, int) and k >= 1
             if q.target in ("recall_at_k", "average_precision_at_k", "ndcg_at_k"):
                 assert relevant, "recall/AP/NDCG are only graded on users with a relevant item"
@@ -160,3 +161,68 @@ def test_check_reports_pass_fail_and_not_attempted(capsys):
     with pytest.raises(ValueError, match="no graded question"):
         A.check("precision", good)
     assert short([1], {1}, 1) == 1.0
+
+
+# ------------------------------------------------------------------ degenerate answers earn little
+def _tagged(value):
+    """The tag the sandbox's child would send for a plain value."""
+    if isinstance(value, bool):
+        return {"t": "bool", "v": value}
+    if isinstance(value, float):
+        return {"t": "float", "v": value.hex()}
+    if isinstance(value, int):
+        return {"t": "int", "v": str(value)}
+    if isinstance(value, str):
+        return {"t": "str", "v": value}
+    if isinstance(value, dict):
+        return {"t": "dict", "v": [[_tagged(k), _tagged(v)] for k, v in value.items()]}
+    return {"t": "list", "v": [_tagged(v) for v in value]}
+
+
+def _degenerate_score(a, strategy, seed):
+    plan = make_plan(a, seed)
+    total = 0.0
+    for q in a.questions:
+        cases = plan.cases[q.name]
+        # an answer variable has no public case: check() never reveals its value
+        public = [plan.expected[q.name][i] for i, (chk, _) in enumerate(cases)
+                  if q.kind == "function" and not next(c for c in q.checks if c.name == chk).hidden]
+        answer = {"zero": 0.0, "one": 1.0, "first public": public[0] if public else 0.0}[strategy]
+        n = 1 if q.kind == "value" else len(cases)
+        raw = {"ev": "result", "q": q.name, "status": "ok", "cases": [{"value": _tagged(answer)}] * n}
+        total += score_question(q, cases, plan.expected[q.name], raw)["points"]
+    return total
+
+
+@pytest.mark.parametrize("strategy", ["zero", "one", "first public"])
+@pytest.mark.parametrize("name", sorted(A.ASSIGNMENTS))
+def test_degenerate_answers_earn_under_15_percent(name, strategy):
+    a = A.ASSIGNMENTS[name]
+    for seed in (1, 2, 3):
+        assert _degenerate_score(a, strategy, seed) < 0.15 * a.max_score, (name, strategy, seed)
+
+
+def test_only_cases_unknown_in_advance_carry_points():
+    for a in A.ASSIGNMENTS.values():
+        for q in a.questions:
+            if any(c.hidden for c in q.checks):
+                assert any(c.general for c in q.checks), (a.name, q.target)
+            plan = make_plan(a, 5)
+            right = {"ev": "result", "q": q.name, "status": "ok",
+                     "cases": [{"value": _tagged(v)} for v in plan.expected[q.name]]}
+            report = score_question(q, plan.cases[q.name], plan.expected[q.name], right)
+            assert report["points"] == q.points, (a.name, q.target)
+            for check in report["checks"]:
+                public = not check["hidden"] and any(c.hidden for c in q.checks)
+                assert (check["max_points"] == 0) == (public or check["name"] == q.type_check), check
+
+
+def test_a_wrong_value_of_the_right_type_earns_nothing():
+    a = A.ASSIGNMENTS["from-scratch"]
+    q = a.question("precision_at_k")
+    plan = make_plan(a, 9)
+    wrong = [v + 0.125 if v < 0.5 else v - 0.125 for v in plan.expected[q.name]]
+    raw = {"ev": "result", "q": q.name, "status": "ok", "cases": [{"value": _tagged(v)} for v in wrong]}
+    report = score_question(q, plan.cases[q.name], plan.expected[q.name], raw)
+    assert report["points"] == 0.0
+    assert next(c for c in report["checks"] if c["name"] == q.type_check)["passed"]  # in [0, 1], yet no points

@@ -1,0 +1,251 @@
+"""Turning a question's validated results into points, checks and feedback.
+
+The rules, in the order they apply:
+
+1. Values come back as tagged JSON (:func:`decode`); anything that is not a
+   plain value (a learner's class, a set, a value inside a container that is
+   not plain) stays an :class:`Opaque` type name and fails with that name.
+   NumPy scalars are rebuilt here as NumPy scalars, so the shared rule of
+   :mod:`helpers.checking.values` judges them (right value: accepted, with a
+   note).
+2. Only cases a learner cannot compute in advance carry points: when a
+   question has hidden checks, its points are shared equally by them; the
+   public checks (the notebook's worked examples) and the type check are
+   reported but score nothing. An answer variable's single check carries
+   its points.
+3. A check passes when every one of its cases is right.
+4. A function that returns one and the same value on every case of its
+   *general* check (random inputs of every kind), while the right answers
+   there differ, scores zero ("same answer for every input"): a constant, or
+   a table of answers known in advance with a constant for the rest, would
+   otherwise collect the checks whose answer happens to be that constant (no
+   relevant item gives 0.0, ...).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from .assignments import Question, compare, type_problem
+from .sandbox import clean_text
+
+__all__ = ["Opaque", "decode", "score_question", "fail_question", "NOT_SCORED"]
+
+_NUMPY_TYPES = {"float16", "float32", "float64", "longdouble", "int8", "int16", "int32", "int64", "uint8",
+                "uint16", "uint32", "uint64", "intc", "uintc", "int_", "uint", "longlong", "ulonglong", "intp",
+                "uintp", "bool"}
+NOT_SCORED = "not scored: "
+
+
+@dataclass(frozen=True)
+class Opaque:
+    """A value that did not come back as a plain value: only its type's name is known."""
+
+    type_name: str
+
+
+def _numpy_scalar(name: str, text: str) -> Any:
+    import numpy as np
+
+    if name not in _NUMPY_TYPES:
+        return Opaque(f"numpy.{clean_text(name, 40)}")
+    kind = np.dtype(name).type
+    if np.issubdtype(kind, np.floating):
+        return kind(float.fromhex(text))
+    return kind(int(text))
+
+
+def _decode_container(kind: str, items: list) -> Any:
+    if kind == "list":
+        values = [decode(x) for x in items]
+        inner = next((v for v in values if isinstance(v, Opaque)), None)
+        return Opaque(f"list containing {inner.type_name}") if inner else values
+    pairs = [(decode(k), decode(v)) for k, v in items]
+    inner = next((x for pair in pairs for x in pair if isinstance(x, Opaque)), None)
+    if inner:
+        return Opaque(f"dict containing {inner.type_name}")
+    if any(isinstance(k, (list, dict)) for k, _ in pairs):
+        return Opaque("dict with list keys")
+    return dict(pairs)
+
+
+def decode(tag: dict) -> Any:
+    """A validated tag (see :func:`helpers.grade.sandbox.validate_event`) as a Python value.
+
+    Examples
+    --------
+    >>> decode({"t": "float", "v": (0.5).hex()})
+    0.5
+    >>> decode({"t": "np", "type": "float64", "v": (0.25).hex()})
+    np.float64(0.25)
+    >>> decode({"t": "list", "v": [{"t": "other", "type": "__main__.F"}]})
+    Opaque(type_name='list containing __main__.F')
+    """
+    kind, value = tag["t"], tag.get("v")
+    try:
+        if kind == "float":
+            return float.fromhex(value)
+        if kind == "int":
+            return int(value)
+        if kind == "np":
+            return _numpy_scalar(tag["type"], value)
+        if kind in ("list", "dict"):
+            return _decode_container(kind, value)
+    except (ValueError, OverflowError, TypeError):
+        return Opaque("unreadable value")
+    simple = {"bool": value, "str": clean_text(value, 2000) if kind == "str" else None, "none": None}
+    if kind in simple:
+        return simple[kind]
+    return Opaque(clean_text(tag.get("type", "unknown type"), 200))
+
+
+@dataclass
+class _Case:
+    """What one case says about the learner's function."""
+
+    check: str
+    problem: str | None = None
+    note: str | None = None
+    type_issue: str | None = None
+    error: str | None = None
+    not_attempted: bool = False
+    returned: str | None = None  # canonical form of the returned value, for the constant-answer rule
+
+
+def _judge_value(q: Question, tag: dict, expected: Any, case: _Case) -> None:
+    value = decode(tag)
+    if isinstance(value, Opaque):
+        case.not_attempted = value.type_name == "builtins.ellipsis"
+        what = "a dict" if q.result in ("exact", "float_dict") else "a number"
+        case.problem = "not answered (still ...)" if case.not_attempted else f"returned a {value.type_name}, not {what}"
+        case.type_issue = case.problem
+        return
+    case.returned = json.dumps(tag, sort_keys=True)
+    case.problem = compare(q, value, expected)
+    case.type_issue = type_problem(q, value) if q.type_check else None
+    if case.problem is None and type(value).__module__ == "numpy":
+        case.note = f"returned a numpy {type(value).__name__} (accepted)"
+
+
+def _judge(q: Question, check: str, res: dict, expected: Any) -> _Case:
+    case = _Case(check)
+    if "error" in res:
+        case.error = clean_text(res["error"], 300)
+        case.not_attempted = case.error.startswith("NotImplementedError")
+        case.problem = f"raised {case.error.split(':')[0]}"
+        case.type_issue = f"{case.problem} instead of returning a value"
+    else:
+        _judge_value(q, res["value"], expected, case)
+    return case
+
+
+def _scored_checks(q: Question) -> list[str]:
+    hidden = [c.name for c in q.checks if c.hidden]
+    return hidden or [c.name for c in q.checks]
+
+
+def _check_entry(name: str, hidden: bool, share: float, cases: list[_Case]) -> dict:
+    bad = [c.problem for c in cases if c.problem]
+    if not bad:
+        feedback = f"passed ({len(cases)} case{'s' if len(cases) != 1 else ''})"
+    else:
+        common = Counter(bad).most_common(1)[0][0]
+        feedback = f"failed on {len(bad)} of {len(cases)} cases ({name}); e.g. {common}"
+    if share == 0:
+        feedback = NOT_SCORED + feedback
+    return {"name": name, "hidden": hidden, "passed": not bad, "points": share if not bad else 0.0,
+            "max_points": share, "feedback": feedback}
+
+
+def _type_entry(q: Question, cases: list[_Case]) -> dict:
+    issues = [c.type_issue for c in cases if c.type_issue]
+    feedback = "passed" if not issues else f"failed: {issues[0]}"
+    return {"name": q.type_check, "hidden": False, "passed": not issues, "points": 0.0, "max_points": 0.0,
+            "feedback": NOT_SCORED + feedback}
+
+
+def _constant_answer(q: Question, cases: list[_Case], expected: list[Any]) -> bool:
+    """True when the general check's cases all got one value back while their right answers differ."""
+    general = {c.name for c in q.checks if c.general} or set(_scored_checks(q))
+    returned = {c.returned for c in cases if c.check in general and c.returned is not None}
+    right = {repr(e) for c, e in zip(cases, expected, strict=True) if c.check in general}
+    return len(returned) == 1 and len(right) > 1
+
+
+def _errors(q: Question, cases: list[_Case]) -> list[str]:
+    counts = Counter(c.error for c in cases if c.error)
+    errors = [f"{text} ({n} case{'s' if n != 1 else ''})" for text, n in counts.most_common(5)]
+    if len(counts) == 1 and sum(counts.values()) == len(cases):
+        text = next(iter(counts))
+        if text.startswith("TypeError") and ("argument" in text or "positional" in text):
+            errors.insert(0, f"wrong signature: {q.target} must accept the arguments shown in the notebook")
+    return errors
+
+
+def _head(q: Question) -> dict:
+    return {"question": q.name, "target": q.target, "title": q.title, "max_points": q.points}
+
+
+def fail_question(q: Question, reason: str, status: str) -> dict:
+    """Zero points: every check failed with ``reason``."""
+    scored = set(_scored_checks(q))
+    share = q.points / len(scored)
+    checks = [{"name": c.name, "hidden": c.hidden, "passed": False, "points": 0.0,
+               "max_points": share if c.name in scored else 0.0, "feedback": reason} for c in q.checks]
+    if q.type_check:
+        checks.append({"name": q.type_check, "hidden": False, "passed": False, "points": 0.0, "max_points": 0.0,
+                       "feedback": reason})
+    return {**_head(q), "points": 0.0, "status": status, "reason": reason, "checks": checks, "errors": []}
+
+
+def _early_failure(q: Question, raw: dict, n_cases: int) -> dict | None:
+    if "failure" in raw:
+        return fail_question(q, f"did not report: {raw['failure']}", "no report")
+    if raw["status"] == "missing":
+        kind = "function" if q.kind == "function" else "answer variable"
+        return fail_question(q, f"{kind} {q.target} is not defined in the notebook", "missing")
+    if raw["status"] == "not_callable":
+        what = clean_text(raw.get("what", "value"), 200)
+        return fail_question(q, f"{q.target} is a {what}, not a function", "not a function")
+    if len(raw["cases"]) != n_cases:
+        return fail_question(q, "did not report a result for every case", "no report")
+    return None
+
+
+def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[Any], raw: dict) -> dict:
+    """The report of one question from its sandbox result (``raw``) and the expected values.
+
+    ``cases`` are ``(check name, arguments)`` as built by
+    :func:`helpers.grade.assignments.build_cases` (one ``("answer", ())`` for
+    an answer variable); ``raw`` is a validated ``result`` event or
+    ``{"failure": reason}``.
+    """
+    if q.kind == "value":
+        cases = [(q.checks[0].name, ())]
+    failed = _early_failure(q, raw, len(cases))
+    if failed:
+        return failed
+    judged = [_judge(q, chk, res, exp) for (chk, _), res, exp in zip(cases, raw["cases"], expected, strict=True)]
+    scored = set(_scored_checks(q))
+    share = q.points / len(scored)
+    checks = [_check_entry(c.name, c.hidden, share if c.name in scored else 0.0,
+                           [j for j in judged if j.check == c.name]) for c in q.checks]
+    if q.type_check:
+        checks.append(_type_entry(q, judged))
+    passed = sum(1 for c in checks if c["passed"] and c["max_points"] > 0)
+    points = round(q.points * passed / len(scored), 2)
+    status = "ok" if passed == len(scored) else "partial" if passed else "failed"
+    report = {**_head(q), "points": points, "status": status, "checks": checks, "errors": _errors(q, judged)}
+    if all(j.not_attempted for j in judged):
+        report["status"] = "not attempted"
+    elif q.kind == "function" and _constant_answer(q, judged, expected):
+        report.update(points=0.0, status="same answer for every input",
+                      reason="returns the same value whatever the input, while the right answers differ: "
+                             "no points (a constant only matches the cases whose answer happens to be it)")
+    notes = sorted({j.note for j in judged if j.note})
+    if notes:
+        report["notes"] = notes
+    return report
