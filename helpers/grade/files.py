@@ -36,12 +36,15 @@ class NotebookError(ValueError):
 def collect(paths: list[str]) -> list[Path]:
     """Expand folders to their ``*.ipynb`` entries, whatever their type; keep other paths as given.
 
-    Entries are sorted by their name's bytes, so the order (and hence the
-    report names) does not depend on the locale or the file system.
+    A folder named on the command line is the instructor's choice and is
+    followed even through a symlink; the entries in it are not (they are
+    ``lstat``-ed when read). Entries are sorted by their name's bytes, so the
+    order (and hence the report names) does not depend on the locale or the
+    file system.
     """
     out: list[Path] = []
     for p in paths:
-        if os.path.isdir(p) and not os.path.islink(p):
+        if os.path.isdir(p) and not str(p).endswith(".ipynb"):
             with os.scandir(p) as entries:
                 found = [e.path for e in entries if e.name.endswith(".ipynb")]
             out.extend(Path(x) for x in sorted(found, key=os.fsencode))
