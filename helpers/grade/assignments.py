@@ -231,7 +231,10 @@ def _below_k_only(rng: random.Random) -> list[tuple]:
 
 
 def _no_relevant(rng: random.Random) -> list[tuple]:
-    return [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
+    cases = [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
+    for _ in range(3):  # drawn too, so that no hidden check is made of cases known in advance only
+        cases.append((rng.sample(range(40), rng.randint(0, 12)), set(), rng.randint(1, 15)))
+    return cases
 
 
 def _many_relevant(rng: random.Random) -> list[tuple]:

@@ -226,3 +226,12 @@ def test_a_wrong_value_of_the_right_type_earns_nothing():
     report = score_question(q, plan.cases[q.name], plan.expected[q.name], raw)
     assert report["points"] == 0.0
     assert next(c for c in report["checks"] if c["name"] == q.type_check)["passed"]  # in [0, 1], yet no points
+
+
+def test_every_hidden_check_draws_cases_from_the_seed():
+    for a in A.ASSIGNMENTS.values():
+        for q in a.questions:
+            for check in (c for c in q.checks if c.hidden):
+                one = [args for chk, args in A.build_cases(a, q, 1) if chk == check.name]
+                two = [args for chk, args in A.build_cases(a, q, 2) if chk == check.name]
+                assert one != two, f"{a.name} {q.target}: hidden check {check.name!r} is known in advance"
