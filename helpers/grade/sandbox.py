@@ -31,6 +31,7 @@ import json
 import math
 import os
 import select
+import shutil
 import signal
 import subprocess
 import tempfile
@@ -354,8 +355,6 @@ def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult
             if fd >= 0:
                 os.close(fd)
         if workdir:
-            import shutil
-
             shutil.rmtree(workdir, ignore_errors=True)
     return reader
 
