@@ -124,6 +124,14 @@ class Assignment:
 
 
 # ------------------------------------------------------------- reference wrappers
+def _empty_ok(function: str) -> bool:
+    """Whether a user with no relevant item has a defined value (0.0): the registry's rule for the metric."""
+    from helpers import METRICS
+
+    rules = {m.function: m.empty_value is not None for m in METRICS.values()}
+    return rules.get(function, True)  # dcg_at_k is not a registry metric: a sum, 0.0 with nothing relevant
+
+
 def _ref(name: str) -> Callable[..., float]:
     def call(ranking, relevant, k):
         import helpers
@@ -294,19 +302,20 @@ def _scratch_checks(*extra: Check, empty_ok: bool, n_rel_min: int = 1) -> tuple[
 def _scratch() -> Assignment:
     q = []
     specs = [
-        ("precision_at_k", "Precision@k", True, (), "unit"),
-        ("recall_at_k", "Recall@k", False, (Check("several relevant items, some missed", _many_relevant, hidden=True),), "unit"),
-        ("hit_at_k", "Hit@k", True, (), "unit"),
-        ("reciprocal_rank_at_k", "Reciprocal rank@k", True, (Check("only the first hit counts", _first_hit, hidden=True),), "unit"),
-        ("average_precision_at_k", "Average precision@k", False,
+        ("precision_at_k", "Precision@k", (), "unit"),
+        ("recall_at_k", "Recall@k", (Check("several relevant items, some missed", _many_relevant, hidden=True),), "unit"),
+        ("hit_at_k", "Hit@k", (), "unit"),
+        ("reciprocal_rank_at_k", "Reciprocal rank@k", (Check("only the first hit counts", _first_hit, hidden=True),), "unit"),
+        ("average_precision_at_k", "Average precision@k",
          (Check("denominator is min(k, |R|)", _many_relevant, hidden=True),), "unit"),
-        ("dcg_at_k", "DCG@k", True, (Check("discount 1/log2(rank + 1)", _discount_cases),), "nonneg"),
-        ("ndcg_at_k", "NDCG@k", False,
+        ("dcg_at_k", "DCG@k", (Check("discount 1/log2(rank + 1)", _discount_cases),), "nonneg"),
+        ("ndcg_at_k", "NDCG@k",
          (Check("IDCG uses all relevant items, also those not recommended", _outside_list, hidden=True),
           Check("IDCG is cut at k", _many_relevant, hidden=True)), "unit"),
     ]
-    for i, (target, title, empty_ok, extra, result) in enumerate(specs, start=1):
-        q.append(Question(f"q{i}", title, target, 2.0, _ref(target), _scratch_checks(*extra, empty_ok=empty_ok), result=result))
+    for i, (target, title, extra, result) in enumerate(specs, start=1):
+        checks = _scratch_checks(*extra, empty_ok=_empty_ok(target))
+        q.append(Question(f"q{i}", title, target, 2.0, _ref(target), checks, result=result))
     return Assignment(
         "from-scratch",
         "Top-K metrics from scratch",

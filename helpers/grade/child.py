@@ -257,10 +257,10 @@ def main(job_bytes: bytes) -> None:
     for question in job["questions"]:
         channel.send({"ev": "start", "q": question["name"]})
         channel.send(answer(question, namespace))
-    channel.send({"ev": "done"})
-    for stream in (sys.stdout, sys.stderr):
+    for stream in (sys.stdout, sys.stderr):  # before "done": the grader stops the sandbox when it reads it
         try:
             stream.flush()
         except BaseException:  # noqa: BLE001 - the learner may have replaced or closed it
             pass
+    channel.send({"ev": "done"})
     _exit(0)
