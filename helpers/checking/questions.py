@@ -14,12 +14,13 @@ from __future__ import annotations
 import dis
 import inspect
 import numbers
+import re
 import textwrap
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from .values import ABS_TOL, REL_TOL, format_value, judge_number
+from .values import ABS_TOL, REL_TOL, as_number, format_value, judge_number, type_name
 
 __all__ = [
     "CORRECT",
@@ -100,7 +101,7 @@ def _same(answer: Any, expected: Any) -> bool:
             answer = answer.tolist()
         if not isinstance(answer, (list, tuple)) or len(answer) != len(expected):
             return False
-        return all(_same(a, e) for a, e in zip(answer, expected))
+        return all(_same(a, e) for a, e in zip(answer, expected, strict=True))
     return answer == expected
 
 
@@ -112,6 +113,53 @@ def _kind(expected: Any) -> str:
     if isinstance(expected, list):
         return "a list"
     return type(expected).__name__
+
+
+def _shape_problem(answer: Any, expected: Any) -> str | None:
+    """What is wrong with the *form* of ``answer`` (type, length), or None if only its value can be wrong.
+
+    Uses the wording of :mod:`helpers.checking.values` for numbers, so a bool
+    or a str is named the same way in the notebooks, the assignments and the grader.
+    """
+    if isinstance(expected, numbers.Real) and not isinstance(expected, bool):
+        _, problem = as_number(answer)
+        return problem
+    if isinstance(expected, (list, tuple)):
+        values = answer.tolist() if hasattr(answer, "tolist") and not isinstance(answer, (list, tuple)) else answer
+        if not isinstance(values, (list, tuple)):
+            return f"returned a {type_name(answer)}, not {_kind(expected)}"
+        if len(values) != len(expected):
+            return f"has {len(values)} values, not {len(expected)}"
+        for position, (a, e) in enumerate(zip(values, expected, strict=True), start=1):
+            problem = _shape_problem(a, e)
+            if problem:
+                problem = "is " + problem[len("returned "):] if problem.startswith("returned ") else problem
+                return f"has a value of the wrong kind: value {position} of {len(expected)} {problem}"
+    return None
+
+
+def _rounding_verdict(answer: Any, expected: float, decimals: int) -> tuple[bool, str | None]:
+    """Is ``answer`` ``expected`` given to ``decimals`` (or more) decimals? ``(ok, named rounding slip)``.
+
+    A correctly rounded value at ``decimals`` or more decimals is right; a value
+    cut off instead of rounded, or rounded to fewer decimals than asked, is
+    named as such (never showing the expected value).
+    """
+    for places in range(decimals, 13):
+        if judge_number(answer, expected, decimals=places).ok:
+            return True, None
+    number, _ = as_number(answer)
+    if number is None:
+        return False, None
+    for places in range(decimals, 7):
+        verdict = judge_number(answer, expected, decimals=places)
+        if verdict.problem and verdict.problem != "wrong value":
+            return False, verdict.problem
+    for places in range(0, decimals):
+        if judge_number(answer, expected, decimals=places).ok:
+            return False, (f"{format_value(number)} is rounded to {places} decimal{'s' if places != 1 else ''}; "
+                           f"the question asks for {decimals}")
+    return False, None
 
 
 _STUB_OPS = {"RESUME", "NOP", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST", "POP_TOP", "CACHE"}
@@ -299,7 +347,7 @@ class FunctionQuestion(_Question):
         for mistake in self.mistakes:
             theirs = self._outputs(mistake.function)
             compared = 0
-            for (ok_l, value_l), (ok_m, value_m) in zip(learner, theirs):
+            for (ok_l, value_l), (ok_m, value_m) in zip(learner, theirs, strict=True):
                 if not ok_m:
                     continue
                 if not ok_l or not _same(value_l, value_m):
@@ -315,14 +363,14 @@ class FunctionQuestion(_Question):
         if early is not None:
             return early
         learner = self._outputs(answer)
-        for args, (ok, value) in zip(self.cases, learner):
+        for ok, value in learner:
             if not ok and isinstance(value, NotImplementedError):
                 return self._result(
                     NOT_ATTEMPTED,
                     f"Not attempted yet: {self.function_name} raises NotImplementedError; "
                     f"replace it with your code, then run the cell again.",
                 )
-        for args, (ok, value) in zip(self.cases, learner):
+        for args, (ok, value) in zip(self.cases, learner, strict=True):
             expected = self.reference(*_copy(args))
             call = self._call_text(args)
             if not ok:
@@ -332,14 +380,12 @@ class FunctionQuestion(_Question):
             if value is None:
                 return self._incorrect(f"{call} returned None. Did you forget a return statement?", None)
             if not _same(value, expected):
-                shape = ""
-                kind = _kind(expected)
-                if kind == "a number" and not isinstance(value, numbers.Real) and not hasattr(value, "ndim"):
-                    shape = f" It should return {kind}."
-                return self._incorrect(
-                    f"{call} returned {format_value(value)}.{shape}",
-                    self._matching_mistake(learner),
-                )
+                shape = _shape_problem(value, expected)
+                if shape:
+                    if not shape.startswith("returned"):
+                        shape = f"returned {format_value(value)}, which {shape}"
+                    return self._incorrect(f"{call} {shape}: it should return {_kind(expected)}.", None)
+                return self._incorrect(f"{call} returned {format_value(value)}.", self._matching_mistake(learner))
         return self._result(
             CORRECT,
             f"Correct: {self.function_name} agrees with helpers on all {len(self.cases)} test inputs.",
@@ -368,15 +414,24 @@ class ValueQuestion(_Question):
     ``reference()`` computes the expected value with :mod:`helpers`;
     ``solution_code()`` computes it by hand and is what ``solution()`` shows;
     ``prompt`` names the input, shown when the answer is wrong.
+
+    ``decimals`` (for a number): the precision the question asks for. It must
+    be stated in the prompt ("to 4 decimals"); the value correctly rounded to
+    that many decimals, or more, is right, and a value cut off instead of
+    rounded, or rounded to fewer decimals, is named as such. Without
+    ``decimals`` the answer must be the value itself (to about 1e-9).
     """
 
     prompt: str = ""
     reference: Callable | None = None
+    decimals: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.reference is None or not self.prompt:
             raise ValueError(f"question {self.id} needs a prompt and a reference")
+        if self.decimals is not None and f"{self.decimals} decimal" not in self.prompt:
+            raise ValueError(f"question {self.id} asks for {self.decimals} decimals: say so in its prompt")
 
     def stub(self) -> Any:
         """The placeholder the notebook starts with: ``...``."""
@@ -384,6 +439,14 @@ class ValueQuestion(_Question):
 
     def answer_from(self, function: Callable) -> Any:
         return function()
+
+    def _matches(self, answer: Any, value: Any) -> tuple[bool, str | None]:
+        """``(right, named rounding slip)`` for ``answer`` against ``value``."""
+        if _same(answer, value):
+            return True, None
+        if self.decimals is not None and isinstance(value, numbers.Real) and not isinstance(value, bool):
+            return _rounding_verdict(answer, float(value), self.decimals)
+        return False, None
 
     def _check(self, answer: Any) -> CheckResult:
         if answer is Ellipsis or answer is None:
@@ -397,17 +460,23 @@ class ValueQuestion(_Question):
             return self._incorrect(
                 f"{self.name}.check expects a value, not a function (for {self.prompt}).", None
             )
-        if _same(answer, expected):
+        right, slip = self._matches(answer, expected)
+        if right:
             return self._result(CORRECT, f"Correct: that is the value for {self.prompt}.")
-        match = None
-        for mistake in self.mistakes:
-            if _same(answer, mistake.function()):
-                match = mistake
-                break
-        shape = ""
-        if _kind(expected) != "a number" or not isinstance(answer, numbers.Real):
-            shape = f" The answer should be {_kind(expected)}."
-        return self._incorrect(f"your answer {format_value(answer)} is not the value for {self.prompt}.{shape}", match)
+        shape = _shape_problem(answer, expected)
+        if shape:
+            phrase = "is " + shape[len("returned "):] if shape.startswith("returned ") else shape
+            return self._incorrect(f"your answer {format_value(answer)} {phrase}; the question asks for "
+                                   f"{_kind(expected)} ({self.prompt}).", None)
+        match = next((m for m in self.mistakes if self._matches(answer, m.function())[0]), None)
+        if slip and match is None:
+            return self._incorrect(f"your answer {_hide_fraction(slip)} ({self.prompt}).", None)
+        return self._incorrect(f"your answer {format_value(answer)} is not the value for {self.prompt}.", match)
+
+
+def _hide_fraction(problem: str) -> str:
+    """The rounding message of :mod:`helpers.checking.values` without the expected fraction it may name."""
+    return re.sub(r" is \S+ cut to ", " is the value cut to ", problem)
 
 
 @dataclass(eq=False, repr=False)

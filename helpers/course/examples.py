@@ -54,6 +54,7 @@ __all__ = [
     "TIE_RANKING_2",
     "LOO_K",
     "STATED",
+    "EDGE_CASES",
 ]
 
 
@@ -83,7 +84,7 @@ def from_binary(labels: Sequence[int], prefix: str = "i") -> tuple[list[str], se
     if any(label not in (0, 1) for label in labels):
         raise ValueError(f"labels must be 0 or 1 in rank order; got {list(labels)!r}.")
     ranking = [f"{prefix}{rank}" for rank in range(1, len(labels) + 1)]
-    return ranking, {item for item, label in zip(ranking, labels) if label}
+    return ranking, {item for item, label in zip(ranking, labels, strict=True) if label}
 
 
 def from_grades(grades: Sequence[float], prefix: str = "i") -> tuple[list[str], dict[str, float]]:
@@ -97,7 +98,7 @@ def from_grades(grades: Sequence[float], prefix: str = "i") -> tuple[list[str], 
     if any(grade < 0 for grade in grades):
         raise ValueError(f"grades must be >= 0; got {list(grades)!r}.")
     ranking = [f"{prefix}{rank}" for rank in range(1, len(grades) + 1)]
-    return ranking, dict(zip(ranking, grades))
+    return ranking, dict(zip(ranking, grades, strict=True))
 
 
 # ----------------------------------------------------------------- seed 000
@@ -117,7 +118,7 @@ CAR_ITEMS: list[str] = [
 #: Seed 000's verdicts in rank order: 1 = the user wanted it (ranks 1, 2, 3, 5, 7, 10).
 CAR_LABELS: list[int] = [1, 1, 1, 0, 1, 0, 1, 0, 0, 1]
 #: The relevant car items. Seed 000 lists no relevant item outside the ten.
-CAR_RELEVANT: set[str] = {item for item, label in zip(CAR_ITEMS, CAR_LABELS) if label}
+CAR_RELEVANT: set[str] = {item for item, label in zip(CAR_ITEMS, CAR_LABELS, strict=True) if label}
 #: The cutoffs seed 000 computes P@K for.
 CAR_P_CUTOFFS: tuple[int, ...] = (3, 5, 7, 10)
 #: The cutoffs seed 000 computes AP@K for.
@@ -183,3 +184,20 @@ STATED: dict[str, float] = {
     "seed003_ndcg_binary": 0.89,
     "seed004_map5": 0.275,
 }
+
+
+#: Small made-up inputs ``(ranking, relevant, k)`` that separate the usual slips in a top-k
+#: function: a hit exactly at rank k, a hit only at rank k + 1, lists shorter than k, relevant
+#: items that are never recommended, more relevant items than slots, and k = 1. The exercise
+#: checks use them next to the seeds' examples; they are not from the seeds.
+EDGE_CASES: list[tuple[list[str], set[str], int]] = [
+    (["p", "q", "r", "s"], {"s", "t"}, 4),  # the only hit sits exactly at rank k
+    (["p", "q", "r", "s"], {"s"}, 3),  # the only hit sits at rank k + 1
+    (["a", "b", "c"], {"a", "c"}, 5),  # a list shorter than k
+    (["a", "b", "c"], {"a", "b", "x", "y", "z", "w"}, 5),  # shorter than k, |R| > list length
+    (["a", "b", "c", "d"], {"a", "c", "x", "y", "z"}, 3),  # |R| > k, some relevant items never recommended
+    (["a", "b", "c", "d"], {"d", "x", "y", "z", "w"}, 2),  # no hit in the top k
+    (["a", "b", "c", "d", "e", "f"], {"b", "e"}, 4),
+    (["a", "b"], {"a", "q"}, 1),  # k = 1
+    (["u", "v", "w", "x", "y", "z"], {"w", "x", "z"}, 6),  # three hits, the last at rank k
+]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from helpers import precision_at_k as _precision_at_k
 from helpers.checking.questions import FunctionQuestion, Mistake
-from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT
+from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT, EDGE_CASES
 
 __all__ = ["q1", "hits_at_k"]
 
@@ -26,6 +26,10 @@ def _one_too_many(ranking, relevant, k):
     return sum(1 for item in ranking[: k + 1] if item in relevant)
 
 
+def _one_too_few(ranking, relevant, k):
+    return sum(1 for item in ranking[: k - 1] if item in relevant)
+
+
 q1 = FunctionQuestion(
     id="00.q1",
     title="count the relevant items among the top k (the 'hits')",
@@ -35,8 +39,7 @@ q1 = FunctionQuestion(
         (CAR_ITEMS, CAR_RELEVANT, 3),
         (CAR_ITEMS, CAR_RELEVANT, 5),
         (CAR_ITEMS, CAR_RELEVANT, 10),
-        (["a", "b"], {"b", "z"}, 5),
-        (["a", "b", "c", "d"], {"d"}, 3),
+        *EDGE_CASES,
     ],
     hints=[
         "Only the first k items count: ranking[:k] (Python slices are 0-based, ranks are 1-based, "
@@ -54,6 +57,11 @@ q1 = FunctionQuestion(
             "0- vs 1-based rank (one item too many)",
             "ranking[:k + 1] holds k + 1 items; ranking[:k] already holds ranks 1 to k.",
             _one_too_many,
+        ),
+        Mistake(
+            "one item too few (ranking[:k - 1])",
+            "ranking[:k - 1] stops at rank k - 1, so a hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k.",
+            _one_too_few,
         ),
     ],
 )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from helpers import precision_at_k as _precision_at_k
 from helpers import recall_at_k as _recall_at_k
 from helpers.checking.questions import FunctionQuestion, Mistake
-from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT, SEED001_P, SEED001_T
+from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT, EDGE_CASES, SEED001_P, SEED001_T
 
 __all__ = ["q1", "q2", "precision_at_k", "recall_at_k"]
 
@@ -13,10 +13,13 @@ _CASES = [
     (CAR_ITEMS, CAR_RELEVANT, 3),
     (CAR_ITEMS, CAR_RELEVANT, 7),
     (SEED001_P, SEED001_T, 5),
-    (["a", "b", "c"], {"a", "c"}, 5),  # a list shorter than k
-    (["a", "b", "c", "d"], {"d", "x", "y", "z", "w"}, 2),  # no hit in the top 2
-    (["a", "b", "c", "d", "e", "f"], {"b", "e"}, 4),
+    *EDGE_CASES,
 ]
+
+_TOO_FEW = (
+    "ranking[:k - 1] stops at rank k - 1, so a hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k."
+)
+_TOO_MANY = "ranking[:k + 1] holds ranks 1 to k + 1; ranking[:k] already holds ranks 1 to k."
 
 
 def precision_at_k(ranking, relevant, k):
@@ -55,13 +58,28 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "0- vs 1-based rank (one item too many at the cutoff)",
-            "ranking[:k + 1] holds ranks 1 to k + 1; ranking[:k] already holds ranks 1 to k.",
+            _TOO_MANY,
             lambda ranking, relevant, k: _hits(ranking, relevant, k + 1) / k,
+        ),
+        Mistake(
+            "one item too few at the cutoff (ranking[:k - 1])",
+            _TOO_FEW,
+            lambda ranking, relevant, k: _hits(ranking, relevant, k - 1) / k,
         ),
         Mistake(
             "divides by the number of relevant items",
             "That is recall@K. Precision divides by the k positions shown.",
             lambda ranking, relevant, k: _hits(ranking, relevant, k) / len(relevant),
+        ),
+        Mistake(
+            "divides by min(k, |R|)",
+            "That is implicit's \"precision\" (a capped recall). P@K divides by the k positions shown.",
+            lambda ranking, relevant, k: _hits(ranking, relevant, k) / min(k, len(relevant)),
+        ),
+        Mistake(
+            "ignores the cutoff k",
+            "Only the first k items count as recommended: count the hits in ranking[:k].",
+            lambda ranking, relevant, k: _hits(ranking, relevant, len(ranking)) / k,
         ),
     ],
 )
@@ -94,5 +112,15 @@ q2 = FunctionQuestion(
             "Only the first k items count as recommended.",
             lambda ranking, relevant, k: _hits(ranking, relevant, len(ranking)) / len(relevant),
         ),
+        Mistake(
+            "divides by the relevant items found in the ranking",
+            "Seed 001 divides by len(R), its found positions; that equals |R| only when the ranking holds the whole "
+            "catalogue. A relevant item the list never shows still counts: divide by len(relevant).",
+            lambda ranking, relevant, k: _hits(ranking, relevant, k) / sum(1 for item in ranking if item in relevant),
+        ),
+        Mistake("one item too few at the cutoff (ranking[:k - 1])", _TOO_FEW,
+                lambda ranking, relevant, k: _hits(ranking, relevant, k - 1) / len(relevant)),
+        Mistake("one item too many at the cutoff (ranking[:k + 1])", _TOO_MANY,
+                lambda ranking, relevant, k: _hits(ranking, relevant, k + 1) / len(relevant)),
     ],
 )

@@ -12,6 +12,7 @@ from helpers.course.examples import (
     CAR_ITEMS,
     CAR_RELEVANT,
     CASE_A_LABELS,
+    EDGE_CASES,
     SEED001_P,
     SEED001_T,
     from_binary,
@@ -62,6 +63,20 @@ def _rank_off_by_one(ranking, relevant, k):
     return _sum_and_hits(ranking, relevant, k, shift=1)[0] / min(k, len(relevant))
 
 
+def _shrunk_k(ranking, relevant, k):
+    k = min(k, len(ranking))  # seed 004's idiom
+    return _sum_and_hits(ranking, relevant, k)[0] / min(k, len(relevant))
+
+
+def _div_found(ranking, relevant, k):
+    found = sum(1 for item in ranking if item in relevant)
+    return _sum_and_hits(ranking, relevant, k)[0] / found if found else 0.0
+
+
+def _cut(stop):
+    return lambda ranking, relevant, k: _sum_and_hits(ranking, relevant, stop(ranking, k))[0] / min(k, len(relevant))
+
+
 _DENOMINATOR = (
     "AP@K here divides by min(k, |R|): the most hits a top-k list can hold. "
 )
@@ -78,6 +93,7 @@ q1 = FunctionQuestion(
         (BDZ_RANKING_2, BDZ_RELEVANT, BDZ_K),
         (SEED001_P, SEED001_T, 5),
         (["a", "b", "c"], {"x"}, 3),  # no hit at all
+        *EDGE_CASES,
     ],
     hints=[
         "Walk down ranking[:k] with a 1-based rank. Each time the item is relevant, add P@rank = "
@@ -109,6 +125,28 @@ q1 = FunctionQuestion(
             "P@rank divides by the 1-based rank: enumerate(ranking[:k], start=1).",
             _rank_off_by_one,
         ),
+        Mistake(
+            "k shrunk to the list length",
+            "Seed 004's code sets k = min(k, len(ranking)), so a 3-item list is divided by at most 3. Notebook 03 "
+            "shows why that hides the empty slots: keep k, divide by min(k, len(relevant)).",
+            _shrunk_k,
+        ),
+        Mistake(
+            "wrong AP denominator: relevant items found",
+            "Dividing by the relevant items that appear in the ranking forgives the ones it never shows. "
+            + _DENOMINATOR,
+            _div_found,
+        ),
+        Mistake(
+            "one item too few at the cutoff (ranking[:k - 1])",
+            "ranking[:k - 1] stops at rank k - 1, so a hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k.",
+            _cut(lambda ranking, k: k - 1),
+        ),
+        Mistake(
+            "ignores the cutoff k",
+            "Hits below rank k were not shown to the user: walk down ranking[:k] only.",
+            _cut(lambda ranking, k: len(ranking)),
+        ),
     ],
 )
 
@@ -128,9 +166,11 @@ def _map(function):
 
 q2 = ValueQuestion(
     id="03.q2",
-    title="MAP@5 of seed 004's two lists",
-    prompt="MAP@5 over the lists [A, B, C, D, E] and [A, C, E, B, D] with relevant {B, D, Z}",
+    title="MAP@5 of seed 004's two lists, to 4 decimals",
+    prompt="MAP@5 over the lists [A, B, C, D, E] and [A, C, E, B, D] with relevant {B, D, Z}, to 4 decimals "
+    "(or exactly)",
     reference=_map(_ap),
+    decimals=4,
     hints=[
         "Compute AP@5 for each list (hits at ranks 2, 4 and at ranks 4, 5), then take the mean of the two.",
         "Both APs divide by min(5, 3) = 3: Z is relevant even though it was never recommended.",
@@ -152,19 +192,21 @@ _CASE_A = from_binary(CASE_A_LABELS)
 
 q3 = ValueQuestion(
     id="03.q3",
-    title="seed 000's Case A, exactly",
-    prompt="AP@5 of Case A ([1, 0, 1, 0, 1]) divided by the hits in the top 5 (seed 000's variant)",
+    title="seed 000's Case A, correctly rounded",
+    prompt="AP@5 of Case A ([1, 0, 1, 0, 1]) divided by the hits in the top 5 (seed 000's variant), "
+    "to 2 decimals as the seed prints it (more decimals, or an exact expression, are fine too)",
     reference=lambda: _ap(*_CASE_A, 5, denominator="n_hits"),
+    decimals=2,
     hints=[
         "Hits at ranks 1, 3 and 5: P@1, P@3 and P@5 are 1/1, 2/3 and 3/5.",
-        "Give the exact value as an expression, e.g. (a + b + c) / 3; a rounded number is not exact.",
+        "Their mean is (1/1 + 2/3 + 3/5) / 3. Round it to 2 decimals (round(x, 2)), or give the expression itself.",
     ],
     solution_code=case_a_seed000,
     mistakes=[
         Mistake(
-            "truncated to 0.75",
-            "That is the value seed 000 prints: the exact fraction was cut off after two digits, "
-            "not rounded. Give the exact value as an expression.",
+            "truncated to 0.75 (the seed's value)",
+            "That is the value seed 000 prints: the exact value was cut off after two digits, "
+            "not rounded. Round it instead (or give the exact expression).",
             lambda: 0.75,
         ),
         Mistake(

@@ -5,7 +5,15 @@ from __future__ import annotations
 from helpers import hit_at_k as _hit_at_k
 from helpers import reciprocal_rank_at_k as _rr
 from helpers.checking.questions import FunctionQuestion, Mistake
-from helpers.course.examples import BDZ_RANKING_2, BDZ_RELEVANT, CAR_ITEMS, CAR_RELEVANT, SEED001_P, SEED001_T
+from helpers.course.examples import (
+    BDZ_RANKING_2,
+    BDZ_RELEVANT,
+    CAR_ITEMS,
+    CAR_RELEVANT,
+    EDGE_CASES,
+    SEED001_P,
+    SEED001_T,
+)
 
 __all__ = ["q1", "q2", "reciprocal_rank_at_k", "hit_at_k"]
 
@@ -15,7 +23,13 @@ _CASES = [
     (BDZ_RANKING_2, BDZ_RELEVANT, 3),  # first hit beyond the cutoff
     (CAR_ITEMS, CAR_RELEVANT, 10),  # first hit at rank 1
     (["a", "b", "c"], {"x"}, 3),  # no hit at all
+    *EDGE_CASES,
 ]
+
+_TOO_FEW = (
+    "ranking[:k - 1] stops at rank k - 1, so a first hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k."
+)
+_TOO_MANY = "ranking[:k + 1] reaches rank k + 1, which the user was not shown; ranking[:k] holds ranks 1 to k."
 
 
 def reciprocal_rank_at_k(ranking, relevant, k):
@@ -67,6 +81,10 @@ q1 = FunctionQuestion(
                 1 / _hit_ranks(ranking, relevant, k)[-1] if _hit_ranks(ranking, relevant, k) else 0.0
             ),
         ),
+        Mistake("one item too few at the cutoff (ranking[:k - 1])", _TOO_FEW,
+                lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, k - 1)),
+        Mistake("one item too many at the cutoff (ranking[:k + 1])", _TOO_MANY,
+                lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, k + 1)),
     ],
 )
 
@@ -77,7 +95,8 @@ q2 = FunctionQuestion(
     reference=_hit_at_k,
     cases=_CASES,
     hints=[
-        "The answer is 1.0 or 0.0: one hit is as good as five.",
+        "The answer is the number 1 or 0 (1.0 and 0.0 are fine; True and False are not numbers here): "
+        "one hit is as good as five.",
         "return 1.0 if any(item in relevant for item in ranking[:k]) else 0.0",
     ],
     solution_code=hit_at_k,
@@ -92,5 +111,9 @@ q2 = FunctionQuestion(
             "Only the top k items count.",
             lambda ranking, relevant, k: hit_at_k(ranking, relevant, len(ranking)),
         ),
+        Mistake("one item too few at the cutoff (ranking[:k - 1])", _TOO_FEW,
+                lambda ranking, relevant, k: hit_at_k(ranking, relevant, k - 1)),
+        Mistake("one item too many at the cutoff (ranking[:k + 1])", _TOO_MANY,
+                lambda ranking, relevant, k: hit_at_k(ranking, relevant, k + 1)),
     ],
 )

@@ -23,7 +23,16 @@ _CASES = [
     (BINARY_10, 10),
     ([0, 0, 3, 1], 4),
     ([1, 2, 0, 3, 0, 0, 2], 3),  # the best item sits below the cutoff
+    ([0, 1, 0, 2], 4),  # the best item sits exactly at rank k
+    ([2, 0, 0, 0, 0, 1], 6),  # a hit exactly at rank k
+    ([0, 0, 1, 3], 3),  # the best item sits at rank k + 1
+    ([3, 0, 1], 5),  # a list shorter than k
+    ([1, 3], 1),  # k = 1
+    ([0, 2, 1, 3, 0, 2], 2),
 ]
+
+_TOO_FEW = "grades[:k - 1] stops at rank k - 1, so an item exactly at rank k is lost; grades[:k] holds ranks 1 to k."
+_TOO_MANY = "grades[:k + 1] reaches rank k + 1, which the user was not shown; grades[:k] holds ranks 1 to k."
 
 
 def dcg(grades, k):
@@ -51,7 +60,11 @@ def _helpers(function, **options):
 
 
 def _dcg_with(grades, k, gain=lambda g: g, log=math.log2, shift=1):
-    return sum(gain(g) / log(rank + shift) for rank, g in enumerate(grades[:k], start=1))
+    return sum(gain(g) / log(rank + shift) for rank, g in enumerate(grades[: max(k, 0)], start=1))
+
+
+def _exponential(g):
+    return 2**g - 1
 
 
 q1 = FunctionQuestion(
@@ -79,9 +92,22 @@ q1 = FunctionQuestion(
             lambda grades, k: _dcg_with(grades, k, shift=2),
         ),
         Mistake(
+            "log10 instead of log2",
+            "math.log10 shrinks every discount's log by the same factor; the discount is 1/log2(rank + 1).",
+            lambda grades, k: _dcg_with(grades, k, log=math.log10),
+        ),
+        Mistake(
             "ignores the cutoff k",
             "Only ranks 1 to k count: grades[:k].",
             lambda grades, k: _dcg_with(grades, len(grades)),
+        ),
+        Mistake("one item too few at the cutoff (grades[:k - 1])", _TOO_FEW, lambda grades, k: _dcg_with(grades, k - 1)),
+        Mistake("one item too many at the cutoff (grades[:k + 1])", _TOO_MANY,
+                lambda grades, k: _dcg_with(grades, k + 1)),
+        Mistake(
+            "exponential gain",
+            "2**g - 1 is q3's gain; this DCG uses the grade itself (linear gain).",
+            lambda grades, k: _dcg_with(grades, k, gain=_exponential),
         ),
     ],
 )
@@ -113,6 +139,22 @@ q2 = FunctionQuestion(
             "The ideal ranking puts the highest grade first: sorted(grades, reverse=True).",
             lambda grades, k: _dcg_with(grades, k) / _dcg_with(sorted(grades), k),
         ),
+        Mistake(
+            "IDCG not cut at k",
+            "The ideal list is cut at k too: IDCG@k is the DCG of the k best grades, or NDCG could never reach 1.",
+            lambda grades, k: _dcg_with(grades, k) / _dcg_with(sorted(grades, reverse=True), len(grades)),
+        ),
+        Mistake(
+            "0- vs 1-based rank",
+            "log2(rank + 2) with a 1-based rank scores every rank as the next one, in DCG and IDCG alike; the ratio "
+            "does not cancel it. Use log2(rank + 1) with rank starting at 1.",
+            lambda grades, k: _dcg_with(grades, k, shift=2) / _dcg_with(sorted(grades, reverse=True), k, shift=2),
+        ),
+        Mistake(
+            "one item too few at the cutoff (grades[:k - 1])",
+            _TOO_FEW,
+            lambda grades, k: _dcg_with(grades, k - 1) / _dcg_with(sorted(grades, reverse=True), k),
+        ),
     ],
 )
 
@@ -142,7 +184,16 @@ q3 = FunctionQuestion(
         Mistake(
             "ln instead of log2",
             "The discount is 1/log2(rank + 1) (math.log2), not the natural log.",
-            lambda grades, k: _dcg_with(grades, k, gain=lambda g: 2**g - 1, log=math.log),
+            lambda grades, k: _dcg_with(grades, k, gain=_exponential, log=math.log),
         ),
+        Mistake(
+            "0- vs 1-based rank",
+            "log2(rank + 2) with a 1-based rank gives rank r the discount of rank r + 1. Use log2(rank + 1).",
+            lambda grades, k: _dcg_with(grades, k, gain=_exponential, shift=2),
+        ),
+        Mistake("ignores the cutoff k", "Only ranks 1 to k count: grades[:k].",
+                lambda grades, k: _dcg_with(grades, len(grades), gain=_exponential)),
+        Mistake("one item too few at the cutoff (grades[:k - 1])", _TOO_FEW,
+                lambda grades, k: _dcg_with(grades, k - 1, gain=_exponential)),
     ],
 )

@@ -48,7 +48,8 @@ q1 = FunctionQuestion(
     title="NDCG@k when there is exactly one relevant item",
     function_name="loo_ndcg",
     reference=_reference,
-    cases=[(1, 10), (3, 5), (10, 10), (11, 10), (None, 10), (4, 3)],
+    cases=[(1, 10), (3, 5), (10, 10), (11, 10), (None, 10), (4, 3), (5, 5), (6, 5), (1, 1), (2, 1), (7, 20),
+           (None, 3), (2, 2)],
     hints=[
         "With one relevant item IDCG@k = 1/log2(1 + 1) = 1, so NDCG@k is just the discount at rank r.",
         "Return 0.0 when r is None or r > k; otherwise 1 / math.log2(r + 1).",
@@ -71,6 +72,16 @@ q1 = FunctionQuestion(
             "A held-out item below rank k was not recommended: it scores 0.",
             lambda r, k: 0.0 if r is None else 1 / math.log2(r + 1),
         ),
+        Mistake(
+            "one rank too few at the cutoff (r < k)",
+            "Rank k is still in the top k: the test is r <= k, so an item exactly at rank k scores 1/log2(k + 1).",
+            lambda r, k: 0.0 if r is None or r >= k else 1 / math.log2(r + 1),
+        ),
+        Mistake(
+            "that is reciprocal rank",
+            "1/r is RR@k. NDCG discounts by 1/log2(r + 1): with one relevant item IDCG = 1 and NDCG is that discount.",
+            lambda r, k: 0.0 if r is None or r > k else 1 / r,
+        ),
     ],
 )
 
@@ -84,8 +95,9 @@ def seed001_loo_ndcg():
 q2 = ValueQuestion(
     id="06.q2",
     title="seed 001's leave-one-out NDCG@5, corrected",
-    prompt="NDCG@5 of seed 001's ranking P with held-out item 2",
+    prompt="NDCG@5 of seed 001's ranking P with held-out item 2, to 4 decimals (or exactly)",
     reference=lambda: _ndcg_at_k(SEED001_P, {SEED001_LOO_TARGET}, SEED001_K),
+    decimals=4,
     hints=[
         "Find the rank of item 2 in P (1-based), then use 1/log2(r + 1).",
         "P.index(2) is 0-based: add 1 to get the rank.",
@@ -114,7 +126,8 @@ def cliff_score(r, k):
     return 0.5 + 0.5 / math.log2(r + 1)
 
 
-_KS = (5, 10)
+#: Cutoffs the rules are tested at (k = 2 cannot satisfy rule 5: its only drop is both the first and the last).
+_KS = (3, 4, 5, 10, 20, 50)
 
 
 def _call(function, r, k):

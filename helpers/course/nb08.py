@@ -178,8 +178,9 @@ def _difference(a, b, column):
 q3 = ValueQuestion(
     id="08.q3",
     title="a paired difference: PureSVD minus MostPopular on NDCG@10",
-    prompt="the mean per-user NDCG@10 of PureSVD minus that of MostPopular",
+    prompt="the mean per-user NDCG@10 of PureSVD minus that of MostPopular, to 4 decimals (or unrounded)",
     reference=lambda: _difference("PureSVD", "MostPopular", "ndcg@10"),
+    decimals=4,
     hints=[
         "scores[name] has one row per user and a column 'ndcg@10'.",
         "Subtract the two columns (the users line up) and take .mean(); PureSVD first.",

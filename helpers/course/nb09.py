@@ -26,9 +26,11 @@ q1 = FunctionQuestion(
         (2.0, [0.5, 1.5, -1.0]),
         (-3.0, [1.0, 2.0, 0.0, -1.0, 5.0]),
         (0.4, [0.41]),
+        (0.5, [0.5, 0.9, 0.1, 0.5]),  # ties go to the held-out item
+        (1.0, []),  # no negatives at all
     ],
     hints=[
-        "Rank 1 means no negative beats the held-out item.",
+        "Rank 1 means no negative beats the held-out item; a negative with exactly the same score does not beat it.",
         "Count the negatives with a higher score and add 1.",
     ],
     solution_code=rank_among,
@@ -43,6 +45,12 @@ q1 = FunctionQuestion(
             "Higher scores rank first: count the negatives that score above the held-out item.",
             lambda positive, negatives: 1 + sum(1 for s in negatives if s < positive),
         ),
+        Mistake(
+            "ties counted as above",
+            "A negative with exactly the held-out item's score does not beat it: count score > positive_score, "
+            "not >=.",
+            lambda positive, negatives: 1 + sum(1 for s in negatives if s >= positive),
+        ),
     ],
 )
 
@@ -56,8 +64,10 @@ def expected_above():
 q2 = ValueQuestion(
     id="09.q2",
     title="expected negatives above an item at exact rank 50",
-    prompt="the expected number of the 100 sampled negatives that beat an item at exact rank 50 of 1000",
+    prompt="the expected number of the 100 sampled negatives that beat an item at exact rank 50 of 1000, "
+    "to 3 decimals (or exactly)",
     reference=lambda: _expected_negatives_above(50, 1000, 100),
+    decimals=3,
     hints=[
         "How many of the 999 other candidates score above an item at rank 50?",
         "Each of those 49 is drawn with probability 100/999: the expectation is 100 * 49 / 999.",
@@ -71,7 +81,8 @@ q2 = ValueQuestion(
         ),
         Mistake(
             "divided by all 1000 candidates",
-            "Negatives are drawn from the 999 other items; the held-out item is never its own negative.",
+            "4.9 is 100 * 49 / 1000, as if the held-out item could be drawn as its own negative; negatives come from "
+            "the 999 other items. (If you rounded the right value to one decimal instead: the question asks for 3.)",
             lambda: 100 * 49 / 1000,
         ),
         Mistake(

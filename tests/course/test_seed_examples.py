@@ -28,7 +28,7 @@ CAR_FLAGS = [1, 1, 1, 0, 1, 0, 1, 0, 0, 1]
 def flags_to_case(flags):
     """A ranking of ids 1..n and the set of ids whose flag is 1."""
     ranking = list(range(1, len(flags) + 1))
-    return ranking, {item for item, flag in zip(ranking, flags) if flag}
+    return ranking, {item for item, flag in zip(ranking, flags, strict=True) if flag}
 
 
 CAR_RANKING, CAR_RELEVANT = flags_to_case(CAR_FLAGS)
@@ -41,7 +41,7 @@ T001 = {1, 6, 9}
 LOO001 = {2}
 
 # Seed 003: graded lists in rank order, and a binary list.
-GRADED_A = dict(zip("abcde", [2, 3, 3, 1, 2]))
+GRADED_A = dict(zip("abcde", [2, 3, 3, 1, 2], strict=True))
 ORDER_A = list("abcde")
 ORDER_B = ["b", "c", "a", "e", "d"]  # the same items sorted by grade: [3, 3, 2, 2, 1]
 BINARY_RANKING, BINARY_RELEVANT = flags_to_case([1, 1, 0, 0, 0, 1, 1, 0, 1, 0])
@@ -102,9 +102,9 @@ CASES = [
     ("003-tie-CABED", h.ndcg_at_k(list("CABED"), {"C", "D"}, 5), (1 + 1 / log2(6)) / (1 + 1 / log2(3)), 0.850345, None),
     ("003-tie-DABEC", h.ndcg_at_k(list("DABEC"), {"C", "D"}, 5), (1 + 1 / log2(6)) / (1 + 1 / log2(3)), 0.850345, None),
     # seed 004
-    *[(f"004-ex1-P@{k}", h.precision_at_k(EX1, REL004, k), exact, float(exact), None) for k, exact in zip(range(1, 6), [F(0), F(1, 2), F(1, 3), F(1, 2), F(2, 5)])],
+    *[(f"004-ex1-P@{k}", h.precision_at_k(EX1, REL004, k), exact, float(exact), None) for k, exact in zip(range(1, 6), [F(0), F(1, 2), F(1, 3), F(1, 2), F(2, 5)], strict=True)],
     ("004-ex1-AP@5", h.average_precision_at_k(EX1, REL004, 5), F(1, 3), 0.3333333333333333, None),
-    *[(f"004-ex2-P@{k}", h.precision_at_k(EX2, REL004, k), exact, float(exact), None) for k, exact in zip(range(1, 6), [F(0), F(0), F(0), F(1, 4), F(2, 5)])],
+    *[(f"004-ex2-P@{k}", h.precision_at_k(EX2, REL004, k), exact, float(exact), None) for k, exact in zip(range(1, 6), [F(0), F(0), F(0), F(1, 4), F(2, 5)], strict=True)],
     ("004-ex2-AP@5", h.average_precision_at_k(EX2, REL004, 5), F(13, 60), 0.21666, None),
     ("004-MAP@5", _map_at_5_of_seed_004(), F(11, 40), 0.275, None),
 ]
