@@ -118,3 +118,65 @@ def test_decimals_in_prose_are_computed_in_the_notebook(path):
     assert not stale, f"{path.name}: prose quotes {stale}, which no code cell shows; re-check the prose"
     unused = sorted(n for n in quoted if not any(n in _source(c) for c in cells if c.get("cell_type") == "markdown"))
     assert not unused, f"{path.name}: QUOTED lists {unused}, no longer in the prose"
+
+
+# ---------------------------------------------------------------- stale prose: counts and lists
+# Counts and lists that the course states in prose come from the helpers or are checked here, so adding an
+# exercise, a notebook or a library cannot leave a sentence behind.
+ASSIGNMENTS = {"from-scratch", "leave-one-out", "choosing-metrics"}
+NUMBER_WORDS = {word: n for n, word in enumerate(
+    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split())}
+
+
+def _markdown(path: Path) -> str:
+    return "\n".join(_source(c) for c in _load(path)["cells"] if c.get("cell_type") == "markdown")
+
+
+def _outputs(path: Path) -> str:
+    cells = [c for c in _load(path)["cells"] if c.get("cell_type") == "code"]
+    return "\n".join(_shown(c) for c in cells)
+
+
+@pytest.mark.parametrize("path", [p for p in NOTEBOOKS if p.name[0] == "0"], ids=lambda p: p.name)
+def test_links_the_graded_assignment_that_covers_it(path):
+    """Every notebook 00-09 links at least one assignment in exercises/, by a relative link that exists."""
+    links = re.findall(r"\]\((\.\./exercises/([a-z-]+)\.ipynb)\)", _markdown(path))
+    assert links, f"{path.name} links no graded assignment (../exercises/<name>.ipynb)"
+    for target, name in links:
+        assert name in ASSIGNMENTS, f"{path.name} links an unknown assignment {name}"
+        assert (path.parent / target).resolve().is_file(), f"{path.name}: {target} does not exist"
+
+
+def test_notebook_00_lists_every_notebook():
+    start = NOTEBOOK_DIR / "00-start-here.ipynb"
+    text = _markdown(start)
+    missing = [p.name for p in NOTEBOOKS if p.name != start.name and f"]({p.name})" not in text]
+    assert not missing, f"00-start-here's table of notebooks does not link {missing}"
+    assert not re.search(r"\b(seven|six|eight|nine|ten) (core )?notebooks\b", text), "state no notebook count in prose"
+
+
+def test_notebook_00_progress_output_counts_every_exercise():
+    import helpers.course as course
+
+    total = len(course.all_questions())
+    shown = re.findall(r"Exercises correct: \d+ of (\d+)", _outputs(NOTEBOOK_DIR / "00-start-here.ipynb"))
+    assert shown and all(int(n) == total for n in shown), (
+        f"00-start-here's stored progress() output says {shown} exercises; helpers.course has {total}: re-execute it"
+    )
+
+
+def test_notebook_07_library_counts_come_from_helpers():
+    from helpers import conventions
+
+    path = NOTEBOOK_DIR / "07-same-name-different-numbers.ipynb"
+    text = _markdown(path)
+    outputs = _outputs(path)
+    libraries = len(conventions.LIBRARIES)
+    match = re.search(r"\b(\w+) libraries compute top-K metrics", text, flags=re.IGNORECASE)
+    assert match and NUMBER_WORDS[match.group(1).lower()] == libraries, (match and match.group(0), libraries)
+    assert f"{libraries} libraries; how many have each metric" in outputs
+    with_map = re.search(r"'MAP@10': (\d+)", outputs)
+    said = re.search(r"\b(\w+) of them have a \"MAP@10\"", text, flags=re.IGNORECASE)
+    assert with_map and said and NUMBER_WORDS[said.group(1).lower()] == int(with_map.group(1)), (
+        "07's opening sentence must say how many libraries have a MAP@10, as its printed count does"
+    )
