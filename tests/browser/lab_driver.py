@@ -75,10 +75,10 @@ KERNEL_STATE_JS = """() => {
   if (name && !/No Kernel/.test(name.textContent) && bar && /\\| Idle/.test(bar.textContent)
       && ind && ind.dataset.status === 'idle') return 'ready';
   return false;
-}""" % {"p": PANEL}
+}""".replace("%(p)s", PANEL)
 
 PROMPTS_JS = """() => [...document.querySelectorAll('%s .jp-CodeCell .jp-InputPrompt')]
-  .map(e => e.textContent.trim())""" % PANEL
+  .map(e => e.textContent.trim())""".replace("%s", PANEL)
 
 # Finished = something ran, nothing is queued or running ("[*]:"), and the kernel is idle.
 RUN_FINISHED_JS = """() => {
@@ -90,18 +90,18 @@ RUN_FINISHED_JS = """() => {
   if (p.some(t => /\\[\\d+\\]/.test(t)) && !p.some(t => t.includes('*'))
       && ind && ind.dataset.status === 'idle' && bar && /\\| Idle/.test(bar.textContent)) return 'done';
   return false;
-}""" % {"p": PANEL}
+}""".replace("%(p)s", PANEL)
 
 # What a person sees, cell by cell: prompt, tags are not in the DOM, so keep the order and
 # match it with the saved notebook's code cells.
-DOM_CELLS_JS = """() => [...document.querySelectorAll('%s .jp-Notebook .jp-CodeCell')].map(c => ({
+DOM_CELLS_JS = """() => [...document.querySelectorAll('{PANEL} .jp-Notebook .jp-CodeCell')].map(c => ({
   prompt: (c.querySelector('.jp-InputPrompt') || {textContent: ''}).textContent.trim(),
   outputs: c.querySelectorAll('.jp-OutputArea-output').length,
-  stderr: [...c.querySelectorAll('.jp-OutputArea-output[data-mime-type="%s"]')]
+  stderr: [...c.querySelectorAll('.jp-OutputArea-output[data-mime-type="{STDERR}"]')]
             .map(e => e.textContent.slice(0, 500)),
   images: c.querySelectorAll('.jp-OutputArea-output img').length,
   tables: c.querySelectorAll('.jp-OutputArea-output table').length,
-}))""" % (PANEL, STDERR_MIME)
+}))""".replace("{PANEL}", PANEL).replace("{STDERR}", STDERR_MIME)
 
 
 def chromium_path() -> str:
@@ -327,6 +327,25 @@ def start_lab(root: Path, home: Path, timeout: float = 90.0) -> LabServer:
     raise RuntimeError(last_error)
 
 
+@dataclass(frozen=True)
+class Answer:
+    """A learner's answer typed into an exercise cell, and what its check must print.
+
+    ``marker`` is a piece of the exercise cell's source that no other code cell holds;
+    ``code`` replaces the whole cell; ``expect`` must appear in the cell's output.
+    """
+
+    marker: str
+    code: str
+    expect: str
+
+
+# The index of the code cell whose editor text contains a marker (-1 if none).
+FIND_CELL_JS = """(marker) => [...document.querySelectorAll('{PANEL} .jp-Notebook .jp-CodeCell')]
+  .findIndex(c => (c.querySelector('.jp-InputArea-editor') || {textContent: ''}).textContent.includes(marker))
+""".replace("{PANEL}", PANEL)
+
+
 @dataclass
 class NotebookRun:
     """What one notebook looked like after *Run All Cells* in the browser."""
@@ -344,6 +363,8 @@ class NotebookRun:
     status_bar: str = ""
     kernel_name: str = ""
     phases: dict[str, float] = field(default_factory=dict)
+    #: For each typed answer: (the answer, what the exercise cell printed after it ran).
+    answers: list[tuple[Answer, str]] = field(default_factory=list)
 
 
 def launch_browser(playwright):
@@ -374,7 +395,7 @@ def _scroll_notebook(page, where: str) -> bool:
                : cells[where === 'end' ? cells.length - 1 : 0];
              if (!target) return false;
              target.scrollIntoView({block: where === 'end' ? 'end' : 'start'});
-             return true; }""" % PANEL,
+             return true; }""".replace("%s", PANEL),
         where,
     )
     page.wait_for_timeout(300)
@@ -382,8 +403,12 @@ def _scroll_notebook(page, where: str) -> bool:
 
 
 def run_notebook(browser, server: LabServer, name: str, screenshot_dir: Path,
-                 timeout_s: float = 120.0) -> NotebookRun:
-    """Open ``notebooks/<name>`` in a fresh context, run every cell through the UI, and report."""
+                 timeout_s: float = 120.0, answers: tuple[Answer, ...] = ()) -> NotebookRun:
+    """Open ``notebooks/<name>`` in a fresh context, run every cell through the UI, and report.
+
+    After the run is saved, each of ``answers`` is typed into its exercise cell and run
+    (Shift+Enter), and the cell's output is kept in ``run.answers``.
+    """
     run = NotebookRun(name=name)
     start = time.monotonic()
     context = browser.new_context(viewport=VIEWPORT)
@@ -397,7 +422,7 @@ def run_notebook(browser, server: LabServer, name: str, screenshot_dir: Path,
             dialog.dismiss()
 
         page.on("dialog", on_dialog)
-        _drive(page, server, name, screenshot_dir, timeout_s, run)
+        _drive(page, server, name, screenshot_dir, timeout_s, run, answers)
     except Exception as exc:
         # Keep what the learner would have seen, and say where the run got stuck.
         with contextlib.suppress(Exception):
@@ -421,8 +446,31 @@ def run_notebook(browser, server: LabServer, name: str, screenshot_dir: Path,
     return run
 
 
-def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: float, run: NotebookRun) -> None:
-    """The learner's steps: open, wait for the kernel, clear, Run All, look, save."""
+def type_answer(page, answer: Answer, timeout_s: float = 60.0) -> str:
+    """Replace an exercise cell's code with ``answer.code`` as a learner would, run it, return its output text."""
+    index = page.evaluate(FIND_CELL_JS, answer.marker)
+    if index < 0:
+        raise AssertionError(f"no code cell contains {answer.marker!r}")
+    cell = page.locator(f"{PANEL} .jp-Notebook .jp-CodeCell").nth(index)
+    cell.scroll_into_view_if_needed()
+    before = cell.locator(".jp-InputPrompt").inner_text().strip()
+    cell.locator(".cm-content").click()
+    page.keyboard.press("Control+A")
+    page.keyboard.press("Delete")
+    page.keyboard.insert_text(answer.code)  # as pasted: no auto-indent, no closing brackets added
+    page.keyboard.press("Shift+Enter")
+    page.wait_for_function(
+        """([i, before]) => {
+             const c = document.querySelectorAll('{PANEL} .jp-Notebook .jp-CodeCell')[i];
+             const p = c.querySelector('.jp-InputPrompt').textContent.trim();
+             return /\\[\\d+\\]/.test(p) && p !== before && c.querySelector('.jp-OutputArea-output'); }"""
+        .replace("{PANEL}", PANEL), arg=[index, before], timeout=timeout_s * 1000, polling=100)
+    return cell.locator(".jp-OutputArea").inner_text()
+
+
+def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: float, run: NotebookRun,
+           answers: tuple[Answer, ...] = ()) -> None:
+    """The learner's steps: open, wait for the kernel, clear, Run All, look, save, then try the exercises."""
     t0 = time.monotonic()
     page.goto(server.url(name), wait_until="domcontentloaded")
     page.wait_for_selector(f"{PANEL} .jp-Notebook .jp-Cell", timeout=60_000)
@@ -435,8 +483,8 @@ def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: 
     # notebook cannot be mistaken for this run's.
     _click_menu(page, "Edit", "Clear Outputs of All Cells")
     page.wait_for_function(
-        """() => { const p = (%s)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }"""
-        % PROMPTS_JS, timeout=10_000, polling=100)
+        """() => { const p = (PROMPTS)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }"""
+        .replace("PROMPTS", PROMPTS_JS), timeout=10_000, polling=100)
 
     t1 = time.monotonic()
     _click_menu(page, "Run", "Run All Cells")
@@ -472,6 +520,10 @@ def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: 
         timeout=15_000, polling=100)
     run.saved = json.loads((server.root / "notebooks" / name).read_text(encoding="utf-8"))
     run.phases["screenshots_and_save"] = time.monotonic() - t2
+    if answers:
+        t3 = time.monotonic()
+        run.answers = [(answer, type_answer(page, answer)) for answer in answers]
+        run.phases["answers"] = time.monotonic() - t3
     server.shutdown_sessions()
 
 
@@ -500,34 +552,47 @@ def problems(run: NotebookRun, committed: dict) -> list[str]:
     committed_code = [c for c in committed.get("cells", []) if c["cell_type"] == "code"]
     if len(run.dom_cells) != len(committed_code):
         found.append(f"the browser shows {len(run.dom_cells)} code cells, the notebook has {len(committed_code)}")
-    for i, (dom, ref) in enumerate(zip(run.dom_cells, committed_code), start=1):
-        tags = ref.get("metadata", {}).get("tags", [])
-        expected_errors = [o.get("ename") for o in ref.get("outputs", []) if o["output_type"] == "error"]
-        if not is_numbered(dom["prompt"]):
-            found.append(f"code cell {i} did not run (prompt {dom['prompt']!r}); an earlier error stops Run All")
-        if dom["stderr"]:
-            if "raises-exception" in tags and expected_errors and len(dom["stderr"]) == 1 \
-                    and expected_errors[0] and expected_errors[0] in dom["stderr"][0]:
-                pass  # the lesson shows this exception on purpose, and it is the same one
-            else:
-                found.append(f"code cell {i}: error/stderr output in the browser: {' | '.join(dom['stderr'])}")
-        elif expected_errors:
-            found.append(f"code cell {i}: the committed notebook shows {expected_errors[0]}, the browser run did not")
-        ref_images = sum(1 for o in ref.get("outputs", []) if "image/png" in o.get("data", {}))
-        if dom["images"] < ref_images:
-            found.append(f"code cell {i}: {ref_images} image(s) expected, {dom['images']} rendered")
-        ref_tables = sum(1 for o in ref.get("outputs", []) if "<table" in "".join(o.get("data", {}).get("text/html", "")))
-        if dom["tables"] < ref_tables:
-            found.append(f"code cell {i}: {ref_tables} table(s) expected, {dom['tables']} rendered")
+    for i, (dom, ref) in enumerate(zip(run.dom_cells, committed_code, strict=False), start=1):
+        found += _cell_problems(i, dom, ref)
     for i, cell in enumerate(saved_code, start=1):
-        tags = cell.get("metadata", {}).get("tags", [])
-        for out in cell.get("outputs", []):
-            if out["output_type"] == "stream" and out.get("name") == "stderr":
-                found.append(f"code cell {i}: saved notebook has stderr: {''.join(out['text'])[:300]!r}")
-            if out["output_type"] == "error" and "raises-exception" not in tags:
-                found.append(f"code cell {i}: saved notebook has {out.get('ename')}: {out.get('evalue')}")
+        found += _saved_problems(i, cell)
     if not any(dom["outputs"] for dom in run.dom_cells):
         found.append("no output at all was rendered")
+    return found
+
+
+def _cell_problems(i: int, dom: dict, ref: dict) -> list[str]:
+    """What is wrong with code cell ``i`` as the browser shows it, against the committed cell ``ref``."""
+    found = []
+    tags = ref.get("metadata", {}).get("tags", [])
+    expected_errors = [o.get("ename") for o in ref.get("outputs", []) if o["output_type"] == "error"]
+    if not is_numbered(dom["prompt"]):
+        found.append(f"code cell {i} did not run (prompt {dom['prompt']!r}); an earlier error stops Run All")
+    if dom["stderr"]:
+        shown_on_purpose = ("raises-exception" in tags and expected_errors and len(dom["stderr"]) == 1
+                            and expected_errors[0] and expected_errors[0] in dom["stderr"][0])
+        if not shown_on_purpose:  # the lesson may show one exception on purpose, if it is the same one
+            found.append(f"code cell {i}: error/stderr output in the browser: {' | '.join(dom['stderr'])}")
+    elif expected_errors:
+        found.append(f"code cell {i}: the committed notebook shows {expected_errors[0]}, the browser run did not")
+    ref_images = sum(1 for o in ref.get("outputs", []) if "image/png" in o.get("data", {}))
+    if dom["images"] < ref_images:
+        found.append(f"code cell {i}: {ref_images} image(s) expected, {dom['images']} rendered")
+    ref_tables = sum(1 for o in ref.get("outputs", []) if "<table" in "".join(o.get("data", {}).get("text/html", "")))
+    if dom["tables"] < ref_tables:
+        found.append(f"code cell {i}: {ref_tables} table(s) expected, {dom['tables']} rendered")
+    return found
+
+
+def _saved_problems(i: int, cell: dict) -> list[str]:
+    """Errors and stderr that the saved notebook's code cell ``i`` holds."""
+    found = []
+    tags = cell.get("metadata", {}).get("tags", [])
+    for out in cell.get("outputs", []):
+        if out["output_type"] == "stream" and out.get("name") == "stderr":
+            found.append(f"code cell {i}: saved notebook has stderr: {''.join(out['text'])[:300]!r}")
+        if out["output_type"] == "error" and "raises-exception" not in tags:
+            found.append(f"code cell {i}: saved notebook has {out.get('ename')}: {out.get('evalue')}")
     return found
 
 
