@@ -217,6 +217,27 @@ class Property:
 
 
 # ----------------------------------------------------------------- questions
+def _origin(function: Callable) -> str:
+    return f"{function.__module__}.{function.__qualname__}"
+
+
+def _question_id(given: str, solution: Callable) -> str:
+    """``"q1"`` -> ``"02.q1"`` from the module that defines the question (``helpers.course.nb02``).
+
+    A full id (``"02.q1"``) must agree with that module; ids of questions defined
+    outside an ``nbNN`` module are taken as given.
+    """
+    module = getattr(solution, "__module__", "") or ""
+    number = module.rsplit(".", 1)[-1][2:] if module.rsplit(".", 1)[-1][:2] == "nb" else ""
+    if "." not in given:
+        if not number:
+            raise ValueError(f"question {given!r}: a short id needs a defining nbNN module; write 'NN.{given}'")
+        return f"{number}.{given}"
+    if number and given.split(".", 1)[0] != number:
+        raise ValueError(f"question id {given!r} is defined in {module}: its id must start with {number}.")
+    return given
+
+
 @dataclass(eq=False, repr=False)
 class _Question:
     id: str  # "02.q1": notebook number and the name the notebook binds
@@ -226,8 +247,15 @@ class _Question:
     mistakes: Sequence[Mistake] = field(default_factory=tuple)
 
     def __post_init__(self) -> None:
+        self.id = _question_id(self.id, self.solution_code)
         if not self.hints:
             raise ValueError(f"question {self.id} needs at least one hint")
+        before = QUESTIONS.get(self.id)
+        if before is not None and _origin(before.solution_code) != _origin(self.solution_code):
+            raise ValueError(
+                f"question id {self.id} is used twice ({_origin(before.solution_code)} and "
+                f"{_origin(self.solution_code)}); give each question of a notebook its own qN"
+            )
         QUESTIONS[self.id] = self
 
     @property

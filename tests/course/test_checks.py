@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from pathlib import Path
@@ -321,3 +322,22 @@ def test_check_without_recording(progress_file):
     q1.check(q1.solution_code, record=False)
     assert not progress_file.exists()
     assert checks.progress().done == 0
+
+
+def test_question_ids_follow_the_module_and_duplicates_are_rejected():
+    from helpers.checking import questions as Q
+
+    def solution(ranking, relevant, k):
+        return 0.0
+
+    solution.__module__ = "helpers.course.nb77"
+    assert Q._question_id("q3", solution) == "77.q3"  # the short id takes the module's number
+    with pytest.raises(ValueError, match="must start with 77"):
+        Q._question_id("02.q3", solution)
+    first = Q.QUESTIONS["02.q1"]
+    impostor = copy.copy(first)
+    solution.__module__ = "helpers.course.nb02"
+    impostor.solution_code = solution  # another question of notebook 02 claiming the id q1
+    with pytest.raises(ValueError, match="used twice"):
+        impostor.__post_init__()
+    assert Q.QUESTIONS["02.q1"] is first
