@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from helpers.checking.values import as_number, judge_item, judge_number
+from helpers.checking.values import as_number, format_value, judge_item, judge_number
 
 __all__ = [
     "Check",
@@ -698,7 +698,7 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
             continue
         problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)
         if problem:
-            failures.append(f"{chk}: {name}{_show(args)} returned {value!r}; expected {expected!r} ({problem})")
+            failures.append(f"{chk}: {name}{_show(args)} returned {format_value(value)} ({problem})")
     hidden = ", ".join(x.name for x in q.checks if x.hidden)
     if failures:
         print(f"{name}: {len(failures)} of {len(cases)} public checks FAILED:")

@@ -235,3 +235,18 @@ def test_every_hidden_check_draws_cases_from_the_seed():
                 one = [args for chk, args in A.build_cases(a, q, 1) if chk == check.name]
                 two = [args for chk, args in A.build_cases(a, q, 2) if chk == check.name]
                 assert one != two, f"{a.name} {q.target}: hidden check {check.name!r} is known in advance"
+
+
+def test_check_never_shows_the_expected_value(capsys):
+    def off_by_one(ranking, relevant, k):  # P@k on the top k-1: wrong on the public cases
+        top = ranking[: k - 1]
+        return sum(1 for x in top if x in relevant) / k
+
+    assert A.check("precision_at_k", off_by_one) is False
+    shown = capsys.readouterr().out
+    assert "FAILED" in shown and "expected" not in shown
+    q = A.ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    for _, args in A.build_cases(A.ASSIGNMENTS["from-scratch"], q, seed=1):
+        right = q.reference(*args)
+        if right not in (0.0, 1.0) and right != off_by_one(*args):
+            assert repr(right) not in shown and f"{right:.6g}" not in shown
