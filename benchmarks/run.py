@@ -56,7 +56,7 @@ import pandas as pd
 import helpers
 
 N_ITEMS = 100_003  # prime: arithmetic progressions modulo it never repeat within a list
-METRICS = list(helpers.METRICS)  # every metric of the registry
+METRICS = list(helpers.DEFAULT_METRICS)  # the registry's default metrics: the six the peers compute too
 # above this many users a peer runs chunk by chunk (in one go pytrec_eval needs ~29 GiB and
 # the Python loop ~11 GiB at 1e6 users x 100: perf-baseline.md)
 PEER_CHUNK = {"pytrec_eval": 100_000, "ranx": 100_000, "python": 250_000}

@@ -37,6 +37,7 @@ room                        purpose                                        may i
 """
 
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
+from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
 from ._registry import markdown_table as metric_table
 from .batch import evaluate, evaluate_arrays
 from .conventions import evaluate_as
@@ -73,6 +74,7 @@ __all__ = [
     "leave_one_out_split",
     "temporal_split",
     "METRICS",
+    "DEFAULT_METRICS",
     "OPTIONS",
     "BATCH_OPTIONS",
     "metric_table",

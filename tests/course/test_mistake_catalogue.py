@@ -23,7 +23,7 @@ import pytest
 
 import helpers.course as course
 from helpers.course import examples as ex
-from helpers.course import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09
+from helpers.course import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb11, nb12, nb13
 from helpers.course import progress_file as _progress
 
 QUESTIONS = course.all_questions()
@@ -599,6 +599,112 @@ VALUE_RIGHT: dict[str, list[object]] = {
     "09.q2": [100 * 49 / 999, 4.905, 4.9049, np.float64(100 * 49 / 999)],
     "09.q3": [nb09.first_rank_below_half(), np.int64(nb09.first_rank_below_half())],
 }
+
+# ---------------------------------------------------------------- notebooks 11-14
+def _novelty(stop="ranking[:k]", log=math.log2, divide="shown"):
+    def wrong(ranking, k, popularity):
+        shown = ranking[: STOPS[stop](ranking, k)]
+        total = sum(-log(popularity[item]) for item in shown)
+        return total / {"shown": max(len(shown), 1), "k": k, "none": 1}[divide]
+
+    return wrong
+
+
+def _gini(order="ascending", zeros=True, scale="n * sum"):
+    def wrong(counts):
+        kept = [c for c in counts if zeros or c > 0]
+        ordered = {"ascending": sorted(kept), "descending": sorted(kept, reverse=True), "given": list(kept)}[order]
+        n, total = len(ordered), sum(ordered)
+        numerator = sum((2 * i - n - 1) * c for i, c in enumerate(ordered, start=1))
+        return numerator / {"n * sum": n * total, "sum": total, "n": n, "(n - 1) * sum": (n - 1) * total}[scale]
+
+    return wrong
+
+
+def _rbp(stop="ranking[:k]", exponent=lambda r: r - 1, factor=True):
+    def wrong(ranking, relevant, k, p):
+        ranks = [r for r, item in enumerate(ranking[: STOPS[stop](ranking, k)], start=1) if item in relevant]
+        return (1 - p if factor else 1) * sum(p ** exponent(r) for r in ranks)
+
+    return wrong
+
+
+def _ips(weight="t / lp", mean="n"):
+    def wrong(clicks, target, logging):
+        c, t, lp = (np.asarray(v, dtype=float) for v in (clicks, target, logging))
+        w = {"t / lp": t / lp, "t * lp": t * lp, "lp / t": np.divide(lp, t, out=np.zeros_like(lp), where=t > 0),
+             "t": t, "1": np.ones_like(t)}[weight]
+        return float(np.sum(c * w) / {"n": len(c), "sum w": np.sum(w), "n - 1": len(c) - 1}[mean])
+
+    return wrong
+
+
+CATALOGUE.update({
+    "11.q1": [Wrong("natural log", _novelty(log=math.log), "natural log"),
+              Wrong("sum instead of mean", _novelty(divide="none"), "sum instead of mean"),
+              Wrong("divides by k", _novelty(divide="k"), "divides by k"),
+              Wrong("log10", _novelty(log=math.log10)),
+              Wrong("ranking[:k - 1]", _novelty(stop="ranking[:k - 1]")),
+              Wrong("ranking[:k + 1]", _novelty(stop="ranking[:k + 1]")),
+              Wrong("ignores k", _novelty(stop="whole list (ignores k)")),
+              Wrong("popularity share itself", lambda r, k, pop: sum(pop[i] for i in r[:k]) / len(r[:k])),
+              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
+    "11.q2": [Wrong("drops the zeros", _gini(zeros=False), "drops the zeros"),
+              Wrong("forgets to divide by n", _gini(scale="sum"), "forgets to divide by n"),
+              Wrong("not sorted", _gini(order="given"), "not sorted"),
+              Wrong("sorted largest first", _gini(order="descending")),
+              Wrong("divides by n only", _gini(scale="n")),
+              Wrong("divides by (n - 1) * sum", _gini(scale="(n - 1) * sum")),
+              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
+    "12.q2": [Wrong("p^rank instead of p^(rank - 1)", _rbp(exponent=lambda r: r), "p^rank instead of p^(rank - 1)"),
+              Wrong("no (1 - p) factor", _rbp(factor=False), "no (1 - p) factor"),
+              Wrong("ignores the cutoff k", _rbp(stop="whole list (ignores k)"), "ignores the cutoff k"),
+              Wrong("ranking[:k - 1]", _rbp(stop="ranking[:k - 1]")),
+              Wrong("ranking[:k + 1]", _rbp(stop="ranking[:k + 1]")),
+              Wrong("p^(rank - 2)", _rbp(exponent=lambda r: r - 2)),
+              Wrong("precision at k", lambda r, rel, k, p: _hits(r, rel, k) / k),
+              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
+    "12.q4": [Wrong("multiplies by the propensity", _ips(weight="t * lp"), "multiplies by the propensity"),
+              Wrong("self-normalised (SNIPS)", _ips(mean="sum w"), "self-normalised (SNIPS)"),
+              Wrong("plain click rate of the log", _ips(weight="1"), "plain click rate of the log"),
+              Wrong("inverted weight", _ips(weight="lp / t")),
+              Wrong("target probability only", _ips(weight="t")),
+              Wrong("divides by n - 1", _ips(mean="n - 1")),
+              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
+    "13.q2": [Wrong("log2(rank + 2) with a 1-based rank", nb13._with(shift=2), "log2(rank + 2) with a 1-based rank"),
+              Wrong("natural log", nb13._with(log=math.log), "natural log"),
+              Wrong("ignores the cutoff k", nb13._with(cut=False), "ignores the cutoff k"),
+              Wrong("log2(rank)", lambda r, h, k: next((1 / math.log2(i) if i > 1 else 1.0
+                                                        for i, x in enumerate(r[:k], 1) if x == h), 0.0)),
+              Wrong("reciprocal rank", lambda r, h, k: next((1 / i for i, x in enumerate(r[:k], 1) if x == h), 0.0)),
+              Wrong("hit", lambda r, h, k: float(h in r[:k])),
+              Wrong("ranking[:k - 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k - 1)),
+              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
+})
+
+
+def _choice_wrongs(qid):
+    """Every wrong option, named; an unknown letter and a non-letter."""
+    q = QUESTIONS[qid]
+    return [Wrong(f"option {m.function()}", m.function(), m.label) for m in q.mistakes] + [
+        Wrong("not an option", "z"), Wrong("a number", 2)]
+
+
+_CHOICES = [qid for qid in QUESTIONS if qid[:2] in ("11", "12", "13", "14") and qid not in CATALOGUE]
+VALUE_CATALOGUE.update({qid: _choice_wrongs(qid) for qid in _CHOICES})
+RIGHT.update({
+    "11.q1": [("numpy", lambda r, k, pop: np.mean(-np.log2([pop[i] for i in r[:k]])))],
+    "11.q2": [("numpy float", _np_float(nb11.gini)), ("mean absolute difference",
+              lambda c: float(np.abs(np.subtract.outer(c, c)).sum() / (2 * len(c) ** 2 * np.mean(c))))],
+    "12.q2": [("numpy float", _np_float(nb12.rbp)),
+              ("numpy", lambda r, rel, k, p: (1 - p) * np.sum([p ** i for i, x in enumerate(r[:k]) if x in rel]))],
+    "12.q4": [("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp)))],
+    "13.q2": [("numpy float", _np_float(nb13.loo_ndcg)),
+              ("0-based with log2(i + 2)", lambda r, h, k: next((1 / math.log2(i + 2) for i, x in enumerate(r[:k])
+                                                                  if x == h), 0.0))],
+})
+VALUE_RIGHT.update({qid: [QUESTIONS[qid].solution_code(), QUESTIONS[qid].solution_code().upper()]
+                    for qid in _CHOICES})
 
 # The mistakes attached to each question, exactly as attached, must be named too.
 for _qid, _wrongs in {**CATALOGUE, **VALUE_CATALOGUE}.items():
