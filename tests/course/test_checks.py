@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,7 @@ import helpers.course as checks
 from helpers.checking import questions as _core
 from helpers.checking.questions import FunctionQuestion, PropertyQuestion, ValueQuestion, format_value
 from helpers.course import progress_file as _progress
+from helpers.course.choice import ChoiceQuestion
 
 QUESTIONS = checks.all_questions()
 
@@ -134,7 +136,15 @@ def test_hints_and_solution(qid):
     assert "hints 1 to" in repr(q.hint(0))
     solution = repr(q.solution())
     assert f"def {q.solution_code.__name__}(" in solution
-    assert "return" in solution
+    # the code the learner is shown, run on its own in the module's namespace, is a right answer
+    shown = solution.split("\n\n", 1)[1]
+    if isinstance(q, ChoiceQuestion):  # the code, then the chosen option's text and why
+        shown = shown.split("\n\n", 1)[0]
+    namespace = dict(vars(sys.modules[q.solution_code.__module__]))
+    exec(compile(shown, f"<{qid} solution>", "exec"), namespace)
+    rebuilt = namespace[q.solution_code.__name__]
+    assert rebuilt is not q.solution_code
+    assert q.check(q.answer_from(rebuilt), record=False).outcome == checks.CORRECT
     assert q.name in repr(q)
 
 

@@ -17,39 +17,40 @@ import pandas as pd
 import pytest
 
 import helpers as h
+from helpers.course import examples as ex
 
 log2 = math.log2
 
-# ---- the seeds' inputs ------------------------------------------------------
-# Seed 000: ten car accessories, relevant at ranks 1, 2, 3, 5, 7 and 10.
-CAR_FLAGS = [1, 1, 1, 0, 1, 0, 1, 0, 0, 1]
-
-
-def flags_to_case(flags):
-    """A ranking of ids 1..n and the set of ids whose flag is 1."""
-    ranking = list(range(1, len(flags) + 1))
-    return ranking, {item for item, flag in zip(ranking, flags, strict=True) if flag}
-
-
-CAR_RANKING, CAR_RELEVANT = flags_to_case(CAR_FLAGS)
-CASE_A = flags_to_case([1, 0, 1, 0, 1])
-CASE_B = flags_to_case([0, 1, 0, 1, 1])
+# ---- the seeds' inputs: read from helpers.course.examples, the copy the notebooks use ----
+# The expected values below are exact (Fractions, closed forms) and written independently of it,
+# so a wrong input there fails here as a wrong value.
+CAR_RANKING, CAR_RELEVANT = ex.CAR_ITEMS, ex.CAR_RELEVANT
+CASE_A = ex.from_binary(ex.CASE_A_LABELS)
+CASE_B = ex.from_binary(ex.CASE_B_LABELS)
 
 # Seed 001: a full ranking of 10 items; general case T = {1, 6, 9}; leave-one-out target 2.
-P001 = [4, 6, 2, 3, 1, 8, 10, 9, 5, 7]
-T001 = {1, 6, 9}
-LOO001 = {2}
+P001 = ex.SEED001_P
+T001 = ex.SEED001_T
+LOO001 = {ex.SEED001_LOO_TARGET}
 
 # Seed 003: graded lists in rank order, and a binary list.
-GRADED_A = dict(zip("abcde", [2, 3, 3, 1, 2], strict=True))
-ORDER_A = list("abcde")
-ORDER_B = ["b", "c", "a", "e", "d"]  # the same items sorted by grade: [3, 3, 2, 2, 1]
-BINARY_RANKING, BINARY_RELEVANT = flags_to_case([1, 1, 0, 0, 0, 1, 1, 0, 1, 0])
+ORDER_A, GRADED_A = ex.from_grades(ex.GRADED_A)
+ORDER_B = sorted(ORDER_A, key=lambda item: -GRADED_A[item])  # the same items sorted by grade, stable
+BINARY_RANKING, BINARY_RELEVANT = ex.from_binary(ex.BINARY_10)
 
 # Seed 004: relevant {B, D, Z}, Z never recommended.
-REL004 = {"B", "D", "Z"}
-EX1 = ["A", "B", "C", "D", "E"]
-EX2 = ["A", "C", "E", "B", "D"]
+REL004 = ex.BDZ_RELEVANT
+EX1 = ex.BDZ_RANKING_1
+EX2 = ex.BDZ_RANKING_2
+
+
+def test_the_inputs_are_the_seeds():
+    """The inputs as the seeds print them (ranks of the hits), checked once against the shared copy."""
+    assert [rank for rank, item in enumerate(CAR_RANKING, 1) if item in CAR_RELEVANT] == [1, 2, 3, 5, 7, 10]
+    assert h.hit_ranks_at_k(P001, T001, 10) == [2, 5, 8] and P001.index(ex.SEED001_LOO_TARGET) == 2
+    assert [GRADED_A[i] for i in ORDER_A] == [2, 3, 3, 1, 2] and [GRADED_A[i] for i in ORDER_B] == [3, 3, 2, 2, 1]
+    assert [r for r, i in enumerate(BINARY_RANKING, 1) if i in BINARY_RELEVANT] == [1, 2, 6, 7, 9]
+    assert (EX1, EX2, REL004) == (list("ABCDE"), list("ACEBD"), {"B", "D", "Z"})
 
 
 def _map_at_5_of_seed_004() -> float:
