@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validation import check_columns
+from ._validation import check_columns, check_number
 
 __all__ = ["leave_one_out_split"]
 
@@ -185,10 +185,7 @@ def temporal_split(
     if len(interactions) < 2:
         raise ValueError(f"a temporal split needs at least 2 interactions; got {len(interactions)}.")
     if test_fraction is not None:
-        if isinstance(test_fraction, bool) or not isinstance(test_fraction, (int, float, np.integer, np.floating)):
-            raise TypeError(f"test_fraction must be a number in (0, 1); got {test_fraction!r}.")
-        if not 0 < float(test_fraction) < 1:
-            raise ValueError(f"test_fraction must be strictly between 0 and 1; got {test_fraction!r}.")
+        test_fraction = check_number(test_fraction, "test_fraction", 0, 1, low_open=True, high_open=True)
         ordered = np.sort(times.to_numpy(), kind="stable")
         n_test = max(1, int(round(float(test_fraction) * len(ordered))))
         cutoff = ordered[len(ordered) - n_test]

@@ -21,6 +21,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from helpers._validation import check_int, check_number
+
 __all__ = [
     "synthetic_interactions",
     "load_movielens_100k",
@@ -39,24 +41,6 @@ _DAY = 86_400
 _ML100K_URL = "https://grouplens.org/datasets/movielens/100k/"
 _LATEST_URL = "https://grouplens.org/datasets/movielens/latest/"
 _LATEST_HEADER = ["userId", "movieId", "rating", "timestamp"]
-
-
-def _positive_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name} must be an int >= {minimum}; got {value!r} of type {type(value).__name__}.")
-    if value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value}.")
-    return int(value)
-
-
-def _positive_float(value, name: str, allow_zero: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{name} must be a number; got {value!r} of type {type(value).__name__}.")
-    value = float(value)
-    if not math.isfinite(value) or value < 0 or (value == 0 and not allow_zero):
-        bound = ">= 0" if allow_zero else "> 0"
-        raise ValueError(f"{name} must be a finite number {bound}; got {value!r}.")
-    return value
 
 
 def synthetic_interactions(
@@ -132,14 +116,14 @@ def synthetic_interactions(
     >>> log.equals(synthetic_interactions(n_users=50, n_items=40, seed=1))
     True
     """
-    n_users = _positive_int(n_users, "n_users")
-    min_interactions = _positive_int(min_interactions, "min_interactions", 2)
-    n_items = _positive_int(n_items, "n_items", min_interactions)
-    n_factors = _positive_int(n_factors, "n_factors")
-    days = _positive_int(days, "days")
-    mean_interactions = _positive_float(mean_interactions, "mean_interactions")
-    taste_strength = _positive_float(taste_strength, "taste_strength", allow_zero=True)
-    popularity_exponent = _positive_float(popularity_exponent, "popularity_exponent", allow_zero=True)
+    n_users = check_int(n_users, "n_users")
+    min_interactions = check_int(min_interactions, "min_interactions", 2)
+    n_items = check_int(n_items, "n_items", min_interactions)
+    n_factors = check_int(n_factors, "n_factors")
+    days = check_int(days, "days")
+    mean_interactions = check_number(mean_interactions, "mean_interactions", 0, low_open=True)
+    taste_strength = check_number(taste_strength, "taste_strength", 0)
+    popularity_exponent = check_number(popularity_exponent, "popularity_exponent", 0)
     rng = np.random.default_rng(seed)
 
     # items: shuffled Zipf popularity and taste vectors

@@ -26,6 +26,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from helpers._validation import check_int
+
 __all__ = [
     "ClickWorld",
     "click_world",
@@ -63,12 +65,6 @@ class ClickWorld:
         return self.attractiveness.shape[1]
 
 
-def _check_int(value, name: str, minimum: int = 1) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}; got {value!r}.")
-    return int(value)
-
-
 def click_world(
     n_users: int = 2000,
     n_items: int = 200,
@@ -101,7 +97,7 @@ def click_world(
     >>> world.attractiveness.shape, world.examination.round(3).tolist()
     ((5, 8), [1.0, 0.574, 0.415])
     """
-    n_users, n_items, k = _check_int(n_users, "n_users"), _check_int(n_items, "n_items"), _check_int(k, "k")
+    n_users, n_items, k = check_int(n_users, "n_users"), check_int(n_items, "n_items"), check_int(k, "k")
     if not 0 <= position_bias <= 3:
         raise ValueError(f"position_bias must be between 0 and 3; got {position_bias!r}.")
     rng = np.random.default_rng(seed)
@@ -187,7 +183,7 @@ def ab_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0) 
     (4000, True)
     """
     top_a, top_b = _check_lists(world, top_a, "top_a"), _check_lists(world, top_b, "top_b")
-    n_sessions = _check_int(n_sessions, "n_sessions", 4)
+    n_sessions = check_int(n_sessions, "n_sessions", 4)
     rng = np.random.default_rng(seed)
     users = rng.integers(world.n_users, size=n_sessions)
     arm_b = rng.random(n_sessions) < 0.5
@@ -271,7 +267,7 @@ def interleaving_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed:
     (500, True)
     """
     top_a, top_b = _check_lists(world, top_a, "top_a"), _check_lists(world, top_b, "top_b")
-    n_sessions = _check_int(n_sessions, "n_sessions", 4)
+    n_sessions = check_int(n_sessions, "n_sessions", 4)
     k = world.examination.size
     rng = np.random.default_rng(seed)
     users = rng.integers(world.n_users, size=n_sessions)
@@ -308,7 +304,7 @@ def logged_bandit(world: ClickWorld, logging_policy: np.ndarray, n_events: int, 
     policy's probability of the item shown) and ``click`` (0/1, with the
     rank-1 examination).
     """
-    n_events = _check_int(n_events, "n_events")
+    n_events = check_int(n_events, "n_events")
     policy = np.asarray(logging_policy, dtype=np.float64)
     if policy.shape != world.attractiveness.shape or not np.allclose(policy.sum(axis=1), 1.0):
         raise ValueError("logging_policy must be a (users x items) matrix whose rows sum to 1.")

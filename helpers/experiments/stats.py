@@ -23,6 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from helpers._validation import check_int, check_number
+
 __all__ = [
     "ConfidenceInterval",
     "PairedComparison",
@@ -119,15 +121,11 @@ def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _check_confidence(confidence: float) -> float:
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
-        raise ValueError(f"confidence must be a number strictly between 0 and 1, e.g. 0.95; got {confidence!r}.")
-    return float(confidence)
+    return check_number(confidence, "confidence (e.g. 0.95)", 0, 1, low_open=True, high_open=True)
 
 
 def _check_resamples(n_resamples: int) -> int:
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 100:
-        raise ValueError(f"n_resamples must be an int >= 100 (thousands are usual); got {n_resamples!r}.")
-    return int(n_resamples)
+    return check_int(n_resamples, "n_resamples", 100, " (thousands are usual)")
 
 
 def _bootstrap_means(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:

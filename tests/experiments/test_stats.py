@@ -132,7 +132,7 @@ def test_compare_record():
         (lambda: bootstrap_ci([1.0]), "at least 2 users"),
         (lambda: bootstrap_ci([1.0, float("nan")]), "NaN"),
         (lambda: bootstrap_ci([[1.0, 2.0]]), "1-D"),
-        (lambda: bootstrap_ci([1.0, 2.0], confidence=95), "strictly between 0 and 1"),
+        (lambda: bootstrap_ci([1.0, 2.0], confidence=95), r"must be in \(0, 1\)"),
         (lambda: bootstrap_ci([1.0, 2.0], n_resamples=10), "n_resamples"),
         (lambda: compare([1.0, 2.0], [1.0, 2.0, 3.0]), "one value per user"),
         (lambda: percentile_interval([], 0.9), "non-empty"),

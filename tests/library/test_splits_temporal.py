@@ -65,8 +65,8 @@ def test_synthetic_log_split_is_clean():
     [
         ({}, "exactly one of test_fraction"),
         ({"test_fraction": 0.2, "cutoff": 3}, "exactly one of test_fraction"),
-        ({"test_fraction": 1.0}, "strictly between 0 and 1"),
-        ({"test_fraction": 0.0}, "strictly between 0 and 1"),
+        ({"test_fraction": 1.0}, r"test_fraction must be in \(0, 1\)"),
+        ({"test_fraction": 0.0}, r"test_fraction must be in \(0, 1\)"),
         ({"cutoff": 100}, "leaves test empty"),
         ({"cutoff": 0}, "leaves train empty"),
         ({"cutoff": 3, "cold": "skip"}, "cold must be 'drop' or 'keep'"),
