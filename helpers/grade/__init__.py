@@ -1,8 +1,10 @@
 """The autograder, for instructors: ``python -m helpers.grade``.
 
-- :mod:`helpers.grade.assignments`: the graded assignments (questions, reference
-  implementations, case generators, the packages learners may import) and the
-  learner's ``check`` self-test.
+- :mod:`helpers.grade.spec`: what an assignment, a question and a check are; how cases
+  are built from a seed and how a returned value is judged.
+- :mod:`helpers.grade.assignments`: the three graded assignments written in that spec
+  (reference implementations, case generators, the packages learners may import) and
+  the learner's ``check`` self-test.
 - :mod:`helpers.grade.grader`: the command line; reads notebooks, plans cases,
   grades submissions in parallel, writes reports and ``grades.csv``.
 - :mod:`helpers.grade.scoring`: turns validated results into points and feedback.

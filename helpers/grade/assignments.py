@@ -1,4 +1,4 @@
-"""The graded assignments: questions, points, checks and the learner versions.
+"""The three graded assignments, written in the spec of :mod:`helpers.grade.spec`, and the learner's ``check``.
 
 Each assignment in :data:`ASSIGNMENTS` lists its questions. A question names
 the function (or answer variable) the learner writes, its points, the
@@ -32,10 +32,11 @@ import copy
 import math
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
-from helpers.checking.values import as_number, format_value, judge_item, judge_number
+from helpers.checking.values import format_value
+
+from .spec import Assignment, Check, Question, _is_number, build_cases, compare, type_problem
 
 __all__ = [
     "Check",
@@ -44,6 +45,7 @@ __all__ = [
     "ASSIGNMENTS",
     "build_cases",
     "compare",
+    "type_problem",
     "check",
     "choosing_metrics_data",
     "loo_example_data",
@@ -51,77 +53,6 @@ __all__ = [
 
 #: Seed for :func:`check`, which only builds the public cases (they ignore the seed).
 PUBLIC_SEED = 0
-
-# --------------------------------------------------------------------------- spec
-@dataclass(frozen=True)
-class Check:
-    """A named property of a question and how to make its cases.
-
-    ``make(rng)`` returns a list of argument tuples. Public checks ignore
-    ``rng`` (hand cases); hidden ones draw from it. A *general* check draws
-    random inputs of every kind: a function that returns one value on all of
-    them does not compute anything (see :mod:`helpers.grade.scoring`).
-    """
-
-    name: str
-    make: Callable[[random.Random], list[tuple]]
-    hidden: bool = False
-    general: bool = False
-
-
-@dataclass(frozen=True)
-class Question:
-    """One graded question: a function to write or an answer variable to set."""
-
-    name: str
-    title: str
-    target: str
-    points: float
-    reference: Callable[..., Any]
-    checks: tuple[Check, ...] = ()
-    kind: str = "function"  # "function" or "value"
-    result: str = "unit"  # unit | nonneg | number | exact | float_dict
-    abs_tol: float = 1e-9
-    rel_tol: float = 1e-9
-
-    @property
-    def type_check(self) -> str | None:
-        """Name of the extra type/range check run over every returned value."""
-        return {
-            "unit": "returns a float in [0, 1]",
-            "nonneg": "returns a non-negative float",
-        }.get(self.result) if self.kind == "function" else None
-
-
-@dataclass(frozen=True)
-class Assignment:
-    """One graded notebook: its questions and what its learners may import while graded.
-
-    ``sandbox_packages`` are the only third-party packages inside the grading
-    sandbox (top-level import names, with what they need to import).
-    """
-
-    name: str
-    title: str
-    questions: tuple[Question, ...]
-    notes: str = ""
-    sandbox_packages: tuple[str, ...] = field(default=("numpy",))
-
-    @property
-    def allow_helpers(self) -> bool:
-        """Whether ``helpers`` is importable while grading (only where its use is the point)."""
-        return "helpers" in self.sandbox_packages
-
-    @property
-    def max_score(self) -> float:
-        return float(sum(q.points for q in self.questions))
-
-    def question(self, name_or_target: str) -> Question:
-        for q in self.questions:
-            if name_or_target in (q.name, q.target):
-                return q
-        raise KeyError(f"{self.name} has no question {name_or_target!r}; choose from {[q.target for q in self.questions]}")
-
 
 # ------------------------------------------------------------- reference wrappers
 def _empty_ok(function: str) -> bool:
@@ -545,94 +476,6 @@ def _choosing() -> Assignment:
 
 
 ASSIGNMENTS: dict[str, Assignment] = {a.name: a for a in (_scratch(), _leave_one_out(), _choosing())}
-
-
-# ---------------------------------------------------------------- cases & compare
-def build_cases(assignment: Assignment, question: Question, seed: int) -> list[tuple[str, tuple]]:
-    """All cases of a question as ``(check name, arguments)``, deterministic in ``seed``.
-
-    Each check gets its own random stream, seeded from ``seed`` and the
-    assignment, question and check names, so adding a check does not change
-    the cases of the others.
-
-    Examples
-    --------
-    >>> a = ASSIGNMENTS["from-scratch"]
-    >>> q = a.question("precision_at_k")
-    >>> build_cases(a, q, seed=1) == build_cases(a, q, seed=1)
-    True
-    >>> build_cases(a, q, seed=1) == build_cases(a, q, seed=2)
-    False
-    """
-    out = []
-    for chk in question.checks:
-        rng = random.Random(f"{seed}|{assignment.name}|{question.name}|{chk.name}")
-        for args in chk.make(rng):
-            out.append((chk.name, tuple(args)))
-    return out
-
-
-def _is_number(value: Any) -> bool:
-    return as_number(value)[1] is None
-
-
-def _compare_items(value: Any, expected: dict) -> str | None:
-    if not isinstance(value, dict):
-        return f"returned a {type(value).__name__}, not a dict"
-    if set(value) != set(expected):
-        return "the keys (users) are not the expected ones"
-    bad = [u for u in expected if not judge_item(value[u], expected[u]).ok]
-    return f"wrong held-out item for {len(bad)} user(s)" if bad else None
-
-
-def _compare_numbers(question: Question, value: Any, expected: dict) -> str | None:
-    if not isinstance(value, dict):
-        return f"returned a {type(value).__name__}, not a dict"
-    if set(value) != set(expected):
-        return f"the keys must be exactly {sorted(expected)}"
-    for key in sorted(expected):
-        problem = judge_number(value[key], float(expected[key]), rel_tol=question.rel_tol,
-                               abs_tol=question.abs_tol).problem
-        if problem:
-            return f"{key}: {problem}"
-    return None
-
-
-def compare(question: Question, value: Any, expected: Any) -> str | None:
-    """``None`` if ``value`` matches ``expected``; otherwise what is wrong.
-
-    Every comparison goes through :mod:`helpers.checking.values`: a number is
-    a built-in or NumPy int/float (never a bool), NaN and infinities never
-    match, and numbers are compared with :func:`math.isclose` at the
-    question's tolerances; item ids must match exactly.
-
-    Examples
-    --------
-    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
-    >>> compare(q, 0.4, 2 / 5) is None
-    True
-    >>> compare(q, True, 1.0)
-    'returned a bool, not a number'
-    >>> compare(q, float("nan"), 0.5)
-    'returned nan, not a finite number'
-    """
-    if question.result == "exact":
-        return _compare_items(value, expected)
-    if question.result == "float_dict":
-        return _compare_numbers(question, value, expected)
-    return judge_number(value, float(expected), rel_tol=question.rel_tol, abs_tol=question.abs_tol).problem
-
-
-def type_problem(question: Question, value: Any) -> str | None:
-    """Problem for the question's type/range check (``None`` if fine)."""
-    value, problem = as_number(value)
-    if problem:
-        return problem
-    if question.result == "unit" and not 0.0 <= value <= 1.0:
-        return "returned a value outside [0, 1]"
-    if question.result == "nonneg" and value < 0.0:
-        return "returned a negative value"
-    return None
 
 
 # ---------------------------------------------------------------- learner check()

@@ -52,10 +52,11 @@ from pathlib import Path
 from typing import Any
 
 from . import isolation, scoring
-from .assignments import ASSIGNMENTS, Assignment, build_cases
+from .assignments import ASSIGNMENTS
 from .files import NotebookError, collect, csv_safe, display_name, read_submission, report_names, write_atomic
 from .isolation import Runtime, SandboxUnavailable
 from .sandbox import Limits, SandboxResult, run_submission
+from .spec import Assignment, build_cases
 
 __all__ = ["grade_submission", "grade_many", "prepare_notebook", "read_notebook", "make_plan", "main"]
 

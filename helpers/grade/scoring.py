@@ -29,8 +29,8 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from .assignments import Question, compare, type_problem
 from .sandbox import clean_text
+from .spec import Question, compare, type_problem
 
 __all__ = ["Opaque", "decode", "score_question", "fail_question", "NOT_SCORED"]
 
@@ -219,7 +219,7 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     """The report of one question from its sandbox result (``raw``) and the expected values.
 
     ``cases`` are ``(check name, arguments)`` as built by
-    :func:`helpers.grade.assignments.build_cases` (one ``("answer", ())`` for
+    :func:`helpers.grade.spec.build_cases` (one ``("answer", ())`` for
     an answer variable); ``raw`` is a validated ``result`` event or
     ``{"failure": reason}``.
     """

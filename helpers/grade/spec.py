@@ -1,0 +1,183 @@
+"""What an assignment is and how its answers are judged: the spec the three assignments are written in.
+
+- :class:`Check`, :class:`Question`, :class:`Assignment`: an assignment lists questions;
+  a question names the learner's function or answer variable, its points, the reference,
+  and its checks (named properties, each with public or hidden cases).
+- :func:`build_cases`: the cases of one question for one seed.
+- :func:`compare`, :func:`type_problem`: whether a returned value is right, with the
+  rules of :mod:`helpers.checking.values` (the notebooks' checks use the same ones).
+
+The assignments themselves are in :mod:`helpers.grade.assignments`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from helpers.checking.values import as_number, judge_item, judge_number
+
+__all__ = ["Check", "Question", "Assignment", "build_cases", "compare", "type_problem"]
+
+
+# --------------------------------------------------------------------------- spec
+@dataclass(frozen=True)
+class Check:
+    """A named property of a question and how to make its cases.
+
+    ``make(rng)`` returns a list of argument tuples. Public checks ignore
+    ``rng`` (hand cases); hidden ones draw from it. A *general* check draws
+    random inputs of every kind: a function that returns one value on all of
+    them does not compute anything (see :mod:`helpers.grade.scoring`).
+    """
+
+    name: str
+    make: Callable[[random.Random], list[tuple]]
+    hidden: bool = False
+    general: bool = False
+
+
+@dataclass(frozen=True)
+class Question:
+    """One graded question: a function to write or an answer variable to set."""
+
+    name: str
+    title: str
+    target: str
+    points: float
+    reference: Callable[..., Any]
+    checks: tuple[Check, ...] = ()
+    kind: str = "function"  # "function" or "value"
+    result: str = "unit"  # unit | nonneg | number | exact | float_dict
+    abs_tol: float = 1e-9
+    rel_tol: float = 1e-9
+
+    @property
+    def type_check(self) -> str | None:
+        """Name of the extra type/range check run over every returned value."""
+        return {
+            "unit": "returns a float in [0, 1]",
+            "nonneg": "returns a non-negative float",
+        }.get(self.result) if self.kind == "function" else None
+
+
+@dataclass(frozen=True)
+class Assignment:
+    """One graded notebook: its questions and what its learners may import while graded.
+
+    ``sandbox_packages`` are the only third-party packages inside the grading
+    sandbox (top-level import names, with what they need to import).
+    """
+
+    name: str
+    title: str
+    questions: tuple[Question, ...]
+    notes: str = ""
+    sandbox_packages: tuple[str, ...] = field(default=("numpy",))
+
+    @property
+    def allow_helpers(self) -> bool:
+        """Whether ``helpers`` is importable while grading (only where its use is the point)."""
+        return "helpers" in self.sandbox_packages
+
+    @property
+    def max_score(self) -> float:
+        return float(sum(q.points for q in self.questions))
+
+    def question(self, name_or_target: str) -> Question:
+        for q in self.questions:
+            if name_or_target in (q.name, q.target):
+                return q
+        raise KeyError(f"{self.name} has no question {name_or_target!r}; choose from {[q.target for q in self.questions]}")
+
+
+# ---------------------------------------------------------------- cases & compare
+def build_cases(assignment: Assignment, question: Question, seed: int) -> list[tuple[str, tuple]]:
+    """All cases of a question as ``(check name, arguments)``, deterministic in ``seed``.
+
+    Each check gets its own random stream, seeded from ``seed`` and the
+    assignment, question and check names, so adding a check does not change
+    the cases of the others.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> a = ASSIGNMENTS["from-scratch"]
+    >>> q = a.question("precision_at_k")
+    >>> build_cases(a, q, seed=1) == build_cases(a, q, seed=1)
+    True
+    >>> build_cases(a, q, seed=1) == build_cases(a, q, seed=2)
+    False
+    """
+    out = []
+    for chk in question.checks:
+        rng = random.Random(f"{seed}|{assignment.name}|{question.name}|{chk.name}")
+        for args in chk.make(rng):
+            out.append((chk.name, tuple(args)))
+    return out
+
+
+def _is_number(value: Any) -> bool:
+    return as_number(value)[1] is None
+
+
+def _compare_items(value: Any, expected: dict) -> str | None:
+    if not isinstance(value, dict):
+        return f"returned a {type(value).__name__}, not a dict"
+    if set(value) != set(expected):
+        return "the keys (users) are not the expected ones"
+    bad = [u for u in expected if not judge_item(value[u], expected[u]).ok]
+    return f"wrong held-out item for {len(bad)} user(s)" if bad else None
+
+
+def _compare_numbers(question: Question, value: Any, expected: dict) -> str | None:
+    if not isinstance(value, dict):
+        return f"returned a {type(value).__name__}, not a dict"
+    if set(value) != set(expected):
+        return f"the keys must be exactly {sorted(expected)}"
+    for key in sorted(expected):
+        problem = judge_number(value[key], float(expected[key]), rel_tol=question.rel_tol,
+                               abs_tol=question.abs_tol).problem
+        if problem:
+            return f"{key}: {problem}"
+    return None
+
+
+def compare(question: Question, value: Any, expected: Any) -> str | None:
+    """``None`` if ``value`` matches ``expected``; otherwise what is wrong.
+
+    Every comparison goes through :mod:`helpers.checking.values`: a number is
+    a built-in or NumPy int/float (never a bool), NaN and infinities never
+    match, and numbers are compared with :func:`math.isclose` at the
+    question's tolerances; item ids must match exactly.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> compare(q, 0.4, 2 / 5) is None
+    True
+    >>> compare(q, True, 1.0)
+    'returned a bool, not a number'
+    >>> compare(q, float("nan"), 0.5)
+    'returned nan, not a finite number'
+    """
+    if question.result == "exact":
+        return _compare_items(value, expected)
+    if question.result == "float_dict":
+        return _compare_numbers(question, value, expected)
+    return judge_number(value, float(expected), rel_tol=question.rel_tol, abs_tol=question.abs_tol).problem
+
+
+def type_problem(question: Question, value: Any) -> str | None:
+    """Problem for the question's type/range check (``None`` if fine)."""
+    value, problem = as_number(value)
+    if problem:
+        return problem
+    if question.result == "unit" and not 0.0 <= value <= 1.0:
+        return "returned a value outside [0, 1]"
+    if question.result == "nonneg" and value < 0.0:
+        return "returned a negative value"
+    return None
