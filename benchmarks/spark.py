@@ -174,14 +174,20 @@ ROUTE_FUNCTIONS = {"ours": route_ours, "arrays": route_arrays, "evaluator": rout
 
 # ------------------------------------------------------------------ measuring
 class Sampler:
-    """Peak JVM used heap and peak RSS of the Python workers, sampled every 0.2 s."""
+    """Peak JVM used heap and peak RSS of the Python workers (sampled every 0.2 s), and CPU seconds.
+
+    CPU seconds (the JVM, its Python workers and this driver process) are less sensitive than
+    wall time to other programs sharing the machine.
+    """
 
     def __init__(self, spark):
         import psutil
 
         self.runtime = spark.sparkContext._jvm.java.lang.Runtime.getRuntime()
         self.jvm = psutil.Process(spark.sparkContext._gateway.proc.pid)
+        self.me = psutil.Process()
         self.heap = self.workers = 0
+        self.cpu = 0.0
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._loop, daemon=True)
 
@@ -194,13 +200,24 @@ class Sampler:
             except Exception:  # a worker exited between listing and reading: next sample
                 pass
 
+    def _cpu(self) -> float:
+        total = sum(self.jvm.cpu_times()) + sum(self.me.cpu_times()[:2])
+        for child in self.jvm.children(recursive=True):
+            try:
+                total += sum(child.cpu_times())
+            except Exception:  # exited meanwhile
+                pass
+        return total
+
     def __enter__(self):
+        self.cpu = -self._cpu()
         self._thread.start()
         return self
 
     def __exit__(self, *exc):
         self._stop.set()
         self._thread.join()
+        self.cpu += self._cpu()
 
 
 def shuffle_bytes(spark) -> dict[int, int]:
@@ -238,7 +255,7 @@ def timed(spark, route: str, recs, truth, k: int, timeout: float | None):
             timer.cancel()
     after = shuffle_bytes(spark)
     shuffled = sum(v for s, v in after.items() if s not in before)
-    return means, seconds, sampler.heap, sampler.workers, shuffled
+    return means, seconds, sampler.heap, sampler.workers, shuffled, sampler.cpu
 
 
 def check_users(recs, truth, k: int, n: int = N_CHECK) -> float:
@@ -263,6 +280,9 @@ def run(spark, sizes, ks, routes=ROUTES, repeats: int = 1, folder: Path | None =
             print(f"\nU = {n_users:,} users, K = {k}", file=out, flush=True)
             reference = None
             results = {}
+            warm_r, warm_t = (frame.filter(frame["user"] < 2000) for frame in (recs, truth))
+            for route in routes:  # warm-up, untimed: JIT, Python workers, imports
+                ROUTE_FUNCTIONS[route](spark, warm_r, warm_t, k)
             for route in sorted(routes, key=lambda r: r != "collect"):  # collect first: the reference
                 best = None
                 for _ in range(repeats):
@@ -277,7 +297,7 @@ def run(spark, sizes, ks, routes=ROUTES, repeats: int = 1, folder: Path | None =
                 results[route] = best
                 common = [m for m in means if reference and m in reference]
                 rows.append(dict(route=route, users=n_users, k=k, seconds=best[1], heap=best[2],
-                                 workers=best[3], shuffle=best[4],
+                                 workers=best[3], shuffle=best[4], cpu=best[5],
                                  agreement=max((abs(means[m] - reference[m]) for m in common), default=float("nan"))))
             if "ours" in routes:
                 rows_ours = [r for r in rows if r["route"] == "ours" and r["users"] == n_users and r["k"] == k]
@@ -289,11 +309,11 @@ def run(spark, sizes, ks, routes=ROUTES, repeats: int = 1, folder: Path | None =
 def _print(rows, n_users, k, out):
     table = [r for r in rows if r["users"] == n_users and r["k"] == k]
     ours = next((r["seconds"] for r in table if r["route"] == "ours"), None)
-    print(f"{'route':<10} {'seconds':>8} {'users/s':>11} {'vs ours':>9} {'max |mean - evaluate|':>22} "
+    print(f"{'route':<10} {'seconds':>8} {'users/s':>11} {'vs ours':>9} {'CPU s':>7} {'max |mean - evaluate|':>22} "
           f"{'JVM heap GiB':>12} {'workers GiB':>11} {'shuffle MiB':>11}", file=out)
     for r in table:
         ratio = f"{r['seconds'] / ours:.1f}x" if ours else "-"
-        print(f"{r['route']:<10} {r['seconds']:8.1f} {n_users / r['seconds']:11,.0f} {ratio:>9} "
+        print(f"{r['route']:<10} {r['seconds']:8.1f} {n_users / r['seconds']:11,.0f} {ratio:>9} {r['cpu']:7.1f} "
               f"{r['agreement']:22.1e} {r['heap'] / 2**30:12.2f} {r['workers'] / 2**30:11.2f} "
               f"{r['shuffle'] / 2**20:11.0f}", file=out)
     checked = next((r.get("per_user") for r in table if r["route"] == "ours"), None)
