@@ -45,7 +45,7 @@ bench-grading: $(STAMP)
 # issue 16: helpers.spark vs Spark's own RankingEvaluator/RankingMetrics on local[2] (needs Java 17; ~15 min)
 bench-spark: $(STAMP)
 	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[spark]"
-	$(PY) -m benchmarks.spark | tee benchmarks/last_run_spark.txt
+	set -o pipefail; $(PY) -m benchmarks.spark | tee benchmarks/last_run_spark.txt
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -54,7 +54,7 @@ ROUTES = ("ours", "arrays", "evaluator", "mllib", "collect")
 N_CHECK = 20_000
 
 
-def session(memory: str = "6g"):
+def session(memory: str = "8g"):
     """A local[2] session on the loopback interface, UI off, this interpreter for the workers."""
     os.environ["PYSPARK_PYTHON"] = sys.executable
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
@@ -64,7 +64,8 @@ def session(memory: str = "6g"):
         SparkSession.builder.master("local[2]").appName("helpers-bench-spark")
         .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.memory", memory).config("spark.sql.shuffle.partitions", "8")
+        .config("spark.driver.memory", memory).config("spark.driver.maxResultSize", "0")
+        .config("spark.sql.shuffle.partitions", "8")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .getOrCreate()
     )
@@ -345,7 +346,7 @@ def main(argv=None) -> None:
     parser.add_argument("--routes", nargs="+", default=list(ROUTES), choices=ROUTES)
     parser.add_argument("--repeats", type=int, default=1)
     parser.add_argument("--mllib-timeout", type=float, default=600.0)
-    parser.add_argument("--memory", default="6g")
+    parser.add_argument("--memory", default="8g")
     args = parser.parse_args(argv)
     import pyspark
 

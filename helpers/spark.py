@@ -25,14 +25,12 @@ are the ones :func:`helpers.evaluate` gives on the whole data, bit for bit
 SparkContext), so the module also runs under Spark Connect. The executors
 need this package installed (it is imported there by name).
 
-Sizing (``benchmarks/spark.py`` measures 10^6 users on 2 cores): a bucket
-holds about ``_ROWS_PER_BUCKET`` (2 million) recommendation rows, about
-60 MB as Arrow and 0.3 GB of Python memory while it is scored, so executors
-need about 0.5 GB of Python memory per core beyond Spark's own. The shuffle
-carries each recommendation row once, about 20-30 bytes compressed at
-integer ids. 10^8 users x K = 100 is 10^10 rows: about 5,000 buckets,
-``spark.sql.shuffle.partitions`` of 2,000-5,000, roughly 250 GB of shuffle; 10^9
-users x K = 10 the same order; 10^9 x 100 ten times that (50,000 buckets).
+Sizing (``benchmarks/spark.py`` measures 10^6 users on 2 cores; ``benchmarks/last_run_spark.txt``): a
+bucket holds about ``_ROWS_PER_BUCKET`` (2 million) recommendation rows, well under 0.5 GB of Python
+memory while it is scored, so executors need ``spark.executor.pyspark.memory`` of about 0.5 GB per core
+beyond Spark's own. The shuffle carries each recommendation row once: 13-18 bytes per row measured with
+integer ids. 10^8 users x K = 100 is 10^10 rows: about 5,000 buckets, a few thousand shuffle partitions,
+about 125 GiB of shuffle; 10^9 users x K = 10 the same order; 10^9 x 100 ten times that (50,000 buckets).
 """
 
 from __future__ import annotations
@@ -71,7 +69,7 @@ def _document(*names: str):
             lines = [f"``{name}`` (default ``{option.default!r}``):", ""]
             lines += [textwrap.fill(f"- ``{c.value!r}``: {c.formula}. Used by {c.used_by}.", width=72,
                                     subsequent_indent="  ") for c in option.choices]
-            doc = doc.replace(f"%({name})s", "\n".join(lines).replace("\n", "\n    "))
+            doc = doc.replace(f"%({name})s", "\n".join(lines).replace("\n", "\n    ").replace("\n    \n", "\n\n"))
         function.__doc__ = doc
         return function
 

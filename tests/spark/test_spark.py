@@ -308,6 +308,46 @@ def test_benchmark_smoke_run(spark, tmp_path):
     assert all(r["agreement"] <= 1e-9 for r in rows if r["route"] == "evaluator")
 
 
+# ------------------------------------------------------------------ Spark Connect
+CONNECT_SCRIPT = """
+import os, sys
+import numpy as np
+from pyspark.sql import SparkSession
+import helpers, helpers.spark as hs
+sys.path.insert(0, os.path.dirname(sys.argv[1]))
+from test_spark import make_data
+spark = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
+recs, truth = make_data(120)
+r, t = spark.createDataFrame(recs), spark.createDataFrame(truth)
+assert type(r).__module__ == "pyspark.sql.connect.dataframe", type(r)
+per_user = hs.evaluate(r, t, [1, 5], empty="skip")
+got = per_user.toPandas().set_index("user").sort_index()
+expected = helpers.evaluate(recs, truth, [1, 5], empty="skip")
+assert got.index.equals(expected.index) and np.abs(got.to_numpy() - expected.to_numpy()).max() <= 1e-12
+means = hs.summary(per_user)
+assert np.abs(means - expected.mean()).max() <= 1e-12
+assert means.attrs["n_skipped_users"] == hs.skipped_users(per_user).count() == len(expected.attrs["skipped_users"])
+spark.stop()
+print("CONNECT OK")
+"""
+
+
+def test_runs_under_spark_connect(spark):
+    import importlib.util
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    if importlib.util.find_spec("grpc") is None:
+        pytest.skip('SPARK CONNECT TEST SKIPPED: pip install "pyspark[connect]" for the Spark Connect client')
+    here = Path(__file__).resolve()
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
+    done = subprocess.run([sys.executable, "-c", CONNECT_SCRIPT, str(here)], capture_output=True, text=True,
+                          env=env, cwd=here.parents[2], timeout=240)
+    assert "CONNECT OK" in done.stdout, done.stderr[-3000:]
+
+
 # ------------------------------------------------------------------ no Spark here: skip loudly, or fail on CI
 def test_importing_helpers_does_not_import_pyspark():
     import subprocess
