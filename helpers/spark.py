@@ -355,7 +355,10 @@ def evaluate(
         _check_numeric(truth, relevance_col, "truth")
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
         raise ValueError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
-    recs, rows = _align(recommendations, truth, user_col, item_col)
+    keep = [user_col, item_col, rank_col if by_rank else score_col]
+    recs = recommendations.select(*[_col(c) for c in keep])  # only what is scored crosses the shuffle
+    rows = truth.select(*[_col(c) for c in [user_col, item_col, relevance_col] if c in truth.columns])
+    recs, rows = _align(recs, rows, user_col, item_col)
     if empty == "raise":
         _, F, _ = _pyspark()
         relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)

@@ -114,9 +114,10 @@ def test_other_column_names_and_mixed_integer_types(spark):
     recs, truth = make_data(80, seed=5)
     recs = recs.rename(columns={"user": "visitor", "item": "sku", "score": "s"})
     truth = truth.rename(columns={"user": "visitor", "item": "sku", "relevance": "grade"})
+    recs["note"], truth["when"] = "ignored", pd.Timestamp("2026-01-01")  # other columns are left behind
     names = dict(user_col="visitor", item_col="sku", score_col="s", relevance_col="grade")
     expected = helpers.evaluate(recs, truth, 4, empty="zero", **names)
-    truth_df = spark.createDataFrame(truth, "visitor int, sku int, grade double")
+    truth_df = spark.createDataFrame(truth, "visitor int, sku int, grade double, when timestamp")
     result = hs.evaluate(spark.createDataFrame(recs), truth_df, 4, empty="zero", **names)
     assert result.columns == ["visitor", *expected.columns]
     assert_same(result, expected)
