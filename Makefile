@@ -42,7 +42,7 @@ bench: $(STAMP)
 bench-grading: $(STAMP)
 	$(PY) benchmarks/grading.py
 
-# issue 16: helpers.spark vs Spark's own RankingEvaluator/RankingMetrics on local[2] (needs Java 17; ~15 min)
+# issue 16: helpers.spark vs Spark's own RankingEvaluator/RankingMetrics on local[2] (needs Java 17; about 25 min)
 bench-spark: $(STAMP)
 	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[spark]"
 	set -o pipefail; $(PY) -m benchmarks.spark | tee benchmarks/last_run_spark.txt
