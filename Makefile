@@ -13,7 +13,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab test test-pandas2 lint test-conformance bench bench-grading site clean
+.PHONY: lab test test-pandas2 lint test-conformance bench bench-grading bench-spark site clean
 
 define make_venv
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -73,6 +73,11 @@ bench: $(STAMP)
 
 bench-grading: $(STAMP)
 	$(PY) benchmarks/grading.py
+
+# helpers.spark vs Spark's own RankingEvaluator/RankingMetrics on local[2] (needs Java 17; about 25 min)
+bench-spark: $(STAMP)
+	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[spark]"
+	set -o pipefail; $(PY) -m benchmarks.spark | tee benchmarks/last_run_spark.txt
 
 clean:
 	rm -rf $(VENV) $(P2) build *.egg-info
