@@ -832,7 +832,8 @@ class _Lists:
         self.row_of_user: np.ndarray | None = None  # list rows are users in code order, unless set
 
     def user_of_row(self, row: int):
-        return self.users[row if self.row_of_user is None else self.run_users[row]]
+        user = self.users[row if self.row_of_user is None else self.run_users[row]]
+        return user.item() if isinstance(user, np.generic) else user  # 1, not np.int64(1), in messages
 
 
 def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict[str, str]) -> bool:

@@ -649,7 +649,7 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
             before(run)
     need = [run.metric] + (["precision"] if run.need_hits else [])
     run.scores = evaluate(run.recs, run.truth, run.ks, metrics=list(dict.fromkeys(need)), empty="zero",
-                          ties=run.rule, **run.options, **run.cols).reindex(base.users)
+                          ties=run.rule, **run.options, **run.cols).reindex(base.users, fill_value=0.0)
     run.value = run.scores[f"{run.metric}@{k}"].astype(float)
     if run.need_hits:
         run.hits = (run.scores[f"precision@{k}"] * k).round()

@@ -259,14 +259,10 @@ def test_equal_to_sparks_own_evaluators_where_the_definitions_coincide(data):
             ml = RankingEvaluator(metricName=name, k=k).evaluate(frame)
             assert abs(ours[f"{key}@{k}"] - theirs[key]) <= 1e-9, (key, k)
             assert abs(ours[f"{key}@{k}"] - ml) <= 1e-9, (key, k)
-        # helpers.evaluate_as's Spark row agrees too, on users it places (it leaves out of NDCG a user
-        # with only grade-0 truth rows and no list, where Spark scores 0: reported, not ours to change)
-        placed = binary[binary["user"].isin(set(recs["user"]) | set(binary.loc[binary["relevance"] > 0, "user"]))]
-        as_spark = helpers.evaluate_as("spark", recs, placed, k, ties="item_ascending")
-        pairs_placed = _spark_inputs(recs, placed)
-        placed_metrics = RankingMetrics(spark.sparkContext.parallelize(pairs_placed, 2))
-        placed_theirs = {"precision": placed_metrics.precisionAt(k), "recall": placed_metrics.recallAt(k),
-                         "ap": placed_metrics.meanAveragePrecisionAt(k), "ndcg": placed_metrics.ndcgAt(k)}
+        # helpers.evaluate_as's Spark row agrees too, on every user (including one whose truth rows are
+        # all grade 0 and who has no list: Spark scores that user 0, and so does evaluate_as)
+        as_spark = helpers.evaluate_as("spark", recs, binary, k, ties="item_ascending")
+        placed_theirs = theirs
         assert all(abs(as_spark[f"{key}@{k}"] - placed_theirs[key]) <= 1e-9 for key in names)
 
 
