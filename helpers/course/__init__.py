@@ -64,6 +64,7 @@ NOTEBOOKS: dict[str, str] = {
     "04": "04-reciprocal-rank-and-hit-ratio",
     "05": "05-dcg-ndcg",
     "06": "06-leave-one-out",
+    "07": "07-same-name-different-numbers",
     "08": "08-evaluating-a-recommender",
     "09": "09-sampled-metrics",
     "11": "11-beyond-accuracy",

@@ -690,7 +690,7 @@ def _choice_wrongs(qid):
         Wrong("not an option", "z"), Wrong("a number", 2)]
 
 
-_CHOICES = [qid for qid in QUESTIONS if qid[:2] in ("11", "12", "13", "14") and qid not in CATALOGUE]
+_CHOICES = [qid for qid in QUESTIONS if qid[:2] in ("07", "11", "12", "13", "14") and qid not in CATALOGUE]
 VALUE_CATALOGUE.update({qid: _choice_wrongs(qid) for qid in _CHOICES})
 RIGHT.update({
     "11.q1": [("numpy", lambda r, k, pop: np.mean(-np.log2([pop[i] for i in r[:k]])))],
