@@ -31,9 +31,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[all]"
 	@touch $(STAMP) $(LAB_STAMP)
 
-$(P2_STAMP): pyproject.toml
+$(P2_STAMP): pyproject.toml Makefile
 	$(call make_venv,$(P2))
-	$(P2)/bin/python -m pip install --disable-pip-version-check --quiet "pandas==2.2.*" "pytest>=8" "hypothesis>=6" -e ".[arrow]"
+	$(P2)/bin/python -m pip install --disable-pip-version-check --quiet "pandas==2.2.*" "pytest>=8" "hypothesis>=6" \
+		"polars>=1" -e ".[arrow]"
 	@touch $(P2_STAMP)
 
 # Serves the repository root (notebooks/ and exercises/), opens notebook 00, with Binder's settings;
@@ -50,7 +51,7 @@ test: $(STAMP) $(P2_STAMP)
 test-pandas2: $(P2_STAMP)
 	OPENBLAS_NUM_THREADS=1 $(P2)/bin/python -m pytest -c /dev/null --rootdir=. -q -p no:cacheprovider \
 		--import-mode=importlib --doctest-modules -o doctest_optionflags="NORMALIZE_WHITESPACE NUMBER" \
-		-m "not compare" --ignore=tests/library/test_agreement.py tests/library $(wildcard helpers/*.py)
+		-o markers="compare: needs a peer library" -rs -m "not compare" --ignore=tests/library/test_agreement.py tests/library $(wildcard helpers/*.py)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
