@@ -47,6 +47,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import helpers
+from helpers import _registry
 
 __all__ = ["evaluate", "evaluate_arrays", "summary", "skipped_users"]
 
@@ -56,6 +57,7 @@ _ROWS_PER_BUCKET = 2_000_000  # recommendation rows per bucket when B is chosen 
 _ARROW = True  # cogroup().applyInArrow where Spark has it (4.0+); False forces applyInPandas (tests)
 _LINK = "_helpers_evaluation"  # attribute linking a result to its unfiltered frame and empty option
 _DEFAULTS = {name: option.default for name, option in {**helpers.OPTIONS, **helpers.BATCH_OPTIONS}.items()}
+_DEFAULTS.update({name: parameter.default for name, parameter in _registry.PARAMETERS.items()})
 
 
 def _document(*names: str):
@@ -275,6 +277,8 @@ def evaluate(
     score_col: str = "score",
     relevance_col: str = "relevance",
     buckets: int | None = None,
+    p: float = _DEFAULTS["p"],
+    max_grade: float | None = _DEFAULTS["max_grade"],
 ):
     """Score every user's recommendations on Spark: one row per user, one column per metric.
 
@@ -286,7 +290,7 @@ def evaluate(
     truth : pyspark.sql.DataFrame
         Columns ``user`` and ``item``, plus an optional ``relevance`` grade
         (>= 0; 0 = judged not relevant).
-    k, metrics, denominator, gain, ideal, discount, ties
+    k, metrics, denominator, gain, ideal, discount, ties, p, max_grade
         As in :func:`helpers.evaluate`, and checked by it.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as. See Notes.
@@ -347,7 +351,7 @@ def evaluate(
     _check_frame(truth, "truth")
     options = dict(metrics=metrics, denominator=denominator, gain=gain, ideal=ideal, discount=discount,
                    ties=ties, user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col,
-                   relevance_col=relevance_col)
+                   relevance_col=relevance_col, p=p, max_grade=max_grade)
     names = _probe(recommendations, truth, k, options, empty)
     by_rank = rank_col in recommendations.columns
     _check_numeric(recommendations, rank_col if by_rank else score_col, "recommendations")
@@ -455,6 +459,8 @@ def evaluate_arrays(
     items_col: str = "items",
     relevant_col: str = "relevant",
     grades_col: str | None = None,
+    p: float = _DEFAULTS["p"],
+    max_grade: float | None = _DEFAULTS["max_grade"],
 ):
     """Score one row per user holding arrays: the shape of ALS ``recommendForAllUsers`` output.
 
@@ -469,7 +475,7 @@ def evaluate_arrays(
         ids, best first (or an array of structs whose first field is the id,
         as ``recommendForAllUsers`` gives); ``relevant``, an array of the
         user's relevant item ids. A null array counts as empty.
-    k, metrics, denominator, gain, ideal, discount, empty
+    k, metrics, denominator, gain, ideal, discount, empty, p, max_grade
         As in :func:`evaluate`.
     user_col, items_col, relevant_col : str
         Column names, if yours differ.
@@ -499,7 +505,8 @@ def evaluate_arrays(
     if user_col not in lists.columns:
         raise ValueError(f"lists is missing column {user_col!r}; it has {', '.join(map(repr, lists.columns))}. "
                          "Pass user_col=... if yours is named differently.")
-    options = dict(metrics=metrics, denominator=denominator, gain=gain, ideal=ideal, discount=discount)
+    options = dict(metrics=metrics, denominator=denominator, gain=gain, ideal=ideal, discount=discount, p=p,
+                   max_grade=max_grade)
     probe = helpers.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
     if empty == "raise":
         relevant = F.coalesce(F.size(_col(relevant_col)), F.lit(0)) > 0

@@ -93,6 +93,19 @@ def test_every_option_value_gives_the_numbers_of_evaluate(data, option, value):
     assert_same(hs.evaluate(recs_df, truth_df, K, **kwargs), expected)
 
 
+@pytest.mark.parametrize("params", [dict(p=0.5, max_grade=4.0), dict()])
+def test_metrics_on_request_and_their_parameters_give_the_numbers_of_evaluate(data, params):
+    recs, truth, recs_df, truth_df = data
+    every = list(helpers.METRICS)  # ERR and RBP too, with RBP's p and ERR's top grade
+    expected = helpers.evaluate(recs, truth, K, metrics=every, empty="zero", **params)
+    assert {"err@10", "rbp@10"} <= set(expected.columns)
+    assert_same(hs.evaluate(recs_df, truth_df, K, metrics=every, empty="zero", **params), expected)
+    lists = truth_df.sparkSession.createDataFrame(
+        _lists(recs, truth), "user long, items array<long>, relevant array<long>, grades array<double>")
+    arrays = hs.evaluate_arrays(lists, K, grades_col="grades", metrics=every, empty="zero", **params)
+    assert_same(arrays, helpers.evaluate(with_ranks(recs), truth, K, metrics=every, empty="zero", **params))
+
+
 def test_string_ids_ranks_binary_truth_and_one_bucket(spark):
     recs, truth = make_data(160, ids="str", seed=3)
     recs, truth = with_ranks(recs), truth.drop(columns="relevance")
