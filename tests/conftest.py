@@ -1,6 +1,5 @@
 """Fixtures shared by every test folder (tests mirror the package: library/, course/, grade/, experiments/).
 
-- ``repo_root``: the checkout, for tests that read the repository's own files.
 - ``require``: the one way a test says it needs a real component (bubblewrap, Java for Spark,
   Chromium, ...). Where the component is missing the test is SKIPPED loudly, with the install
   line, and listed again in a banner at the end of the run; under ``CI=true`` it FAILS instead,
@@ -22,29 +21,25 @@ def on_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() in {"1", "true", "yes"}
 
 
-def _require(component: str, available: object, how_to_install: str) -> None:
+def _require(component: str, available: object, how_to_install: str, reason: str = "") -> None:
     if available:
         return
+    why = f" ({reason})" if reason else ""
     if on_ci():
-        pytest.fail(f"CI=true but {component} is missing; .ci/run must install it ({how_to_install}).",
+        pytest.fail(f"CI=true but {component} is missing{why}; .ci/run must install it. {how_to_install}",
                     pytrace=False)
     _MISSING[component] = how_to_install
-    pytest.skip(f"{component.upper()} MISSING: TEST SKIPPED. Install it with: {how_to_install}")
-
-
-@pytest.fixture
-def require():
-    """``require(component, available, how_to_install)``: skip loudly (fail on CI) when not available."""
-    return _require
+    pytest.skip(f"{component.upper()} MISSING{why}: TEST SKIPPED. {how_to_install}")
 
 
 @pytest.fixture(scope="session")
-def repo_root() -> Path:
-    return ROOT
+def require():
+    """``require(component, available, how_to_install, reason="")``: skip loudly (fail on CI) when not available."""
+    return _require
 
 
 def pytest_terminal_summary(terminalreporter):
     if _MISSING:
         terminalreporter.section("REAL COMPONENTS MISSING: their tests were SKIPPED", sep="!")
         for component, how in sorted(_MISSING.items()):
-            terminalreporter.write_line(f"  {component}: install with {how}")
+            terminalreporter.write_line(f"  {component}: {how}")
