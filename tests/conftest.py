@@ -1,19 +1,18 @@
 """Fixtures shared by every test folder (tests mirror the package: library/, course/, grade/, experiments/).
 
-- ``require``: the one way a test says it needs a real component (bubblewrap, Java for Spark,
-  Chromium, ...). Where the component is missing the test is SKIPPED loudly, with the install
-  line, and listed again in a banner at the end of the run; under ``CI=true`` it FAILS instead,
-  because ``.ci/run`` installs every component and CI must prove the real path.
+- ``require``: how a test says it needs a real component (the grader's tests: bubblewrap). Where
+  the component is missing the test is SKIPPED loudly, with the install line, and listed again in
+  a banner at the end of the run; under ``CI=true`` it FAILS instead, because ``.ci/run`` installs
+  every component and CI must prove the real path. (tests/browser and tests/spark keep their own
+  banners, whose texts their tests check.)
 """
 
 from __future__ import annotations
 
 import os
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
 _MISSING: dict[str, str] = {}
 
 
