@@ -14,6 +14,8 @@ from typing import Any
 
 import numpy as np
 
+from ._registry import BATCH_OPTIONS, OPTIONS, PARAMETERS
+
 __all__ = [
     "check_k",
     "check_ks",
@@ -121,8 +123,6 @@ def check_options(**values: Any) -> dict[str, str]:
     >>> check_options(gain="linear", ideal="all")
     {'gain': 'linear', 'ideal': 'all'}
     """
-    from ._registry import BATCH_OPTIONS, OPTIONS
-
     known = {**OPTIONS, **BATCH_OPTIONS}
     return {name: check_option(name, value, known[name].values) for name, value in values.items()}
 
@@ -133,8 +133,6 @@ def check_parameters(**values: Any) -> dict[str, float | None]:
     >>> check_parameters(p=0.5, max_grade=None)
     {'p': 0.5, 'max_grade': None}
     """
-    from ._registry import PARAMETERS
-
     checked = {}
     for name, value in values.items():
         spec = PARAMETERS[name]

@@ -590,7 +590,7 @@ def _mean_p1_to_pk(run: _Run) -> None:
 
 def _capped(run: _Run) -> None:
     run.weight = np.minimum(run.n_relevant(), run.k)
-    run.value = _finite(run.hits / run.weight, keep_inf=True)
+    run.value = run.hits / run.weight  # users with no relevant item stay inf/NaN until the user rules apply
 
 
 def _list_length_precision(run: _Run) -> None:
@@ -607,10 +607,9 @@ def _tie_average(run: _Run) -> None:
         run.value = _tie_averaged_ndcg(run.value, run.recs, run.truth, run.k, run.cols)
 
 
-def _finite(values: pd.Series, keep_inf: bool = False) -> pd.Series:
+def _finite(values: pd.Series) -> pd.Series:
     """0/0 and x/0 (an empty list, or no relevant item) become NaN: left out of the mean."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return values if keep_inf else values.where(np.isfinite(values), np.nan)
+    return values.where(np.isfinite(values), np.nan)
 
 
 #: step name -> (before evaluate, after evaluate); the words for each are in STEPS.
