@@ -144,6 +144,21 @@ def check_parameters(**values: Any) -> dict[str, float | None]:
     return checked
 
 
+def check_max_grade(max_grade: Any, largest: float) -> float | None:
+    """ERR's top of the grade scale, checked, and no grade above it (None: each user's highest grade).
+
+    >>> check_max_grade(3, 2.0)
+    3.0
+    """
+    max_grade = check_parameters(max_grade=max_grade)["max_grade"]
+    if max_grade is not None and largest > max_grade:
+        raise ValueError(
+            f"a relevance grade ({largest:g}) is above max_grade ({max_grade:g}); max_grade is the top of "
+            "the grade scale, so no grade can exceed it."
+        )
+    return max_grade
+
+
 # --------------------------------------------------------------------- ranking
 def _is_missing(item: Any) -> bool:
     """True for None, NaN (float or NumPy) and pandas' NA and NaT: not an item id."""

@@ -39,6 +39,7 @@ from ._validation import (
     check_columns,
     check_int,
     check_ks,
+    check_max_grade,
     check_option,
     check_options,
     check_parameters,
@@ -145,12 +146,7 @@ def _top_grades(grades: np.ndarray | None, indptr: np.ndarray, max_grade: float 
     n_users = indptr.size - 1
     if max_grade is not None:
         largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
-        if largest > max_grade:
-            raise ValueError(
-                f"a relevance grade ({largest:g}) is above max_grade ({max_grade:g}); max_grade is the top of "
-                "the grade scale, so no grade can exceed it."
-            )
-        return np.full(n_users, float(max_grade))
+        return np.full(n_users, check_max_grade(max_grade, largest))
     if grades is None:
         return None
     top = np.ones(n_users)

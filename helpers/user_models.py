@@ -27,22 +27,18 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
-from ._validation import check_k, check_parameters, check_ranking, check_relevance, check_relevant_set
+from ._validation import (
+    check_k,
+    check_max_grade,
+    check_parameters,
+    check_ranking,
+    check_relevance,
+    check_relevant_set,
+)
 
 __all__ = ["err_at_k", "rbp_at_k"]
 
 # ----------------------------------------------------------------- checks
-def _check_max_grade(max_grade: Any, largest: float) -> float | None:
-    """The scale's top grade (checked like ``evaluate``'s), or None to use each user's highest grade."""
-    max_grade = check_parameters(max_grade=max_grade)["max_grade"]
-    if max_grade is not None and largest > max_grade:
-        raise ValueError(
-            f"a relevance grade ({largest:g}) is above max_grade ({max_grade:g}); max_grade is the top of "
-            "the grade scale, so no grade can exceed it."
-        )
-    return max_grade
-
-
 # ----------------------------------------------------------------- per user
 def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: float | None = None) -> float:
     """Expected reciprocal rank: 1/(rank where the user stops), averaged over the cascade.
@@ -92,7 +88,7 @@ def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: 
     grades = check_relevance(relevance, "relevance")
     k = check_k(k)
     largest = max(grades.values(), default=0.0)
-    top = _check_max_grade(max_grade, largest)
+    top = check_max_grade(max_grade, largest)
     top = largest if top is None else top
     if largest == 0:
         return 0.0
