@@ -1,6 +1,7 @@
 # Two commands do all the set-up:  make lab  (open the course)  and  make test  (run every test).
 # Both create .venv with the first Python >= 3.11 they find (or PYTHON=/path/to/python3.12), and install
-# the project into it with the extras they need: lab the `course` extra, test `all`.
+# the library (topkeval/) and the course package (helpers/, this folder) into it, editable, with the extras
+# they need: lab the `course` extra, test `all`.
 SHELL := /bin/bash
 VENV := .venv
 PY := $(VENV)/bin/python
@@ -21,20 +22,20 @@ define make_venv
 	$(1)/bin/python -m pip install --disable-pip-version-check --quiet --upgrade pip
 endef
 
-$(LAB_STAMP): pyproject.toml
+$(LAB_STAMP): pyproject.toml topkeval/pyproject.toml
 	$(call make_venv,$(VENV))
-	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[course]"
+	$(PY) -m pip install --disable-pip-version-check --quiet -e ./topkeval -e ".[course]"
 	@touch $(LAB_STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml topkeval/pyproject.toml
 	$(call make_venv,$(VENV))
-	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[all]"
+	$(PY) -m pip install --disable-pip-version-check --quiet -e ./topkeval -e ".[all]"
 	@touch $(STAMP) $(LAB_STAMP)
 
-$(P2_STAMP): pyproject.toml Makefile
+$(P2_STAMP): topkeval/pyproject.toml Makefile
 	$(call make_venv,$(P2))
 	$(P2)/bin/python -m pip install --disable-pip-version-check --quiet "pandas==2.2.*" "pytest>=8" "hypothesis>=6" \
-		"polars>=1" -e ".[arrow]"
+		"polars>=1" -e "./topkeval[arrow]"
 	@touch $(P2_STAMP)
 
 # Serves the repository root (notebooks/ and exercises/), opens notebook 00, with Binder's settings;
@@ -51,7 +52,7 @@ test: $(STAMP) $(P2_STAMP)
 test-pandas2: $(P2_STAMP)
 	OPENBLAS_NUM_THREADS=1 $(P2)/bin/python -m pytest -c /dev/null --rootdir=. -q -p no:cacheprovider \
 		--import-mode=importlib --doctest-modules -o doctest_optionflags="NORMALIZE_WHITESPACE NUMBER" \
-		-o markers="compare: needs a peer library" -rs -m "not compare" --ignore=tests/library/test_agreement.py tests/library $(wildcard helpers/*.py)
+		-o markers="compare: needs a peer library" -rs -m "not compare" --ignore=tests/library/test_agreement.py tests/library $(wildcard topkeval/src/topkeval/*.py)
 
 lint: $(STAMP)
 	$(PY) -m ruff check .
@@ -63,8 +64,8 @@ test-conformance:
 	test -x $(CONF)/bin/python || $(PYTHON) -m venv $(CONF)
 	$(CONF)/bin/pip install --quiet torch==2.13.0
 	$(CONF)/bin/pip install --quiet torchmetrics recommenders pyspark pytrec-eval-terrier ranx ir-measures scikit-learn pytest nbval hypothesis pyarrow
-	PYTHONPATH=$(CURDIR) $(CONF)/bin/python -m pytest -m conformance -o addopts="--import-mode=importlib -p no:cacheprovider" tests/conformance
-	PYTHONPATH=$(CURDIR) $(CONF)/bin/python tools/record_peer_results.py
+	PYTHONPATH=$(CURDIR):$(CURDIR)/topkeval/src $(CONF)/bin/python -m pytest -m conformance -o addopts="--import-mode=importlib -p no:cacheprovider" tests/conformance
+	PYTHONPATH=$(CURDIR):$(CURDIR)/topkeval/src $(CONF)/bin/python tools/record_peer_results.py
 
 site: $(STAMP)
 	$(PY) tools/build_site.py --out _site
@@ -77,8 +78,8 @@ bench-grading: $(STAMP)
 
 # helpers.spark vs Spark's own RankingEvaluator/RankingMetrics on local[2] (needs Java 17; about 25 min)
 bench-spark: $(STAMP)
-	$(PY) -m pip install --disable-pip-version-check --quiet -e ".[spark]"
+	$(PY) -m pip install --disable-pip-version-check --quiet -e "./topkeval[spark]"
 	set -o pipefail; $(PY) -m benchmarks.spark | tee benchmarks/last_run_spark.txt
 
 clean:
-	rm -rf $(VENV) $(P2) build *.egg-info
+	rm -rf $(VENV) $(P2) build dist *.egg-info topkeval/build topkeval/dist topkeval/src/*.egg-info

@@ -1,4 +1,4 @@
-"""helpers.spark against Spark's own ranking metrics, end to end from Spark DataFrames.
+"""topkeval.spark against Spark's own ranking metrics, end to end from Spark DataFrames.
 
 ``make bench-spark`` (``python -m benchmarks.spark``): one local[2] session, synthetic
 recommendations (U users x K ranked items, int ids, 100,003 items) and truth (1 to 10
@@ -6,10 +6,10 @@ relevant items per user, 5 % of users with none) written once to Parquet under
 ``$TMPDIR/helpers-bench-spark``; then every route reads the Parquet files and computes
 the mean metrics:
 
-* ``ours``: ``helpers.spark.evaluate`` + ``summary`` (rows, cogroup + applyInArrow),
+* ``ours``: ``topkeval.spark.evaluate`` + ``summary`` (rows, cogroup + applyInArrow),
   with ``empty="zero"``, Spark's own convention; includes the ``count()`` that picks B;
 * ``arrays``: the lists built by a group-by (as for Spark's evaluator), then
-  ``helpers.spark.evaluate_arrays`` + ``summary`` (mapInArrow);
+  ``topkeval.spark.evaluate_arrays`` + ``summary`` (mapInArrow);
 * ``evaluator``: ``pyspark.ml.evaluation.RankingEvaluator`` on the same lists (uncached:
   each of its five metrics, precisionAtK, recallAtK, meanAveragePrecisionAtK, ndcgAtK and
   meanAveragePrecision, is one pass over the data, as a user calling ``evaluate`` gets);
@@ -45,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 import helpers
-import helpers.spark as hs
+import topkeval.spark as hs
 
 N_ITEMS = 100_003  # a prime: item = a + step * position (mod N_ITEMS) never repeats within a list
 EVALUATOR_METRICS = ("precisionAtK", "recallAtK", "meanAveragePrecisionAtK", "ndcgAtK", "meanAveragePrecision")
@@ -350,7 +350,7 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     import pyspark
 
-    print(f"helpers.spark benchmark: pyspark {pyspark.__version__}, pandas {pd.__version__}, "
+    print(f"topkeval.spark benchmark: pyspark {pyspark.__version__}, pandas {pd.__version__}, "
           f"local[2], spark.driver.memory {args.memory}, {time.strftime('%Y-%m-%d')}", flush=True)
     spark = session(args.memory)
     try:

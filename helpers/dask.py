@@ -1,67 +1,7 @@
-"""Every metric on Dask DataFrames: :func:`helpers.evaluate` on each partition of users.
+"""The course's name for :mod:`topkeval.dask` (the same module object)."""
 
-Install with ``pip install "topk-course-helpers[dask]"``. Importing :mod:`helpers`
-never imports Dask; this module does, when :func:`evaluate` is called.
-"""
+import sys
 
-from __future__ import annotations
+import topkeval.dask
 
-from collections.abc import Sequence
-
-import pandas as pd
-
-import helpers
-
-__all__ = ["evaluate"]
-
-
-def _score(recs: pd.DataFrame, truth: pd.DataFrame, k, options: dict) -> pd.DataFrame:
-    return helpers.evaluate(recs, truth, k, **options)
-
-
-def evaluate(recommendations, truth, k: int | Sequence[int], *, partitioned_by_user: bool = False,
-             npartitions: int | None = None, **options):
-    """Score every user on Dask: one row per user (the index), one column per metric.
-
-    Parameters
-    ----------
-    recommendations, truth : dask.dataframe.DataFrame
-        The columns of :func:`helpers.evaluate`.
-    k : int or list of int
-        Cutoff(s).
-    partitioned_by_user : bool
-        True when partition i of both frames already holds all rows, and
-        only the rows, of the same users (e.g. both written by user hash):
-        no shuffle. Default False: both are shuffled on the user column
-        into ``npartitions`` partitions (default: the larger count).
-    **options
-        Every keyword of :func:`helpers.evaluate` (metrics, denominator,
-        gain, ideal, discount, empty, ties, column names), checked by it.
-
-    Returns
-    -------
-    dask.dataframe.DataFrame
-        Partition by partition, what :func:`helpers.evaluate` returns on
-        those users; ``.mean().compute()`` gives the means over users.
-        ``empty="raise"`` raises when the partition holding such a user is
-        computed; ``empty="skip"`` leaves them out (Dask frames keep no
-        ``attrs``: compare the user counts to find them).
-    """
-    import dask.dataframe as dd
-
-    for frame, name in ((recommendations, "recommendations"), (truth, "truth")):
-        if not isinstance(frame, dd.DataFrame):
-            raise TypeError(f"{name} must be a dask DataFrame; got {type(frame).__name__}. "
-                            "For pandas DataFrames use helpers.evaluate.")
-    empty = {c: pd.Series([], dtype=d) for c, d in recommendations.dtypes.items()}
-    meta = helpers.evaluate(pd.DataFrame(empty), truth._meta, k, **options)  # checks every option
-    user = options.get("user_col", "user")
-    if not partitioned_by_user:
-        n = npartitions or max(recommendations.npartitions, truth.npartitions)
-        recommendations = recommendations.shuffle(on=user, npartitions=n)
-        truth = truth.shuffle(on=user, npartitions=n)
-    elif recommendations.npartitions != truth.npartitions:
-        raise ValueError(f"partitioned_by_user=True needs as many partitions in both frames; got "
-                         f"{recommendations.npartitions} and {truth.npartitions}.")
-    return dd.map_partitions(_score, recommendations, truth, k, options, meta=meta, align_dataframes=False,
-                             enforce_metadata=False)
+sys.modules[__name__] = topkeval.dask

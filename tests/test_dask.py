@@ -1,4 +1,4 @@
-"""helpers.dask: helpers.evaluate per partition of users gives the numbers of helpers.evaluate."""
+"""topkeval.dask: topkeval.evaluate per partition of users gives the numbers of topkeval.evaluate."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import helpers
+import topkeval
 
 dd = pytest.importorskip("dask.dataframe", reason='dask is not installed (pip install -e ".[dask]")')
-import helpers.dask as hd  # noqa: E402
+import topkeval.dask as hd  # noqa: E402
 
 
 def make_data(n_users: int = 200, seed: int = 6):
@@ -37,7 +37,7 @@ def _same(got: pd.DataFrame, expected: pd.DataFrame) -> None:
                                      dict(empty="zero", denominator="n_relevant", ties="item_descending")])
 def test_shuffled_on_user_gives_the_numbers_of_evaluate(options):
     recs, truth = make_data()
-    expected = helpers.evaluate(recs, truth, [3, 10], **options)
+    expected = topkeval.evaluate(recs, truth, [3, 10], **options)
     got = hd.evaluate(dd.from_pandas(recs, npartitions=4), dd.from_pandas(truth, npartitions=3), [3, 10], **options)
     _same(got.compute(), expected)
 
@@ -47,7 +47,7 @@ def test_already_partitioned_by_user_needs_no_shuffle():
     parts = [0, 1, 2]
     r = dd.from_map(lambda p: recs[recs["user"] % 3 == p], parts)
     t = dd.from_map(lambda p: truth[truth["user"] % 3 == p], parts)
-    expected = helpers.evaluate(recs, truth, 5, empty="zero")
+    expected = topkeval.evaluate(recs, truth, 5, empty="zero")
     _same(hd.evaluate(r, t, 5, empty="zero", partitioned_by_user=True).compute(), expected)
     assert abs(hd.evaluate(r, t, 5, empty="zero", partitioned_by_user=True)["ap@5"].mean().compute()
                - expected["ap@5"].mean()) <= 1e-12

@@ -1,7 +1,7 @@
 """``python tools/render_readme.py``: rewrite README.md's generated metric table.
 
 The table between the ``<!-- metric-table:start -->`` and
-``<!-- metric-table:end -->`` markers comes from ``helpers._registry``;
+``<!-- metric-table:end -->`` markers comes from ``topkeval._registry``;
 ``tests/library/test_registry.py`` fails when the README is out of date.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from helpers._registry import markdown_table
+from topkeval._registry import markdown_table
 
 START, END = "<!-- metric-table:start -->", "<!-- metric-table:end -->"
 

@@ -1,13 +1,13 @@
 """Exercise of ``notebooks/07-same-name-different-numbers.ipynb``: which convention produced this number?
 
 The number the learner sees is computed by :func:`helpers.average_precision_at_k`; the
-libraries named in each option come from the convention table (:mod:`helpers.conventions`).
+libraries named in each option come from the convention table (:mod:`topkeval.conventions`).
 """
 
 from __future__ import annotations
 
 from helpers import average_precision_at_k
-from helpers.conventions import libraries_using
+from topkeval.conventions import libraries_using
 from helpers.course.choice import choice
 
 __all__ = ["q1", "MYSTERY_RANKING", "MYSTERY_RELEVANT", "MYSTERY_K", "mystery_value"]

@@ -1,6 +1,6 @@
 """Exercises of ``notebooks/08-evaluating-a-recommender.ipynb``.
 
-q1 and q2 rebuild two pieces of :mod:`helpers.experiments.stats` (the percentile
+q1 and q2 rebuild two pieces of :mod:`topkeval.stats` (the percentile
 interval of a bootstrap and the sign-flip p-value); q3 reads a paired
 difference off the notebook's own evaluation, which this module recomputes
 with the same seeded data, split and models (once, on first use).
@@ -17,7 +17,7 @@ from helpers.checking.questions import FunctionQuestion, Mistake, ValueQuestion
 from helpers.experiments import stats as _stats
 from helpers.experiments.data import synthetic_interactions as _synthetic
 from helpers.experiments.models import EASE, ItemKNN, MostPopular, PureSVD, RandomRecommender
-from helpers.splits import temporal_split as _temporal_split
+from topkeval.splits import temporal_split as _temporal_split
 
 __all__ = ["q1", "q2", "q3", "percentile_interval", "sign_flip_p_value", "svd_minus_pop", "notebook_scores"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from helpers.beyond import gini_of_counts, novelty_at_k
+from topkeval.beyond import gini_of_counts, novelty_at_k
 from helpers.checking.questions import FunctionQuestion, Mistake
 from helpers.course.choice import choice
 

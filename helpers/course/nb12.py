@@ -6,7 +6,7 @@ import numpy as np
 
 from helpers.checking.questions import FunctionQuestion, Mistake
 from helpers.course.choice import choice
-from helpers.user_models import rbp_at_k
+from topkeval.user_models import rbp_at_k
 
 __all__ = ["q1", "q2", "q3", "q4", "q5", "rbp", "ips"]
 

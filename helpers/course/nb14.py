@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 
 from helpers import METRICS, OPTIONS
-from helpers._registry import BEYOND_METRICS
-from helpers.conventions import library_table
+from topkeval._registry import BEYOND_METRICS
+from topkeval.conventions import library_table
 from helpers.course.choice import choice
 
 __all__ = ["recap_table", "DECISION_GUIDE", "q1", "q2", "q3", "q4"]

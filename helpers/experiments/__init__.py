@@ -2,7 +2,7 @@
 
 - :mod:`helpers.experiments.data`: a synthetic interaction log and MovieLens loaders.
 - :mod:`helpers.experiments.models`: small NumPy baselines (random, popular, item-kNN, EASE, PureSVD).
-- :mod:`helpers.experiments.stats`: bootstrap intervals and paired tests over per-user metrics.
+- :mod:`topkeval.stats`: bootstrap intervals and paired tests over per-user metrics.
 - :mod:`helpers.experiments.sampled`: the sampled-metrics protocol and its expected bias.
 - :mod:`helpers.experiments.peers`: run peer libraries on one dataset; their stored results.
 

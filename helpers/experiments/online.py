@@ -26,7 +26,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from helpers._validation import check_int
+from topkeval._validation import check_int
 
 __all__ = [
     "ClickWorld",

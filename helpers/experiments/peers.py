@@ -1,7 +1,7 @@
 """Run the peer libraries themselves on one shared dataset, and keep what they printed.
 
 The convention table and :func:`helpers.evaluate_as` (what each library
-computes, as options of ours) live in :mod:`helpers.conventions`; this module
+computes, as options of ours) live in :mod:`topkeval.conventions`; this module
 runs the libraries (the ``compare`` extra installs the light ones) so tests and
 notebook 07 can put their own numbers next to ours. The heavy libraries'
 numbers (torchmetrics, Microsoft Recommenders, Spark) are recorded by
@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from helpers.conventions import LIBRARIES, _library_key, evaluate_as
+from topkeval.conventions import LIBRARIES, _library_key, evaluate_as
 
 __all__ = ["make_dataset", "run_native", "installed", "record", "load_results", "LIGHT"]
 

@@ -24,8 +24,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from helpers._cutoff import discounts_at
-from helpers._validation import check_columns, check_k, check_ks, check_options
+from topkeval._cutoff import discounts_at
+from topkeval._validation import check_columns, check_k, check_ks, check_options
 
 from .models import Recommender
 

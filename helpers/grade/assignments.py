@@ -472,7 +472,7 @@ def _choosing() -> Assignment:
     # computes the expected values itself, outside.
     return Assignment("choosing-metrics", "Choosing and interpreting metrics", questions,
                       notes="helpers may be used; the answers are numbers.",
-                      sandbox_packages=("numpy", "pandas", "dateutil", "six", "helpers"))
+                      sandbox_packages=("numpy", "pandas", "dateutil", "six", "topkeval", "helpers"))
 
 
 ASSIGNMENTS: dict[str, Assignment] = {a.name: a for a in (_scratch(), _leave_one_out(), _choosing())}

@@ -3,7 +3,7 @@
 Marked ``conformance`` (deselected by ``make test``). Each test runs the
 library itself on random data with every awkward kind of user (unjudged,
 judged with grade 0 only, relevant items but no list) and compares with
-:func:`helpers.conventions.evaluate_as`.
+:func:`topkeval.conventions.evaluate_as`.
 """
 
 from __future__ import annotations

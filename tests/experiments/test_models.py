@@ -9,7 +9,7 @@ import pytest
 import helpers
 from helpers.experiments.data import synthetic_interactions
 from helpers.experiments.models import EASE, ItemKNN, MostPopular, PureSVD, RandomRecommender
-from helpers.splits import leave_one_out_split
+from topkeval.splits import leave_one_out_split
 
 # users 1-4, items a-e; e is seen by nobody in training
 TRAIN = pd.DataFrame(

@@ -19,7 +19,7 @@ from helpers.experiments.sampled import (
     rank_metrics,
     sample_negatives,
 )
-from helpers.splits import leave_one_out_split
+from topkeval.splits import leave_one_out_split
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import helpers as h
+import topkeval as h
 
 pytestmark = pytest.mark.compare  # needs the `compare` extra (make test installs it)
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import helpers as h
-from helpers import batch
+import topkeval as h
+from topkeval import batch
 
 from .strategies import user_case
 

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers.beyond import (
+from topkeval.beyond import (
     BEYOND_METRICS,
     arp_at_k,
     catalog_coverage,
@@ -152,7 +152,7 @@ def test_bad_inputs(call, match):
 
 
 def test_registry_entries_name_real_functions():
-    import helpers.beyond as module
+    import topkeval.beyond as module
 
     for metric in BEYOND_METRICS.values():
         assert callable(getattr(module, metric.function))

@@ -1,4 +1,4 @@
-"""helpers.evaluate reads pyarrow Tables and Polars DataFrames, and says how to convert anything else.
+"""topkeval.evaluate reads pyarrow Tables and Polars DataFrames, and says how to convert anything else.
 
 Each accepted kind of frame must give exactly the numbers the same data gives as pandas
 DataFrames, for string and integer ids, ranks and scores, graded truth and mixed inputs.
@@ -16,8 +16,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import helpers
-from helpers._frames import as_pandas
+import topkeval
+from topkeval._frames import as_pandas
 
 RECS = pd.DataFrame({
     "user": ["u1"] * 3 + ["u2"] * 3 + ["u3"] * 2,
@@ -61,11 +61,11 @@ CASES = _cases()
 def test_pyarrow_tables_give_the_pandas_numbers(case):
     pa = pytest.importorskip("pyarrow")
     recs, truth, options = CASES[case]
-    expected = helpers.evaluate(recs, truth, k=[2, 3], **options)
+    expected = topkeval.evaluate(recs, truth, k=[2, 3], **options)
     tables = pa.Table.from_pandas(recs, preserve_index=False), pa.Table.from_pandas(truth, preserve_index=False)
-    _same_scores(helpers.evaluate(*tables, k=[2, 3], **options), expected)
+    _same_scores(topkeval.evaluate(*tables, k=[2, 3], **options), expected)
     batches = [t.to_batches()[0] for t in tables]  # a RecordBatch too
-    _same_scores(helpers.evaluate(*batches, k=[2, 3], **options), expected)
+    _same_scores(topkeval.evaluate(*batches, k=[2, 3], **options), expected)
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -73,10 +73,10 @@ def test_polars_frames_give_the_pandas_numbers(case):
     pl = pytest.importorskip("polars")
     pytest.importorskip("pyarrow")
     recs, truth, options = CASES[case]
-    expected = helpers.evaluate(recs, truth, k=[2, 3], **options)
-    got = helpers.evaluate(pl.from_pandas(recs), pl.from_pandas(truth), k=[2, 3], **options)
+    expected = topkeval.evaluate(recs, truth, k=[2, 3], **options)
+    got = topkeval.evaluate(pl.from_pandas(recs), pl.from_pandas(truth), k=[2, 3], **options)
     _same_scores(got, expected)
-    mixed = helpers.evaluate(pl.from_pandas(recs), truth, k=[2, 3], **options)  # Polars with pandas
+    mixed = topkeval.evaluate(pl.from_pandas(recs), truth, k=[2, 3], **options)  # Polars with pandas
     _same_scores(mixed, expected)
 
 
@@ -94,7 +94,7 @@ def test_polars_lazyframe_says_collect():
     lazy = pl.from_pandas(RECS).lazy()
     with pytest.raises(TypeError, match=re.escape("recommendations is a Polars LazyFrame") + ".*"
                        + re.escape("pass recommendations.collect()")):
-        helpers.evaluate(lazy, TRUTH, k=3)
+        topkeval.evaluate(lazy, TRUTH, k=3)
 
 
 @pytest.mark.parametrize(("frame", "hint"), [
@@ -106,7 +106,7 @@ def test_polars_lazyframe_says_collect():
 def test_other_objects_are_told_how_to_convert(frame, hint):
     with pytest.raises(TypeError, match="^" + re.escape(
             "truth must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; " + hint)):
-        helpers.evaluate(RECS, frame, k=3)
+        topkeval.evaluate(RECS, frame, k=3)
 
 
 def test_something_with_to_pandas_is_told_to_call_it():
@@ -116,7 +116,7 @@ def test_something_with_to_pandas_is_told_to_call_it():
 
     with pytest.raises(TypeError, match=r"got [\w.]*Frame\. " + re.escape("Convert it first: "
                                                                       "recommendations.to_pandas().")):
-        helpers.evaluate(Frame(), TRUTH, k=3)
+        topkeval.evaluate(Frame(), TRUTH, k=3)
 
 
 def test_pandas_only_functions_say_how_to_convert_a_polars_frame():
@@ -124,12 +124,12 @@ def test_pandas_only_functions_say_how_to_convert_a_polars_frame():
     with pytest.raises(TypeError, match=re.escape(
             "interactions must be a pandas DataFrame; got polars.DataFrame. Convert it first: "
             "interactions.to_pandas().")):
-        helpers.leave_one_out_split(pl.from_pandas(RECS.rename(columns={"rank": "timestamp"})))
+        topkeval.leave_one_out_split(pl.from_pandas(RECS.rename(columns={"rank": "timestamp"})))
 
 
 def test_polars_is_never_imported_by_the_library():
-    code = ("import sys, pandas as pd, helpers; "
-            "helpers.evaluate(pd.DataFrame({'user': [1], 'item': [2], 'rank': [1]}), "
+    code = ("import sys, pandas as pd, topkeval; "
+            "topkeval.evaluate(pd.DataFrame({'user': [1], 'item': [2], 'rank': [1]}), "
             "pd.DataFrame({'user': [1], 'item': [2]}), k=1); "
             "print('polars' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -1,8 +1,10 @@
-"""The package's rooms and what each may import (the rule is written in ``helpers/__init__.py``).
+"""What each room may import, for the library (``topkeval``) and the course (``helpers``).
 
-Every module of ``helpers`` is parsed (never imported) and each ``import``/``from ... import``
-that names ``helpers`` is checked against the room's allowed rooms. A second test checks
-that ``import helpers`` loads the library only, in a fresh interpreter.
+Every module of both packages is parsed (never imported). Each import that names either package,
+at module level or inside a function, is checked against its room's rule (written in
+``helpers/__init__.py``), and the library's own import graph, function-level imports included,
+must have no cycle, with the registry at the bottom importing nothing. Fresh interpreters check
+that ``import topkeval`` loads no heavy package and ``import helpers`` loads no course module.
 """
 
 from __future__ import annotations
@@ -15,47 +17,56 @@ from pathlib import Path
 
 import pytest
 
-PACKAGE = Path(__file__).resolve().parents[2] / "helpers"
+ROOT = Path(__file__).resolve().parents[2]
+#: package name -> the folder that holds it
+PACKAGES = {"topkeval": ROOT / "topkeval" / "src", "helpers": ROOT}
 
-#: room -> rooms it may import. "root" is every module directly in helpers/ (the library).
+#: room -> rooms it may import. "topkeval" is the library; "helpers" is the course package's own root
+#: modules (the re-exports); the others are helpers' subpackages.
 ALLOWED = {
-    "root": {"root"},
-    "experiments": {"root", "experiments"},
+    "topkeval": {"topkeval"},
+    "helpers": {"topkeval", "helpers"},
+    "experiments": {"topkeval", "experiments"},
     "checking": {"checking"},
-    "course": {"root", "experiments", "checking", "course"},
-    "grade": {"root", "experiments", "checking", "grade"},
+    "course": {"topkeval", "helpers", "experiments", "checking", "course"},
+    "grade": {"topkeval", "helpers", "experiments", "checking", "grade"},
 }
-#: Modules that run inside the sandbox: the standard library only.
+#: Modules that run inside the grader's sandbox: the standard library only.
 STDLIB_ONLY = {"helpers.grade.child"}
 #: Third-party packages each room may import at module level (lazy imports inside functions are free).
 THIRD_PARTY = {
-    "root": {"numpy", "pandas"},
+    "topkeval": {"numpy", "pandas"},
+    "helpers": set(),
     "experiments": {"numpy", "pandas"},
     "checking": {"numpy"},
     "course": {"numpy", "pandas"},
     "grade": set(),
 }
-#: The one allowed exception: ``helpers.progress()`` loads the course lazily, inside ``__getattr__``.
+#: The one import against the arrows: ``helpers.progress`` loads the course lazily, inside ``__getattr__``.
 LAZY_SHIMS = {("helpers", "helpers.course")}
-#: Optional library modules with their own extra (their heavy import is inside functions).
-EXTRA_MODULES = {"helpers.spark": {"numpy", "pandas", "pyarrow"}, "helpers.dask": {"numpy", "pandas"}}
+#: Optional library modules with their own extra.
+EXTRA_MODULES = {"topkeval.spark": {"numpy", "pandas", "pyarrow"}, "topkeval.dask": {"numpy", "pandas"}}
+#: The library's bottom layer: it imports no module of the package, not even inside a function.
+BOTTOM = "topkeval._registry"
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_name(path: Path, base: Path) -> str:
+    parts = path.relative_to(base).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
 def room_of(module: str) -> str:
     parts = module.split(".")
-    if len(parts) == 1 or (len(parts) == 2 and (PACKAGE / f"{parts[1]}.py").exists()):
-        return "root"
+    if parts[0] == "topkeval":
+        return "topkeval"
+    if len(parts) == 1 or (PACKAGES["helpers"] / "helpers" / f"{parts[1]}.py").exists():
+        return "helpers"
     return parts[1]
 
 
-def imports(path: Path) -> list[tuple[str, int, bool]]:
+def imports(path: Path, base: Path) -> list[tuple[str, int, bool]]:
     """(absolute module name, line, at module level) for every import in the file."""
-    module = module_name(path)
+    module = module_name(path, base)
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     tree = ast.parse(path.read_text(encoding="utf-8"))
     top = {id(node) for node in tree.body}
@@ -65,12 +76,12 @@ def imports(path: Path) -> list[tuple[str, int, bool]]:
             found += [(alias.name, node.lineno, id(node) in top) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")
-                base = base[: len(base) - node.level + 1]
-                target = ".".join(base + ([node.module] if node.module else []))
+                parts = package.split(".")
+                parts = parts[: len(parts) - node.level + 1]
+                target = ".".join(parts + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
-            if target == "helpers" or (node.level and not node.module):
+            if target in PACKAGES or (node.level and not node.module):
                 found += [(f"{target}.{alias.name}", node.lineno, id(node) in top) for alias in node.names]
             else:
                 found.append((target, node.lineno, id(node) in top))
@@ -78,29 +89,35 @@ def imports(path: Path) -> list[tuple[str, int, bool]]:
 
 
 def resolve(name: str) -> str:
-    """helpers.x.y -> the module it names (a name imported from a package resolves to the package)."""
+    """pkg.x.y -> the module it names (a name imported from a package resolves to the package)."""
     parts = name.split(".")
+    base = PACKAGES[parts[0]]
     while len(parts) > 1:
-        candidate = PACKAGE.parent.joinpath(*parts)
+        candidate = base.joinpath(*parts)
         if candidate.with_suffix(".py").exists() or (candidate / "__init__.py").exists():
             return ".".join(parts)
         parts = parts[:-1]
-    return "helpers"
+    return parts[0]
 
 
-MODULES = sorted(PACKAGE.rglob("*.py"))
+def all_modules() -> list[tuple[Path, Path]]:
+    found = [(path, PACKAGES["topkeval"]) for path in sorted((PACKAGES["topkeval"] / "topkeval").rglob("*.py"))]
+    return found + [(path, ROOT) for path in sorted((ROOT / "helpers").rglob("*.py"))]
 
 
-@pytest.mark.parametrize("path", MODULES, ids=lambda p: str(p.relative_to(PACKAGE.parent)))
-def test_room_imports_only_what_its_rule_allows(path):
-    module = module_name(path)
+MODULES = all_modules()
+
+
+@pytest.mark.parametrize("path, base", MODULES, ids=[str(p.relative_to(ROOT)) for p, _ in MODULES])
+def test_room_imports_only_what_its_rule_allows(path, base):
+    module = module_name(path, base)
     room = room_of(module)
     assert room in ALLOWED, f"{module}: new room {room!r}; add it to ALLOWED here and to helpers/__init__.py's table"
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     problems = []
-    for name, line, top in imports(path):
+    for name, line, top in imports(path, base):
         first = name.split(".")[0]
-        if first == "helpers":
+        if first in PACKAGES:
             target = room_of(resolve(name))
             if (module, resolve(name)) in LAZY_SHIMS and not top:
                 continue
@@ -113,34 +130,107 @@ def test_room_imports_only_what_its_rule_allows(path):
     assert not problems, "layer rule broken (see helpers/__init__.py):\n" + "\n".join(problems)
 
 
+def library_graph() -> dict[str, set[str]]:
+    """topkeval module -> the topkeval modules it imports anywhere (function-level imports included)."""
+    base = PACKAGES["topkeval"]
+    graph = {}
+    for path, _ in (m for m in MODULES if m[1] == base):
+        module = module_name(path, base)
+        targets = {resolve(name) for name, _, _ in imports(path, base) if name.split(".")[0] == "topkeval"}
+        graph[module] = {t for t in targets if t != module and t != "topkeval"}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt) :] + [nxt]
+            if nxt not in state and (cycle := visit(nxt)):
+                return cycle
+        state[node] = 2
+        stack.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (cycle := visit(node)):
+            return cycle
+    return None
+
+
+def test_the_library_has_no_import_cycle_even_through_functions():
+    cycle = find_cycle(library_graph())
+    assert cycle is None, "import cycle in topkeval: " + " -> ".join(cycle or [])
+
+
+def test_the_registry_is_the_bottom_layer():
+    assert library_graph()[BOTTOM] == set(), f"{BOTTOM} must import no module of topkeval"
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
+
+
 def test_the_layer_check_catches_a_forbidden_import(tmp_path, monkeypatch):
-    fake = tmp_path / "helpers"
-    (fake / "course").mkdir(parents=True)
+    fake = tmp_path / "src" / "topkeval"
+    fake.mkdir(parents=True)
     (fake / "__init__.py").write_text("")
     (fake / "metrics.py").write_text("from helpers.course import progress\nimport matplotlib\n")
-    (fake / "course" / "__init__.py").write_text("")
-    monkeypatch.setattr(sys.modules[__name__], "PACKAGE", fake)
-    with pytest.raises(AssertionError, match="imports helpers.course"):
-        test_room_imports_only_what_its_rule_allows(fake / "metrics.py")
+    (tmp_path / "helpers" / "course").mkdir(parents=True)
+    (tmp_path / "helpers" / "__init__.py").write_text("")
+    (tmp_path / "helpers" / "course" / "__init__.py").write_text("")
+    monkeypatch.setitem(PACKAGES, "topkeval", tmp_path / "src")
+    monkeypatch.setitem(PACKAGES, "helpers", tmp_path)
+    with pytest.raises(AssertionError, match="imports helpers.course") as caught:
+        test_room_imports_only_what_its_rule_allows(fake / "metrics.py", tmp_path / "src")
+    assert "imports matplotlib at module level" in str(caught.value)
 
 
-def test_import_helpers_loads_the_library_only():
+HEAVY = ("matplotlib", "pyspark", "sklearn", "ranx", "pytrec_eval", "ir_measures", "IPython", "polars")  # pyarrow is used when installed (fast string ids)
+
+
+def loaded_after(statement: str) -> list[str]:
     code = (
-        "import json, sys; import helpers; "
-        "print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in "
-        "('helpers', 'matplotlib', 'pyspark', 'sklearn', 'ranx', 'pytrec_eval', 'ir_measures', 'IPython'))))"
+        f"import json, sys; {statement}; "
+        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {('helpers', 'topkeval') + HEAVY!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    loaded = json.loads(out)
-    rooms = {room_of(m) for m in loaded if m.startswith("helpers")}
-    assert rooms == {"root"}, f"import helpers loaded more than the library: {loaded}"
-    assert all(m.startswith("helpers") for m in loaded), f"import helpers loaded a heavy package: {loaded}"
+    return json.loads(out)
+
+
+def test_import_topkeval_loads_no_heavy_package_and_no_course():
+    loaded = loaded_after("import topkeval")
+    assert all(m.split(".")[0] == "topkeval" for m in loaded), f"import topkeval loaded: {loaded}"
+
+
+def test_import_helpers_loads_the_library_and_no_course_module():
+    loaded = loaded_after("import helpers")
+    course = [m for m in loaded if m.startswith("helpers.")]
+    assert not course, f"import helpers loaded course modules: {course}"
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY], f"import helpers loaded a heavy package: {loaded}"
 
 
 def test_course_helpers_load_on_first_use():
     code = "import sys, helpers; helpers.progress; print('helpers.course' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "True"
+
+
+def test_the_course_names_for_library_modules_are_the_library_modules():
+    import helpers.conventions
+    import helpers.experiments.stats
+    import topkeval.conventions
+    import topkeval.stats
+
+    assert helpers.conventions is topkeval.conventions
+    assert helpers.experiments.stats is topkeval.stats
+    assert helpers.evaluate is topkeval.evaluate
 
 
 def test_require_skips_loudly_off_ci_and_fails_on_ci(require, monkeypatch):

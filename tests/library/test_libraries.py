@@ -1,4 +1,4 @@
-"""helpers.conventions: the library table, evaluate_as, and live checks against the light libraries."""
+"""topkeval.conventions: the library table, evaluate_as, and live checks against the light libraries."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers import _registry
-from helpers import conventions as L
+from topkeval import _registry
+from topkeval import conventions as L
 from helpers.experiments import peers
 
 

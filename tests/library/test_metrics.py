@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import helpers as h
+import topkeval as h
 
 from . import reference as ref
 from .strategies import user_case

@@ -8,8 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import helpers
-from helpers import _registry, dcg_at_k, dcg_table, evaluate, evaluate_arrays, idcg_at_k, ndcg_at_k
+import topkeval
+from topkeval import _registry, dcg_at_k, dcg_table, evaluate, evaluate_arrays, idcg_at_k, ndcg_at_k
 
 
 def test_registered_with_choices_and_users():
@@ -18,7 +18,7 @@ def test_registered_with_choices_and_users():
     assert option.values == ("log2", "clipped_log2")
     assert "LensKit" in option.choices[1].used_by
     assert "discount" in _registry.METRICS["ndcg"].options
-    assert "clipped_log2" in helpers.metric_table()
+    assert "clipped_log2" in topkeval.metric_table()
 
 
 def test_hand_computed_values():

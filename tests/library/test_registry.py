@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-import helpers
-from helpers import _registry
+import topkeval
+from topkeval import _registry
 from tools.render_readme import render
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -29,7 +29,7 @@ GRADES = {"a": 3, "b": 1, "c": 2, "z": 3, "w": 1}
 @pytest.mark.parametrize("metric", list(_registry.METRICS.values()), ids=list(_registry.METRICS))
 def test_every_metric_has_a_documented_per_user_function(metric):
     function = metric.per_user
-    assert function is getattr(helpers, metric.function)
+    assert function is getattr(topkeval, metric.function)
     doc = inspect.getdoc(function)
     assert "Examples" in doc and ">>>" in doc
     for option in metric.options:
@@ -62,19 +62,19 @@ def test_batch_defaults_are_the_registry_defaults():
 
     recs = pd.DataFrame({"user": 1, "item": RANKING, "rank": range(1, 6)})
     truth = pd.DataFrame({"user": 1, "item": list(GRADES), "relevance": list(GRADES.values())})
-    plain = helpers.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"])
+    plain = topkeval.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"])
     for name, option in _registry.OPTIONS.items():
-        explicit = helpers.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"], **{name: option.default})
+        explicit = topkeval.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"], **{name: option.default})
         pd.testing.assert_frame_equal(plain, explicit)
         other = [v for v in option.values if v != option.default][0]
-        changed = helpers.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"], **{name: other})
+        changed = topkeval.evaluate(recs, truth, k=3, metrics=["ap", "ndcg"], **{name: other})
         assert not changed.equals(plain), f"evaluate ignores {name}={other!r}"
     with pytest.raises(ValueError, match="no relevant item"):  # empty's default is 'raise'
-        helpers.evaluate(recs, truth.assign(user=2), k=3)
+        topkeval.evaluate(recs, truth.assign(user=2), k=3)
 
 
 def test_used_by_is_generated_from_the_convention_table():
-    from helpers.conventions import CONVENTIONS, LIBRARIES
+    from topkeval.conventions import CONVENTIONS, LIBRARIES
 
     for row in CONVENTIONS:
         for name, value in row.options.items():
@@ -94,9 +94,9 @@ def test_default_of_every_option_is_one_of_its_choices_and_has_a_reason():
 def test_batch_columns_follow_the_registry_order():
     import numpy as np
 
-    got = helpers.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1)
+    got = topkeval.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1)
     assert list(got.columns) == [f"{key}@1" for key in _registry.DEFAULT_METRIC_KEYS]
-    every = helpers.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1, metrics=list(reversed(_registry.METRICS)))
+    every = topkeval.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1, metrics=list(reversed(_registry.METRICS)))
     assert list(every.columns) == [f"{key}@1" for key in _registry.METRIC_KEYS]
 
 

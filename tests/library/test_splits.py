@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-import helpers as h
+import topkeval as h
 
 
 def test_last_interaction_is_held_out_and_rows_are_partitioned():

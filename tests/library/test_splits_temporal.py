@@ -1,4 +1,4 @@
-"""helpers.splits.temporal_split: one global cutoff in time."""
+"""topkeval.splits.temporal_split: one global cutoff in time."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from helpers.experiments.data import synthetic_interactions
-from helpers.splits import temporal_split
+from topkeval.splits import temporal_split
 
 
 @pytest.fixture

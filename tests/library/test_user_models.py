@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-import helpers
-from helpers import evaluate_arrays
-from helpers.user_models import err_at_k, rbp_at_k
+import topkeval
+from topkeval import evaluate_arrays
+from topkeval.user_models import err_at_k, rbp_at_k
 
 
 # ----------------------------------------------------------------- oracles
@@ -143,7 +143,7 @@ def test_batch_binary_default_and_dataframes():
 
     recs = pd.DataFrame({"user": ["u"] * 3, "item": ["a", "b", "c"], "rank": [1, 2, 3]})
     truth = pd.DataFrame({"user": ["u", "u"], "item": ["b", "c"], "relevance": [2, 1]})
-    got = helpers.evaluate(recs, truth, k=3, metrics=["err", "rbp"], max_grade=2, p=0.5)
+    got = topkeval.evaluate(recs, truth, k=3, metrics=["err", "rbp"], max_grade=2, p=0.5)
     assert got.loc["u", "err@3"] == pytest.approx(err_at_k(["a", "b", "c"], {"b": 2, "c": 1}, 3, max_grade=2))
     assert got.loc["u", "rbp@3"] == pytest.approx(rbp_at_k(["a", "b", "c"], {"b", "c"}, 3, p=0.5))
 
@@ -158,8 +158,8 @@ def test_batch_checks_its_inputs():
 
 def test_err_and_rbp_are_registry_metrics_computed_on_request():
     for key in ("err", "rbp"):
-        metric = helpers.METRICS[key]
-        assert metric.per_user is getattr(helpers.user_models, metric.function)
+        metric = topkeval.METRICS[key]
+        assert metric.per_user is getattr(topkeval.user_models, metric.function)
         assert not metric.by_default
     plain = evaluate_arrays(np.array([[0, 1]]), [0, 1], [0], k=2)
     assert not any(c.startswith(("err", "rbp")) for c in plain.columns)

@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import helpers as h
+import topkeval as h
 
 
 def raises(exc, text):
@@ -58,7 +58,7 @@ def test_ranking_string():
 
 
 def test_ranking_2d_array_points_to_batch():
-    with raises(ValueError, "got an array of shape (2, 2). For many users at once use helpers.evaluate"):
+    with raises(ValueError, "got an array of shape (2, 2). For many users at once use topkeval.evaluate"):
         h.precision_at_k(np.zeros((2, 2)), {0}, 1)
 
 
@@ -128,7 +128,7 @@ def test_grade_negative():
 
 
 def test_empty_relevant_points_to_the_batch_policy():
-    with raises(ValueError, "recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in helpers.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'."):
+    with raises(ValueError, "recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'."):
         h.recall_at_k(["a"], set(), 1)
 
 
@@ -160,7 +160,7 @@ def test_arrays_wrong_dimensions():
 
 
 def test_arrays_non_integer_ids_point_to_evaluate():
-    with raises(TypeError, "top_items must hold integers (item ids coded 0..n_items-1); got dtype <U1. Use helpers.evaluate for arbitrary ids"):
+    with raises(TypeError, "top_items must hold integers (item ids coded 0..n_items-1); got dtype <U1. Use topkeval.evaluate for arbitrary ids"):
         h.evaluate_arrays(np.array([["a"]]), [0, 1], [1])
 
 

@@ -1,4 +1,4 @@
-"""helpers.spark on a real local Spark: the numbers of helpers.evaluate, and Spark's own where they coincide."""
+"""topkeval.spark on a real local Spark: the numbers of topkeval.evaluate, and Spark's own where they coincide."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import helpers
-import helpers.spark as hs
+import topkeval
+import topkeval.spark as hs
 
 K = [1, 3, 10]
-ALL_OPTIONS = {**helpers.OPTIONS, **helpers.BATCH_OPTIONS}
+ALL_OPTIONS = {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}
 # every (option, value) pair of the registry: one Spark run each
 CASES = [(name, value) for name, option in ALL_OPTIONS.items() for value in option.values]
 
@@ -74,21 +74,21 @@ def data(spark):
     return recs, truth, spark.createDataFrame(recs), spark.createDataFrame(truth)
 
 
-# ------------------------------------------------------------------ same numbers as helpers.evaluate
+# ------------------------------------------------------------------ same numbers as topkeval.evaluate
 @pytest.mark.parametrize(("option", "value"), CASES, ids=[f"{n}={v}" for n, v in CASES])
 def test_every_option_value_gives_the_numbers_of_evaluate(data, option, value):
     recs, truth, recs_df, truth_df = data
     kwargs = {"empty": "zero", option: value}
     if value == "raise":  # the data has users with no relevant item and tied scores: both must refuse
         with pytest.raises(ValueError, match="no relevant item" if option == "empty" else "tied scores"):
-            helpers.evaluate(recs, truth, K, **kwargs)
+            topkeval.evaluate(recs, truth, K, **kwargs)
         with pytest.raises(Exception, match="no relevant item" if option == "empty" else "tied scores"):
             hs.evaluate(recs_df, truth_df, K, **kwargs).collect()
         clean = truth["relevance"] > 0  # now data where it does not raise
         recs = with_ranks(recs)[lambda f: f["user"].isin(truth.loc[clean, "user"])]
         truth = truth[truth["user"].isin(recs["user"])]
         recs_df, truth_df = recs_df.sparkSession.createDataFrame(recs), truth_df.sparkSession.createDataFrame(truth)
-    expected = helpers.evaluate(recs, truth, K, **kwargs)
+    expected = topkeval.evaluate(recs, truth, K, **kwargs)
     assert len(expected) > 50
     assert_same(hs.evaluate(recs_df, truth_df, K, **kwargs), expected)
 
@@ -96,20 +96,20 @@ def test_every_option_value_gives_the_numbers_of_evaluate(data, option, value):
 @pytest.mark.parametrize("params", [dict(p=0.5, max_grade=4.0), dict()])
 def test_metrics_on_request_and_their_parameters_give_the_numbers_of_evaluate(data, params):
     recs, truth, recs_df, truth_df = data
-    every = list(helpers.METRICS)  # ERR and RBP too, with RBP's p and ERR's top grade
-    expected = helpers.evaluate(recs, truth, K, metrics=every, empty="zero", **params)
+    every = list(topkeval.METRICS)  # ERR and RBP too, with RBP's p and ERR's top grade
+    expected = topkeval.evaluate(recs, truth, K, metrics=every, empty="zero", **params)
     assert {"err@10", "rbp@10"} <= set(expected.columns)
     assert_same(hs.evaluate(recs_df, truth_df, K, metrics=every, empty="zero", **params), expected)
     lists = truth_df.sparkSession.createDataFrame(
         _lists(recs, truth), "user long, items array<long>, relevant array<long>, grades array<double>")
     arrays = hs.evaluate_arrays(lists, K, grades_col="grades", metrics=every, empty="zero", **params)
-    assert_same(arrays, helpers.evaluate(with_ranks(recs), truth, K, metrics=every, empty="zero", **params))
+    assert_same(arrays, topkeval.evaluate(with_ranks(recs), truth, K, metrics=every, empty="zero", **params))
 
 
 def test_string_ids_ranks_binary_truth_and_one_bucket(spark):
     recs, truth = make_data(160, ids="str", seed=3)
     recs, truth = with_ranks(recs), truth.drop(columns="relevance")
-    expected = helpers.evaluate(recs, truth, [2, 5], empty="skip", metrics=["ap", "ndcg", "recall"])
+    expected = topkeval.evaluate(recs, truth, [2, 5], empty="skip", metrics=["ap", "ndcg", "recall"])
     for buckets in (1, 7):
         result = hs.evaluate(spark.createDataFrame(recs), spark.createDataFrame(truth), [2, 5], empty="skip",
                              metrics=["ap", "ndcg", "recall"], buckets=buckets)
@@ -119,7 +119,7 @@ def test_string_ids_ranks_binary_truth_and_one_bucket(spark):
 def test_the_pandas_fallback_gives_the_same_numbers(data, monkeypatch):
     recs, truth, recs_df, truth_df = data
     monkeypatch.setattr(hs, "_ARROW", False)  # cogroup().applyInPandas, the Spark 3.5 route
-    expected = helpers.evaluate(recs, truth, K, empty="skip", gain="exponential")
+    expected = topkeval.evaluate(recs, truth, K, empty="skip", gain="exponential")
     assert_same(hs.evaluate(recs_df, truth_df, K, empty="skip", gain="exponential"), expected)
 
 
@@ -129,7 +129,7 @@ def test_other_column_names_and_mixed_integer_types(spark):
     truth = truth.rename(columns={"user": "visitor", "item": "sku", "relevance": "grade"})
     recs["note"], truth["when"] = "ignored", pd.Timestamp("2026-01-01")  # other columns are left behind
     names = dict(user_col="visitor", item_col="sku", score_col="s", relevance_col="grade")
-    expected = helpers.evaluate(recs, truth, 4, empty="zero", **names)
+    expected = topkeval.evaluate(recs, truth, 4, empty="zero", **names)
     truth_df = spark.createDataFrame(truth, "visitor int, sku int, grade double, when timestamp")
     result = hs.evaluate(spark.createDataFrame(recs), truth_df, 4, empty="zero", **names)
     assert result.columns == ["visitor", *expected.columns]
@@ -140,7 +140,7 @@ def test_other_column_names_and_mixed_integer_types(spark):
 def test_raise_counts_and_names_users_on_the_driver(data):
     recs, truth, recs_df, truth_df = data
     with pytest.raises(ValueError) as pandas_error:
-        helpers.evaluate(recs, truth, K)
+        topkeval.evaluate(recs, truth, K)
     with pytest.raises(ValueError) as spark_error:
         hs.evaluate(recs_df, truth_df, K)  # raised here, before any result is asked for
     assert str(spark_error.value) == str(pandas_error.value)
@@ -149,7 +149,7 @@ def test_raise_counts_and_names_users_on_the_driver(data):
 
 def test_skip_summary_and_skipped_users_match_attrs_and_mean(data):
     recs, truth, recs_df, truth_df = data
-    expected = helpers.evaluate(recs, truth, K, empty="skip")
+    expected = topkeval.evaluate(recs, truth, K, empty="skip")
     per_user = hs.evaluate(recs_df, truth_df, K, empty="skip")
     means = hs.summary(per_user)
     assert np.abs(means - expected.mean()).max() <= 1e-12
@@ -161,7 +161,7 @@ def test_skip_summary_and_skipped_users_match_attrs_and_mean(data):
 
 def test_zero_summary_counts_empty_users_and_a_plain_frame_works(data):
     recs, truth, recs_df, truth_df = data
-    expected = helpers.evaluate(recs, truth, 3, empty="zero")
+    expected = topkeval.evaluate(recs, truth, 3, empty="zero")
     per_user = hs.evaluate(recs_df, truth_df, 3, empty="zero")
     means = hs.summary(per_user)
     assert np.abs(means - expected.mean()).max() <= 1e-12
@@ -170,7 +170,7 @@ def test_zero_summary_counts_empty_users_and_a_plain_frame_works(data):
     derived = per_user.select("user", "ap@3")  # no longer linked: means only
     plain = hs.summary(derived)
     assert plain.attrs["n_empty_users"] is None and abs(plain["ap@3"] - expected["ap@3"].mean()) <= 1e-12
-    with pytest.raises(ValueError, match="the frame helpers.spark.evaluate returned"):
+    with pytest.raises(ValueError, match="the frame topkeval.spark.evaluate returned"):
         hs.skipped_users(derived)
 
 
@@ -193,7 +193,7 @@ def test_arrays_entry_point_gives_the_numbers_of_evaluate(data, options):
     recs, truth, _, truth_df = data
     lists = truth_df.sparkSession.createDataFrame(
         _lists(recs, truth), "user long, items array<long>, relevant array<long>, grades array<double>")
-    expected = helpers.evaluate(with_ranks(recs), truth, K, **options)
+    expected = topkeval.evaluate(with_ranks(recs), truth, K, **options)
     result = hs.evaluate_arrays(lists, K, grades_col="grades", **options)
     assert_same(result, expected)
     assert np.abs(hs.summary(result) - expected.mean()).max() <= 1e-12
@@ -206,7 +206,7 @@ def test_arrays_accept_als_structs_and_raise_on_empty_users(data):
     schema = ("user long, items array<long>, relevant array<long>, grades array<double>, "
               "recommendations array<struct<item: int, rating: float>>")
     lists = truth_df.sparkSession.createDataFrame(frame, schema)
-    expected = helpers.evaluate(with_ranks(recs), truth.drop(columns="relevance"), 5, empty="zero")
+    expected = topkeval.evaluate(with_ranks(recs), truth.drop(columns="relevance"), 5, empty="zero")
     assert_same(hs.evaluate_arrays(lists, 5, items_col="recommendations", empty="zero"), expected)
     with pytest.raises(ValueError, match=r"^\d+ of \d+ users have no relevant item"):
         hs.evaluate_arrays(lists, 5, grades_col="grades")
@@ -220,7 +220,7 @@ def test_bad_input_gets_the_librarys_messages(data):
     for kwargs in (dict(empty="skp"), dict(denominator="n"), dict(metrics=["map"]), dict(k=0)):
         args = {"k": 3, "empty": "zero", **kwargs}
         with pytest.raises(ValueError) as pandas_error:
-            helpers.evaluate(recs, truth, **args)
+            topkeval.evaluate(recs, truth, **args)
         with pytest.raises(ValueError) as spark_error:
             hs.evaluate(recs_df, truth_df, **args)
         assert str(spark_error.value) == str(pandas_error.value)
@@ -272,9 +272,9 @@ def test_equal_to_sparks_own_evaluators_where_the_definitions_coincide(data):
             ml = RankingEvaluator(metricName=name, k=k).evaluate(frame)
             assert abs(ours[f"{key}@{k}"] - theirs[key]) <= 1e-9, (key, k)
             assert abs(ours[f"{key}@{k}"] - ml) <= 1e-9, (key, k)
-        # helpers.evaluate_as's Spark row agrees too, on every user (including one whose truth rows are
+        # topkeval.evaluate_as's Spark row agrees too, on every user (including one whose truth rows are
         # all grade 0 and who has no list: Spark scores that user 0, and so does evaluate_as)
-        as_spark = helpers.evaluate_as("spark", recs, binary, k, ties="item_ascending")
+        as_spark = topkeval.evaluate_as("spark", recs, binary, k, ties="item_ascending")
         placed_theirs = theirs
         assert all(abs(as_spark[f"{key}@{k}"] - placed_theirs[key]) <= 1e-9 for key in names)
 
@@ -304,7 +304,7 @@ def test_where_spark_differs_the_difference_is_the_documented_one(data):
     repeated = RankingMetrics(spark.sparkContext.parallelize([([7.0, 7.0], [7.0])], 1))
     assert repeated.precisionAt(2) == 1.0
     with pytest.raises(ValueError, match="more than once"):
-        helpers.evaluate(pd.DataFrame({"user": [1, 1], "item": [7, 7], "rank": [1, 2]}),
+        topkeval.evaluate(pd.DataFrame({"user": [1, 1], "item": [7, 7], "rank": [1, 2]}),
                          pd.DataFrame({"user": [1], "item": [7]}), 2)
 
 
@@ -323,7 +323,7 @@ CONNECT_SCRIPT = """
 import os, sys
 import numpy as np
 from pyspark.sql import SparkSession
-import helpers, helpers.spark as hs
+import topkeval.spark as hs
 sys.path.insert(0, os.path.dirname(sys.argv[1]))
 from test_spark import make_data
 spark = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
@@ -332,7 +332,7 @@ r, t = spark.createDataFrame(recs), spark.createDataFrame(truth)
 assert type(r).__module__ == "pyspark.sql.connect.dataframe", type(r)
 per_user = hs.evaluate(r, t, [1, 5], empty="skip")
 got = per_user.toPandas().set_index("user").sort_index()
-expected = helpers.evaluate(recs, truth, [1, 5], empty="skip")
+expected = topkeval.evaluate(recs, truth, [1, 5], empty="skip")
 assert got.index.equals(expected.index) and np.abs(got.to_numpy() - expected.to_numpy()).max() <= 1e-12
 means = hs.summary(per_user)
 assert np.abs(means - expected.mean()).max() <= 1e-12
@@ -363,7 +363,7 @@ def test_importing_helpers_does_not_import_pyspark():
     import subprocess
     import sys
 
-    code = "import sys, helpers, helpers.spark; print('pyspark' in sys.modules)"
+    code = "import sys, helpers, topkeval.spark; print('pyspark' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
 

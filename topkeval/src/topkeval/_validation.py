@@ -190,7 +190,7 @@ def check_ranking(ranking: Any) -> list:
         if ranking.ndim != 1:
             raise ValueError(
                 f"ranking must be one user's list (a 1-D array); got an array of shape {ranking.shape}. "
-                "For many users at once use helpers.evaluate or helpers.evaluate_arrays."
+                "For many users at once use topkeval.evaluate or topkeval.evaluate_arrays."
             )
         items = ranking.tolist()
     elif isinstance(ranking, Sequence) or hasattr(ranking, "__array__"):
@@ -216,7 +216,7 @@ def check_ranking(ranking: Any) -> list:
         if _is_missing(item):
             raise ValueError(
                 f"ranking must not contain missing item ids (NaN/None); the item at rank {rank} is {item!r}. "
-                "Drop those entries (a recommender lists real items), as helpers.evaluate requires too."
+                "Drop those entries (a recommender lists real items), as topkeval.evaluate requires too."
             )
         if first != rank:
             raise ValueError(
@@ -287,7 +287,7 @@ def empty_relevant_error(function: str) -> ValueError:
     """The error raised by a per-user metric that is 0/0 with no relevant item."""
     return ValueError(
         f"{function} is undefined when the user has no relevant item (its denominator is 0). "
-        "Leave such users out, or, in helpers.evaluate, choose what they count as with "
+        "Leave such users out, or, in topkeval.evaluate, choose what they count as with "
         "empty='skip', 'zero' or 'raise'."
     )
 

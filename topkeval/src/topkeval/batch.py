@@ -13,7 +13,7 @@ block the hits are found with a cache-sized bitmap (one row of ``n_items``
 one-byte cells per user of a small sub-block), and the metrics are computed
 from the list of hit positions, so the work grows with the number of hits
 rather than with K. The results equal the per-user functions in
-``helpers.metrics`` and ``helpers.dcg`` to 1e-12 (``tests/library/test_batch.py``).
+``topkeval.metrics`` and ``topkeval.dcg`` to 1e-12 (``tests/library/test_batch.py``).
 
 :func:`evaluate` spends most of its time turning ids into integer codes. It
 is fastest when each user's rows come together with ranks 1..K (what a
@@ -80,7 +80,7 @@ def _int_array(value: Any, name: str, ndim: int) -> np.ndarray:
     if array.size and not np.issubdtype(array.dtype, np.integer):
         raise TypeError(
             f"{name} must hold integers (item ids coded 0..n_items-1); got dtype {array.dtype}. "
-            "Use helpers.evaluate for arbitrary ids: it encodes them for you."
+            "Use topkeval.evaluate for arbitrary ids: it encodes them for you."
         )
     return array.astype(np.int64, copy=False)
 
@@ -186,7 +186,7 @@ def _block_metrics(
     shared: _Shared,
     out: dict[str, np.ndarray],
 ) -> None:
-    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~helpers._kernels.Cut` per k."""
+    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~topkeval._kernels.Cut` per k."""
     opts, nb = shared.opts, nrel.size
     row = flat // width if width else flat
     pos = flat - row * width
@@ -393,11 +393,11 @@ def evaluate_arrays(
         than that, e.g. hashes) are renumbered internally first; results and
         error messages use the ids you passed.
     denominator, gain, ideal, discount
-        As in :func:`helpers.average_precision_at_k` and
-        :func:`helpers.ndcg_at_k`.
+        As in :func:`topkeval.average_precision_at_k` and
+        :func:`topkeval.ndcg_at_k`.
     p, max_grade : float
-        RBP's persistence and ERR's top grade, as in :func:`helpers.rbp_at_k`
-        and :func:`helpers.err_at_k`.
+        RBP's persistence and ERR's top grade, as in :func:`topkeval.rbp_at_k`
+        and :func:`topkeval.err_at_k`.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as (see :func:`evaluate`).
     block_size : int
@@ -421,7 +421,7 @@ def evaluate_arrays(
     Examples
     --------
     >>> import numpy as np
-    >>> from helpers import evaluate_arrays
+    >>> from topkeval import evaluate_arrays
     >>> top = np.array([[3, 1, 2], [0, 2, -1]])  # user 1 has only two items
     >>> indptr, items = np.array([0, 2, 3]), np.array([1, 2, 2])  # R_0 = {1, 2}, R_1 = {2}
     >>> evaluate_arrays(top, indptr, items, k=2, metrics=["precision", "rr"])
@@ -721,11 +721,11 @@ def evaluate(
     metrics : list of str, optional
         %(metrics)s
     denominator : {"min_k_n_relevant", "n_relevant", "n_hits"}
-        AP's denominator, as in :func:`helpers.average_precision_at_k`.
+        AP's denominator, as in :func:`topkeval.average_precision_at_k`.
     gain : {"linear", "exponential"}
-        NDCG's gain, as in :func:`helpers.ndcg_at_k`.
+        NDCG's gain, as in :func:`topkeval.ndcg_at_k`.
     ideal : {"all", "listed"}
-        Where NDCG's ideal ordering comes from, as in :func:`helpers.ndcg_at_k`.
+        Where NDCG's ideal ordering comes from, as in :func:`topkeval.ndcg_at_k`.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as. See Notes.
     ties : {"item_ascending", "item_descending", "input_order", "raise"}
@@ -733,11 +733,11 @@ def evaluate(
     user_col, item_col, rank_col, score_col, relevance_col : str
         Column names, if yours differ.
     discount : {"log2", "clipped_log2"}
-        NDCG's position discount, as in :func:`helpers.ndcg_at_k`.
+        NDCG's position discount, as in :func:`topkeval.ndcg_at_k`.
     p : float
-        RBP's persistence (``rbp`` column), as in :func:`helpers.rbp_at_k`.
+        RBP's persistence (``rbp`` column), as in :func:`topkeval.rbp_at_k`.
     max_grade : float, optional
-        ERR's top grade (``err`` column), as in :func:`helpers.err_at_k`.
+        ERR's top grade (``err`` column), as in :func:`topkeval.err_at_k`.
 
     Returns
     -------
@@ -769,7 +769,7 @@ def evaluate(
     Examples
     --------
     >>> import pandas as pd
-    >>> from helpers import evaluate
+    >>> from topkeval import evaluate
     >>> recs = pd.DataFrame({"user": ["u1"] * 3 + ["u2"] * 3,
     ...                      "item": ["a", "b", "c", "c", "a", "d"],
     ...                      "rank": [1, 2, 3, 1, 2, 3]})

@@ -1,8 +1,8 @@
 """Batch kernels: each metric for a block of users at one cutoff, from where the hits are.
 
-:func:`helpers.evaluate_arrays` finds the hits of a block of users once and
+:func:`topkeval.evaluate_arrays` finds the hits of a block of users once and
 describes them at each cutoff ``k`` in a :class:`Cut`; the registry
-(``helpers._registry.METRICS[key].kernel``) names the kernel of each metric, so
+(``topkeval._registry.METRICS[key].kernel``) names the kernel of each metric, so
 adding a metric means adding its kernel here and its registry entry. Every
 kernel returns one float per user of the block and is tested against the
 metric's per-user function (``tests/library/test_batch.py``).
@@ -120,7 +120,7 @@ def average_precision(cut: Cut) -> np.ndarray:
 
 
 def ndcg(cut: Cut) -> np.ndarray:
-    """DCG@k / IDCG@k, with the gains and discounts of :mod:`helpers._cutoff`."""
+    """DCG@k / IDCG@k, with the gains and discounts of :mod:`topkeval._cutoff`."""
     weights = cut.discounts[cut.position]
     if cut.gains is not None:
         weights = weights * cut.gains

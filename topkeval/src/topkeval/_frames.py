@@ -1,6 +1,6 @@
 """Data frames from other libraries, as pandas DataFrames without a needless copy.
 
-:func:`helpers.evaluate` works on pandas. A pyarrow ``Table`` or ``RecordBatch``, a Polars
+:func:`topkeval.evaluate` works on pandas. A pyarrow ``Table`` or ``RecordBatch``, a Polars
 ``DataFrame``, or any object that exports an Arrow stream (``__arrow_c_stream__``, e.g. a
 DuckDB relation) is wrapped column by column in Arrow-backed pandas columns
 (``pd.ArrowDtype``): pandas then reads Arrow's buffers in place instead of copying them into
@@ -20,7 +20,7 @@ import pandas as pd
 __all__ = ["as_pandas", "not_a_pandas_frame"]
 
 _ACCEPTED = "a pandas DataFrame, a pyarrow Table or a Polars DataFrame"
-_INSTALL_ARROW = 'pip install pyarrow (or the library\'s extra: pip install "topk-course-helpers[arrow]")'
+_INSTALL_ARROW = 'pip install pyarrow (or the library\'s extra: pip install "topkeval[arrow]")'
 
 
 def _module(frame: Any) -> str:
@@ -39,7 +39,7 @@ def _require_pyarrow(frame: Any, name: str) -> Any:
         import pyarrow
     except ImportError:
         raise TypeError(
-            f"{name} is a {type(frame).__module__}.{type(frame).__name__}; helpers reads it through Arrow, "
+            f"{name} is a {type(frame).__module__}.{type(frame).__name__}; topkeval reads it through Arrow, "
             f"which needs pyarrow: {_INSTALL_ARROW}. Or convert it to pandas first."
         ) from None
     return pyarrow
@@ -79,7 +79,7 @@ def _type_name(frame: Any) -> str:
 
 
 def _how_to_convert(frame: Any, name: str) -> str:
-    """A hint for an object that is not a data frame helpers reads."""
+    """A hint for an object that is not a data frame topkeval reads."""
     if isinstance(frame, pd.Series):
         return f"Pass the whole table (user and item columns), not one column; e.g. {name}.reset_index()."
     if hasattr(frame, "toPandas"):  # Spark
@@ -90,7 +90,7 @@ def _how_to_convert(frame: Any, name: str) -> str:
         return f"Build one from the columns: pandas.DataFrame({name})."
     if _module(frame) == "numpy":
         return (f"Name the columns: pandas.DataFrame({name}, columns=['user', 'item', 'rank']); for an integer "
-                "(users x K) matrix of item ids, helpers.evaluate_arrays is the fast path.")
+                "(users x K) matrix of item ids, topkeval.evaluate_arrays is the fast path.")
     return "Convert it to a pandas DataFrame with one row per (user, item) first."
 
 

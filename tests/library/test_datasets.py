@@ -10,7 +10,7 @@ import zipfile
 
 import pytest
 
-from helpers.experiments import data
+from topkeval import datasets as data
 
 U_DATA = b"1\t10\t4\t881250949\n2\t20\t5\t881250950\n"
 RATINGS = b"userId,movieId,rating,timestamp\n1,10,4.0,964982703\n2,20,3.5,964982704\n"

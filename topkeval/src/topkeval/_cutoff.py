@@ -1,8 +1,8 @@
 """Cutoff, gain and discount: the only place that cuts a list at k, finds hits, or defines a gain or a discount.
 
-Per-user metrics (``helpers.metrics``, ``helpers.dcg``), the batch kernels
-(``helpers._kernels``, ``helpers.batch``), the library conventions
-(``helpers.conventions``) and the sampled-metrics protocol
+Per-user metrics (``topkeval.metrics``, ``topkeval.dcg``), the batch kernels
+(``topkeval._kernels``, ``topkeval.batch``), the library conventions
+(``topkeval.conventions``) and the sampled-metrics protocol
 (``helpers.experiments.sampled``) all build on these definitions, so a change
 to what "the top k", a gain or a discount means is made once.
 """

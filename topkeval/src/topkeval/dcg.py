@@ -71,7 +71,7 @@ def gains_at_k(
 
     Examples
     --------
-    >>> from helpers import gains_at_k
+    >>> from topkeval import gains_at_k
     >>> gains_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3)
     [2.0, 0.0, 1.0]
     >>> gains_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3, gain="exponential")
@@ -88,7 +88,7 @@ def cg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = 
 
     Examples
     --------
-    >>> from helpers import cg_at_k
+    >>> from topkeval import cg_at_k
     >>> grades = {"a": 2, "b": 3, "c": 3, "d": 1, "e": 2}
     >>> cg_at_k(["a", "b", "c", "d", "e"], grades, k=5)  # 2 + 3 + 3 + 1 + 2
     11.0
@@ -148,7 +148,7 @@ def dcg_at_k(
 
     Examples
     --------
-    >>> from helpers import dcg_at_k
+    >>> from topkeval import dcg_at_k
     >>> dcg_at_k(["a", "b", "c"], {"a", "c"}, k=3)  # 1/log2(2) + 1/log2(4)
     1.5
     >>> dcg_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3, gain="exponential")  # 3 + 1/2
@@ -201,7 +201,7 @@ def idcg_at_k(
 
     Examples
     --------
-    >>> from helpers import idcg_at_k
+    >>> from topkeval import idcg_at_k
     >>> idcg_at_k(["a", "b"], {"a", "c", "x"}, k=2)  # 1 + 1/log2(3): 2 slots, 3 relevant
     1.6309
     >>> idcg_at_k(["a", "b"], {"a", "c", "x"}, k=2, ideal="listed")  # only "a" is listed
@@ -272,7 +272,7 @@ def ndcg_at_k(
 
     Examples
     --------
-    >>> from helpers import ndcg_at_k
+    >>> from topkeval import ndcg_at_k
     >>> ndcg_at_k(["a", "b", "c"], {"c"}, k=3)  # leave-one-out: 1/log2(3 + 1)
     0.5
     >>> grades = {"a": 2, "b": 3, "c": 3, "d": 1, "e": 2}
@@ -312,7 +312,7 @@ def dcg_table(
 
     Examples
     --------
-    >>> from helpers import dcg_table
+    >>> from topkeval import dcg_table
     >>> dcg_table(["a", "b", "c"], {"a", "c"}, k=3).round(4)
        rank item  grade  gain  discount  dcg  ideal_gain    idcg
     0     1    a    1.0   1.0    1.0000  1.0         1.0  1.0000

@@ -1,4 +1,4 @@
-"""helpers.experiments.stats: bootstrap intervals and paired tests, against known answers."""
+"""topkeval.stats: bootstrap intervals and paired tests, against known answers."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from helpers.experiments.stats import (
+from topkeval.stats import (
     ConfidenceInterval,
     bootstrap_ci,
     compare,

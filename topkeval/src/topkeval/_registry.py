@@ -1,7 +1,7 @@
 """The one registry of metrics and their variants.
 
 Everything that names a metric or an option reads it from here: the column
-names of :func:`helpers.evaluate`, the lists in error messages, the option
+names of :func:`topkeval.evaluate`, the lists in error messages, the option
 tables inside the docstrings and the metric table in ``README.md`` (a test
 checks that the README holds exactly :func:`markdown_table`'s output).
 """
@@ -24,7 +24,7 @@ class Choice:
     """One value of an option: the formula it names and who uses it.
 
     ``used_by`` is generated from the library-convention table
-    (:data:`helpers.conventions.CONVENTIONS`), so the two cannot disagree;
+    (:data:`topkeval.conventions.CONVENTIONS`), so the two cannot disagree;
     ``also`` adds who else uses it outside that table (seeds, papers).
     """
 
@@ -38,7 +38,7 @@ class Choice:
         from .conventions import libraries_using  # the table of conventions reads this registry
 
         parts = [libraries_using(self.option, self.value), self.also]
-        return "; ".join(p for p in parts if p) or "none of the libraries in helpers.conventions"
+        return "; ".join(p for p in parts if p) or "none of the libraries in topkeval.conventions"
 
 
 @dataclass(frozen=True)
@@ -81,15 +81,15 @@ class Parameter:
 class Metric:
     """A metric: its per-user function, its batch kernel, its rule for a user with no relevant item.
 
-    Everything that lists metrics reads this entry: :func:`helpers.evaluate`'s
+    Everything that lists metrics reads this entry: :func:`topkeval.evaluate`'s
     columns and dispatch, error messages, docstrings, the README table, the
     grader's edge cases and the tests' lists. Adding a metric means adding an
-    entry here, its per-user function, its kernel in :mod:`helpers._kernels`,
+    entry here, its per-user function, its kernel in :mod:`topkeval._kernels`,
     and their tests.
     """
 
     key: str  # column prefix in evaluate(): "ap" -> "ap@10"
-    function: str  # name of the per-user function in helpers (see per_user)
+    function: str  # name of the per-user function in topkeval (see per_user)
     kernel: Callable[[_kernels.Cut], object]  # batch kernel: one value per user of a block
     notation: str  # per-user notation
     mean_name: str  # what the mean over users is called
@@ -101,8 +101,8 @@ class Metric:
 
     @property
     def per_user(self) -> Callable[..., float]:
-        """The per-user function, e.g. :func:`helpers.precision_at_k`."""
-        return getattr(importlib.import_module("helpers"), self.function)
+        """The per-user function, e.g. :func:`topkeval.precision_at_k`."""
+        return getattr(importlib.import_module("topkeval"), self.function)
 
     @property
     def no_relevant(self) -> str:
@@ -353,7 +353,7 @@ class BeyondMetric:
     """A beyond-accuracy metric: it reads the lists (and item popularity or features), not relevance."""
 
     key: str
-    function: str  # in helpers.beyond
+    function: str  # in topkeval.beyond
     notation: str
     mean_name: str
     formula: str
@@ -377,9 +377,9 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
 }
 
 
-#: The order of the columns in :func:`helpers.evaluate`.
+#: The order of the columns in :func:`topkeval.evaluate`.
 METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
-#: What :func:`helpers.evaluate` computes when ``metrics=None``.
+#: What :func:`topkeval.evaluate` computes when ``metrics=None``.
 DEFAULT_METRIC_KEYS: tuple[str, ...] = tuple(key for key, m in METRICS.items() if m.by_default)
 
 
@@ -452,7 +452,7 @@ def markdown_table() -> str:
         for choice in option.choices:
             value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
             rows.append(_row(f"`{option.name}`", value, choice.formula, choice.used_by))
-    rows += ["", "Beyond accuracy (`helpers.beyond`: they read the lists, not relevance):", ""]
+    rows += ["", "Beyond accuracy (`topkeval.beyond`: they read the lists, not relevance):", ""]
     rows += [_row("metric", "function", "notation", "formula", "computed", "needs"), "|---|---|---|---|---|---|"]
     for beyond in BEYOND_METRICS.values():
         rows.append(_row(f"`{beyond.key}`", f"`{beyond.function}`", beyond.notation, beyond.formula,

@@ -16,9 +16,9 @@ it describes a person. The two metrics here start from a story instead:
   expected rate at which the user meets relevant items.
 
 Each has a per-user function here, written for reading; for many users at once
-ask :func:`helpers.evaluate` or :func:`helpers.evaluate_arrays` for the columns
+ask :func:`topkeval.evaluate` or :func:`topkeval.evaluate_arrays` for the columns
 ``err@k`` and ``rbp@k`` (``metrics=[..., "err", "rbp"]``): their batch kernels
-live in ``helpers._kernels`` with the other metrics' and are tested against
+live in ``topkeval._kernels`` with the other metrics' and are tested against
 these functions to 1e-12 (``tests/library/test_user_models.py``).
 """
 
@@ -76,7 +76,7 @@ def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: 
 
     Examples
     --------
-    >>> from helpers.user_models import err_at_k
+    >>> from topkeval.user_models import err_at_k
     >>> err_at_k(["a", "b", "c"], {"a": 1}, k=3)  # R = 1/2 at rank 1
     0.5
     >>> err_at_k(["a", "b", "c"], {"b": 1}, k=3)  # R = 1/2 at rank 2: (1/2) * (1/2)
@@ -131,7 +131,7 @@ def rbp_at_k(ranking: Sequence[Hashable], relevant: Any, k: int, *, p: float = 0
 
     Examples
     --------
-    >>> from helpers.user_models import rbp_at_k
+    >>> from topkeval.user_models import rbp_at_k
     >>> rbp_at_k(["a", "b", "c"], {"a"}, k=3, p=0.5)
     0.5
     >>> rbp_at_k(["a", "b", "c"], {"a", "c"}, k=3, p=0.5)  # 0.5 * (1 + 0.25)

@@ -1,6 +1,6 @@
-"""Array inputs of the beyond-accuracy batch functions (``helpers.beyond``).
+"""Array inputs of the beyond-accuracy batch functions (``topkeval.beyond``).
 
-The batch functions there take the list matrix of :func:`helpers.evaluate_arrays`:
+The batch functions there take the list matrix of :func:`topkeval.evaluate_arrays`:
 an integer (users x K) matrix of recommended item ids (negative = empty slot).
 This module checks it and cuts it at k.
 """

@@ -1,7 +1,7 @@
 """Per-user set and rank metrics: precision, recall, hit, reciprocal rank, AP.
 
 Each function scores one user's ranked list. They are written for reading:
-the batch path in ``helpers.batch`` computes the same numbers for millions of
+the batch path in ``topkeval.batch`` computes the same numbers for millions of
 users and is tested against these functions.
 """
 
@@ -36,7 +36,7 @@ def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> list[i
 
     Examples
     --------
-    >>> from helpers import hit_ranks_at_k
+    >>> from topkeval import hit_ranks_at_k
     >>> hit_ranks_at_k([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], {1, 6, 9}, k=10)
     [2, 5, 8]
     >>> hit_ranks_at_k([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], {1, 6, 9}, k=5)
@@ -88,7 +88,7 @@ def precision_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
 
     Examples
     --------
-    >>> from helpers import precision_at_k
+    >>> from topkeval import precision_at_k
     >>> precision_at_k(["a", "b", "c", "d"], {"a", "c", "x"}, k=2)  # 1 hit / 2
     0.5
     >>> precision_at_k(["a", "b"], {"a"}, k=4)  # short list: 1 hit / 4
@@ -136,13 +136,13 @@ def recall_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
 
     Examples
     --------
-    >>> from helpers import recall_at_k
+    >>> from topkeval import recall_at_k
     >>> recall_at_k(["a", "b", "c", "d"], {"a", "c", "x"}, k=2)  # 1 of 3 found
     0.3333
     >>> recall_at_k(["a", "b"], set(), k=2)
     Traceback (most recent call last):
     ...
-    ValueError: recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in helpers.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'.
+    ValueError: recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'.
     """
     items, rel, k = _prepare(ranking, relevant, k)
     if not rel:
@@ -183,7 +183,7 @@ def hit_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
 
     Examples
     --------
-    >>> from helpers import hit_at_k
+    >>> from topkeval import hit_at_k
     >>> hit_at_k(["a", "b", "c"], {"c"}, k=2)
     0.0
     >>> hit_at_k(["a", "b", "c"], {"c"}, k=3)
@@ -226,7 +226,7 @@ def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> 
 
     Examples
     --------
-    >>> from helpers import reciprocal_rank_at_k
+    >>> from topkeval import reciprocal_rank_at_k
     >>> reciprocal_rank_at_k(["a", "b", "c"], {"b", "c"}, k=3)  # first hit at rank 2
     0.5
     >>> reciprocal_rank_at_k(["a", "b", "c"], {"c"}, k=2)  # first hit beyond k
@@ -294,7 +294,7 @@ def average_precision_at_k(
 
     Examples
     --------
-    >>> from helpers import average_precision_at_k
+    >>> from topkeval import average_precision_at_k
     >>> ranking, relevant = ["a", "b", "c", "d"], {"a", "c", "x"}
     >>> average_precision_at_k(ranking, relevant, k=2)  # (1/1) / min(2, 3)
     0.5

@@ -1,0 +1,75 @@
+"""topkeval: top-K recommendation and ranking metrics, per user and in batch.
+
+Per-user functions take one ranked list, the relevant items (or graded
+relevance) and a cutoff ``k``, and return a ``float``:
+
+    hit_ranks_at_k, precision_at_k, recall_at_k, hit_at_k, reciprocal_rank_at_k,
+    average_precision_at_k, gains_at_k, cg_at_k, dcg_at_k, idcg_at_k,
+    ndcg_at_k, dcg_table, err_at_k (cascade), rbp_at_k (patience)
+
+Many users at once: :func:`evaluate` (pandas, Arrow or Polars frames, any ids),
+:func:`evaluate_arrays` (integer arrays, the fast path) and :func:`evaluate_as`
+(the numbers a given library would report for the same input). Every metric and
+option is listed once in :data:`METRICS` and :data:`OPTIONS`;
+:func:`metric_table` returns them as a table.
+
+Submodules:
+
+- :mod:`topkeval.splits`: leave-one-out and temporal splits.
+- :mod:`topkeval.conventions`: how thirteen libraries define each metric.
+- :mod:`topkeval.beyond`: coverage, novelty, diversity and concentration.
+- :mod:`topkeval.stats`: bootstrap intervals and paired tests over per-user scores.
+- :mod:`topkeval.datasets`: MovieLens readers and a verified, cached download.
+- :mod:`topkeval.spark`, :mod:`topkeval.dask`: the same metrics on a cluster
+  (extras ``spark`` and ``dask``; importing :mod:`topkeval` loads neither).
+
+>>> import topkeval
+>>> topkeval.ndcg_at_k(["a", "b", "c"], {"b"}, 3)
+0.6309297535714575
+"""
+
+from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
+from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
+from ._registry import markdown_table as metric_table
+from .batch import evaluate, evaluate_arrays
+from .conventions import evaluate_as
+from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
+from .metrics import (
+    average_precision_at_k,
+    hit_at_k,
+    hit_ranks_at_k,
+    precision_at_k,
+    recall_at_k,
+    reciprocal_rank_at_k,
+)
+from .splits import leave_one_out_split, temporal_split
+from .user_models import err_at_k, rbp_at_k
+
+__all__ = [
+    "hit_ranks_at_k",
+    "precision_at_k",
+    "recall_at_k",
+    "hit_at_k",
+    "reciprocal_rank_at_k",
+    "average_precision_at_k",
+    "gains_at_k",
+    "cg_at_k",
+    "dcg_at_k",
+    "idcg_at_k",
+    "ndcg_at_k",
+    "dcg_table",
+    "err_at_k",
+    "rbp_at_k",
+    "evaluate",
+    "evaluate_arrays",
+    "evaluate_as",
+    "leave_one_out_split",
+    "temporal_split",
+    "METRICS",
+    "DEFAULT_METRICS",
+    "OPTIONS",
+    "BATCH_OPTIONS",
+    "metric_table",
+]
+
+__version__ = "0.3.0"

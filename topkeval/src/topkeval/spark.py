@@ -1,0 +1,595 @@
+"""Every metric on Apache Spark: the numbers of :func:`topkeval.evaluate`, for data that outgrows one machine.
+
+Install with ``pip install "topkeval[spark]"`` (PySpark >= 3.5 and
+Java 17). Importing :mod:`topkeval` never imports PySpark; this module does.
+
+* :func:`evaluate` takes Spark DataFrames of recommendations (``user``,
+  ``item``, ``rank`` or ``score``) and truth (``user``, ``item``, optional
+  ``relevance``) and returns a Spark DataFrame: one row per user, one column
+  per metric, the column names of :func:`topkeval.evaluate`.
+* :func:`evaluate_arrays` takes one row per user with an array of
+  recommended items (what ALS ``recommendForAllUsers`` gives) and an array of
+  relevant items, and runs :func:`topkeval.evaluate_arrays` on each Arrow batch.
+* :func:`summary` gives the means (P@k, MAP@k, NDCG@k, ...) from sums and
+  counts computed by Spark, plus the number of users with no relevant item;
+  :func:`skipped_users` lists the users ``empty="skip"`` left out.
+
+How it works: users are put in ``B`` buckets by ``pmod(xxhash64(user), B)``;
+Spark shuffles both DataFrames once by bucket, and every bucket's rows reach
+one Python worker as Arrow tables (``groupBy(bucket).cogroup(...)
+.applyInArrow`` on Spark 4, ``applyInPandas`` on Spark 3.5), where
+:func:`topkeval.evaluate` itself scores them. A user's rows all land in one
+bucket, and a user's metrics depend only on that user's rows, so the values
+are the ones :func:`topkeval.evaluate` gives on the whole data, bit for bit
+(``tests/test_spark.py``). Only DataFrame operations are used (no RDD, no
+SparkContext), so the module also runs under Spark Connect. The executors
+need this package installed (it is imported there by name).
+
+Sizing (``benchmarks/spark.py`` measures 10^6 users on 2 cores; ``benchmarks/last_run_spark.txt``): a
+bucket holds about ``_ROWS_PER_BUCKET`` (2 million) recommendation rows, well under 0.5 GB of Python
+memory while it is scored, so executors need ``spark.executor.pyspark.memory`` of about 0.5 GB per core
+beyond Spark's own. The shuffle carries each recommendation row once: 13-18 bytes per row measured with
+integer ids. 10^8 users x K = 100 is 10^10 rows: about 5,000 buckets, a few thousand shuffle partitions,
+about 125 GiB of shuffle; 10^9 users x K = 10 the same order; 10^9 x 100 ten times that (50,000 buckets).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import textwrap
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+
+import topkeval
+from topkeval import _registry
+
+__all__ = ["evaluate", "evaluate_arrays", "summary", "skipped_users"]
+
+_FLAG = "__topkeval_no_relevant__"  # internal column: 1 for a user with no relevant item
+_ORDER = "__topkeval_row__"  # internal column: the input row order, for ties="input_order"
+_ROWS_PER_BUCKET = 2_000_000  # recommendation rows per bucket when B is chosen from the data
+_ARROW = True  # cogroup().applyInArrow where Spark has it (4.0+); False forces applyInPandas (tests)
+_LINK = "_topkeval_evaluation"  # attribute linking a result to its unfiltered frame and empty option
+_DEFAULTS = {name: option.default for name, option in {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}.items()}
+_DEFAULTS.update({name: parameter.default for name, parameter in _registry.PARAMETERS.items()})
+
+
+def _document(*names: str):
+    """Fill ``%(name)s`` in a docstring with the option's values, formulas and users, from the registry."""
+    options = {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}
+
+    def decorate(function):
+        doc = function.__doc__
+        for name in names:
+            option = options[name]
+            lines = [f"``{name}`` (default ``{option.default!r}``):", ""]
+            lines += [textwrap.fill(f"- ``{c.value!r}``: {c.formula}. Used by {c.used_by}.", width=72,
+                                    subsequent_indent="  ") for c in option.choices]
+            doc = doc.replace(f"%({name})s", "\n".join(lines).replace("\n", "\n    ").replace("\n    \n", "\n\n"))
+        function.__doc__ = doc
+        return function
+
+    return decorate
+
+
+def _pyspark():
+    """PySpark's ``DataFrame``, ``functions`` and ``types``, with an install hint when missing."""
+    try:
+        from pyspark.sql import DataFrame
+        from pyspark.sql import functions as F  # noqa: N812
+        from pyspark.sql import types as T  # noqa: N812
+    except ImportError as err:  # pragma: no cover - depends on the environment
+        raise ImportError(
+            'topkeval.spark needs PySpark: pip install "topkeval[spark]" (and Java 17).'
+        ) from err
+    return DataFrame, F, T
+
+
+def _check_frame(frame: Any, name: str) -> None:
+    DataFrame, _, _ = _pyspark()
+    if not isinstance(frame, DataFrame):
+        raise TypeError(
+            f"{name} must be a Spark DataFrame (pyspark.sql.DataFrame); got {type(frame).__module__}."
+            f"{type(frame).__name__}. For pandas DataFrames use topkeval.evaluate."
+        )
+
+
+def _col(name: str):
+    _, F, _ = _pyspark()
+    return F.col(f"`{name}`")  # metric names hold '@'; backticks keep any name literal
+
+
+# ----------------------------------------------------------------- validation
+def _probe(recommendations, truth, k, options: dict, empty: str) -> list[str]:
+    """Check k, metrics, options and columns with topkeval.evaluate itself; return its metric columns.
+
+    topkeval.evaluate runs on empty pandas frames that have the Spark frames'
+    column names, so every message about a bad option or a missing column is
+    the library's own.
+    """
+    recs = pd.DataFrame({c: pd.Series([], dtype="float64") for c in recommendations.columns})
+    rows = pd.DataFrame({c: pd.Series([], dtype="float64") for c in truth.columns})
+    return list(topkeval.evaluate(recs, rows, k, empty=empty, **options).columns)
+
+
+def _kind(dtype) -> str:
+    _, _, T = _pyspark()
+    if isinstance(dtype, T.BooleanType):
+        return "booleans"
+    if isinstance(dtype, T.NumericType):
+        return "numbers"
+    return "strings" if isinstance(dtype, T.StringType) else dtype.simpleString()
+
+
+def _common_type(left, right, what: str):
+    """The type both sides' ids are cast to, or a TypeError when no id could ever match."""
+    _, _, T = _pyspark()
+    if left == right:
+        return left
+    if _kind(left) == _kind(right) == "numbers":
+        integral = all(isinstance(t, T.IntegralType) for t in (left, right))
+        return T.LongType() if integral else T.DoubleType()
+    if _kind(left) == _kind(right) == "strings":
+        return T.StringType()
+    raise TypeError(
+        f"{what} ids in recommendations are {_kind(left)} ({left.simpleString()}) but in truth they are "
+        f"{_kind(right)} ({right.simpleString()}), so no id could ever match. Cast one side, e.g. "
+        f".withColumn({what!r}, F.col({what!r}).cast('string'))."
+    )
+
+
+def _check_numeric(frame, column: str, name: str) -> None:
+    dtype = frame.schema[column].dataType
+    if _kind(dtype) != "numbers":
+        raise TypeError(f"{name}'s {column!r} column must be numeric; got {dtype.simpleString()}.")
+
+
+def _align(recommendations, truth, user_col: str, item_col: str):
+    """Both frames with user and item columns of one type each."""
+    for column in (user_col, item_col):
+        left, right = recommendations.schema[column].dataType, truth.schema[column].dataType
+        common = _common_type(left, right, column)
+        if left != common:
+            recommendations = recommendations.withColumn(column, _col(column).cast(common))
+        if right != common:
+            truth = truth.withColumn(column, _col(column).cast(common))
+    return recommendations, truth
+
+
+# ----------------------------------------------------- users with no relevant item
+def _raise_on_empty(users, user_col: str) -> None:
+    """Count and name, on the driver, the users whose ``relevant`` flag is 0 (one small aggregate).
+
+    ``users`` has one or more rows per user with an int column ``relevant``
+    (1 if the row is a relevant item); a second query names up to three of
+    the offending users only when there are some.
+    """
+    _, F, _ = _pyspark()
+    per_user = users.groupBy(user_col).agg(F.max("relevant").alias("relevant"))
+    counts = per_user.agg(F.count(F.lit(1)).alias("n"), F.sum(1 - F.col("relevant")).alias("empty")).first()
+    n_empty = int(counts["empty"] or 0)
+    if not n_empty:
+        return
+    examples = [row[0] for row in per_user.filter(F.col("relevant") == 0).select(user_col).orderBy(user_col)
+                .limit(3).collect()]
+    more = ", ..." if n_empty > len(examples) else ""
+    raise ValueError(
+        f"{n_empty} of {counts['n']} users have no relevant item (e.g. {', '.join(map(repr, examples))}{more}), "
+        "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves them out "
+        "(trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
+    )
+
+
+def _link(result, full, empty: str, user_col: str):
+    """Attach the unfiltered frame (with the no-relevant flag) to the result, for summary()."""
+    setattr(result, _LINK, (full, empty, user_col))
+    return result
+
+
+def _finish(full, empty: str, user_col: str):
+    _, F, _ = _pyspark()
+    kept = full.filter(_col(_FLAG) == 0) if empty == "skip" else full
+    return _link(kept.drop(_FLAG), full, empty, user_col)
+
+
+# ------------------------------------------------------------------ per bucket
+def _score_frames(recs: pd.DataFrame, truth: pd.DataFrame, config: dict) -> tuple[np.ndarray, dict, np.ndarray]:
+    """Run topkeval.evaluate on one bucket; return users, metric columns and the no-relevant flags.
+
+    Users with no relevant item are skipped by topkeval.evaluate and added
+    back with every metric 0 and flag 1 (exactly what ``empty="zero"``
+    gives); with ``empty="skip"`` the caller filters them out.
+    """
+    if config["order"]:
+        recs = recs.sort_values(_ORDER, kind="stable").drop(columns=_ORDER)
+    scores = topkeval.evaluate(recs, truth, config["k"], empty=config["bucket_empty"], **config["options"])
+    skipped = scores.attrs["skipped_users"]
+    users = scores.index.to_numpy()
+    columns = {name: scores[name].to_numpy(dtype=np.float64) for name in config["names"]}
+    flags = np.zeros(len(users) + len(skipped), dtype=np.int8)
+    if skipped:
+        flags[len(users):] = 1
+        users = np.concatenate([users, np.asarray(skipped, dtype=users.dtype if users.size else None)])
+        columns = {name: np.concatenate([v, np.zeros(len(skipped))]) for name, v in columns.items()}
+    return users, columns, flags
+
+
+def _bucket_arrow(recs: pa.Table, truth: pa.Table, config: dict) -> pa.Table:
+    """One bucket through Arrow (Spark 4's ``cogroup().applyInArrow``)."""
+    user_type = recs.schema.field(config["user_col"]).type
+    users, columns, flags = _score_frames(recs.to_pandas(), truth.to_pandas(), config)
+    arrays = {config["user_col"]: pa.array(users).cast(user_type)}
+    arrays.update({name: pa.array(values, pa.float64()) for name, values in columns.items()})
+    arrays[_FLAG] = pa.array(flags, pa.int8())
+    return pa.table(arrays)
+
+
+def _bucket_pandas(recs: pd.DataFrame, truth: pd.DataFrame, config: dict) -> pd.DataFrame:
+    """One bucket through pandas (``cogroup().applyInPandas``, for Spark 3.5)."""
+    users, columns, flags = _score_frames(recs, truth, config)
+    return pd.DataFrame({config["user_col"]: users, **columns, _FLAG: flags})
+
+
+def _choose_buckets(recommendations) -> int:
+    """B from the data: about _ROWS_PER_BUCKET rows each, and at least four per shuffle partition."""
+    partitions = int(recommendations.sparkSession.conf.get("spark.sql.shuffle.partitions"))
+    return max(4 * partitions, math.ceil(recommendations.count() / _ROWS_PER_BUCKET))
+
+
+def _cogroup(recs, truth, buckets: int, config: dict, schema):
+    _, F, _ = _pyspark()
+    user = config["user_col"]
+    key = F.pmod(F.xxhash64(_col(user)), F.lit(buckets)).alias("__topkeval_bucket__")
+    cogrouped = recs.groupBy(key).cogroup(truth.groupBy(key))
+    if _ARROW and hasattr(cogrouped, "applyInArrow"):
+        return cogrouped.applyInArrow(functools.partial(_bucket_arrow, config=config), schema)
+    return cogrouped.applyInPandas(functools.partial(_bucket_pandas, config=config), schema)
+
+
+def _result_schema(user_type, names: Sequence[str], user_col: str):
+    _, _, T = _pyspark()
+    fields = [T.StructField(user_col, user_type)] + [T.StructField(n, T.DoubleType()) for n in names]
+    return T.StructType(fields + [T.StructField(_FLAG, T.ByteType(), False)])
+
+
+@_document("empty", "ties")
+def evaluate(
+    recommendations,
+    truth,
+    k: int | Sequence[int],
+    *,
+    metrics: Iterable[str] | None = None,
+    denominator: str = _DEFAULTS["denominator"],
+    gain: str = _DEFAULTS["gain"],
+    ideal: str = _DEFAULTS["ideal"],
+    discount: str = _DEFAULTS["discount"],
+    empty: str = _DEFAULTS["empty"],
+    ties: str = _DEFAULTS["ties"],
+    user_col: str = "user",
+    item_col: str = "item",
+    rank_col: str = "rank",
+    score_col: str = "score",
+    relevance_col: str = "relevance",
+    buckets: int | None = None,
+    p: float = _DEFAULTS["p"],
+    max_grade: float | None = _DEFAULTS["max_grade"],
+):
+    """Score every user's recommendations on Spark: one row per user, one column per metric.
+
+    Parameters
+    ----------
+    recommendations : pyspark.sql.DataFrame
+        Columns ``user``, ``item`` and either ``rank`` (1 = best) or
+        ``score`` (higher = better), as in :func:`topkeval.evaluate`.
+    truth : pyspark.sql.DataFrame
+        Columns ``user`` and ``item``, plus an optional ``relevance`` grade
+        (>= 0; 0 = judged not relevant).
+    k, metrics, denominator, gain, ideal, discount, ties, p, max_grade
+        As in :func:`topkeval.evaluate`, and checked by it.
+    empty : {"raise", "skip", "zero"}
+        What users with no relevant item count as. See Notes.
+    user_col, item_col, rank_col, score_col, relevance_col : str
+        Column names, if yours differ.
+    buckets : int, optional
+        How many buckets the users are hashed into. Default: one bucket per
+        two million recommendation rows and at least four per shuffle
+        partition, which costs one ``count()`` of ``recommendations``; pass
+        it to skip that pass.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        Column ``user`` (the type of the recommendations' user ids) and one
+        double column per metric and cutoff, named and ordered as the columns
+        of :func:`topkeval.evaluate` (``precision@10``, ..., ``ndcg@10``).
+        Rows come in no particular order. :func:`summary` gives the means.
+
+    Notes
+    -----
+    The users are those of ``recommendations`` and ``truth`` together; a
+    user's values are exactly those :func:`topkeval.evaluate` gives on the
+    same rows collected to pandas. ``empty`` differs from pandas in where
+    things happen:
+
+    * ``"raise"``: one small aggregate query (a group-by on user) counts the
+      users with no relevant item before anything else runs, and a
+      ``ValueError`` from the driver names up to three of them.
+    * ``"skip"``: those users are not in the result. Spark DataFrames carry
+      no ``attrs``, so instead of ``attrs['skipped_users']``,
+      :func:`skipped_users` gives them as a DataFrame and :func:`summary`
+      counts them, in the same pass as the means. Both need the very frame
+      this function returned.
+    * ``"zero"``: they are kept with every metric 0.
+
+    %(empty)s
+
+    ``ties="input_order"`` means the order of the rows in ``recommendations``
+    as Spark reads them (partition by partition): deterministic for a frame
+    made from pandas or a file, not after a shuffle of your own.
+
+    %(ties)s
+
+    Errors in the data that only a user's own rows show (a repeated item,
+    two items at one rank, tied scores with ``ties="raise"``) are found by
+    :func:`topkeval.evaluate` inside a task: Spark raises them when the result
+    is computed, with the library's message in the Python traceback.
+
+    Examples
+    --------
+    >>> per_user = evaluate(recs_df, truth_df, k=[10, 100], empty="skip")  # doctest: +SKIP
+    >>> summary(per_user)  # doctest: +SKIP
+    precision@10    0.0731
+    ...
+    """
+    _check_frame(recommendations, "recommendations")
+    _check_frame(truth, "truth")
+    options = dict(metrics=metrics, denominator=denominator, gain=gain, ideal=ideal, discount=discount,
+                   ties=ties, user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col,
+                   relevance_col=relevance_col, p=p, max_grade=max_grade)
+    names = _probe(recommendations, truth, k, options, empty)
+    by_rank = rank_col in recommendations.columns
+    _check_numeric(recommendations, rank_col if by_rank else score_col, "recommendations")
+    if relevance_col in truth.columns:
+        _check_numeric(truth, relevance_col, "truth")
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
+        raise ValueError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
+    keep = [user_col, item_col, rank_col if by_rank else score_col]
+    recs = recommendations.select(*[_col(c) for c in keep])  # only what is scored crosses the shuffle
+    rows = truth.select(*[_col(c) for c in [user_col, item_col, relevance_col] if c in truth.columns])
+    recs, rows = _align(recs, rows, user_col, item_col)
+    if empty == "raise":
+        _, F, _ = _pyspark()
+        relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)
+        _raise_on_empty(recs.select(_col(user_col), F.lit(0).alias("relevant"))
+                        .unionByName(rows.select(_col(user_col), relevant.alias("relevant"))), user_col)
+    order = not by_rank and ties == "input_order"
+    if order:
+        _, F, _ = _pyspark()
+        recs = recs.withColumn(_ORDER, F.monotonically_increasing_id())
+    config = dict(k=k, options=options, names=names, user_col=user_col, order=order,
+                  bucket_empty="raise" if empty == "raise" else "skip")
+    schema = _result_schema(recs.schema[user_col].dataType, names, user_col)
+    full = _cogroup(recs, rows, buckets or _choose_buckets(recs), config, schema)
+    return _finish(full, empty, user_col)
+
+
+# ------------------------------------------------------------- array input
+def _list_parts(column: pa.Array) -> tuple[pa.Array, np.ndarray]:
+    """Flat values and per-row lengths of a list column (a null list is empty; structs give field 0)."""
+    lengths = pc.fill_null(pc.list_value_length(column), 0).to_numpy(zero_copy_only=False).astype(np.int64)
+    values = pc.list_flatten(column)
+    if pa.types.is_struct(values.type):  # ALS recommendForAllUsers: array<struct<item, rating>>
+        values = pc.struct_field(values, [0])
+    return values, lengths
+
+
+def _csr_rows(lengths: np.ndarray, width: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """For flat list values: which row, which position, and whether the position is below width."""
+    rows = np.repeat(np.arange(lengths.size), lengths)
+    position = np.arange(rows.size) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+    return rows, position, position < width
+
+
+def _score_batch(batch: pa.RecordBatch, config: dict) -> pa.RecordBatch:
+    """topkeval.evaluate_arrays on one Arrow batch of (user, items, relevant[, grades]) rows."""
+    n = batch.num_rows
+    listed, list_len = _list_parts(batch.column(config["items_col"]))
+    relevant, rel_len = _list_parts(batch.column(config["relevant_col"]))
+    codes = pa.concat_arrays([listed, relevant.cast(listed.type)]).dictionary_encode()
+    index = codes.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    width = max(1, int(list_len.max(initial=0)) if config["full_lists"] else min(config["kmax"],
+                                                                                 int(list_len.max(initial=0))))
+    rows, position, keep = _csr_rows(list_len, width)
+    top = np.full((n, width), -1, dtype=np.int64)
+    top[rows[keep], position[keep]] = index[: len(listed)][keep]
+    grades = None
+    if config["grades_col"]:
+        grades = pc.list_flatten(batch.column(config["grades_col"])).to_numpy(zero_copy_only=False)
+        if grades.size != len(relevant):
+            raise ValueError(f"{config['grades_col']!r} must hold one grade per relevant item, row by row; got "
+                             f"{grades.size} grades for {len(relevant)} relevant items in a batch.")
+    scores = topkeval.evaluate_arrays(
+        top, np.concatenate([[0], np.cumsum(rel_len)]), index[len(listed):], k=config["k"],
+        relevant_grades=grades, n_items=max(1, len(codes.dictionary)), empty=config["bucket_empty"],
+        duplicates="check_all", **config["options"])
+    skipped = np.asarray(scores.attrs["skipped_users"], dtype=np.int64)
+    flags = np.zeros(n, dtype=np.int8)
+    flags[skipped] = 1
+    arrays = {config["user_col"]: batch.column(config["user_col"])}
+    for name in config["names"]:
+        values = np.zeros(n)
+        values[scores.index.to_numpy()] = scores[name].to_numpy()
+        arrays[name] = pa.array(values, pa.float64())
+    arrays[_FLAG] = pa.array(flags, pa.int8())
+    return pa.RecordBatch.from_pydict(arrays)
+
+
+def _score_batches(batches: Iterator[pa.RecordBatch], config: dict) -> Iterator[pa.RecordBatch]:
+    for batch in batches:
+        yield _score_batch(batch, config)
+
+
+def _check_list_column(frame, column: str, what: str) -> None:
+    _, _, T = _pyspark()
+    if column not in frame.columns:
+        raise ValueError(f"lists is missing column {column!r} ({what}); it has "
+                         f"{', '.join(map(repr, frame.columns))}. Pass {what}=... if yours is named differently.")
+    if not isinstance(frame.schema[column].dataType, T.ArrayType):
+        raise TypeError(f"lists' {column!r} column must be an array; got "
+                        f"{frame.schema[column].dataType.simpleString()}.")
+
+
+def evaluate_arrays(
+    lists,
+    k: int | Sequence[int],
+    *,
+    metrics: Iterable[str] | None = None,
+    denominator: str = _DEFAULTS["denominator"],
+    gain: str = _DEFAULTS["gain"],
+    ideal: str = _DEFAULTS["ideal"],
+    discount: str = _DEFAULTS["discount"],
+    empty: str = _DEFAULTS["empty"],
+    user_col: str = "user",
+    items_col: str = "items",
+    relevant_col: str = "relevant",
+    grades_col: str | None = None,
+    p: float = _DEFAULTS["p"],
+    max_grade: float | None = _DEFAULTS["max_grade"],
+):
+    """Score one row per user holding arrays: the shape of ALS ``recommendForAllUsers`` output.
+
+    No shuffle: each Arrow batch of rows (``spark.sql.execution.arrow.
+    maxRecordsPerBatch`` users) goes through :func:`topkeval.evaluate_arrays`
+    in ``mapInArrow``.
+
+    Parameters
+    ----------
+    lists : pyspark.sql.DataFrame
+        One row per user: ``user``; ``items``, an array of recommended item
+        ids, best first (or an array of structs whose first field is the id,
+        as ``recommendForAllUsers`` gives); ``relevant``, an array of the
+        user's relevant item ids. A null array counts as empty.
+    k, metrics, denominator, gain, ideal, discount, empty, p, max_grade
+        As in :func:`evaluate`.
+    user_col, items_col, relevant_col : str
+        Column names, if yours differ.
+    grades_col : str, optional
+        An array of relevance grades, one per entry of ``relevant`` (graded
+        NDCG; grade 0 = judged not relevant).
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        As :func:`evaluate`: ``user`` and one column per metric; equal to
+        :func:`topkeval.evaluate` on the same lists given as rows with ranks
+        1, 2, ... A list that repeats an item raises, as there.
+
+    Examples
+    --------
+    >>> recs = als_model.recommendForAllUsers(100)  # doctest: +SKIP
+    >>> lists = recs.join(truth.groupBy("user").agg(F.collect_list("item").alias("relevant")),
+    ...                   "user", "full")  # doctest: +SKIP
+    >>> summary(evaluate_arrays(lists, k=[10, 100], items_col="recommendations", empty="skip"))  # doctest: +SKIP
+    """
+    _check_frame(lists, "lists")
+    _, F, T = _pyspark()
+    for column, what in ((items_col, "items_col"), (relevant_col, "relevant_col")) + (
+            ((grades_col, "grades_col"),) if grades_col else ()):
+        _check_list_column(lists, column, what)
+    if user_col not in lists.columns:
+        raise ValueError(f"lists is missing column {user_col!r}; it has {', '.join(map(repr, lists.columns))}. "
+                         "Pass user_col=... if yours is named differently.")
+    options = dict(metrics=metrics, denominator=denominator, gain=gain, ideal=ideal, discount=discount, p=p,
+                   max_grade=max_grade)
+    probe = topkeval.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
+    if empty == "raise":
+        relevant = F.coalesce(F.size(_col(relevant_col)), F.lit(0)) > 0
+        if grades_col:
+            relevant = F.coalesce(F.exists(_col(grades_col), lambda g: g > 0), F.lit(False))
+        _raise_on_empty(lists.select(_col(user_col), relevant.cast("int").alias("relevant")), user_col)
+    columns = [user_col, items_col, relevant_col] + ([grades_col] if grades_col else [])
+    config = dict(k=k, options=options, names=list(probe.columns), user_col=user_col, items_col=items_col,
+                  relevant_col=relevant_col, grades_col=grades_col, kmax=int(max(np.atleast_1d(k))),
+                  full_lists=ideal == "listed", bucket_empty="raise" if empty == "raise" else "skip")
+    frame = lists.select(*[_col(c) for c in columns])
+    if grades_col:
+        frame = frame.withColumn(grades_col, _col(grades_col).cast(T.ArrayType(T.DoubleType())))
+    schema = _result_schema(lists.schema[user_col].dataType, config["names"], user_col)
+    full = frame.mapInArrow(functools.partial(_score_batches, config=config), schema)
+    return _finish(full, empty, user_col)
+
+
+# ------------------------------------------------------------------ summary
+def _metric_columns(frame) -> list[str]:
+    return [c for c in frame.columns if c.split("@", 1)[0] in topkeval.METRICS and "@" in c]
+
+
+def summary(per_user) -> pd.Series:
+    """The mean of every metric column, from sums and counts computed by Spark in one pass.
+
+    Parameters
+    ----------
+    per_user : pyspark.sql.DataFrame
+        What :func:`evaluate` or :func:`evaluate_arrays` returned (or any
+        frame with columns named like ``ap@10``; nulls are left out).
+
+    Returns
+    -------
+    pandas.Series
+        Index: the metric columns; values: sum / count over users, what
+        ``topkeval.evaluate(...).mean()`` gives on the same data. ``.attrs``
+        holds ``n_users`` (users in ``per_user``), ``n_empty_users`` (users
+        with no relevant item, scored 0 or skipped) and
+        ``n_skipped_users``; the last two are None for a frame that did not
+        come straight from :func:`evaluate`. Per-user rows never reach the
+        driver: only one row of sums and counts does.
+    """
+    _check_frame(per_user, "per_user")
+    _, F, _ = _pyspark()
+    names = _metric_columns(per_user)
+    if not names:
+        raise ValueError(f"per_user has no metric column (like 'ap@10'); it has {', '.join(per_user.columns)}.")
+    full, empty, _ = getattr(per_user, _LINK, (None, None, None))
+    source, scored = (per_user, F.lit(True)) if full is None else (full, _col(_FLAG) == 0)
+    if full is not None and empty != "skip":
+        scored = F.lit(True)
+    aggregates = [F.count(F.when(scored, F.lit(1))).alias("n_users")]
+    aggregates += [F.sum(F.when(scored, _col(n))).alias(f"sum {n}") for n in names]
+    aggregates += [F.count(F.when(scored, _col(n))).alias(f"count {n}") for n in names]
+    if full is not None:
+        aggregates.append(F.sum(_col(_FLAG).cast("long")).alias("n_empty"))
+    row = source.agg(*aggregates).first()
+    means = pd.Series({n: (row[f"sum {n}"] / row[f"count {n}"]) if row[f"count {n}"] else float("nan")
+                       for n in names}, name="mean", dtype="float64")
+    n_empty = None if full is None else int(row["n_empty"] or 0)
+    means.attrs.update(n_users=int(row["n_users"]), n_empty_users=n_empty,
+                       n_skipped_users=None if full is None else (n_empty if empty == "skip" else 0))
+    return means
+
+
+def skipped_users(per_user):
+    """The users ``empty="skip"`` left out of ``per_user``, as a one-column Spark DataFrame.
+
+    The Spark counterpart of ``topkeval.evaluate(...).attrs['skipped_users']``:
+    computed when you use it, never collected. Empty for ``empty="zero"``
+    or ``"raise"``.
+
+    Parameters
+    ----------
+    per_user : pyspark.sql.DataFrame
+        The very frame :func:`evaluate` or :func:`evaluate_arrays` returned.
+    """
+    _check_frame(per_user, "per_user")
+    link = getattr(per_user, _LINK, None)
+    if link is None:
+        raise ValueError("per_user must be the frame topkeval.spark.evaluate returned (a derived frame no longer "
+                         "knows which users were skipped); call skipped_users on that frame.")
+    full, empty, user_col = link
+    skipped = (_col(_FLAG) == 1) if empty == "skip" else (_col(_FLAG) == 2)  # nothing is skipped otherwise
+    return full.filter(skipped).select(_col(user_col))
