@@ -114,7 +114,9 @@ def make_frames(top: np.ndarray, indptr: np.ndarray, items: np.ndarray) -> tuple
 # ---------------------------------------------------------------- routes
 def route_arrays(data, k):
     top, indptr, items, _, _ = data
-    return helpers.evaluate_arrays(top, indptr, items, k=k, denominator="n_relevant", empty="zero", n_items=N_ITEMS)
+    return helpers.evaluate_arrays(
+        top, indptr, items, k=k, denominator="n_relevant", empty="zero", n_items=N_ITEMS
+    )
 
 
 def route_frames(data, k):
@@ -130,7 +132,9 @@ def route_pytrec_eval(data, k):
     for user, item in zip(truth["user"].tolist(), truth["item"].tolist(), strict=True):
         qrels.setdefault(user, {})[item] = 1
     run: dict[str, dict[str, float]] = {}
-    for user, item, rank in zip(recs["user"].tolist(), recs["item"].tolist(), recs["rank"].tolist(), strict=True):
+    for user, item, rank in zip(
+        recs["user"].tolist(), recs["item"].tolist(), recs["rank"].tolist(), strict=True
+    ):
         run.setdefault(user, {})[item] = float(k + 1 - rank)
     measures = {f"P.{k}", f"recall.{k}", f"success.{k}", "recip_rank", f"map_cut.{k}", f"ndcg_cut.{k}"}
     result = pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)
@@ -148,7 +152,10 @@ def route_ranx(data, k):
     recs, truth = recs.astype(ids), truth.astype(ids)
     qrels = ranx.Qrels.from_df(truth.assign(score=1), q_id_col="user", doc_id_col="item", score_col="score")
     run = ranx.Run.from_df(
-        recs.assign(score=(k + 1 - recs["rank"]).astype(float)), q_id_col="user", doc_id_col="item", score_col="score"
+        recs.assign(score=(k + 1 - recs["rank"]).astype(float)),
+        q_id_col="user",
+        doc_id_col="item",
+        score_col="score",
     )
     names = [f"precision@{k}", f"recall@{k}", f"hit_rate@{k}", f"mrr@{k}", f"map@{k}", f"ndcg@{k}"]
     ranx.evaluate(qrels, run, names, make_comparable=True)
@@ -180,7 +187,16 @@ def route_python(data, k):
                 dcg += discounts[i]
                 if not first:
                     first = i + 1
-        rows.append((hits / k, hits / len(rel), float(hits > 0), 1 / first if first else 0.0, ap / len(rel), dcg / ideal[min(len(rel), k)]))
+        rows.append(
+            (
+                hits / k,
+                hits / len(rel),
+                float(hits > 0),
+                1 / first if first else 0.0,
+                ap / len(rel),
+                dcg / ideal[min(len(rel), k)],
+            )
+        )
     return pd.DataFrame(rows, columns=[f"{m}@{k}" for m in METRICS])
 
 
@@ -204,7 +220,13 @@ def in_chunks(route: Callable, chunk: int) -> Callable:
         for a in range(0, n_users, chunk):
             b = min(n_users, a + chunk)
             r0, r1 = indptr[a], indptr[b]
-            part = (top[a:b], indptr[a : b + 1] - r0, items[r0:r1], recs.iloc[a * k : b * k], truth.iloc[r0:r1])
+            part = (
+                top[a:b],
+                indptr[a : b + 1] - r0,
+                items[r0:r1],
+                recs.iloc[a * k : b * k],
+                truth.iloc[r0:r1],
+            )
             parts.append(route(part, k))
         return pd.concat(parts)
 
@@ -308,11 +330,16 @@ def frames_gib(recs: pd.DataFrame, truth: pd.DataFrame) -> float:
     return float(recs.memory_usage(deep=True).sum() + truth.memory_usage(deep=True).sum()) / 2**30
 
 
-def run(users: list[int], ks: list[int], peers: list[str], repeats: int, n_check: int, out=sys.stdout) -> list[dict]:
+def run(
+    users: list[int], ks: list[int], peers: list[str], repeats: int, n_check: int, out=sys.stdout
+) -> list[dict]:
     peers = [p for p in peers if available(p)]
     rows = []
-    print(f"helpers {helpers.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
-          f"peers: {', '.join(peers) or 'none'}; median of {repeats}", file=out)
+    print(
+        f"helpers {helpers.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
+        f"peers: {', '.join(peers) or 'none'}; median of {repeats}",
+        file=out,
+    )
     if "ranx" in peers:  # warm up numba (its first compile takes ~30 s) on tiny data
         tiny = make_data(50, 10)
         route_ranx((*tiny, *make_frames(*tiny)), 10)
@@ -327,19 +354,43 @@ def run(users: list[int], ks: list[int], peers: list[str], repeats: int, n_check
             values = {name: t[2] for name, t in timings.items()}
             memory = {name: peak_memory(ROUTES[name], data, k) for name in ("arrays", "frames")}
             for name in ("arrays", "frames"):
-                rows.append(dict(k=k, users=n_users, route=name, seconds=ours[name], users_per_s=n_users / ours[name],
-                                 peak_gib=memory[name], input_gib=inputs[name], agreement=worst))
+                rows.append(
+                    dict(
+                        k=k,
+                        users=n_users,
+                        route=name,
+                        seconds=ours[name],
+                        users_per_s=n_users / ours[name],
+                        peak_gib=memory[name],
+                        input_gib=inputs[name],
+                        agreement=worst,
+                    )
+                )
             for peer in peers:
                 chunk = PEER_CHUNK[peer]
                 route = ROUTES[peer] if n_users <= chunk else in_chunks(ROUTES[peer], chunk)
                 seconds, runs, got = timed(route, data, k, repeats=repeats)
                 diff = full_agreement(peer, got, values, arrays[1])
                 if diff > 1e-9:
-                    raise AssertionError(f"{peer} disagrees with helpers by {diff:.3g} at U = {n_users:,}, K = {k}")
+                    raise AssertionError(
+                        f"{peer} disagrees with helpers by {diff:.3g} at U = {n_users:,}, K = {k}"
+                    )
                 del got
-                rows.append(dict(k=k, users=n_users, route=peer, seconds=seconds, users_per_s=n_users / seconds,
-                                 vs_arrays=seconds / ours["arrays"], vs_frames=seconds / ours["frames"],
-                                 chunks=-(-n_users // chunk), runs=runs, repeats=repeats, agreement=diff))
+                rows.append(
+                    dict(
+                        k=k,
+                        users=n_users,
+                        route=peer,
+                        seconds=seconds,
+                        users_per_s=n_users / seconds,
+                        vs_arrays=seconds / ours["arrays"],
+                        vs_frames=seconds / ours["frames"],
+                        chunks=-(-n_users // chunk),
+                        runs=runs,
+                        repeats=repeats,
+                        agreement=diff,
+                    )
+                )
             print_rows([r for r in rows if r["k"] == k and r["users"] == n_users], out)
             del data, arrays, values, timings
             gc.collect()
@@ -351,15 +402,21 @@ def print_rows(rows: list[dict], out=sys.stdout) -> None:
     for r in rows:
         head = f"K={r['k']:<4} U={r['users']:>9,}  {r['route']:<12}"
         if r["route"] in ("arrays", "frames"):
-            print(f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  peak +{r['peak_gib']:.3f} GiB "
-                  f"(inputs {r['input_gib']:.3f} GiB, {r['peak_gib'] / max(r['input_gib'], 1e-9):.2f}x)  "
-                  f"max |diff| {r['agreement']:.1e}", file=out)
+            print(
+                f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  peak +{r['peak_gib']:.3f} GiB "
+                f"(inputs {r['input_gib']:.3f} GiB, {r['peak_gib'] / max(r['input_gib'], 1e-9):.2f}x)  "
+                f"max |diff| {r['agreement']:.1e}",
+                file=out,
+            )
         else:
             how = [f"{r['chunks']} chunks of {PEER_CHUNK[r['route']]:,} users"] if r["chunks"] > 1 else []
             how += [f"timed once: over {SINGLE_RUN_AFTER:.0f} s"] if r["runs"] < r["repeats"] else []
-            print(f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  "
-                  f"{versus(r['vs_arrays'], 'arrays')}, {versus(r['vs_frames'], 'frames')}  "
-                  f"max |diff| {r['agreement']:.1e} (all users)" + (f"  ({', '.join(how)})" if how else ""), file=out)
+            print(
+                f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  "
+                f"{versus(r['vs_arrays'], 'arrays')}, {versus(r['vs_frames'], 'frames')}  "
+                f"max |diff| {r['agreement']:.1e} (all users)" + (f"  ({', '.join(how)})" if how else ""),
+                file=out,
+            )
     out.flush()
 
 
@@ -381,9 +438,12 @@ def print_targets(rows: list[dict], out=sys.stdout) -> None:
         at = {r["route"]: r for r in rows if r["k"] == k and r["users"] == n_users}
         arrays = at["arrays"]
         goal = 500_000 if k >= 100 else 1_200_000
-        lines = [f"arrays {arrays['users_per_s'] / 1e3:,.0f} k users/s (>= {goal / 1e3:,.0f} k"
-                 + (", stretch 850 k" if k >= 100 else "") + ")",
-                 f"arrays extra peak {arrays['peak_gib'] * 2**30 / 1e9:.2f} GB (<= 0.5 GB)"]
+        lines = [
+            f"arrays {arrays['users_per_s'] / 1e3:,.0f} k users/s (>= {goal / 1e3:,.0f} k"
+            + (", stretch 850 k" if k >= 100 else "")
+            + ")",
+            f"arrays extra peak {arrays['peak_gib'] * 2**30 / 1e9:.2f} GB (<= 0.5 GB)",
+        ]
         for peer in ("pytrec_eval", "ranx"):
             if peer in at:
                 lines.append(f"frames {at[peer]['vs_frames']:.1f}x faster than {peer} (>= 5x)")
@@ -403,8 +463,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--k", type=int, nargs="+", default=[10, 100])
     parser.add_argument("--peers", nargs="*", default=PEERS, choices=PEERS)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--check", type=int, default=2000, help="users checked against the per-user functions")
-    parser.add_argument("--quick", action="store_true", help="smoke run: 2,000 users, K = 10, no ranx, 1 repeat")
+    parser.add_argument(
+        "--check", type=int, default=2000, help="users checked against the per-user functions"
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="smoke run: 2,000 users, K = 10, no ranx, 1 repeat"
+    )
     args = parser.parse_args(argv)
     if args.quick:
         args.users, args.k, args.repeats, args.check = [2000], [10], 1, 300

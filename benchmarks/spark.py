@@ -48,8 +48,19 @@ import helpers
 import topkeval.spark as hs
 
 N_ITEMS = 100_003  # a prime: item = a + step * position (mod N_ITEMS) never repeats within a list
-EVALUATOR_METRICS = ("precisionAtK", "recallAtK", "meanAveragePrecisionAtK", "ndcgAtK", "meanAveragePrecision")
-OURS = {"precisionAtK": "precision", "recallAtK": "recall", "meanAveragePrecisionAtK": "ap", "ndcgAtK": "ndcg"}
+EVALUATOR_METRICS = (
+    "precisionAtK",
+    "recallAtK",
+    "meanAveragePrecisionAtK",
+    "ndcgAtK",
+    "meanAveragePrecision",
+)
+OURS = {
+    "precisionAtK": "precision",
+    "recallAtK": "recall",
+    "meanAveragePrecisionAtK": "ap",
+    "ndcgAtK": "ndcg",
+}
 ROUTES = ("ours", "arrays", "evaluator", "mllib", "collect")
 N_CHECK = 20_000
 
@@ -61,10 +72,14 @@ def session(memory: str = "8g"):
     from pyspark.sql import SparkSession
 
     spark = (
-        SparkSession.builder.master("local[2]").appName("helpers-bench-spark")
-        .config("spark.ui.enabled", "false").config("spark.ui.showConsoleProgress", "false")
-        .config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-        .config("spark.driver.memory", memory).config("spark.driver.maxResultSize", "0")
+        SparkSession.builder.master("local[2]")
+        .appName("helpers-bench-spark")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.host", "127.0.0.1")
+        .config("spark.driver.bindAddress", "127.0.0.1")
+        .config("spark.driver.memory", memory)
+        .config("spark.driver.maxResultSize", "0")
         .config("spark.sql.shuffle.partitions", "8")
         .config("spark.sql.execution.arrow.pyspark.enabled", "true")
         .getOrCreate()
@@ -97,16 +112,33 @@ def make_frames(spark, n_users: int, k: int, seed: int = 16):
         (1 + F.pmod(F.xxhash64("user", F.lit(seed + 1)), F.lit(N_ITEMS - 1))).alias("step"),
     )
     recs = base.select("user", "a", "step", F.explode(F.sequence(F.lit(1), F.lit(k))).alias("rank")).select(
-        "user", F.pmod(F.col("a") + F.col("step") * F.col("rank"), F.lit(N_ITEMS)).cast("int").alias("item"),
-        F.col("rank").cast("int"))
-    truth = base.filter(F.col("user") % 20 != 7).select(
-        "user", "a", "step",
-        F.pmod(F.xxhash64("user", F.lit(seed + 2)), F.lit(m)).alias("offset"),
-        (1 + F.pmod(F.xxhash64("user", F.lit(seed + 3)), F.lit(m - 1))).alias("stride"),
-        F.explode(F.sequence(F.lit(0), F.pmod(F.xxhash64("user", F.lit(seed + 4)), F.lit(10)))).alias("j"),
-    ).select("user", F.pmod(F.col("a") + F.col("step") * (1 + F.pmod(F.col("offset") + F.col("j") * F.col("stride"),
-                                                                      F.lit(m))), F.lit(N_ITEMS))
-             .cast("int").alias("item"))
+        "user",
+        F.pmod(F.col("a") + F.col("step") * F.col("rank"), F.lit(N_ITEMS)).cast("int").alias("item"),
+        F.col("rank").cast("int"),
+    )
+    truth = (
+        base.filter(F.col("user") % 20 != 7)
+        .select(
+            "user",
+            "a",
+            "step",
+            F.pmod(F.xxhash64("user", F.lit(seed + 2)), F.lit(m)).alias("offset"),
+            (1 + F.pmod(F.xxhash64("user", F.lit(seed + 3)), F.lit(m - 1))).alias("stride"),
+            F.explode(F.sequence(F.lit(0), F.pmod(F.xxhash64("user", F.lit(seed + 4)), F.lit(10)))).alias(
+                "j"
+            ),
+        )
+        .select(
+            "user",
+            F.pmod(
+                F.col("a")
+                + F.col("step") * (1 + F.pmod(F.col("offset") + F.col("j") * F.col("stride"), F.lit(m))),
+                F.lit(N_ITEMS),
+            )
+            .cast("int")
+            .alias("item"),
+        )
+    )
     return recs, truth
 
 
@@ -126,12 +158,16 @@ def lists(recs, truth):
     """One row per user: predictions (best first) and labels as double arrays, Spark's evaluator input."""
     from pyspark.sql import functions as F
 
-    pred = recs.groupBy("user").agg(F.sort_array(F.collect_list(F.struct("rank", "item"))).alias("p")).select(
-        "user", F.transform("p", lambda s: s["item"].cast("double")).alias("prediction"))
+    pred = (
+        recs.groupBy("user")
+        .agg(F.sort_array(F.collect_list(F.struct("rank", "item"))).alias("p"))
+        .select("user", F.transform("p", lambda s: s["item"].cast("double")).alias("prediction"))
+    )
     label = truth.groupBy("user").agg(F.collect_list(F.col("item").cast("double")).alias("label"))
     empty = F.array().cast("array<double>")
     return pred.join(label, "user", "full").select(
-        "user", F.coalesce("prediction", empty).alias("prediction"), F.coalesce("label", empty).alias("label"))
+        "user", F.coalesce("prediction", empty).alias("prediction"), F.coalesce("label", empty).alias("label")
+    )
 
 
 # ------------------------------------------------------------------ routes: each returns {metric@k: mean}
@@ -141,8 +177,9 @@ def route_ours(spark, recs, truth, k):
 
 def route_arrays(spark, recs, truth, k):
     frame = lists(recs, truth)
-    return dict(hs.summary(hs.evaluate_arrays(frame, k, items_col="prediction", relevant_col="label",
-                                              empty="zero")))
+    return dict(
+        hs.summary(hs.evaluate_arrays(frame, k, items_col="prediction", relevant_col="label", empty="zero"))
+    )
 
 
 def route_evaluator(spark, recs, truth, k):
@@ -161,16 +198,24 @@ def route_mllib(spark, recs, truth, k):
     from pyspark.mllib.evaluation import RankingMetrics
 
     metrics = RankingMetrics(lists(recs, truth).rdd.map(lambda row: (row.prediction, row.label)))
-    return {f"precision@{k}": metrics.precisionAt(k), f"ap@{k}": metrics.meanAveragePrecisionAt(k),
-            f"ndcg@{k}": metrics.ndcgAt(k)}
+    return {
+        f"precision@{k}": metrics.precisionAt(k),
+        f"ap@{k}": metrics.meanAveragePrecisionAt(k),
+        f"ndcg@{k}": metrics.ndcgAt(k),
+    }
 
 
 def route_collect(spark, recs, truth, k):
     return dict(helpers.evaluate(recs.toPandas(), truth.toPandas(), k, empty="zero").mean())
 
 
-ROUTE_FUNCTIONS = {"ours": route_ours, "arrays": route_arrays, "evaluator": route_evaluator,
-                   "mllib": route_mllib, "collect": route_collect}
+ROUTE_FUNCTIONS = {
+    "ours": route_ours,
+    "arrays": route_arrays,
+    "evaluator": route_evaluator,
+    "mllib": route_mllib,
+    "collect": route_collect,
+}
 
 
 # ------------------------------------------------------------------ measuring
@@ -225,10 +270,13 @@ def shuffle_bytes(spark) -> dict[int, int]:
     """Shuffle bytes written per stage id so far, from Spark's status store (benchmark only)."""
     try:
         store = spark.sparkContext._jsc.sc().statusStore()
-        stages = store.stageList(None, False, False, spark.sparkContext._gateway.new_array(
-            spark.sparkContext._jvm.double, 0), None)
-        return {int(stages.apply(i).stageId()): int(stages.apply(i).shuffleWriteBytes())
-                for i in range(stages.size())}
+        stages = store.stageList(
+            None, False, False, spark.sparkContext._gateway.new_array(spark.sparkContext._jvm.double, 0), None
+        )
+        return {
+            int(stages.apply(i).stageId()): int(stages.apply(i).shuffleWriteBytes())
+            for i in range(stages.size())
+        }
     except Exception:  # not available (Spark Connect, another version): report nothing
         return {}
 
@@ -270,8 +318,16 @@ def check_users(recs, truth, k: int, n: int = N_CHECK) -> float:
     return float(np.abs(got.to_numpy() - expected.to_numpy()).max())
 
 
-def run(spark, sizes, ks, routes=ROUTES, repeats: int = 1, folder: Path | None = None, mllib_timeout=None,
-        out=sys.stdout) -> list[dict]:
+def run(
+    spark,
+    sizes,
+    ks,
+    routes=ROUTES,
+    repeats: int = 1,
+    folder: Path | None = None,
+    mllib_timeout=None,
+    out=sys.stdout,
+) -> list[dict]:
     """Time every route at every (users, K); print a table; return one dict per measurement."""
     folder = Path(folder or Path(tempfile.gettempdir()) / "helpers-bench-spark")
     rows = []
@@ -297,11 +353,23 @@ def run(spark, sizes, ks, routes=ROUTES, repeats: int = 1, folder: Path | None =
                     reference = means
                 results[route] = best
                 common = [m for m in means if reference and m in reference]
-                rows.append(dict(route=route, users=n_users, k=k, seconds=best[1], heap=best[2],
-                                 workers=best[3], shuffle=best[4], cpu=best[5],
-                                 agreement=max((abs(means[m] - reference[m]) for m in common), default=float("nan"))))
+                rows.append(
+                    dict(
+                        route=route,
+                        users=n_users,
+                        k=k,
+                        seconds=best[1],
+                        heap=best[2],
+                        workers=best[3],
+                        shuffle=best[4],
+                        cpu=best[5],
+                        agreement=max((abs(means[m] - reference[m]) for m in common), default=float("nan")),
+                    )
+                )
             if "ours" in routes:
-                rows_ours = [r for r in rows if r["route"] == "ours" and r["users"] == n_users and r["k"] == k]
+                rows_ours = [
+                    r for r in rows if r["route"] == "ours" and r["users"] == n_users and r["k"] == k
+                ]
                 rows_ours[0]["per_user"] = check_users(recs, truth, k, min(n_users, N_CHECK))
             _print(rows, n_users, k, out)
     return rows
@@ -310,17 +378,27 @@ def run(spark, sizes, ks, routes=ROUTES, repeats: int = 1, folder: Path | None =
 def _print(rows, n_users, k, out):
     table = [r for r in rows if r["users"] == n_users and r["k"] == k]
     ours = next((r["seconds"] for r in table if r["route"] == "ours"), None)
-    print(f"{'route':<10} {'seconds':>8} {'users/s':>11} {'vs ours':>9} {'CPU s':>7} {'max |mean - evaluate|':>22} "
-          f"{'JVM heap GiB':>12} {'workers GiB':>11} {'shuffle MiB':>11}", file=out)
+    print(
+        f"{'route':<10} {'seconds':>8} {'users/s':>11} {'vs ours':>9} {'CPU s':>7} {'max |mean - evaluate|':>22} "
+        f"{'JVM heap GiB':>12} {'workers GiB':>11} {'shuffle MiB':>11}",
+        file=out,
+    )
     for r in table:
         ratio = f"{r['seconds'] / ours:.1f}x" if ours else "-"
-        print(f"{r['route']:<10} {r['seconds']:8.1f} {n_users / r['seconds']:11,.0f} {ratio:>9} {r['cpu']:7.1f} "
-              f"{r['agreement']:22.1e} {r['heap'] / 2**30:12.2f} {r['workers'] / 2**30:11.2f} "
-              f"{r['shuffle'] / 2**20:11.0f}", file=out)
+        print(
+            f"{r['route']:<10} {r['seconds']:8.1f} {n_users / r['seconds']:11,.0f} {ratio:>9} {r['cpu']:7.1f} "
+            f"{r['agreement']:22.1e} {r['heap'] / 2**30:12.2f} {r['workers'] / 2**30:11.2f} "
+            f"{r['shuffle'] / 2**20:11.0f}",
+            file=out,
+        )
     checked = next((r.get("per_user") for r in table if r["route"] == "ours"), None)
     if checked is not None:
-        print(f"ours vs helpers.evaluate, user by user on {min(n_users, N_CHECK):,} users: largest difference "
-              f"{checked:.1e}", file=out, flush=True)
+        print(
+            f"ours vs helpers.evaluate, user by user on {min(n_users, N_CHECK):,} users: largest difference "
+            f"{checked:.1e}",
+            file=out,
+            flush=True,
+        )
 
 
 def sizing(rows, out=sys.stdout) -> None:
@@ -333,10 +411,13 @@ def sizing(rows, out=sys.stdout) -> None:
         for users in (10**8, 10**9):
             n_rows = users * r["k"]
             buckets = math.ceil(n_rows / hs._ROWS_PER_BUCKET)
-            print(f"  U = {users:.0e}, K = {r['k']}: {n_rows:.0e} rows, {buckets:,} buckets, "
-                  f"shuffle ~{n_rows * per_row / 2**30:,.0f} GiB ({per_row:.1f} B/row), "
-                  f"spark.sql.shuffle.partitions ~{max(200, buckets // 2):,}, "
-                  "~0.5 GB Python memory per core", file=out)
+            print(
+                f"  U = {users:.0e}, K = {r['k']}: {n_rows:.0e} rows, {buckets:,} buckets, "
+                f"shuffle ~{n_rows * per_row / 2**30:,.0f} GiB ({per_row:.1f} B/row), "
+                f"spark.sql.shuffle.partitions ~{max(200, buckets // 2):,}, "
+                "~0.5 GB Python memory per core",
+                file=out,
+            )
 
 
 def main(argv=None) -> None:
@@ -350,8 +431,11 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     import pyspark
 
-    print(f"topkeval.spark benchmark: pyspark {pyspark.__version__}, pandas {pd.__version__}, "
-          f"local[2], spark.driver.memory {args.memory}, {time.strftime('%Y-%m-%d')}", flush=True)
+    print(
+        f"topkeval.spark benchmark: pyspark {pyspark.__version__}, pandas {pd.__version__}, "
+        f"local[2], spark.driver.memory {args.memory}, {time.strftime('%Y-%m-%d')}",
+        flush=True,
+    )
     spark = session(args.memory)
     try:
         rows = run(spark, args.users, args.k, args.routes, args.repeats, mllib_timeout=args.mllib_timeout)

@@ -25,15 +25,14 @@ enforces every arrow). ``helpers.progress()`` and ``helpers.reset_progress()``
 load the course on first use.
 """
 
-import topkeval
 from topkeval import *  # noqa: F403  (the library's public API, under the course's name)
 from topkeval import __all__ as _LIBRARY_ALL
 
-__all__ = [*_LIBRARY_ALL, "progress", "reset_progress"]
-
 __version__ = "0.3.0"  # the course package's own version (the library's is topkeval.__version__)
 
-_COURSE = {"progress", "reset_progress"}
+_COURSE = ("progress", "reset_progress")
+
+__all__ = [*_LIBRARY_ALL, *_COURSE]
 
 
 def __getattr__(name: str):

@@ -25,8 +25,10 @@ def _require(component: str, available: object, how_to_install: str, reason: str
         return
     why = f" ({reason})" if reason else ""
     if on_ci():
-        pytest.fail(f"CI=true but {component} is missing{why}; .ci/run must install it. {how_to_install}",
-                    pytrace=False)
+        pytest.fail(
+            f"CI=true but {component} is missing{why}; .ci/run must install it. {how_to_install}",
+            pytrace=False,
+        )
     _MISSING[component] = how_to_install
     pytest.skip(f"{component.upper()} MISSING{why}: TEST SKIPPED. {how_to_install}")
 

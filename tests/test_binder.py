@@ -84,8 +84,9 @@ def pyproject_dependencies() -> dict[str, SpecifierSet]:
 def environment_dependencies(path: Path) -> tuple[dict, dict[str, SpecifierSet], list[str]]:
     """(parsed YAML, name -> specifier of every entry, raw pip entries)."""
     env = yaml.safe_load(path.read_text(encoding="utf-8"))
-    assert isinstance(env, dict) and isinstance(env.get("dependencies"), list), \
+    assert isinstance(env, dict) and isinstance(env.get("dependencies"), list), (
         f"{path.name}: expected a mapping with a `dependencies:` list"
+    )
     found: dict[str, SpecifierSet] = {}
     pip_entries: list[str] = []
     for entry in env["dependencies"]:
@@ -113,26 +114,33 @@ def test_environment_file_matches_pyproject(path):
     env, found, _ = environment_dependencies(path)
     channels = env.get("channels") or []
     assert "conda-forge" in channels, f"{path.name}: channels must include conda-forge, got {channels}"
-    assert not {"defaults", "anaconda", "main"} & set(channels), \
+    assert not {"defaults", "anaconda", "main"} & set(channels), (
         f"{path.name}: use conda-forge only (no defaults channel), got {channels}"
+    )
     python = found.pop("python", None)
     assert python is not None, f"{path.name}: pin Python, e.g. `- python=3.11` (repo2docker reads it)"
-    assert re.fullmatch(r"==3\.\d+\.\*", str(python)), \
+    assert re.fullmatch(r"==3\.\d+\.\*", str(python)), (
         f"{path.name}: pin Python to one minor version (python=3.11), got {python}"
+    )
     found.pop("pip", None)
     expected = pyproject_dependencies()
     missing = sorted(set(expected) - set(found))
     extra = sorted(set(found) - set(expected))
     assert not missing and not extra, (
         f"{path.relative_to(ROOT)} and pyproject.toml list different packages: "
-        f"missing here {missing}, not in pyproject {extra}")
+        f"missing here {missing}, not in pyproject {extra}"
+    )
     differ = {n: (str(found[n]), str(expected[n])) for n in expected if found[n] != expected[n]}
-    assert not differ, f"{path.relative_to(ROOT)}: specifiers differ from pyproject.toml (here, pyproject): {differ}"
+    assert not differ, (
+        f"{path.relative_to(ROOT)}: specifiers differ from pyproject.toml (here, pyproject): {differ}"
+    )
 
 
 def test_binder_python_is_one_of_the_supported_versions():
     _, found, _ = environment_dependencies(BINDER / "environment.yml")
-    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["requires-python"]
+    requires = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"][
+        "requires-python"
+    ]
     minor = str(found["python"]).removeprefix("==").removesuffix(".*")
     assert SpecifierSet(requires).contains(f"{minor}.0"), f"python={minor} does not satisfy {requires}"
 
@@ -150,7 +158,7 @@ def test_binder_folder_has_only_files_repo2docker_understands():
     assert not (ROOT / ".binder").exists(), "use either binder/ or .binder/, not both"
     known = {"environment.yml", "postBuild", "overrides.json", "start", "apt.txt", "runtime.txt"}
     assert {p.name for p in BINDER.iterdir()} <= known, sorted(p.name for p in BINDER.iterdir())
-    assert not (BINDER / "start").exists() or "exec \"$@\"" in (BINDER / "start").read_text()
+    assert not (BINDER / "start").exists() or 'exec "$@"' in (BINDER / "start").read_text()
 
 
 def test_overrides_silence_only_the_news_prompt():
@@ -173,9 +181,12 @@ def test_postbuild_is_an_executable_bash_script_that_stops_on_errors():
     first, *rest = text.splitlines()
     assert first in {"#!/bin/bash", "#!/usr/bin/env bash"}, f"bash shebang expected, got {first!r}"
     commands = [line.strip() for line in rest if line.strip() and not line.strip().startswith("#")]
-    assert re.fullmatch(r"set -[a-z]*e[a-z]*( pipefail)?( -o pipefail)?", commands[0].split(" #")[0]), \
+    assert re.fullmatch(r"set -[a-z]*e[a-z]*( pipefail)?( -o pipefail)?", commands[0].split(" #")[0]), (
         f"the first command must be `set -euo pipefail` (postBuild ignores errors otherwise), got {commands[0]!r}"
-    assert re.search(r"pip install .*(-e \.|\s\.)(\s|$)", text, re.M), "postBuild must pip install the course package"
+    )
+    assert re.search(r"pip install .*(-e \.|\s\.)(\s|$)", text, re.M), (
+        "postBuild must pip install the course package"
+    )
     subprocess.run(["bash", "-n", str(script)], check=True)
 
 
@@ -190,7 +201,9 @@ def _fake_python(tmp_path: Path, fail: bool) -> tuple[dict, Path]:
         "#!/bin/sh\n"
         f'echo "$*" >> "{log}"\n'
         + ("exit 3\n" if fail else "")
-        + 'case "$*" in *get_app_dir*) echo "' + str(settings) + '";; esac\n'
+        + 'case "$*" in *get_app_dir*) echo "'
+        + str(settings)
+        + '";; esac\n'
     )
     fake.chmod(0o755)
     env = {"PATH": f"{bin_dir}:/usr/bin:/bin", "HOME": str(tmp_path)}
@@ -199,8 +212,9 @@ def _fake_python(tmp_path: Path, fail: bool) -> tuple[dict, Path]:
 
 def test_postbuild_installs_the_package_and_the_overrides(tmp_path):
     env, log = _fake_python(tmp_path, fail=False)
-    result = subprocess.run(["bash", str(BINDER / "postBuild")], env=env, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        ["bash", str(BINDER / "postBuild")], env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     calls = log.read_text().splitlines()
     assert calls[0].split() == ["-m", "pip", "install", "--no-deps", "--no-cache-dir", "-e", "."]
@@ -210,8 +224,9 @@ def test_postbuild_installs_the_package_and_the_overrides(tmp_path):
 
 def test_postbuild_fails_when_a_step_fails(tmp_path):
     env, log = _fake_python(tmp_path, fail=True)
-    result = subprocess.run(["bash", str(BINDER / "postBuild")], env=env, capture_output=True, text=True,
-                            timeout=60)
+    result = subprocess.run(
+        ["bash", str(BINDER / "postBuild")], env=env, capture_output=True, text=True, timeout=60
+    )
     assert result.returncode != 0
     assert len(log.read_text().splitlines()) == 1, "postBuild went on after the failing pip install"
     assert not (tmp_path / "app").exists()
@@ -222,8 +237,11 @@ def test_readme_binder_badge_opens_notebook_zero_in_jupyterlab():
     links = re.findall(r"\((https://mybinder\.org/v2/[^)\s]+)\)", readme)
     assert links, "README.md has no mybinder.org launch link"
     for link in links:
-        assert re.fullmatch(r"https://mybinder\.org/v2/gh/[^/]+/[^/]+/[^?]+\?urlpath=lab/tree/"
-                            r"notebooks/00-start-here\.ipynb", link), link
+        assert re.fullmatch(
+            r"https://mybinder\.org/v2/gh/[^/]+/[^/]+/[^?]+\?urlpath=lab/tree/"
+            r"notebooks/00-start-here\.ipynb",
+            link,
+        ), link
     assert "https://mybinder.org/badge_logo.svg" in readme
     assert (ROOT / "notebooks" / "00-start-here.ipynb").is_file()
 

@@ -54,8 +54,9 @@ def _notebook(tmp_path: Path, *cells) -> Path:
 
 
 def test_title_is_the_first_heading_without_markup():
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_markdown_cell("Some text\n\n## The *real* `title` [link](x.ipynb)\n# Later")])
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_markdown_cell("Some text\n\n## The *real* `title` [link](x.ipynb)\n# Later")]
+    )
     assert site.title_of(nb) == "The real title link"
 
 

@@ -23,8 +23,10 @@ def make_data(n_users: int = 200, seed: int = 6):
         if u % 7:
             items = rng.choice(40, size=int(rng.integers(1, 6)), replace=False)
             truth += [(u, int(i), int(rng.integers(0, 3))) for i in items]
-    return (pd.DataFrame(recs, columns=["user", "item", "score"]),
-            pd.DataFrame(truth, columns=["user", "item", "relevance"]))
+    return (
+        pd.DataFrame(recs, columns=["user", "item", "score"]),
+        pd.DataFrame(truth, columns=["user", "item", "relevance"]),
+    )
 
 
 def _same(got: pd.DataFrame, expected: pd.DataFrame) -> None:
@@ -33,12 +35,20 @@ def _same(got: pd.DataFrame, expected: pd.DataFrame) -> None:
     assert np.abs(got.to_numpy() - expected.to_numpy()).max() <= 1e-12
 
 
-@pytest.mark.parametrize("options", [dict(empty="skip"), dict(empty="zero", gain="exponential", ideal="listed"),
-                                     dict(empty="zero", denominator="n_relevant", ties="item_descending")])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(empty="skip"),
+        dict(empty="zero", gain="exponential", ideal="listed"),
+        dict(empty="zero", denominator="n_relevant", ties="item_descending"),
+    ],
+)
 def test_shuffled_on_user_gives_the_numbers_of_evaluate(options):
     recs, truth = make_data()
     expected = topkeval.evaluate(recs, truth, [3, 10], **options)
-    got = hd.evaluate(dd.from_pandas(recs, npartitions=4), dd.from_pandas(truth, npartitions=3), [3, 10], **options)
+    got = hd.evaluate(
+        dd.from_pandas(recs, npartitions=4), dd.from_pandas(truth, npartitions=3), [3, 10], **options
+    )
     _same(got.compute(), expected)
 
 
@@ -49,8 +59,13 @@ def test_already_partitioned_by_user_needs_no_shuffle():
     t = dd.from_map(lambda p: truth[truth["user"] % 3 == p], parts)
     expected = topkeval.evaluate(recs, truth, 5, empty="zero")
     _same(hd.evaluate(r, t, 5, empty="zero", partitioned_by_user=True).compute(), expected)
-    assert abs(hd.evaluate(r, t, 5, empty="zero", partitioned_by_user=True)["ap@5"].mean().compute()
-               - expected["ap@5"].mean()) <= 1e-12
+    assert (
+        abs(
+            hd.evaluate(r, t, 5, empty="zero", partitioned_by_user=True)["ap@5"].mean().compute()
+            - expected["ap@5"].mean()
+        )
+        <= 1e-12
+    )
 
 
 def test_bad_input_gets_the_librarys_messages():

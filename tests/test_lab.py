@@ -46,17 +46,27 @@ def _free_port() -> int:
 def _make_is_ready() -> bool:
     """Whether `make lab` would start JupyterLab at once (no venv to create, nothing to install)."""
     stamp = REPO / ".venv" / ".course-stamp"
-    return (shutil.which("make") is not None and stamp.is_file()
-            and stamp.stat().st_mtime >= (REPO / "pyproject.toml").stat().st_mtime)
+    return (
+        shutil.which("make") is not None
+        and stamp.is_file()
+        and stamp.stat().st_mtime >= (REPO / "pyproject.toml").stat().st_mtime
+    )
 
 
 def _lab_command(home: Path, port: int, token: str) -> list[str]:
     """`make lab` with LAB_ARGS, or the launcher it runs; the browser is a URL recorder."""
     recorder = home / "browser.py"
-    recorder.write_text("import pathlib, sys\npathlib.Path(__file__).with_name('opened.txt')"
-                        ".write_text(sys.argv[1])\n", encoding="utf-8")
-    args = [f"--port={port}", "--ServerApp.port_retries=0", "--ServerApp.ip=127.0.0.1",
-            f"--IdentityProvider.token={token}", f"--ServerApp.browser={sys.executable} {recorder} %s"]
+    recorder.write_text(
+        "import pathlib, sys\npathlib.Path(__file__).with_name('opened.txt').write_text(sys.argv[1])\n",
+        encoding="utf-8",
+    )
+    args = [
+        f"--port={port}",
+        "--ServerApp.port_retries=0",
+        "--ServerApp.ip=127.0.0.1",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.browser={sys.executable} {recorder} %s",
+    ]
     if _make_is_ready():
         quoted = " ".join(f"'{a}'" for a in args)
         return ["make", "--no-print-directory", "-C", str(REPO), "lab", f"LAB_ARGS={quoted}"]
@@ -74,15 +84,23 @@ class _Lab:
         self.log_path = home / "lab.log"
         self.started = time.monotonic()
         with open(self.log_path, "wb") as log:
-            self.process = subprocess.Popen(self.command, cwd=REPO, env=env, stdin=subprocess.DEVNULL,
-                                            stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+            self.process = subprocess.Popen(
+                self.command,
+                cwd=REPO,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
 
     def log(self) -> str:
         return self.log_path.read_text(encoding="utf-8", errors="replace")[-3000:]
 
     def get(self, path: str) -> dict:
-        request = urllib.request.Request(f"http://127.0.0.1:{self.port}{path}",
-                                         headers={"Authorization": f"token {self.token}"})
+        request = urllib.request.Request(
+            f"http://127.0.0.1:{self.port}{path}", headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(request, timeout=10) as response:
             return json.load(response)
 
@@ -91,7 +109,9 @@ class _Lab:
         deadline = self.started + ANSWER_TIMEOUT
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
-                pytest.fail(f"{' '.join(self.command)} exited with code {self.process.returncode}:\n{self.log()}")
+                pytest.fail(
+                    f"{' '.join(self.command)} exited with code {self.process.returncode}:\n{self.log()}"
+                )
             try:
                 self.get("/api/status")
                 return time.monotonic() - self.started
@@ -126,11 +146,14 @@ def _check_course(lab: _Lab) -> float:
     root = {entry["name"] for entry in lab.get("/api/contents")["content"]}
     assert {"notebooks", "exercises"} <= root, f"the served folder is not the repository root: {sorted(root)}"
     exercises = {entry["name"] for entry in lab.get("/api/contents/exercises")["content"]}
-    assert any(name.endswith(".ipynb") for name in exercises), f"no assignment in exercises/: {sorted(exercises)}"
+    assert any(name.endswith(".ipynb") for name in exercises), (
+        f"no assignment in exercises/: {sorted(exercises)}"
+    )
     assert lab.get(f"/api/contents/{NOTEBOOK}?content=0")["type"] == "notebook"
     notification = lab.get("/lab/api/settings/@jupyterlab/apputils-extension:notification")
     assert notification["schema"]["properties"]["fetchNews"]["default"] == "false", (
-        "binder/overrides.json (no 'get Jupyter news?' prompt) is not applied")
+        "binder/overrides.json (no 'get Jupyter news?' prompt) is not applied"
+    )
     assert f"lab/tree/{NOTEBOOK}" in lab.opened_url(), "make lab must open notebook 00 first"
     return seconds
 
@@ -149,8 +172,9 @@ def test_make_lab_opens_the_course_as_the_current_user(tmp_path):
 def test_make_lab_opens_the_course_as_a_normal_user():
     """Run as root, the same start as the unprivileged user `nobody` (no --allow-root then)."""
     if os.geteuid() != 0:
-        pytest.skip("NORMAL-USER LAB TEST SKIPPED: the tests already run as a normal user "
-                    "(the test above covers it)")
+        pytest.skip(
+            "NORMAL-USER LAB TEST SKIPPED: the tests already run as a normal user (the test above covers it)"
+        )
     runuser = shutil.which("runuser")
     if runuser is None:
         pytest.skip("NORMAL-USER LAB TEST SKIPPED: runuser (util-linux) is not installed")
@@ -160,11 +184,18 @@ def test_make_lab_opens_the_course_as_a_normal_user():
         nobody = pwd.getpwnam("nobody")
     except KeyError:
         pytest.skip("NORMAL-USER LAB TEST SKIPPED: there is no user `nobody`, and tests create no users")
-    probe = subprocess.run([runuser, "-u", "nobody", "--", sys.executable, "-c", "import jupyterlab, helpers"],
-                           cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO)}, capture_output=True, text=True)
+    probe = subprocess.run(
+        [runuser, "-u", "nobody", "--", sys.executable, "-c", "import jupyterlab, helpers"],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        capture_output=True,
+        text=True,
+    )
     if probe.returncode != 0:
-        pytest.skip("NORMAL-USER LAB TEST SKIPPED: user `nobody` cannot read this checkout or its Python "
-                    f"({probe.stderr.strip().splitlines()[-1:]}); make them world-readable to run it")
+        pytest.skip(
+            "NORMAL-USER LAB TEST SKIPPED: user `nobody` cannot read this checkout or its Python "
+            f"({probe.stderr.strip().splitlines()[-1:]}); make them world-readable to run it"
+        )
     home = Path(tempfile.mkdtemp(prefix="lab-nobody-"))
     try:
         os.chown(home, nobody.pw_uid, nobody.pw_gid)

@@ -41,7 +41,11 @@ def test_the_core_notebooks_exist():
 
 
 def test_no_stray_files_in_notebooks():
-    stray = [p.name for p in NOTEBOOK_DIR.iterdir() if p.is_file() and p.suffix == ".ipynb" and not NAME.match(p.name)]
+    stray = [
+        p.name
+        for p in NOTEBOOK_DIR.iterdir()
+        if p.is_file() and p.suffix == ".ipynb" and not NAME.match(p.name)
+    ]
     assert stray == [], f"notebook names must match {NAME.pattern}: {stray}"
 
 
@@ -116,7 +120,9 @@ def test_decimals_in_prose_are_computed_in_the_notebook(path):
     prose = {n for c in cells if c.get("cell_type") == "markdown" for n in DECIMAL.findall(_source(c))}
     stale = sorted(n for n in prose - set(quoted) if n not in shown)  # "0.714" may quote 0.7142857
     assert not stale, f"{path.name}: prose quotes {stale}, which no code cell shows; re-check the prose"
-    unused = sorted(n for n in quoted if not any(n in _source(c) for c in cells if c.get("cell_type") == "markdown"))
+    unused = sorted(
+        n for n in quoted if not any(n in _source(c) for c in cells if c.get("cell_type") == "markdown")
+    )
     assert not unused, f"{path.name}: QUOTED lists {unused}, no longer in the prose"
 
 
@@ -124,8 +130,12 @@ def test_decimals_in_prose_are_computed_in_the_notebook(path):
 # Counts and lists that the course states in prose come from the helpers or are checked here, so adding an
 # exercise, a notebook or a library cannot leave a sentence behind.
 ASSIGNMENTS = {"from-scratch", "leave-one-out", "choosing-metrics"}
-NUMBER_WORDS = {word: n for n, word in enumerate(
-    "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split())}
+NUMBER_WORDS = {
+    word: n
+    for n, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+    )
+}
 
 
 def _markdown(path: Path) -> str:
@@ -152,7 +162,9 @@ def test_notebook_00_lists_every_notebook():
     text = _markdown(start)
     missing = [p.name for p in NOTEBOOKS if p.name != start.name and f"]({p.name})" not in text]
     assert not missing, f"00-start-here's table of notebooks does not link {missing}"
-    assert not re.search(r"\b(seven|six|eight|nine|ten) (core )?notebooks\b", text), "state no notebook count in prose"
+    assert not re.search(r"\b(seven|six|eight|nine|ten) (core )?notebooks\b", text), (
+        "state no notebook count in prose"
+    )
 
 
 def test_notebook_00_progress_output_counts_every_exercise():

@@ -48,7 +48,8 @@ def check_claim(value, comment: str, line: str) -> bool:
         return False
     digits = len(number.group(1).partition(".")[2])
     assert round(float(value), digits) == float(number.group(1)), (
-        f"README says {line.strip()!r} gives {number.group(1)}; it gives {value!r}")
+        f"README says {line.strip()!r} gives {number.group(1)}; it gives {value!r}"
+    )
     return True
 
 

@@ -61,18 +61,41 @@ print(json.dumps({"modules": modules, "stored": sorted(stored["libraries"]), "ve
 
 
 def _build(source: Path, dist: Path) -> Path:
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
-                    "--disable-pip-version-check", "-q", "-w", str(dist), str(source)],
-                   check=True, cwd=dist.parent, capture_output=True, text=True)
-    (wheel,) = [w for w in dist.glob("*.whl") if w.name.startswith(("topkeval-" if source == LIBRARY else "topk_"))]
+    subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "wheel",
+            "--no-deps",
+            "--no-build-isolation",
+            "--disable-pip-version-check",
+            "-q",
+            "-w",
+            str(dist),
+            str(source),
+        ],
+        check=True,
+        cwd=dist.parent,
+        capture_output=True,
+        text=True,
+    )
+    (wheel,) = [
+        w for w in dist.glob("*.whl") if w.name.startswith("topkeval-" if source == LIBRARY else "topk_")
+    ]
     return wheel
 
 
 def _venv(folder: Path, wheels: list[Path], env: dict) -> Path:
     venv.EnvBuilder(with_pip=True, clear=True).create(folder)
     python = folder / "bin" / "python"
-    done = subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *map(str, wheels)],
-                          cwd=folder.parent, env=env, capture_output=True, text=True)
+    done = subprocess.run(
+        [str(python), "-m", "pip", "install", "--disable-pip-version-check", "-q", *map(str, wheels)],
+        cwd=folder.parent,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, f"pip install of {[w.name for w in wheels]} failed:\n{done.stderr[-3000:]}"
     return python
 
@@ -105,8 +128,11 @@ def course_env(wheels):
 
 def test_library_wheel_holds_the_library_only(wheels):
     names = zipfile.ZipFile(wheels["library"]).namelist()
-    sources = {str(p.relative_to(LIBRARY / "src")) for p in (LIBRARY / "src" / "topkeval").rglob("*")
-               if p.is_file() and p.suffix in (".py", ".typed") and "__pycache__" not in p.parts}
+    sources = {
+        str(p.relative_to(LIBRARY / "src"))
+        for p in (LIBRARY / "src" / "topkeval").rglob("*")
+        if p.is_file() and p.suffix in (".py", ".typed") and "__pycache__" not in p.parts
+    }
     missing = sorted(sources - set(names))
     assert not missing, f"the library wheel lacks {missing}: check topkeval/pyproject.toml"
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
@@ -116,8 +142,11 @@ def test_library_wheel_holds_the_library_only(wheels):
 
 def test_course_wheel_holds_every_course_module_and_no_library_module(wheels):
     names = set(zipfile.ZipFile(wheels["course"]).namelist())
-    sources = {str(p.relative_to(ROOT)) for p in (ROOT / "helpers").rglob("*")
-               if p.is_file() and p.suffix in (".py", ".json") and "__pycache__" not in p.parts}
+    sources = {
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "helpers").rglob("*")
+        if p.is_file() and p.suffix in (".py", ".json") and "__pycache__" not in p.parts
+    }
     missing = sorted(sources - names)
     assert not missing, f"the course wheel lacks {missing}: check [tool.setuptools] in pyproject.toml"
     assert not [n for n in names if n.startswith("topkeval/")]
@@ -125,7 +154,9 @@ def test_course_wheel_holds_every_course_module_and_no_library_module(wheels):
 
 def test_library_works_beside_a_projects_own_helpers_module(library_env):
     python, project, env = library_env
-    out = subprocess.run([str(python), "-c", USE_LIBRARY], cwd=project, env=env, capture_output=True, text=True)
+    out = subprocess.run(
+        [str(python), "-c", USE_LIBRARY], cwd=project, env=env, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr[-3000:]
     got = json.loads(out.stdout)
     assert got["precision"] == [0.5, 0.0]
@@ -136,8 +167,14 @@ def test_library_works_beside_a_projects_own_helpers_module(library_env):
 
 def test_library_dependencies_are_only_numpy_and_pandas(library_env):
     python, project, env = library_env
-    out = subprocess.run([str(python), "-m", "pip", "list", "--format=json", "--disable-pip-version-check"],
-                         cwd=project, env=env, capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(python), "-m", "pip", "list", "--format=json", "--disable-pip-version-check"],
+        cwd=project,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     names = {p["name"].lower() for p in json.loads(out.stdout)}
     expected = {"topkeval", "numpy", "pandas", "python-dateutil", "six", "tzdata", "pip", "setuptools"}
     assert names <= expected, f"unexpected packages in a library install: {sorted(names - expected)}"
@@ -156,7 +193,8 @@ def test_course_wheel_works_outside_the_clone(course_env):
 
 def test_installed_grader_cli_answers_help(course_env):
     python, tmp, env = course_env
-    out = subprocess.run([str(python), "-m", "helpers.grade", "--help"], cwd=tmp, env=env,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [str(python), "-m", "helpers.grade", "--help"], cwd=tmp, env=env, capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "--assignment" in out.stdout

@@ -50,11 +50,12 @@ def unexecuted_cells(nb) -> list[int]:
 
 def _link_pages(page: str, names: set[str]) -> str:
     """Point links to sibling notebooks (``02-cutoffs.ipynb#x``) at their HTML pages."""
+
     def repl(match: re.Match) -> str:
         target = match.group(2)
         stem = target.split("#", 1)[0]
         if stem in names:
-            return f'{match.group(1)}{Path(stem).stem}.html{target[len(stem):]}"'
+            return f'{match.group(1)}{Path(stem).stem}.html{target[len(stem) :]}"'
         return match.group(0)
 
     return re.sub(r'(href=")(?:\./|\.\./notebooks/)?([^"#:/]+\.ipynb(?:#[^"]*)?)"', repl, page)
@@ -90,8 +91,11 @@ To run the code and do the exercises, open the notebooks in JupyterLab (see the 
 """
 
 
-def build(notebook_dir: Path = REPO / "notebooks", out: Path = REPO / "_site",
-          title: str = "Evaluating top-K recommendations") -> list[tuple[str, str]]:
+def build(
+    notebook_dir: Path = REPO / "notebooks",
+    out: Path = REPO / "_site",
+    title: str = "Evaluating top-K recommendations",
+) -> list[tuple[str, str]]:
     """Write one HTML page per course notebook plus ``index.html`` into ``out``.
 
     Returns ``(page file name, title)`` pairs in course order. ``out`` is emptied first.
@@ -109,8 +113,10 @@ def build(notebook_dir: Path = REPO / "notebooks", out: Path = REPO / "_site",
         nb = nbformat.read(path, as_version=4)
         missing = unexecuted_cells(nb)
         if missing:
-            raise ValueError(f"{path.name}: code cells {missing} were never run; execute the notebook "
-                             f"(jupyter nbconvert --to notebook --execute --inplace {path.name}) first")
+            raise ValueError(
+                f"{path.name}: code cells {missing} were never run; execute the notebook "
+                f"(jupyter nbconvert --to notebook --execute --inplace {path.name}) first"
+            )
         try:
             loaded.append((path, nb, title_of(nb)))
         except ValueError as exc:
@@ -123,17 +129,20 @@ def build(notebook_dir: Path = REPO / "notebooks", out: Path = REPO / "_site",
     names = {p.name for p, _, _ in loaded}
     pages = []
     for path, nb, nb_title in loaded:
-        body, _ = exporter.from_notebook_node(nb, resources={"metadata": {"name": nb_title},
-                                                             "unique_key": path.stem})
+        body, _ = exporter.from_notebook_node(
+            nb, resources={"metadata": {"name": nb_title}, "unique_key": path.stem}
+        )
         page = f"{path.stem}.html"
         (out / page).write_text(_link_pages(body, names), encoding="utf-8")
         pages.append((page, nb_title))
     items = "\n".join(
         f'<li><a href="{html.escape(page)}">{html.escape(nb_title)}</a> '
         f'<span class="file">{html.escape(Path(page).stem)}.ipynb</span></li>'
-        for page, nb_title in pages)
-    (out / "index.html").write_text(INDEX.format(title=html.escape(title), items=items, count=len(pages)),
-                                    encoding="utf-8")
+        for page, nb_title in pages
+    )
+    (out / "index.html").write_text(
+        INDEX.format(title=html.escape(title), items=items, count=len(pages)), encoding="utf-8"
+    )
     return pages
 
 
@@ -150,8 +159,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     for page, nb_title in pages:
         print(f"  {page:45s} {nb_title}")
-    print(f"{len(pages)} pages + index.html in {args.out} ({time.monotonic() - start:.1f} s); "
-          f"open {args.out / 'index.html'}")
+    print(
+        f"{len(pages)} pages + index.html in {args.out} ({time.monotonic() - start:.1f} s); "
+        f"open {args.out / 'index.html'}"
+    )
     return 0
 
 

@@ -47,7 +47,9 @@ def command(extra: list[str], python: str = sys.executable, is_root: bool | None
     if is_root is None:
         is_root = hasattr(os, "geteuid") and os.geteuid() == 0
     argv = [
-        python, "-m", "jupyterlab",
+        python,
+        "-m",
+        "jupyterlab",
         f"--ServerApp.root_dir={REPO}",
         f"--LabApp.app_settings_dir={SETTINGS}",
     ]
@@ -62,14 +64,16 @@ def main(argv: list[str]) -> int:
         return 0
     for needed in (REPO / FIRST_NOTEBOOK, SETTINGS / "overrides.json"):
         if not needed.is_file():
-            print(f"error: {needed} is missing; run this from a complete clone of the course.", file=sys.stderr)
+            print(
+                f"error: {needed} is missing; run this from a complete clone of the course.", file=sys.stderr
+            )
             return 2
     try:
         import jupyterlab  # noqa: F401
     except ImportError:
         print(
             f"error: JupyterLab is not installed for {sys.executable}. Run `make lab` (it installs the "
-            "`course` extra into .venv), or `pip install -e \".[course]\"` in your environment.",
+            '`course` extra into .venv), or `pip install -e ".[course]"` in your environment.',
             file=sys.stderr,
         )
         return 2

@@ -69,7 +69,9 @@ def strip_solutions(source: str) -> str:
                 if not newline:
                     out[-1] = out[-1].rstrip("\n")
             else:
-                out.append(f"{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError(){newline or chr(10)}")
+                out.append(
+                    f"{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError(){newline or chr(10)}"
+                )
             region = None
             continue
         if region is not None:
@@ -124,12 +126,18 @@ def main(argv: list[str] | None = None) -> int:
     stale = generate(check_only=check_only)
     if check_only:
         if stale:
-            print("out of date: " + ", ".join(f"exercises/{n}.ipynb" for n in stale)
-                  + "; run: python tools/learner_notebooks.py", file=sys.stderr)
+            print(
+                "out of date: "
+                + ", ".join(f"exercises/{n}.ipynb" for n in stale)
+                + "; run: python tools/learner_notebooks.py",
+                file=sys.stderr,
+            )
             return 1
         print("learner notebooks are up to date")
         return 0
-    print("wrote " + (", ".join(f"exercises/{n}.ipynb" for n in stale) if stale else "nothing (all up to date)"))
+    print(
+        "wrote " + (", ".join(f"exercises/{n}.ipynb" for n in stale) if stale else "nothing (all up to date)")
+    )
     return 0
 
 

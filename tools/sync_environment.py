@@ -61,7 +61,13 @@ def render(path: str) -> str:
     reqs = requirements()
     conda = [r for r in reqs if re.split(r"[<>=!~ \[]", r, maxsplit=1)[0] not in PIP_ONLY]
     pip = [r for r in reqs if r not in conda]
-    lines = [HEADERS[path], "channels:\n  - conda-forge\n", "dependencies:\n", f"  - python={PYTHON}\n", "  - pip\n"]
+    lines = [
+        HEADERS[path],
+        "channels:\n  - conda-forge\n",
+        "dependencies:\n",
+        f"  - python={PYTHON}\n",
+        "  - pip\n",
+    ]
     lines += [f"  - {r}\n" for r in conda]
     if pip:
         lines.append("  - pip:\n")

@@ -49,7 +49,6 @@ QUESTIONS: dict[str, _Question] = {}
 OUTCOME_HOOKS: list[Callable[[str, str], None]] = []
 
 
-
 # ----------------------------------------------------------------- display
 class Text:
     """A message shown as plain text in Jupyter (its repr is the text itself)."""
@@ -125,7 +124,9 @@ def _shape_problem(answer: Any, expected: Any) -> str | None:
         _, problem = as_number(answer)
         return problem
     if isinstance(expected, (list, tuple)):
-        values = answer.tolist() if hasattr(answer, "tolist") and not isinstance(answer, (list, tuple)) else answer
+        values = (
+            answer.tolist() if hasattr(answer, "tolist") and not isinstance(answer, (list, tuple)) else answer
+        )
         if not isinstance(values, (list, tuple)):
             return f"returned a {type_name(answer)}, not {_kind(expected)}"
         if len(values) != len(expected):
@@ -133,7 +134,7 @@ def _shape_problem(answer: Any, expected: Any) -> str | None:
         for position, (a, e) in enumerate(zip(values, expected, strict=True), start=1):
             problem = _shape_problem(a, e)
             if problem:
-                problem = "is " + problem[len("returned "):] if problem.startswith("returned ") else problem
+                problem = "is " + problem[len("returned ") :] if problem.startswith("returned ") else problem
                 return f"has a value of the wrong kind: value {position} of {len(expected)} {problem}"
     return None
 
@@ -157,8 +158,10 @@ def _rounding_verdict(answer: Any, expected: float, decimals: int) -> tuple[bool
             return False, verdict.problem
     for places in range(0, decimals):
         if judge_number(answer, expected, decimals=places).ok:
-            return False, (f"{format_value(number)} is rounded to {places} decimal{'s' if places != 1 else ''}; "
-                           f"the question asks for {decimals}")
+            return False, (
+                f"{format_value(number)} is rounded to {places} decimal{'s' if places != 1 else ''}; "
+                f"the question asks for {decimals}"
+            )
     return False, None
 
 
@@ -185,7 +188,11 @@ def is_stub(function: Callable) -> bool:
     for ins in dis.get_instructions(code):
         if ins.opname not in _STUB_OPS:
             return False
-        if ins.opname in ("LOAD_CONST", "RETURN_CONST") and ins.argval is not None and ins.argval is not Ellipsis:
+        if (
+            ins.opname in ("LOAD_CONST", "RETURN_CONST")
+            and ins.argval is not None
+            and ins.argval is not Ellipsis
+        ):
             return False
     return True
 
@@ -231,7 +238,9 @@ def _question_id(given: str, solution: Callable) -> str:
     number = module.rsplit(".", 1)[-1][2:] if module.rsplit(".", 1)[-1][:2] == "nb" else ""
     if "." not in given:
         if not number:
-            raise ValueError(f"question {given!r}: a short id needs a defining nbNN module; write 'NN.{given}'")
+            raise ValueError(
+                f"question {given!r}: a short id needs a defining nbNN module; write 'NN.{given}'"
+            )
         return f"{number}.{given}"
     if number and given.split(".", 1)[0] != number:
         raise ValueError(f"question id {given!r} is defined in {module}: its id must start with {number}.")
@@ -275,7 +284,9 @@ class _Question:
         """Show hint number ``n`` (1-based); later hints say more."""
         total = len(self.hints)
         if not isinstance(n, int) or isinstance(n, bool) or not 1 <= n <= total:
-            return Text(f"{self.name} has hints 1 to {total}: call {self.name}.hint(1) ... {self.name}.hint({total}).")
+            return Text(
+                f"{self.name} has hints 1 to {total}: call {self.name}.hint(1) ... {self.name}.hint({total})."
+            )
         text = f"Hint {n} of {total}: {self.hints[n - 1]}"
         if n < total:
             text += f"\n(For more help: {self.name}.hint({n + 1}).)"
@@ -286,7 +297,9 @@ class _Question:
     def solution(self) -> Text:
         """Show the reference solution: real code, importable from this module."""
         source = textwrap.dedent(inspect.getsource(self.solution_code)).rstrip()
-        return Text(f"Solution to {self.id} ({self.solution_code.__module__}.{self.solution_code.__name__}):\n\n{source}")
+        return Text(
+            f"Solution to {self.id} ({self.solution_code.__module__}.{self.solution_code.__name__}):\n\n{source}"
+        )
 
     def check(self, answer: Any, *, record: bool = True) -> CheckResult:
         """Check ``answer`` and record the outcome in the progress file.
@@ -402,9 +415,7 @@ class FunctionQuestion(_Question):
             expected = self.reference(*_copy(args))
             call = self._call_text(args)
             if not ok:
-                return self._incorrect(
-                    f"{call} raised {type(value).__name__}: {value}", None
-                )
+                return self._incorrect(f"{call} raised {type(value).__name__}: {value}", None)
             if value is None:
                 return self._incorrect(f"{call} returned None. Did you forget a return statement?", None)
             if not _same(value, expected):
@@ -413,7 +424,9 @@ class FunctionQuestion(_Question):
                     if not shape.startswith("returned"):
                         shape = f"returned {format_value(value)}, which {shape}"
                     return self._incorrect(f"{call} {shape}: it should return {_kind(expected)}.", None)
-                return self._incorrect(f"{call} returned {format_value(value)}.", self._matching_mistake(learner))
+                return self._incorrect(
+                    f"{call} returned {format_value(value)}.", self._matching_mistake(learner)
+                )
         return self._result(
             CORRECT,
             f"Correct: {self.function_name} agrees with helpers on all {len(self.cases)} test inputs.",
@@ -493,13 +506,18 @@ class ValueQuestion(_Question):
             return self._result(CORRECT, f"Correct: that is the value for {self.prompt}.")
         shape = _shape_problem(answer, expected)
         if shape:
-            phrase = "is " + shape[len("returned "):] if shape.startswith("returned ") else shape
-            return self._incorrect(f"your answer {format_value(answer)} {phrase}; the question asks for "
-                                   f"{_kind(expected)} ({self.prompt}).", None)
+            phrase = "is " + shape[len("returned ") :] if shape.startswith("returned ") else shape
+            return self._incorrect(
+                f"your answer {format_value(answer)} {phrase}; the question asks for "
+                f"{_kind(expected)} ({self.prompt}).",
+                None,
+            )
         match = next((m for m in self.mistakes if self._matches(answer, m.function())[0]), None)
         if slip and match is None:
             return self._incorrect(f"your answer {_hide_fraction(slip)} ({self.prompt}).", None)
-        return self._incorrect(f"your answer {format_value(answer)} is not the value for {self.prompt}.", match)
+        return self._incorrect(
+            f"your answer {format_value(answer)} is not the value for {self.prompt}.", match
+        )
 
 
 def _hide_fraction(problem: str) -> str:

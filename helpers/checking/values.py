@@ -33,7 +33,16 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["REL_TOL", "ABS_TOL", "Verdict", "as_number", "judge_number", "judge_item", "format_value", "type_name"]
+__all__ = [
+    "REL_TOL",
+    "ABS_TOL",
+    "Verdict",
+    "as_number",
+    "judge_number",
+    "judge_item",
+    "format_value",
+    "type_name",
+]
 
 #: Default tolerances for a computed value (a function's result).
 REL_TOL = 1e-9
@@ -82,8 +91,10 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
 def _rounding_problem(number: float, expected: float, decimals: int) -> str | None:
     scale = 10**decimals
     if math.isclose(number, math.trunc(expected * scale) / scale, abs_tol=0.5 / scale / 10):
-        return (f"{number:.{decimals}f} is {_fraction_hint(expected)} cut to {decimals} decimals instead of rounded "
-                "(rounding gives the last digit one more)")
+        return (
+            f"{number:.{decimals}f} is {_fraction_hint(expected)} cut to {decimals} decimals instead of rounded "
+            "(rounding gives the last digit one more)"
+        )
     return None
 
 
@@ -91,11 +102,21 @@ def _fraction_hint(expected: float) -> str:
     from fractions import Fraction
 
     fraction = Fraction(expected).limit_denominator(1000)
-    return f"{fraction.numerator}/{fraction.denominator}" if abs(float(fraction) - expected) < 1e-12 else "the value"
+    return (
+        f"{fraction.numerator}/{fraction.denominator}"
+        if abs(float(fraction) - expected) < 1e-12
+        else "the value"
+    )
 
 
-def judge_number(value: Any, expected: float, *, rel_tol: float = REL_TOL, abs_tol: float = ABS_TOL,
-                 decimals: int | None = None) -> Verdict:
+def judge_number(
+    value: Any,
+    expected: float,
+    *,
+    rel_tol: float = REL_TOL,
+    abs_tol: float = ABS_TOL,
+    decimals: int | None = None,
+) -> Verdict:
     """Judge one number against the expected one.
 
     With ``decimals``, the answer may be given rounded to that many decimals
@@ -166,7 +187,9 @@ def format_value(value: Any, digits: int = 6) -> str:
         items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
         return "{" + ", ".join(format_value(v, digits) for v in items) + "}" if items else "set()"
     if isinstance(value, Mapping):
-        return "{" + ", ".join(f"{format_value(k)}: {format_value(v, digits)}" for k, v in value.items()) + "}"
+        return (
+            "{" + ", ".join(f"{format_value(k)}: {format_value(v, digits)}" for k, v in value.items()) + "}"
+        )
     if isinstance(value, tuple):
         inner = ", ".join(format_value(v, digits) for v in value)
         return f"({inner},)" if len(value) == 1 else f"({inner})"

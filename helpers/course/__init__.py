@@ -80,7 +80,9 @@ def load_all() -> list[str]:
     Returns the module names, sorted.
     """
     names = sorted(
-        info.name for info in pkgutil.iter_modules(__path__) if info.name.startswith("nb") and info.name[2:].isdigit()
+        info.name
+        for info in pkgutil.iter_modules(__path__)
+        if info.name.startswith("nb") and info.name[2:].isdigit()
     )
     for name in names:
         importlib.import_module(f"{__name__}.{name}")

@@ -109,7 +109,10 @@ def choice(id: str, title: str, prompt: str, options: dict[str, tuple], hints: l
     >>> from helpers.checking.questions import QUESTIONS
     >>> _ = QUESTIONS.pop("99.q1")
     """
-    built = {letter: Option(text, feedback, bool(rest and rest[0])) for letter, (text, feedback, *rest) in options.items()}
+    built = {
+        letter: Option(text, feedback, bool(rest and rest[0]))
+        for letter, (text, feedback, *rest) in options.items()
+    }
     right = [letter for letter, option in built.items() if option.correct]
     correct = right[0] if len(right) == 1 else None
 

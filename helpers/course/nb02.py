@@ -73,7 +73,7 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "divides by min(k, |R|)",
-            "That is implicit's \"precision\" (a capped recall). P@K divides by the k positions shown.",
+            'That is implicit\'s "precision" (a capped recall). P@K divides by the k positions shown.',
             lambda ranking, relevant, k: _hits(ranking, relevant, k) / min(k, len(relevant)),
         ),
         Mistake(
@@ -116,11 +116,19 @@ q2 = FunctionQuestion(
             "divides by the relevant items found in the ranking",
             "Seed 001 divides by len(R), its found positions; that equals |R| only when the ranking holds the whole "
             "catalogue. A relevant item the list never shows still counts: divide by len(relevant).",
-            lambda ranking, relevant, k: _hits(ranking, relevant, k) / sum(1 for item in ranking if item in relevant),
+            lambda ranking, relevant, k: (
+                _hits(ranking, relevant, k) / sum(1 for item in ranking if item in relevant)
+            ),
         ),
-        Mistake("one item too few at the cutoff (ranking[:k - 1])", _TOO_FEW,
-                lambda ranking, relevant, k: _hits(ranking, relevant, k - 1) / len(relevant)),
-        Mistake("one item too many at the cutoff (ranking[:k + 1])", _TOO_MANY,
-                lambda ranking, relevant, k: _hits(ranking, relevant, k + 1) / len(relevant)),
+        Mistake(
+            "one item too few at the cutoff (ranking[:k - 1])",
+            _TOO_FEW,
+            lambda ranking, relevant, k: _hits(ranking, relevant, k - 1) / len(relevant),
+        ),
+        Mistake(
+            "one item too many at the cutoff (ranking[:k + 1])",
+            _TOO_MANY,
+            lambda ranking, relevant, k: _hits(ranking, relevant, k + 1) / len(relevant),
+        ),
     ],
 )

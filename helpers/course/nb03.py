@@ -74,12 +74,12 @@ def _div_found(ranking, relevant, k):
 
 
 def _cut(stop):
-    return lambda ranking, relevant, k: _sum_and_hits(ranking, relevant, stop(ranking, k))[0] / min(k, len(relevant))
+    return lambda ranking, relevant, k: (
+        _sum_and_hits(ranking, relevant, stop(ranking, k))[0] / min(k, len(relevant))
+    )
 
 
-_DENOMINATOR = (
-    "AP@K here divides by min(k, |R|): the most hits a top-k list can hold. "
-)
+_DENOMINATOR = "AP@K here divides by min(k, |R|): the most hits a top-k list can hold. "
 
 q1 = FunctionQuestion(
     id="03.q1",
@@ -160,8 +160,8 @@ def map_bdz():
 
 def _map(function):
     return lambda: (
-        function(BDZ_RANKING_1, BDZ_RELEVANT, BDZ_K) + function(BDZ_RANKING_2, BDZ_RELEVANT, BDZ_K)
-    ) / 2
+        (function(BDZ_RANKING_1, BDZ_RELEVANT, BDZ_K) + function(BDZ_RANKING_2, BDZ_RELEVANT, BDZ_K)) / 2
+    )
 
 
 q2 = ValueQuestion(
@@ -177,7 +177,9 @@ q2 = ValueQuestion(
     ],
     solution_code=map_bdz,
     mistakes=[
-        Mistake("wrong AP denominator: hits in the top k", "Z counts: divide by min(k, |R|) = 3.", _map(_div_hits)),
+        Mistake(
+            "wrong AP denominator: hits in the top k", "Z counts: divide by min(k, |R|) = 3.", _map(_div_hits)
+        ),
         Mistake("wrong AP denominator: k", "Divide by min(k, |R|) = 3, not k = 5.", _map(_div_k)),
     ],
 )

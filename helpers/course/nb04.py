@@ -26,10 +26,10 @@ _CASES = [
     *EDGE_CASES,
 ]
 
-_TOO_FEW = (
-    "ranking[:k - 1] stops at rank k - 1, so a first hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k."
+_TOO_FEW = "ranking[:k - 1] stops at rank k - 1, so a first hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k."
+_TOO_MANY = (
+    "ranking[:k + 1] reaches rank k + 1, which the user was not shown; ranking[:k] holds ranks 1 to k."
 )
-_TOO_MANY = "ranking[:k + 1] reaches rank k + 1, which the user was not shown; ranking[:k] holds ranks 1 to k."
 
 
 def reciprocal_rank_at_k(ranking, relevant, k):
@@ -81,10 +81,16 @@ q1 = FunctionQuestion(
                 1 / _hit_ranks(ranking, relevant, k)[-1] if _hit_ranks(ranking, relevant, k) else 0.0
             ),
         ),
-        Mistake("one item too few at the cutoff (ranking[:k - 1])", _TOO_FEW,
-                lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, k - 1)),
-        Mistake("one item too many at the cutoff (ranking[:k + 1])", _TOO_MANY,
-                lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, k + 1)),
+        Mistake(
+            "one item too few at the cutoff (ranking[:k - 1])",
+            _TOO_FEW,
+            lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, k - 1),
+        ),
+        Mistake(
+            "one item too many at the cutoff (ranking[:k + 1])",
+            _TOO_MANY,
+            lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, k + 1),
+        ),
     ],
 )
 
@@ -111,9 +117,15 @@ q2 = FunctionQuestion(
             "Only the top k items count.",
             lambda ranking, relevant, k: hit_at_k(ranking, relevant, len(ranking)),
         ),
-        Mistake("one item too few at the cutoff (ranking[:k - 1])", _TOO_FEW,
-                lambda ranking, relevant, k: hit_at_k(ranking, relevant, k - 1)),
-        Mistake("one item too many at the cutoff (ranking[:k + 1])", _TOO_MANY,
-                lambda ranking, relevant, k: hit_at_k(ranking, relevant, k + 1)),
+        Mistake(
+            "one item too few at the cutoff (ranking[:k - 1])",
+            _TOO_FEW,
+            lambda ranking, relevant, k: hit_at_k(ranking, relevant, k - 1),
+        ),
+        Mistake(
+            "one item too many at the cutoff (ranking[:k + 1])",
+            _TOO_MANY,
+            lambda ranking, relevant, k: hit_at_k(ranking, relevant, k + 1),
+        ),
     ],
 )

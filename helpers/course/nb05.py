@@ -31,7 +31,9 @@ _CASES = [
     ([0, 2, 1, 3, 0, 2], 2),
 ]
 
-_TOO_FEW = "grades[:k - 1] stops at rank k - 1, so an item exactly at rank k is lost; grades[:k] holds ranks 1 to k."
+_TOO_FEW = (
+    "grades[:k - 1] stops at rank k - 1, so an item exactly at rank k is lost; grades[:k] holds ranks 1 to k."
+)
 _TOO_MANY = "grades[:k + 1] reaches rank k + 1, which the user was not shown; grades[:k] holds ranks 1 to k."
 
 
@@ -101,9 +103,16 @@ q1 = FunctionQuestion(
             "Only ranks 1 to k count: grades[:k].",
             lambda grades, k: _dcg_with(grades, len(grades)),
         ),
-        Mistake("one item too few at the cutoff (grades[:k - 1])", _TOO_FEW, lambda grades, k: _dcg_with(grades, k - 1)),
-        Mistake("one item too many at the cutoff (grades[:k + 1])", _TOO_MANY,
-                lambda grades, k: _dcg_with(grades, k + 1)),
+        Mistake(
+            "one item too few at the cutoff (grades[:k - 1])",
+            _TOO_FEW,
+            lambda grades, k: _dcg_with(grades, k - 1),
+        ),
+        Mistake(
+            "one item too many at the cutoff (grades[:k + 1])",
+            _TOO_MANY,
+            lambda grades, k: _dcg_with(grades, k + 1),
+        ),
         Mistake(
             "exponential gain",
             "2**g - 1 is q3's gain; this DCG uses the grade itself (linear gain).",
@@ -148,7 +157,9 @@ q2 = FunctionQuestion(
             "0- vs 1-based rank",
             "log2(rank + 2) with a 1-based rank scores every rank as the next one, in DCG and IDCG alike; the ratio "
             "does not cancel it. Use log2(rank + 1) with rank starting at 1.",
-            lambda grades, k: _dcg_with(grades, k, shift=2) / _dcg_with(sorted(grades, reverse=True), k, shift=2),
+            lambda grades, k: (
+                _dcg_with(grades, k, shift=2) / _dcg_with(sorted(grades, reverse=True), k, shift=2)
+            ),
         ),
         Mistake(
             "one item too few at the cutoff (grades[:k - 1])",
@@ -191,9 +202,15 @@ q3 = FunctionQuestion(
             "log2(rank + 2) with a 1-based rank gives rank r the discount of rank r + 1. Use log2(rank + 1).",
             lambda grades, k: _dcg_with(grades, k, gain=_exponential, shift=2),
         ),
-        Mistake("ignores the cutoff k", "Only ranks 1 to k count: grades[:k].",
-                lambda grades, k: _dcg_with(grades, len(grades), gain=_exponential)),
-        Mistake("one item too few at the cutoff (grades[:k - 1])", _TOO_FEW,
-                lambda grades, k: _dcg_with(grades, k - 1, gain=_exponential)),
+        Mistake(
+            "ignores the cutoff k",
+            "Only ranks 1 to k count: grades[:k].",
+            lambda grades, k: _dcg_with(grades, len(grades), gain=_exponential),
+        ),
+        Mistake(
+            "one item too few at the cutoff (grades[:k - 1])",
+            _TOO_FEW,
+            lambda grades, k: _dcg_with(grades, k - 1, gain=_exponential),
+        ),
     ],
 )

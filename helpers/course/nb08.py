@@ -73,7 +73,9 @@ q1 = FunctionQuestion(
             "whole tail on each side",
             "Quantiles at 1 - confidence and confidence cut 5% off each end of a 95% interval: that is a "
             "90% interval. Split the leftover (1 - confidence) between the two tails.",
-            lambda samples, confidence: tuple(float(v) for v in np.quantile(samples, [1 - confidence, confidence])),
+            lambda samples, confidence: tuple(
+                float(v) for v in np.quantile(samples, [1 - confidence, confidence])
+            ),
         ),
         Mistake(
             "normal approximation",
@@ -141,7 +143,9 @@ q2 = FunctionQuestion(
             "count / B can be exactly 0, which no finite test can justify; the observed data is itself one "
             "possible draw, hence (1 + count) / (1 + B).",
             lambda d, s: float(
-                np.count_nonzero(np.abs((np.asarray(s) * np.asarray(d)).mean(axis=1)) >= abs(np.mean(d)) - 1e-12)
+                np.count_nonzero(
+                    np.abs((np.asarray(s) * np.asarray(d)).mean(axis=1)) >= abs(np.mean(d)) - 1e-12
+                )
                 / len(s)
             ),
         ),
@@ -149,15 +153,24 @@ q2 = FunctionQuestion(
             "one-sided test",
             "Comparing signed means only counts draws in the observed direction; 'is there a difference?' is "
             "two-sided, so compare absolute values.",
-            lambda d, s: (1 + np.count_nonzero((np.asarray(s) * np.asarray(d)).mean(axis=1) >= np.mean(d) - 1e-12))
-            / (1 + len(s)),
+            lambda d, s: (
+                (1 + np.count_nonzero((np.asarray(s) * np.asarray(d)).mean(axis=1) >= np.mean(d) - 1e-12))
+                / (1 + len(s))
+            ),
         ),
         Mistake(
             "strict inequality",
             "A draw exactly as extreme as the data counts (>=, not >): the all-plus row always ties with the "
             "observed mean.",
-            lambda d, s: (1 + np.count_nonzero(np.abs((np.asarray(s) * np.asarray(d)).mean(axis=1)) > abs(np.mean(d)) + 1e-12))
-            / (1 + len(s)),
+            lambda d, s: (
+                (
+                    1
+                    + np.count_nonzero(
+                        np.abs((np.asarray(s) * np.asarray(d)).mean(axis=1)) > abs(np.mean(d)) + 1e-12
+                    )
+                )
+                / (1 + len(s))
+            ),
         ),
     ],
 )
@@ -172,7 +185,9 @@ def svd_minus_pop():
 
 def _difference(a, b, column):
     scores = notebook_scores()
-    return _stats.compare(scores[a][column], scores[b][column], n_resamples=200, n_permutations=200).difference
+    return _stats.compare(
+        scores[a][column], scores[b][column], n_resamples=200, n_permutations=200
+    ).difference
 
 
 q3 = ValueQuestion(
@@ -191,7 +206,10 @@ q3 = ValueQuestion(
             "ratio instead of difference",
             "Dividing the two means says how many times better PureSVD is; the question asks for the "
             "difference (PureSVD minus MostPopular).",
-            lambda: float(notebook_scores()["PureSVD"]["ndcg@10"].mean() / notebook_scores()["MostPopular"]["ndcg@10"].mean()),
+            lambda: float(
+                notebook_scores()["PureSVD"]["ndcg@10"].mean()
+                / notebook_scores()["MostPopular"]["ndcg@10"].mean()
+            ),
         ),
         Mistake(
             "wrong cutoff (K = 5)",

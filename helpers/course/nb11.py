@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import math
 
-from topkeval.beyond import gini_of_counts, novelty_at_k
 from helpers.checking.questions import FunctionQuestion, Mistake
 from helpers.course.choice import choice
+from topkeval.beyond import gini_of_counts, novelty_at_k
 
 __all__ = ["q1", "q2", "q3", "q4", "novelty", "gini"]
 
@@ -54,7 +54,9 @@ q1 = FunctionQuestion(
         Mistake(
             "natural log",
             "Self-information in bits uses log2; math.log gives nats, a smaller unit.",
-            lambda ranking, k, popularity: sum(-math.log(popularity[i]) for i in ranking[:k]) / len(ranking[:k]),
+            lambda ranking, k, popularity: (
+                sum(-math.log(popularity[i]) for i in ranking[:k]) / len(ranking[:k])
+            ),
         ),
         Mistake(
             "sum instead of mean",
@@ -105,17 +107,26 @@ q3 = choice(
     "Predict, then run: how many distinct items does MostPopular show?",
     "what MostPopular's top-10 lists cover",
     {
-        "a": ("Exactly 10 items: it shows everyone the same list.",
-              "Close, but recommend() leaves out items the user already has, so a user who owns some of the "
-              "ten most popular items gets the 11th, 12th, ... instead."),
-        "b": ("More than 10, but far fewer than the personalised models: one ranking, minus what each user has.",
-              "Yes: the list is shared, but seen items are excluded, so users who own popular items reach a bit "
-              "further down the popularity order.", True),
-        "c": ("About as many as Random: every user gets different items.",
-              "MostPopular ignores who the user is; only the exclusion of seen items makes lists differ at all."),
+        "a": (
+            "Exactly 10 items: it shows everyone the same list.",
+            "Close, but recommend() leaves out items the user already has, so a user who owns some of the "
+            "ten most popular items gets the 11th, 12th, ... instead.",
+        ),
+        "b": (
+            "More than 10, but far fewer than the personalised models: one ranking, minus what each user has.",
+            "Yes: the list is shared, but seen items are excluded, so users who own popular items reach a bit "
+            "further down the popularity order.",
+            True,
+        ),
+        "c": (
+            "About as many as Random: every user gets different items.",
+            "MostPopular ignores who the user is; only the exclusion of seen items makes lists differ at all.",
+        ),
     },
-    ["MostPopular ranks items by how many users had them; who is the same for every user?",
-     "Read Recommender.recommend's exclude_seen: what happens to items the user already has?"],
+    [
+        "MostPopular ranks items by how many users had them; who is the same for every user?",
+        "Read Recommender.recommend's exclude_seen: what happens to items the user already has?",
+    ],
 )
 
 q4 = choice(
@@ -123,15 +134,24 @@ q4 = choice(
     "Explain the difference: more neighbours, higher NDCG, lower coverage",
     "the reason for ItemKNN's trade-off",
     {
-        "a": ("Coverage was computed on fewer users for ItemKNN(400).",
-              "Both models are scored on exactly the same test users; the table says so."),
-        "b": ("Summing similarities over more neighbours favours items similar to many things, i.e. popular ones, "
-              "and popular items are more often in a user's test set.",
-              "Yes: ARP rises and novelty falls with more neighbours, so the lists lean to popular items; those "
-              "are the likeliest hits, so NDCG rises while fewer distinct items get shown.", True),
-        "c": ("NDCG and coverage always move in opposite directions.",
-              "Not always: in the table ItemKNN beats EASE on both. A trade-off is common, not a law."),
+        "a": (
+            "Coverage was computed on fewer users for ItemKNN(400).",
+            "Both models are scored on exactly the same test users; the table says so.",
+        ),
+        "b": (
+            "Summing similarities over more neighbours favours items similar to many things, i.e. popular ones, "
+            "and popular items are more often in a user's test set.",
+            "Yes: ARP rises and novelty falls with more neighbours, so the lists lean to popular items; those "
+            "are the likeliest hits, so NDCG rises while fewer distinct items get shown.",
+            True,
+        ),
+        "c": (
+            "NDCG and coverage always move in opposite directions.",
+            "Not always: in the table ItemKNN beats EASE on both. A trade-off is common, not a law.",
+        ),
     },
-    ["Compare ItemKNN(100) and ItemKNN(400) on ARP and novelty, not only on NDCG and coverage.",
-     "Which items are similar to many other items?"],
+    [
+        "Compare ItemKNN(100) and ItemKNN(400) on ARP and novelty, not only on NDCG and coverage.",
+        "Which items are similar to many other items?",
+    ],
 )

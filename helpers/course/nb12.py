@@ -15,23 +15,34 @@ q1 = choice(
     "Predict, then run: which list has the higher ERR@3?",
     "the list with the higher ERR@3",
     {
-        "a": ("L1: grades [3, 0, 0], one perfect item on top.",
-              "Yes: a grade-3 item (of 3) satisfies with probability 7/8, so most users stop at rank 1 with a "
-              "reciprocal rank of 1. The cascade gives the later good items of L2 little credit.", True),
-        "b": ("L2: grades [2, 2, 2], three good items.",
-              "More relevant material in total, but each grade-2 item satisfies only 3/8 of users, and those who "
-              "go on meet the others at ranks 2 and 3, worth 1/2 and 1/3."),
-        "c": ("They are equal: both sum to more than 2.",
-              "ERR is not a sum of grades: it is the expected 1/rank at which the user stops."),
+        "a": (
+            "L1: grades [3, 0, 0], one perfect item on top.",
+            "Yes: a grade-3 item (of 3) satisfies with probability 7/8, so most users stop at rank 1 with a "
+            "reciprocal rank of 1. The cascade gives the later good items of L2 little credit.",
+            True,
+        ),
+        "b": (
+            "L2: grades [2, 2, 2], three good items.",
+            "More relevant material in total, but each grade-2 item satisfies only 3/8 of users, and those who "
+            "go on meet the others at ranks 2 and 3, worth 1/2 and 1/3.",
+        ),
+        "c": (
+            "They are equal: both sum to more than 2.",
+            "ERR is not a sum of grades: it is the expected 1/rank at which the user stops.",
+        ),
     },
-    ["R(g) = (2^g - 1) / 2^3 with max_grade 3: what is R for g = 3, and for g = 2?",
-     "ERR@3 = R1 + (1 - R1) R2 / 2 + (1 - R1)(1 - R2) R3 / 3."],
+    [
+        "R(g) = (2^g - 1) / 2^3 with max_grade 3: what is R for g = 3, and for g = 2?",
+        "ERR@3 = R1 + (1 - R1) R2 / 2 + (1 - R1)(1 - R2) R3 / 3.",
+    ],
 )
 
 
 def rbp(ranking, relevant, k, p):
     """Rank-biased precision: (1 - p) * sum of p^(rank - 1) over the relevant ranks <= k."""
-    return (1 - p) * sum(p ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) if item in relevant)
+    return (1 - p) * sum(
+        p ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) if item in relevant
+    )
 
 
 _RBP_CASES = [
@@ -54,16 +65,27 @@ q2 = FunctionQuestion(
     ],
     solution_code=rbp,
     mistakes=[
-        Mistake("p^rank instead of p^(rank - 1)",
-                "Rank 1 is always read: its weight is p^0 = 1 (times 1 - p).",
-                lambda ranking, relevant, k, p: (1 - p) * sum(p**r for r, i in enumerate(ranking[:k], 1) if i in relevant)),
-        Mistake("no (1 - p) factor",
-                "Without (1 - p) the weights sum to 1/(1 - p), not 1, and RBP is no longer in [0, 1].",
-                lambda ranking, relevant, k, p: sum(p ** (r - 1) for r, i in enumerate(ranking[:k], 1) if i in relevant)),
-        Mistake("ignores the cutoff k",
-                "Only the ranks 1..k count: ranking[:k].",
-                lambda ranking, relevant, k, p: (1 - p) * sum(p ** (r - 1) for r, i in enumerate(ranking, 1)
-                                                              if i in relevant)),
+        Mistake(
+            "p^rank instead of p^(rank - 1)",
+            "Rank 1 is always read: its weight is p^0 = 1 (times 1 - p).",
+            lambda ranking, relevant, k, p: (
+                (1 - p) * sum(p**r for r, i in enumerate(ranking[:k], 1) if i in relevant)
+            ),
+        ),
+        Mistake(
+            "no (1 - p) factor",
+            "Without (1 - p) the weights sum to 1/(1 - p), not 1, and RBP is no longer in [0, 1].",
+            lambda ranking, relevant, k, p: sum(
+                p ** (r - 1) for r, i in enumerate(ranking[:k], 1) if i in relevant
+            ),
+        ),
+        Mistake(
+            "ignores the cutoff k",
+            "Only the ranks 1..k count: ranking[:k].",
+            lambda ranking, relevant, k, p: (
+                (1 - p) * sum(p ** (r - 1) for r, i in enumerate(ranking, 1) if i in relevant)
+            ),
+        ),
     ],
 )
 
@@ -72,17 +94,26 @@ q3 = choice(
     "Explain the difference: micro recall@10 is below macro recall@10",
     "the reason micro recall@10 is lower here",
     {
-        "a": ("Micro averaging drops the users with no hit.",
-              "Neither average drops anyone; micro sums hits and relevant items over all users."),
-        "b": ("Heavy users have many relevant items, so their recall@10 is capped low, and micro averaging gives "
-              "each of them weight in proportion to that many items.",
-              "Yes: micro recall = total hits / total relevant items, a mean weighted by |R|. Users with |R| > 10 "
-              "cannot reach recall 1 at k = 10, and they carry the most weight.", True),
-        "c": ("Micro averaging uses a different cutoff.",
-              "Both use the same top-10 lists; only the weights of the users differ."),
+        "a": (
+            "Micro averaging drops the users with no hit.",
+            "Neither average drops anyone; micro sums hits and relevant items over all users.",
+        ),
+        "b": (
+            "Heavy users have many relevant items, so their recall@10 is capped low, and micro averaging gives "
+            "each of them weight in proportion to that many items.",
+            "Yes: micro recall = total hits / total relevant items, a mean weighted by |R|. Users with |R| > 10 "
+            "cannot reach recall 1 at k = 10, and they carry the most weight.",
+            True,
+        ),
+        "c": (
+            "Micro averaging uses a different cutoff.",
+            "Both use the same top-10 lists; only the weights of the users differ.",
+        ),
     },
-    ["Write micro recall as a weighted mean of the per-user recalls: what is each user's weight?",
-     "Can a user with 30 relevant items reach recall@10 = 1?"],
+    [
+        "Write micro recall as a weighted mean of the per-user recalls: what is each user's weight?",
+        "Can a user with 30 relevant items reach recall@10 = 1?",
+    ],
 )
 
 
@@ -98,8 +129,12 @@ def _ips_reference(clicks, target_probs, logging_probs):
     n = len(clicks)
     target = np.zeros((n, n))
     target[np.arange(n), np.arange(n)] = target_probs
-    log = {"user": np.arange(n), "item": np.arange(n), "propensity": np.asarray(logging_probs, dtype=float),
-           "click": np.asarray(clicks)}
+    log = {
+        "user": np.arange(n),
+        "item": np.arange(n),
+        "propensity": np.asarray(logging_probs, dtype=float),
+        "click": np.asarray(clicks),
+    }
     return ips_estimate(log, target).estimate
 
 
@@ -121,17 +156,25 @@ q4 = FunctionQuestion(
     ],
     solution_code=ips,
     mistakes=[
-        Mistake("multiplies by the propensity",
-                "Items the logging policy rarely showed must count MORE, not less: divide by its probability.",
-                lambda c, t, lp: float(np.mean(np.asarray(c) * np.asarray(t) * np.asarray(lp)))),
-        Mistake("self-normalised (SNIPS)",
-                "Dividing by the sum of the weights instead of the number of events is SNIPS, a different "
-                "(biased, lower-variance) estimator; IPS divides by n.",
-                lambda c, t, lp: float(np.sum(np.asarray(c) * np.asarray(t) / np.asarray(lp))
-                                       / np.sum(np.asarray(t) / np.asarray(lp)))),
-        Mistake("plain click rate of the log",
-                "That is the logging policy's own click rate; the weights are what turn it into the new policy's.",
-                lambda c, t, lp: float(np.mean(c))),
+        Mistake(
+            "multiplies by the propensity",
+            "Items the logging policy rarely showed must count MORE, not less: divide by its probability.",
+            lambda c, t, lp: float(np.mean(np.asarray(c) * np.asarray(t) * np.asarray(lp))),
+        ),
+        Mistake(
+            "self-normalised (SNIPS)",
+            "Dividing by the sum of the weights instead of the number of events is SNIPS, a different "
+            "(biased, lower-variance) estimator; IPS divides by n.",
+            lambda c, t, lp: float(
+                np.sum(np.asarray(c) * np.asarray(t) / np.asarray(lp))
+                / np.sum(np.asarray(t) / np.asarray(lp))
+            ),
+        ),
+        Mistake(
+            "plain click rate of the log",
+            "That is the logging policy's own click rate; the weights are what turn it into the new policy's.",
+            lambda c, t, lp: float(np.mean(c)),
+        ),
     ],
 )
 
@@ -140,14 +183,21 @@ q5 = choice(
     "Explain the difference: why interleaving needs fewer sessions than an A/B test",
     "the reason interleaving is more sensitive",
     {
-        "a": ("Interleaving shows longer lists, so there are more clicks.",
-              "The merged list has the same length k as either ranker's list."),
-        "b": ("Each interleaved session compares both rankers on the same user at the same moment, so the large "
-              "differences between users cancel; an A/B test compares different users.",
-              "Yes: in an A/B test most of the variance in clicks per session comes from who the user is; "
-              "interleaving asks each user to choose between the two, a paired comparison.", True),
-        "c": ("Interleaving measures a bigger effect because it counts wins, not clicks.",
-              "Wins are coarser than clicks; the gain comes from pairing, not from the unit."),
+        "a": (
+            "Interleaving shows longer lists, so there are more clicks.",
+            "The merged list has the same length k as either ranker's list.",
+        ),
+        "b": (
+            "Each interleaved session compares both rankers on the same user at the same moment, so the large "
+            "differences between users cancel; an A/B test compares different users.",
+            "Yes: in an A/B test most of the variance in clicks per session comes from who the user is; "
+            "interleaving asks each user to choose between the two, a paired comparison.",
+            True,
+        ),
+        "c": (
+            "Interleaving measures a bigger effect because it counts wins, not clicks.",
+            "Wins are coarser than clicks; the gain comes from pairing, not from the unit.",
+        ),
     },
     ["Notebook 08's paired bootstrap made the same move. What did pairing remove there?"],
 )

@@ -11,30 +11,41 @@ from helpers.course.choice import choice
 __all__ = ["q1", "q2", "loo_ndcg", "BUGGY_SOURCE"]
 
 #: The snippet the notebook shows (written for this course; it reproduces the slip of seed 001's code).
-BUGGY_SOURCE = '''def loo_ndcg(ranking, held_out, k):
+BUGGY_SOURCE = """def loo_ndcg(ranking, held_out, k):
     for position, item in enumerate(ranking[:k], start=1):  # line 2
         if item == held_out:                                  # line 3
             return 1 / math.log2(position + 2)                # line 4
-    return 0.0                                                # line 5'''
+    return 0.0                                                # line 5"""
 
 q1 = choice(
     "13.q1",
     "Find the bug in this leave-one-out NDCG@k",
     "the line with the bug",
     {
-        "a": ("Line 2: it should read ranking[:k + 1].",
-              "ranking[:k] holds exactly ranks 1 to k; one more would let rank k + 1 count."),
-        "b": ("Line 4: with positions starting at 1, the discount is 1 / log2(position + 1).",
-              "Yes: rank 1 must score 1 / log2(2) = 1. With + 2 every hit gets the discount of the next rank, "
-              "so a hit at rank 1 scores 0.63. (log2(i + 2) is right only for a 0-based index i.)", True),
-        "c": ("Line 5: a miss should return NaN, not 0.",
-              "A held-out item outside the top k scores 0 in NDCG@k; NaN would poison the mean."),
-        "d": ("The IDCG is missing: it must divide by the ideal DCG.",
-              "With one relevant item the ideal list has it at rank 1, so IDCG = 1 / log2(2) = 1: dividing changes "
-              "nothing."),
+        "a": (
+            "Line 2: it should read ranking[:k + 1].",
+            "ranking[:k] holds exactly ranks 1 to k; one more would let rank k + 1 count.",
+        ),
+        "b": (
+            "Line 4: with positions starting at 1, the discount is 1 / log2(position + 1).",
+            "Yes: rank 1 must score 1 / log2(2) = 1. With + 2 every hit gets the discount of the next rank, "
+            "so a hit at rank 1 scores 0.63. (log2(i + 2) is right only for a 0-based index i.)",
+            True,
+        ),
+        "c": (
+            "Line 5: a miss should return NaN, not 0.",
+            "A held-out item outside the top k scores 0 in NDCG@k; NaN would poison the mean.",
+        ),
+        "d": (
+            "The IDCG is missing: it must divide by the ideal DCG.",
+            "With one relevant item the ideal list has it at rank 1, so IDCG = 1 / log2(2) = 1: dividing changes "
+            "nothing.",
+        ),
     },
-    ["Evaluate the snippet by hand for a hit at rank 1. What should NDCG be?",
-     "Which discount does rank 1 get in NDCG, and which one does line 4 give it?"],
+    [
+        "Evaluate the snippet by hand for a hit at rank 1. What should NDCG be?",
+        "Which discount does rank 1 get in NDCG, and which one does line 4 give it?",
+    ],
 )
 
 
@@ -71,10 +82,16 @@ q2 = FunctionQuestion(
     hints=["Change one character on line 4.", "return 1 / math.log2(position + 1)"],
     solution_code=loo_ndcg,
     mistakes=[
-        Mistake("log2(rank + 2) with a 1-based rank",
-                "That is the bug itself: it gives rank r the discount of rank r + 1.", _with(shift=2)),
+        Mistake(
+            "log2(rank + 2) with a 1-based rank",
+            "That is the bug itself: it gives rank r the discount of rank r + 1.",
+            _with(shift=2),
+        ),
         Mistake("natural log", "The NDCG discount uses log2, not math.log.", _with(log=math.log)),
-        Mistake("ignores the cutoff k", "A hit below rank k does not count in NDCG@k: loop over ranking[:k].",
-                _with(cut=False)),
+        Mistake(
+            "ignores the cutoff k",
+            "A hit below rank k does not count in NDCG@k: loop over ranking[:k].",
+            _with(cut=False),
+        ),
     ],
 )

@@ -106,7 +106,9 @@ def record(question_id: str, outcome: str) -> None:
             temp = handle.name
         os.replace(temp, path)
     except OSError as error:
-        _problem = f"the progress file could not be written ({type(error).__name__}); keeping progress in memory"
+        _problem = (
+            f"the progress file could not be written ({type(error).__name__}); keeping progress in memory"
+        )
 
 
 def reset_progress() -> None:

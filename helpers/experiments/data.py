@@ -13,6 +13,7 @@ import math
 
 import numpy as np
 import pandas as pd
+
 from topkeval._validation import check_int, check_number
 from topkeval.datasets import (
     MOVIELENS,
@@ -38,7 +39,6 @@ __all__ = [
 #: Start of the synthetic log: 2025-01-01 00:00:00 UTC, in Unix seconds.
 SYNTHETIC_START = 1_735_689_600
 _DAY = 86_400
-
 
 
 def synthetic_interactions(

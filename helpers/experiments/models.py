@@ -164,7 +164,9 @@ class Recommender:
             out[block] = np.where(known, picked, -np.inf)
         return out
 
-    def recommend(self, users: Iterable | None = None, k: int = 10, *, exclude_seen: bool = True) -> pd.DataFrame:
+    def recommend(
+        self, users: Iterable | None = None, k: int = 10, *, exclude_seen: bool = True
+    ) -> pd.DataFrame:
         """Top-``k`` lists for the given users (default: every training user).
 
         Parameters

@@ -150,7 +150,9 @@ def expected_clicks(world: ClickWorld, top: np.ndarray) -> np.ndarray:
     return attr @ world.examination[: top.shape[1]]
 
 
-def simulate_clicks(world: ClickWorld, users: np.ndarray, lists: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+def simulate_clicks(
+    world: ClickWorld, users: np.ndarray, lists: np.ndarray, rng: np.random.Generator
+) -> np.ndarray:
     """A (sessions x k) 0/1 matrix of clicks for the given users shown the given lists."""
     attr = np.take_along_axis(world.attractiveness[users], lists, axis=1)
     probability = attr * world.examination[None, : lists.shape[1]]
@@ -194,8 +196,15 @@ def ab_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0) 
         raise ValueError("each arm needs at least two sessions; use more sessions.")
     diff = b.mean() - a.mean()
     se = math.sqrt(a.var(ddof=1) / a.size + b.var(ddof=1) / b.size)
-    return ABResult(float(a.mean()), float(b.mean()), float(diff), float(diff - _Z95 * se), float(diff + _Z95 * se),
-                    int(a.size), int(b.size))
+    return ABResult(
+        float(a.mean()),
+        float(b.mean()),
+        float(diff),
+        float(diff - _Z95 * se),
+        float(diff + _Z95 * se),
+        int(a.size),
+        int(b.size),
+    )
 
 
 # ----------------------------------------------------------------- interleaving
@@ -255,7 +264,9 @@ class InterleavingResult:
     high: float
 
 
-def interleaving_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0) -> InterleavingResult:
+def interleaving_test(
+    world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0
+) -> InterleavingResult:
     """Show each session a team-draft interleaving of A and B; the ranker with more clicks wins it.
 
     Examples
@@ -283,8 +294,14 @@ def interleaving_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed:
     score = (outcome + 1) / 2.0  # 1, 0 or 1/2 per session
     preference = score.mean() - 0.5
     se = score.std(ddof=1) / math.sqrt(n_sessions)
-    return InterleavingResult(int((outcome < 0).sum()), int((outcome > 0).sum()), int((outcome == 0).sum()),
-                              float(preference), float(preference - _Z95 * se), float(preference + _Z95 * se))
+    return InterleavingResult(
+        int((outcome < 0).sum()),
+        int((outcome > 0).sum()),
+        int((outcome == 0).sum()),
+        float(preference),
+        float(preference - _Z95 * se),
+        float(preference + _Z95 * se),
+    )
 
 
 # ----------------------------------------------------------------- off-policy
@@ -313,7 +330,9 @@ def logged_bandit(world: ClickWorld, logging_policy: np.ndarray, n_events: int, 
     cumulative = np.cumsum(policy[users], axis=1)
     items = np.minimum((cumulative < rng.random(n_events)[:, None]).sum(axis=1), world.n_items - 1)
     propensity = policy[users, items]
-    click = (rng.random(n_events) < world.examination[0] * world.attractiveness[users, items]).astype(np.int64)
+    click = (rng.random(n_events) < world.examination[0] * world.attractiveness[users, items]).astype(
+        np.int64
+    )
     return {"user": users, "item": items, "propensity": propensity, "click": click}
 
 

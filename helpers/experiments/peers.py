@@ -45,8 +45,9 @@ def make_dataset(n_users: int = 1000, n_candidates: int = 50, seed: int = 202109
     ((12, 3), ['item', 'score', 'user'])
     """
     rng = np.random.default_rng(seed)
-    sizes = rng.choice([0, 1, 2, 3, 4, 5, 8, 12, 15], size=n_users,
-                       p=[0.09, 0.2, 0.17, 0.14, 0.1, 0.08, 0.08, 0.07, 0.07])
+    sizes = rng.choice(
+        [0, 1, 2, 3, 4, 5, 8, 12, 15], size=n_users, p=[0.09, 0.2, 0.17, 0.14, 0.1, 0.08, 0.08, 0.07, 0.07]
+    )
     sizes = np.minimum(sizes, n_candidates)
     users = np.repeat(np.arange(n_users), n_candidates)
     items = np.concatenate([rng.permutation(n_candidates) for _ in range(n_users)])
@@ -69,8 +70,13 @@ def _native_trec_eval(recs, truth, k, cut_run_for_rr=True):
     run = {}
     for user, item, score in recs[["user", "item", "score"]].itertuples(index=False):
         run.setdefault(str(user), {})[str(item)] = float(score)
-    names = {"precision": f"P_{k}", "recall": f"recall_{k}", "hit": f"success_{k}", "ap": f"map_cut_{k}",
-             "ndcg": f"ndcg_cut_{k}"}
+    names = {
+        "precision": f"P_{k}",
+        "recall": f"recall_{k}",
+        "hit": f"success_{k}",
+        "ap": f"map_cut_{k}",
+        "ndcg": f"ndcg_cut_{k}",
+    }
     out = pytrec_eval.RelevanceEvaluator(qrels, set(names.values())).evaluate(run)
     cut = {u: dict(sorted(d.items(), key=lambda x: (-x[1], _neg(x[0])))[:k]) for u, d in run.items()}
     rr = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(cut)
@@ -98,9 +104,18 @@ def _native_ir_measures(recs, truth, k):
     from ir_measures import AP, RR, P, R, Success, nDCG
 
     qrels = [ir_measures.Qrel(str(u), str(i), int(g)) for u, i, g in _truth_rows(truth)]
-    run = [ir_measures.ScoredDoc(str(u), str(i), float(s)) for u, i, s in
-           recs[["user", "item", "score"]].itertuples(index=False)]
-    measures = {"precision": P @ k, "recall": R @ k, "hit": Success @ k, "rr": RR @ k, "ap": AP @ k, "ndcg": nDCG @ k}
+    run = [
+        ir_measures.ScoredDoc(str(u), str(i), float(s))
+        for u, i, s in recs[["user", "item", "score"]].itertuples(index=False)
+    ]
+    measures = {
+        "precision": P @ k,
+        "recall": R @ k,
+        "hit": Success @ k,
+        "rr": RR @ k,
+        "ap": AP @ k,
+        "ndcg": nDCG @ k,
+    }
     agg = ir_measures.calc_aggregate(list(measures.values()), qrels, run)
     return {f"{m}@{k}": float(agg[measure]) for m, measure in measures.items()}
 
@@ -114,9 +129,17 @@ def _native_ranx(recs, truth, k):
     run = {}
     for u, i, s in recs[["user", "item", "score"]].itertuples(index=False):
         run.setdefault(str(u), {})[str(i)] = float(s)
-    names = {"precision": "precision", "recall": "recall", "hit": "hit_rate", "rr": "mrr", "ap": "map", "ndcg": "ndcg"}
-    out = ranx.evaluate(ranx.Qrels(qrels), ranx.Run(run), [f"{n}@{k}" for n in names.values()],
-                        make_comparable=True)
+    names = {
+        "precision": "precision",
+        "recall": "recall",
+        "hit": "hit_rate",
+        "rr": "mrr",
+        "ap": "map",
+        "ndcg": "ndcg",
+    }
+    out = ranx.evaluate(
+        ranx.Qrels(qrels), ranx.Run(run), [f"{n}@{k}" for n in names.values()], make_comparable=True
+    )
     return {f"{m}@{k}": float(out[f"{n}@{k}"]) for m, n in names.items()}
 
 
@@ -154,9 +177,14 @@ def _native_torchmetrics(recs, truth, k):
     preds = torch.tensor(score.ravel(), dtype=torch.float64)
     tgt = torch.tensor(target.ravel() > 0)
     idx = torch.arange(n).repeat_interleave(width)
-    metrics = {"precision": tr.RetrievalPrecision(top_k=k), "recall": tr.RetrievalRecall(top_k=k),
-               "hit": tr.RetrievalHitRate(top_k=k), "rr": tr.RetrievalMRR(top_k=k),
-               "ap": tr.RetrievalMAP(top_k=k), "ndcg": tr.RetrievalNormalizedDCG(top_k=k)}
+    metrics = {
+        "precision": tr.RetrievalPrecision(top_k=k),
+        "recall": tr.RetrievalRecall(top_k=k),
+        "hit": tr.RetrievalHitRate(top_k=k),
+        "rr": tr.RetrievalMRR(top_k=k),
+        "ap": tr.RetrievalMAP(top_k=k),
+        "ndcg": tr.RetrievalNormalizedDCG(top_k=k),
+    }
     out = {}
     for name, metric in metrics.items():
         target_ = torch.tensor(target.ravel()) if name == "ndcg" else tgt
@@ -168,14 +196,24 @@ def _native_recommenders(recs, truth, k):
     from recommenders.evaluation import python_evaluation as pe
 
     truth = _relevant_rows(truth)  # rating_true rows all count as relevant
-    true = truth.assign(rating=truth["relevance"] if "relevance" in truth.columns else 1.0)[["user", "item", "rating"]]
+    true = truth.assign(rating=truth["relevance"] if "relevance" in truth.columns else 1.0)[
+        ["user", "item", "rating"]
+    ]
     pred = recs.rename(columns={"score": "prediction"})[["user", "item", "prediction"]]
-    kw = dict(col_user="user", col_item="item", col_rating="rating", col_prediction="prediction",
-              relevancy_method="top_k", k=k)
-    return {f"precision@{k}": float(pe.precision_at_k(true, pred, **kw)),
-            f"recall@{k}": float(pe.recall_at_k(true, pred, **kw)),
-            f"ap@{k}": float(pe.map_at_k(true, pred, **kw)),
-            f"ndcg@{k}": float(pe.ndcg_at_k(true, pred, **kw))}
+    kw = dict(
+        col_user="user",
+        col_item="item",
+        col_rating="rating",
+        col_prediction="prediction",
+        relevancy_method="top_k",
+        k=k,
+    )
+    return {
+        f"precision@{k}": float(pe.precision_at_k(true, pred, **kw)),
+        f"recall@{k}": float(pe.recall_at_k(true, pred, **kw)),
+        f"ap@{k}": float(pe.map_at_k(true, pred, **kw)),
+        f"ndcg@{k}": float(pe.ndcg_at_k(true, pred, **kw)),
+    }
 
 
 def _native_spark(recs, truth, k):
@@ -191,8 +229,12 @@ def _native_spark(recs, truth, k):
     users = sorted(set(lists.index) | set(labels.index))
     pairs = [(lists.get(u, []), labels.get(u, [])) for u in users]
     metrics = RankingMetrics(spark.sparkContext.parallelize(pairs, 2))
-    return {f"precision@{k}": float(metrics.precisionAt(k)), f"recall@{k}": float(metrics.recallAt(k)),
-            f"ap@{k}": float(metrics.meanAveragePrecisionAt(k)), f"ndcg@{k}": float(metrics.ndcgAt(k))}
+    return {
+        f"precision@{k}": float(metrics.precisionAt(k)),
+        f"recall@{k}": float(metrics.recallAt(k)),
+        f"ap@{k}": float(metrics.meanAveragePrecisionAt(k)),
+        f"ndcg@{k}": float(metrics.ndcgAt(k)),
+    }
 
 
 _RUNNERS = {
@@ -236,17 +278,31 @@ def installed(library: str) -> bool:
 def _version(key: str) -> str:
     from importlib.metadata import version
 
-    package = {"trec_eval": "pytrec-eval-terrier", "ir_measures": "ir-measures", "ranx": "ranx",
-               "sklearn": "scikit-learn", "torchmetrics": "torchmetrics", "recommenders": "recommenders",
-               "spark": "pyspark"}[key]
+    package = {
+        "trec_eval": "pytrec-eval-terrier",
+        "ir_measures": "ir-measures",
+        "ranx": "ranx",
+        "sklearn": "scikit-learn",
+        "torchmetrics": "torchmetrics",
+        "recommenders": "recommenders",
+        "spark": "pyspark",
+    }[key]
     return version(package)
 
 
 def record(path: Path, k: int = 10) -> dict:
     """Run every installed library on :func:`make_dataset` and store its numbers with ours."""
     recs, truth = make_dataset()
-    stored = {"dataset": {"function": "helpers.experiments.peers.make_dataset", "n_users": 1000, "n_candidates": 50,
-                          "seed": 20210927, "k": k}, "libraries": {}}
+    stored = {
+        "dataset": {
+            "function": "helpers.experiments.peers.make_dataset",
+            "n_users": 1000,
+            "n_candidates": 50,
+            "seed": 20210927,
+            "k": k,
+        },
+        "libraries": {},
+    }
     for key in _RUNNERS:
         if not installed(key):
             print(f"{key}: not installed, skipped", file=sys.stderr)
@@ -254,8 +310,12 @@ def record(path: Path, k: int = 10) -> dict:
         native = run_native(key, recs, truth, k)
         ours = evaluate_as(key, recs, truth, k, metrics=[m.split("@")[0] for m in native])
         diff = max(abs(native[m] - float(ours[m])) for m in native)
-        stored["libraries"][key] = {"version": _version(key), "native": native,
-                                    "ours": {m: float(ours[m]) for m in native}, "max_abs_difference": diff}
+        stored["libraries"][key] = {
+            "version": _version(key),
+            "native": native,
+            "ours": {m: float(ours[m]) for m in native},
+            "max_abs_difference": diff,
+        }
         print(f"{key} {_version(key)}: max |native - ours| = {diff:.2e}", file=sys.stderr)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(stored, indent=1, sort_keys=True) + "\n", encoding="utf-8")
@@ -268,4 +328,3 @@ def load_results(path: Path | None = None) -> dict:
     if not source.is_file():
         raise FileNotFoundError(f"{source} does not exist yet; run `make test-conformance` to record it.")
     return json.loads(source.read_text(encoding="utf-8"))
-

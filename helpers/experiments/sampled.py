@@ -110,7 +110,9 @@ def sample_negatives(
     both = pd.concat([train[[user_col, item_col]], test[[user_col, item_col]]])
     both = both[both[user_col].isin(test[user_col])]
     codes = catalog.get_indexer(both[item_col])
-    own = pd.Series(codes, index=both[user_col].to_numpy()).groupby(level=0).agg(lambda c: np.unique(c[c >= 0]))
+    own = (
+        pd.Series(codes, index=both[user_col].to_numpy()).groupby(level=0).agg(lambda c: np.unique(c[c >= 0]))
+    )
     rng = np.random.default_rng(seed)
     users = np.sort(test[user_col].to_numpy())
     out = np.empty((users.size, n_negatives), dtype=np.int64)
@@ -296,7 +298,9 @@ def compare_protocols(
     random        0.333          0.333
     """
     k = check_k(k)
-    exact = {name: held_out_ranks(m, test, user_col=user_col, item_col=item_col) for name, m in models.items()}
+    exact = {
+        name: held_out_ranks(m, test, user_col=user_col, item_col=item_col) for name, m in models.items()
+    }
     sampled = {
         name: held_out_ranks(m, test, negatives=negatives, user_col=user_col, item_col=item_col)
         for name, m in models.items()
@@ -304,7 +308,9 @@ def compare_protocols(
     return protocol_table(exact, sampled, k=k)
 
 
-def protocol_table(exact_ranks: Mapping[str, pd.Series], sampled_ranks: Mapping[str, pd.Series], *, k: int = 10) -> pd.DataFrame:
+def protocol_table(
+    exact_ranks: Mapping[str, pd.Series], sampled_ranks: Mapping[str, pd.Series], *, k: int = 10
+) -> pd.DataFrame:
     """The table of :func:`compare_protocols`, from ranks already computed with :func:`held_out_ranks`.
 
     Parameters
@@ -385,7 +391,8 @@ def expected_sampled_hit(full_rank: int, n_candidates: int, n_negatives: int = 1
     above = full_rank - 1
     total = math.comb(population, n_negatives)
     favourable = sum(
-        math.comb(above, j) * math.comb(population - above, n_negatives - j) for j in range(0, min(k - 1, above) + 1)
+        math.comb(above, j) * math.comb(population - above, n_negatives - j)
+        for j in range(0, min(k - 1, above) + 1)
     )
     return float(favourable / total)
 

@@ -54,6 +54,7 @@ __all__ = [
 #: Seed for :func:`check`, which only builds the public cases (they ignore the seed).
 PUBLIC_SEED = 0
 
+
 # ------------------------------------------------------------- reference wrappers
 def _empty_ok(function: str) -> bool:
     """Whether a user with no relevant item has a defined value (0.0): the registry's rule for the metric."""
@@ -136,7 +137,9 @@ def _k_beyond_list(rng: random.Random) -> list[tuple]:
     for _ in range(5):
         length = rng.randint(1, 6)
         ranking = rng.sample(range(30), length)
-        relevant = set(rng.sample(ranking, rng.randint(1, length))) | set(rng.sample(range(30, 40), rng.randint(0, 2)))
+        relevant = set(rng.sample(ranking, rng.randint(1, length))) | set(
+            rng.sample(range(30, 40), rng.randint(0, 2))
+        )
         cases.append((ranking, relevant, length + rng.randint(1, 6)))
     return cases
 
@@ -178,7 +181,11 @@ def _no_relevant(rng: random.Random) -> list[tuple]:
 
 def _many_relevant(rng: random.Random) -> list[tuple]:
     # |R| > k (AP divides by k) and |R| < k with misses (AP divides by |R|)
-    cases = [(EXAMPLE_RANKING, {4, 6, 2, 3, 1, 8}, 3), (EXAMPLE_RANKING, {6, 9}, 10), (EXAMPLE_RANKING, {1, 6, 9, 42}, 5)]
+    cases = [
+        (EXAMPLE_RANKING, {4, 6, 2, 3, 1, 8}, 3),
+        (EXAMPLE_RANKING, {6, 9}, 10),
+        (EXAMPLE_RANKING, {1, 6, 9, 42}, 5),
+    ]
     for _ in range(4):
         ranking = rng.sample(range(25), 10)
         cases.append((ranking, set(rng.sample(range(25), rng.randint(2, 12))), rng.randint(2, 8)))
@@ -234,15 +241,35 @@ def _scratch() -> Assignment:
     q = []
     specs = [
         ("precision_at_k", "Precision@k", (), "unit"),
-        ("recall_at_k", "Recall@k", (Check("several relevant items, some missed", _many_relevant, hidden=True),), "unit"),
+        (
+            "recall_at_k",
+            "Recall@k",
+            (Check("several relevant items, some missed", _many_relevant, hidden=True),),
+            "unit",
+        ),
         ("hit_at_k", "Hit@k", (), "unit"),
-        ("reciprocal_rank_at_k", "Reciprocal rank@k", (Check("only the first hit counts", _first_hit, hidden=True),), "unit"),
-        ("average_precision_at_k", "Average precision@k",
-         (Check("denominator is min(k, |R|)", _many_relevant, hidden=True),), "unit"),
+        (
+            "reciprocal_rank_at_k",
+            "Reciprocal rank@k",
+            (Check("only the first hit counts", _first_hit, hidden=True),),
+            "unit",
+        ),
+        (
+            "average_precision_at_k",
+            "Average precision@k",
+            (Check("denominator is min(k, |R|)", _many_relevant, hidden=True),),
+            "unit",
+        ),
         ("dcg_at_k", "DCG@k", (Check("discount 1/log2(rank + 1)", _discount_cases),), "nonneg"),
-        ("ndcg_at_k", "NDCG@k",
-         (Check("IDCG uses all relevant items, also those not recommended", _outside_list, hidden=True),
-          Check("IDCG is cut at k", _many_relevant, hidden=True)), "unit"),
+        (
+            "ndcg_at_k",
+            "NDCG@k",
+            (
+                Check("IDCG uses all relevant items, also those not recommended", _outside_list, hidden=True),
+                Check("IDCG is cut at k", _many_relevant, hidden=True),
+            ),
+            "unit",
+        ),
     ]
     for i, (target, title, extra, result) in enumerate(specs, start=1):
         checks = _scratch_checks(*extra, empty_ok=_empty_ok(target))
@@ -284,9 +311,15 @@ def loo_example_data() -> tuple[list[list], dict[str, list[int]]]:
     [12, 13, 14]
     """
     log = [
-        ["ann", 10, 1], ["ann", 11, 2], ["ann", 14, 3],
-        ["bob", 20, 5], ["bob", 21, 4], ["bob", 22, 9], ["bob", 23, 9],
-        ["cat", 30, 2], ["cat", 31, 7],
+        ["ann", 10, 1],
+        ["ann", 11, 2],
+        ["ann", 14, 3],
+        ["bob", 20, 5],
+        ["bob", 21, 4],
+        ["bob", 22, 9],
+        ["bob", 23, 9],
+        ["cat", 30, 2],
+        ["cat", 31, 7],
     ]
     recs = {
         "ann": [12, 13, 14, 15, 16],
@@ -355,30 +388,69 @@ def _leave_one_out() -> Assignment:
     example_log, example_recs = loo_example_data()
     questions = (
         Question(
-            "q1", "Hold out each user's last interaction", "held_out_items", 3.0, _ref_held_out,
+            "q1",
+            "Hold out each user's last interaction",
+            "held_out_items",
+            3.0,
+            _ref_held_out,
             (
                 Check("worked example", _fixed((example_log,))),
-                Check("rows not in time order", lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(5)], hidden=True),
-                Check("ties on the timestamp go to the row listed last",
-                      _fixed(([["x", 1, 5], ["x", 2, 5], ["y", 3, 1], ["y", 4, 1], ["y", 5, 0]],),), hidden=False),
-                Check("randomized logs", lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(15)],
-                      hidden=True, general=True),
+                Check(
+                    "rows not in time order",
+                    lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(5)],
+                    hidden=True,
+                ),
+                Check(
+                    "ties on the timestamp go to the row listed last",
+                    _fixed(
+                        ([["x", 1, 5], ["x", 2, 5], ["y", 3, 1], ["y", 4, 1], ["y", 5, 0]],),
+                    ),
+                    hidden=False,
+                ),
+                Check(
+                    "randomized logs",
+                    lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(15)],
+                    hidden=True,
+                    general=True,
+                ),
             ),
             result="exact",
         ),
-        Question("q2", "Hit@k with one held-out item", "loo_hit_at_k", 2.0, _ref_loo("hit_at_k"), _loo_rank_checks()),
-        Question("q3", "NDCG@k with one held-out item", "loo_ndcg_at_k", 2.0, _ref_loo("ndcg_at_k"), _loo_rank_checks()),
         Question(
-            "q4", "Evaluate a recommender with leave-one-out", "evaluate_loo", 3.0, _ref_evaluate_loo,
+            "q2",
+            "Hit@k with one held-out item",
+            "loo_hit_at_k",
+            2.0,
+            _ref_loo("hit_at_k"),
+            _loo_rank_checks(),
+        ),
+        Question(
+            "q3",
+            "NDCG@k with one held-out item",
+            "loo_ndcg_at_k",
+            2.0,
+            _ref_loo("ndcg_at_k"),
+            _loo_rank_checks(),
+        ),
+        Question(
+            "q4",
+            "Evaluate a recommender with leave-one-out",
+            "evaluate_loo",
+            3.0,
+            _ref_evaluate_loo,
             (
-                Check("worked example", _fixed((example_log, example_recs, 5), (example_log, example_recs, 1))),
+                Check(
+                    "worked example", _fixed((example_log, example_recs, 5), (example_log, example_recs, 1))
+                ),
                 Check("randomized logs and recommendations", _loo_eval_cases(8), hidden=True, general=True),
             ),
             result="float_dict",
         ),
     )
     return Assignment(
-        "leave-one-out", "Leave-one-out evaluation", questions,
+        "leave-one-out",
+        "Leave-one-out evaluation",
+        questions,
         notes="Write each function yourself; helpers is not available while grading.",
     )
 
@@ -445,7 +517,9 @@ def _answer_q3() -> int:
     recs, relevant = choosing_metrics_data()
     wins = 0
     for user, rel in relevant.items():
-        if rel and helpers.ndcg_at_k(recs["A"][user], set(rel), 5) > helpers.ndcg_at_k(recs["B"][user], set(rel), 5):
+        if rel and helpers.ndcg_at_k(recs["A"][user], set(rel), 5) > helpers.ndcg_at_k(
+            recs["B"][user], set(rel), 5
+        ):
             wins += 1
     return wins
 
@@ -453,26 +527,75 @@ def _answer_q3() -> int:
 def _choosing() -> Assignment:
     value_check = (Check("answer", _fixed(())),)
     questions = (
-        Question("q1", "Five slots, every liked item counts: mean P@5 of model A", "answer_q1", 2.0,
-                 lambda: _mean("A", "precision", 5, empty="zero"), value_check, kind="value", result="number", abs_tol=1e-3),
-        Question("q2", "Users stop at the first liked item: MRR@5 of B minus MRR@5 of A", "answer_q2", 2.0,
-                 lambda: _mean("B", "rr", 5, empty="zero") - _mean("A", "rr", 5, empty="zero"),
-                 value_check, kind="value", result="number", abs_tol=1e-3),
-        Question("q3", "Number of users for whom A has the higher NDCG@5", "answer_q3", 2.0,
-                 _answer_q3, value_check, kind="value", result="number", abs_tol=1e-9),
-        Question("q4", "MAP@5 of A: denominator |R| minus denominator min(k, |R|)", "answer_q4", 2.0,
-                 lambda: _mean("A", "ap", 5, empty="skip", denominator="n_relevant")
-                 - _mean("A", "ap", 5, empty="skip", denominator="min_k_n_relevant"),
-                 value_check, kind="value", result="number", abs_tol=1e-3),
-        Question("q5", "Mean recall@5 of B over the users who have relevant items", "answer_q5", 2.0,
-                 lambda: _mean("B", "recall", 5, empty="skip"), value_check, kind="value", result="number", abs_tol=1e-3),
+        Question(
+            "q1",
+            "Five slots, every liked item counts: mean P@5 of model A",
+            "answer_q1",
+            2.0,
+            lambda: _mean("A", "precision", 5, empty="zero"),
+            value_check,
+            kind="value",
+            result="number",
+            abs_tol=1e-3,
+        ),
+        Question(
+            "q2",
+            "Users stop at the first liked item: MRR@5 of B minus MRR@5 of A",
+            "answer_q2",
+            2.0,
+            lambda: _mean("B", "rr", 5, empty="zero") - _mean("A", "rr", 5, empty="zero"),
+            value_check,
+            kind="value",
+            result="number",
+            abs_tol=1e-3,
+        ),
+        Question(
+            "q3",
+            "Number of users for whom A has the higher NDCG@5",
+            "answer_q3",
+            2.0,
+            _answer_q3,
+            value_check,
+            kind="value",
+            result="number",
+            abs_tol=1e-9,
+        ),
+        Question(
+            "q4",
+            "MAP@5 of A: denominator |R| minus denominator min(k, |R|)",
+            "answer_q4",
+            2.0,
+            lambda: (
+                _mean("A", "ap", 5, empty="skip", denominator="n_relevant")
+                - _mean("A", "ap", 5, empty="skip", denominator="min_k_n_relevant")
+            ),
+            value_check,
+            kind="value",
+            result="number",
+            abs_tol=1e-3,
+        ),
+        Question(
+            "q5",
+            "Mean recall@5 of B over the users who have relevant items",
+            "answer_q5",
+            2.0,
+            lambda: _mean("B", "recall", 5, empty="skip"),
+            value_check,
+            kind="value",
+            result="number",
+            abs_tol=1e-3,
+        ),
     )
     # The answers are numbers computed from public data with helpers, which is the point of the exercise:
     # the sandbox holds helpers (read-only, the installed package only) and what it imports; the grader
     # computes the expected values itself, outside.
-    return Assignment("choosing-metrics", "Choosing and interpreting metrics", questions,
-                      notes="helpers may be used; the answers are numbers.",
-                      sandbox_packages=("numpy", "pandas", "dateutil", "six", "topkeval", "helpers"))
+    return Assignment(
+        "choosing-metrics",
+        "Choosing and interpreting metrics",
+        questions,
+        notes="helpers may be used; the answers are numbers.",
+        sandbox_packages=("numpy", "pandas", "dateutil", "six", "topkeval", "helpers"),
+    )
 
 
 ASSIGNMENTS: dict[str, Assignment] = {a.name: a for a in (_scratch(), _leave_one_out(), _choosing())}
@@ -513,7 +636,12 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
     precision_at_k: public checks passed (4/4). Hidden checks will also test: k larger than the list, single relevant item, relevant items never recommended, only the top k positions count, no relevant item gives 0.0, randomized cases.
     True
     """
-    found = [(a, q) for a in ASSIGNMENTS.values() for q in a.questions if q.target == name and assignment in (None, a.name)]
+    found = [
+        (a, q)
+        for a in ASSIGNMENTS.values()
+        for q in a.questions
+        if q.target == name and assignment in (None, a.name)
+    ]
     if not found:
         raise ValueError(f"no graded question is called {name!r}; check the spelling of the function name")
     a, q = found[0]
@@ -526,8 +654,11 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
             return False
         print(f"{name}: a number; its value is checked only by the grader.")
         return True
-    cases = [(c, args) for c, args in build_cases(a, q, PUBLIC_SEED)
-             if not next(x for x in q.checks if x.name == c).hidden]
+    cases = [
+        (c, args)
+        for c, args in build_cases(a, q, PUBLIC_SEED)
+        if not next(x for x in q.checks if x.name == c).hidden
+    ]
     failures = []
     for chk, args in cases:
         expected = q.reference(*copy.deepcopy(args))
@@ -548,13 +679,19 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
         for line in failures:
             print("  - " + line)
         return False
-    print(f"{name}: public checks passed ({len(cases)}/{len(cases)}). Hidden checks will also test: {hidden}.")
+    print(
+        f"{name}: public checks passed ({len(cases)}/{len(cases)}). Hidden checks will also test: {hidden}."
+    )
     return True
 
 
 def _show(args: tuple) -> str:
     parts = []
     for a in args:
-        parts.append("{" + ", ".join(repr(x) for x in sorted(a, key=repr)) + "}" if isinstance(a, set) and a else repr(a))
+        parts.append(
+            "{" + ", ".join(repr(x) for x in sorted(a, key=repr)) + "}"
+            if isinstance(a, set) and a
+            else repr(a)
+        )
     text = "(" + ", ".join(parts) + ")"
     return text if len(text) < 200 else text[:197] + "...)"

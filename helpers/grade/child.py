@@ -38,8 +38,26 @@ _MAX_ITEMS = 10000
 _MAX_DEPTH = 4
 _HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: set for classes written in Python, unset for C types
 _NUMPY_FLOATS = frozenset({"float16", "float32", "float64", "longdouble"})
-_NUMPY_INTS = frozenset({"int8", "int16", "int32", "int64", "uint8", "uint16", "uint32", "uint64", "intc",
-                         "uintc", "int_", "uint", "longlong", "ulonglong", "intp", "uintp"})
+_NUMPY_INTS = frozenset(
+    {
+        "int8",
+        "int16",
+        "int32",
+        "int64",
+        "uint8",
+        "uint16",
+        "uint32",
+        "uint64",
+        "intc",
+        "uintc",
+        "int_",
+        "uint",
+        "longlong",
+        "ulonglong",
+        "intp",
+        "uintp",
+    }
+)
 
 # Learner code may reassign builtins (``builtins.type = ...``). Copying every
 # builtin into this module's globals now means the runner's own name lookups
@@ -171,7 +189,7 @@ class Channel:
             data = str.encode('{"ev": "warning", "text": ' + _escape(object.__repr__(exc)[:200]) + "}\n")
         view = memoryview(data)
         while view:
-            view = view[_write(self.fd, view):]
+            view = view[_write(self.fd, view) :]
 
 
 def apply_limits(limits: dict, channel: Channel) -> None:

@@ -21,12 +21,25 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-__all__ = ["NotebookError", "collect", "read_submission", "display_name", "csv_safe", "report_names",
-           "write_atomic"]
+__all__ = [
+    "NotebookError",
+    "collect",
+    "read_submission",
+    "display_name",
+    "csv_safe",
+    "report_names",
+    "write_atomic",
+]
 
 _UNSAFE_CHARS = re.compile(r"[^A-Za-z0-9._-]+")
-_KINDS = ((stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO (named pipe)"), (stat.S_ISDIR, "a folder"),
-          (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"))
+_KINDS = (
+    (stat.S_ISLNK, "a symbolic link"),
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISDIR, "a folder"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
 
 
 class NotebookError(ValueError):

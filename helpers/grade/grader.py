@@ -86,11 +86,14 @@ def read_notebook(raw: bytes) -> list[str]:
     except UnicodeDecodeError:
         raise NotebookError("the file is not text (UTF-8): is it really a .ipynb notebook?") from None
     except (ValueError, RecursionError) as exc:
-        raise NotebookError(f"the file is not valid JSON ({str(exc)[:80]}); save the notebook from Jupyter "
-                            "again") from None
+        raise NotebookError(
+            f"the file is not valid JSON ({str(exc)[:80]}); save the notebook from Jupyter again"
+        ) from None
     if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
         if isinstance(nb, dict) and "worksheets" in nb:
-            raise NotebookError("old notebook format 3; open and save it in JupyterLab to convert it to format 4")
+            raise NotebookError(
+                "old notebook format 3; open and save it in JupyterLab to convert it to format 4"
+            )
         raise NotebookError("the JSON is not a Jupyter notebook (no 'cells' list)")
     return [_cell_source(c) for c in nb["cells"] if isinstance(c, dict) and c.get("cell_type") == "code"]
 
@@ -122,7 +125,9 @@ def _statements(tree: ast.Module, kept: list[str]) -> list[dict]:
     return [{"line": a, "source": "\n".join(kept[a - 1 : b]) + "\n"} for a, b in spans]
 
 
-def prepare_notebook(sources: list[str]) -> tuple[list[dict], list[str], list[dict], list[tuple[int, ast.Module]]]:
+def prepare_notebook(
+    sources: list[str],
+) -> tuple[list[dict], list[str], list[dict], list[tuple[int, ast.Module]]]:
     """Strip magics, parse and split cells into top-level statements.
 
     Returns ``(cells for the sandbox, warnings, syntax errors, parsed trees)``.
@@ -142,8 +147,13 @@ def prepare_notebook(sources: list[str]) -> tuple[list[dict], list[str], list[di
             tree = ast.parse("\n".join(kept), filename=f"<cell {index}>")
         except (SyntaxError, ValueError) as exc:
             msg = getattr(exc, "msg", str(exc))
-            errors.append({"cell": index, "line": getattr(exc, "lineno", None),
-                           "error": f"{type(exc).__name__}: {msg} (cell skipped)"})
+            errors.append(
+                {
+                    "cell": index,
+                    "line": getattr(exc, "lineno", None),
+                    "error": f"{type(exc).__name__}: {msg} (cell skipped)",
+                }
+            )
             continue
         if tree.body:
             trees.append((index, tree))
@@ -157,7 +167,9 @@ def _helpers_names(trees: list[tuple[int, ast.Module]]) -> set[str]:
     for _, tree in trees:
         for node in tree.body:
             if isinstance(node, ast.Import):
-                names |= {a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] == "helpers"}
+                names |= {
+                    a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] == "helpers"
+                }
             elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "helpers":
                 names |= {a.asname or a.name for a in node.names}
     return names
@@ -205,9 +217,18 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
 # ------------------------------------------------------------------ one submission
 def _new_report(plan: Plan, runtime: Runtime, name: str, path: Path) -> dict:
     a = plan.assignment
-    return {"submission": name, "file": display_name(path), "assignment": a.name, "seed": plan.seed,
-            "isolation": runtime.mode, "score": 0.0, "max_score": a.max_score, "questions": [], "warnings": [],
-            "cell_errors": []}
+    return {
+        "submission": name,
+        "file": display_name(path),
+        "assignment": a.name,
+        "seed": plan.seed,
+        "isolation": runtime.mode,
+        "score": 0.0,
+        "max_score": a.max_score,
+        "questions": [],
+        "warnings": [],
+        "cell_errors": [],
+    }
 
 
 def _merge_run(report: dict, raw: SandboxResult, helpers_names: set[str], allow_helpers: bool) -> None:
@@ -216,14 +237,18 @@ def _merge_run(report: dict, raw: SandboxResult, helpers_names: set[str], allow_
     for err in raw.cell_errors:
         text = err["error"]
         missing = re.match(r"NameError: name '(\w+)' is not defined", text)
-        if not allow_helpers and (text.startswith("ModuleNotFoundError: No module named 'helpers")
-                                  or (missing and missing.group(1) in helpers_names)):
+        if not allow_helpers and (
+            text.startswith("ModuleNotFoundError: No module named 'helpers")
+            or (missing and missing.group(1) in helpers_names)
+        ):
             folded = True
             continue
         report["cell_errors"].append(err)
     if folded:
-        report["warnings"].append("helpers is not available while grading this assignment: the cells that "
-                                  "import or use it failed (write the functions yourself)")
+        report["warnings"].append(
+            "helpers is not available while grading this assignment: the cells that "
+            "import or use it failed (write the functions yourself)"
+        )
     report["warnings"].extend(raw.warnings[:20])
     if raw.output.strip():
         report["output"] = raw.output[:2000]
@@ -237,17 +262,22 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
     report["cell_errors"].extend(syntax_errors)
     if not any(s.strip() for s in sources):
         raise NotebookError("the notebook has no code")
-    jobs = [{"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
-            for q in a.questions]
+    jobs = [
+        {"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
+        for q in a.questions
+    ]
     raw = run_submission(cells, jobs, runtime, limits)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers)
     for q in a.questions:
         result = raw.questions.get(q.name, {"failure": "no result"})
-        report["questions"].append(scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], result))
+        report["questions"].append(
+            scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], result)
+        )
 
 
-def grade_submission(path: Path, plan: Plan, runtime: Runtime, limits: Limits | None = None,
-                     name: str | None = None) -> dict:
+def grade_submission(
+    path: Path, plan: Plan, runtime: Runtime, limits: Limits | None = None, name: str | None = None
+) -> dict:
     """Grade one notebook. Never raises for a bad submission: every failure is a zero with a reason."""
     limits = limits or Limits()
     report = _new_report(plan, runtime, name or path.stem, path)
@@ -257,7 +287,9 @@ def grade_submission(path: Path, plan: Plan, runtime: Runtime, limits: Limits | 
         _grade(report, path, plan, runtime, limits)
     except NotebookError as exc:
         report["error"] = str(exc)
-        report["questions"] = [scoring.fail_question(q, f"not graded: {exc}", "not graded") for q in questions]
+        report["questions"] = [
+            scoring.fail_question(q, f"not graded: {exc}", "not graded") for q in questions
+        ]
     except Exception as exc:  # noqa: BLE001 - one bad submission never stops the batch
         report["error"] = f"internal grading error: {type(exc).__name__}: {str(exc)[:300]}"
         report["questions"] = [scoring.fail_question(q, report["error"], "not graded") for q in questions]
@@ -278,8 +310,17 @@ def _csv_bytes(assignment: Assignment, reports: list[dict]) -> bytes:
     writer.writerow(["submission", "file", "isolation", "seed", "score", "max_score", *targets])
     for rep in reports:
         points = {q["target"]: q["points"] for q in rep["questions"]}
-        writer.writerow([rep["submission"], csv_safe(rep["file"]), rep["isolation"], rep["seed"],
-                         f"{rep['score']:g}", f"{rep['max_score']:g}", *[f"{points.get(t, 0.0):g}" for t in targets]])
+        writer.writerow(
+            [
+                rep["submission"],
+                csv_safe(rep["file"]),
+                rep["isolation"],
+                rep["seed"],
+                f"{rep['score']:g}",
+                f"{rep['max_score']:g}",
+                *[f"{points.get(t, 0.0):g}" for t in targets],
+            ]
+        )
     return buffer.getvalue().encode("utf-8", "backslashreplace")
 
 
@@ -289,8 +330,9 @@ def _safe_grade(path: Path, plan: Plan, runtime: Runtime, limits: Limits, name: 
     except BaseException as exc:  # noqa: BLE001 - even a crash outside grade_submission is one zero
         report = _new_report(plan, runtime, name, path)
         report["error"] = f"internal grading error: {type(exc).__name__}"
-        report["questions"] = [scoring.fail_question(q, report["error"], "not graded")
-                               for q in plan.assignment.questions]
+        report["questions"] = [
+            scoring.fail_question(q, report["error"], "not graded") for q in plan.assignment.questions
+        ]
         report["seconds"] = 0.0
         return report
 
@@ -298,13 +340,22 @@ def _safe_grade(path: Path, plan: Plan, runtime: Runtime, limits: Limits, name: 
 def _progress_line(n: int, total: int, report: dict) -> str:
     width = len(str(total))
     note = f"  ({report['error']})" if report.get("error") else ""
-    return (f"[{n:>{width}}/{total}] {report['submission']}: {report['score']:g}/{report['max_score']:g}"
-            f" in {report['seconds']:.1f} s{note}")
+    return (
+        f"[{n:>{width}}/{total}] {report['submission']}: {report['score']:g}/{report['max_score']:g}"
+        f" in {report['seconds']:.1f} s{note}"
+    )
 
 
 def grade_many(
-    paths: list[Path], assignment: Assignment, out: Path, *, jobs: int = 1, seed: int | None = None,
-    limits: Limits | None = None, mode: str = isolation.BUBBLEWRAP, progress: Any = sys.stderr,
+    paths: list[Path],
+    assignment: Assignment,
+    out: Path,
+    *,
+    jobs: int = 1,
+    seed: int | None = None,
+    limits: Limits | None = None,
+    mode: str = isolation.BUBBLEWRAP,
+    progress: Any = sys.stderr,
 ) -> list[dict]:
     """Grade ``paths`` in parallel; write ``out/<name>.json`` as each finishes, then ``out/grades.csv``.
 
@@ -327,9 +378,13 @@ def grade_many(
     names = report_names(paths)
     reports: list[dict] = [{} for _ in paths]
     started = time.monotonic()
-    with isolation.prepare(mode, assignment.sandbox_packages) as runtime, \
-            ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = {pool.submit(_safe_grade, p, plan, runtime, limits, names[i]): i for i, p in enumerate(paths)}
+    with (
+        isolation.prepare(mode, assignment.sandbox_packages) as runtime,
+        ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
+    ):
+        futures = {
+            pool.submit(_safe_grade, p, plan, runtime, limits, names[i]): i for i, p in enumerate(paths)
+        }
         for n, fut in enumerate(as_completed(futures), start=1):
             rep = reports[futures[fut]] = fut.result()
             write_atomic(out, f"{rep['submission']}.json", _report_bytes(rep))
@@ -339,8 +394,12 @@ def grade_many(
     if progress is not None:
         elapsed = time.monotonic() - started
         rate = len(paths) / elapsed if elapsed > 0 else float("inf")
-        print(f"graded {len(paths)} submission(s) in {elapsed:.1f} s ({rate:.2f}/s), isolation {runtime.mode}, "
-              f"seed {seed}; wrote {out / 'grades.csv'}", file=progress, flush=True)
+        print(
+            f"graded {len(paths)} submission(s) in {elapsed:.1f} s ({rate:.2f}/s), isolation {runtime.mode}, "
+            f"seed {seed}; wrote {out / 'grades.csv'}",
+            file=progress,
+            flush=True,
+        )
     return reports
 
 
@@ -349,25 +408,37 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
     """One option per flagged field of :class:`Limits`: its default and help come from the field."""
     for f in fields(Limits):
         if f.metadata.get("flag"):
-            parser.add_argument(f.metadata["flag"], dest=f.name, type=type(f.default), default=f.default,
-                                help=f"{f.metadata['help']} (default {f.default:g})")
+            parser.add_argument(
+                f.metadata["flag"],
+                dest=f.name,
+                type=type(f.default),
+                default=f.default,
+                help=f"{f.metadata['help']} (default {f.default:g})",
+            )
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade",
         description="Grade learners' notebooks for one assignment, each in its own bubblewrap sandbox; writes "
-                    "OUT/grades.csv and OUT/<submission>.json.",
+        "OUT/grades.csv and OUT/<submission>.json.",
     )
     parser.add_argument("--assignment", required=True, choices=sorted(ASSIGNMENTS), help="assignment name")
     parser.add_argument("--out", required=True, help="output folder (created if needed)")
     parser.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
     _add_limit_options(parser)
-    parser.add_argument("--seed", type=int, default=None,
-                        help="seed of the hidden cases (default: a fresh random one, written into every report)")
-    parser.add_argument("--unsafe-no-sandbox", action="store_true",
-                        help="grade WITHOUT isolation (plain processes with limits): only for a class you trust; "
-                             "the mode is written into every report and grades.csv")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the hidden cases (default: a fresh random one, written into every report)",
+    )
+    parser.add_argument(
+        "--unsafe-no-sandbox",
+        action="store_true",
+        help="grade WITHOUT isolation (plain processes with limits): only for a class you trust; "
+        "the mode is written into every report and grades.csv",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("submissions", nargs="+", help="notebooks (.ipynb) or folders of notebooks")
     return parser
@@ -391,14 +462,26 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("no .ipynb submissions found in the given folder(s)")
     mode = isolation.UNSAFE if args.unsafe_no_sandbox else isolation.BUBBLEWRAP
     if mode == isolation.UNSAFE and not args.quiet:
-        print("WARNING: --unsafe-no-sandbox: learner code runs WITHOUT isolation (only for a class you trust)",
-              file=sys.stderr)
+        print(
+            "WARNING: --unsafe-no-sandbox: learner code runs WITHOUT isolation (only for a class you trust)",
+            file=sys.stderr,
+        )
     try:
-        grade_many(paths, ASSIGNMENTS[args.assignment], Path(args.out), jobs=args.jobs, seed=args.seed,
-                   limits=limits, mode=mode, progress=None if args.quiet else sys.stderr)
+        grade_many(
+            paths,
+            ASSIGNMENTS[args.assignment],
+            Path(args.out),
+            jobs=args.jobs,
+            seed=args.seed,
+            limits=limits,
+            mode=mode,
+            progress=None if args.quiet else sys.stderr,
+        )
     except SandboxUnavailable as exc:
-        print(f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{isolation.INSTALL_HELP}",
-              file=sys.stderr)
+        print(
+            f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{isolation.INSTALL_HELP}",
+            file=sys.stderr,
+        )
         return 2
     return 0
 

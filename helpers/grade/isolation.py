@@ -59,7 +59,16 @@ INSTALL_HELP = (
     "host or allow them). On macOS or Windows, grade inside a Linux VM. Only for a class you trust, "
     "`--unsafe-no-sandbox` grades without isolation."
 )
-_STAGE_SKIP = {"site-packages", "dist-packages", "test", "idlelib", "tkinter", "turtledemo", "ensurepip", "lib2to3"}
+_STAGE_SKIP = {
+    "site-packages",
+    "dist-packages",
+    "test",
+    "idlelib",
+    "tkinter",
+    "turtledemo",
+    "ensurepip",
+    "lib2to3",
+}
 _PROBE = "import sys; sys.path.append({site!r}); import {modules}; print('ok')"
 
 
@@ -167,7 +176,7 @@ def _source_of(path: str, binds: list[tuple[str, str]]) -> str | None:
     """The existing host folder behind sandbox path ``path`` (the innermost bind wins), or ``None``."""
     for src, dest in sorted(binds, key=lambda b: -len(b[1])):
         if _within(path, [dest]):
-            host = src + path[len(dest):]
+            host = src + path[len(dest) :]
             return host if os.path.isdir(host) else None
     return None
 
@@ -231,8 +240,16 @@ def _bubblewrap_runtime(packages: tuple[str, ...], staging: str | None) -> Runti
     hidden = _hidden_dirs([s for s, _ in system + own], list(site.values()))
     binds = system + (_stage(own, staging) if staging is not None else own)
     hidden = [p for p in hidden if _source_of(p, binds) is not None]
-    return Runtime(BUBBLEWRAP, python, site, binds, links, hidden, bwrap=bwrap,
-                   run_as=SANDBOX_ID if staging is not None else None)
+    return Runtime(
+        BUBBLEWRAP,
+        python,
+        site,
+        binds,
+        links,
+        hidden,
+        bwrap=bwrap,
+        run_as=SANDBOX_ID if staging is not None else None,
+    )
 
 
 def _unsafe_runtime(packages: tuple[str, ...], folder: str) -> Runtime:
@@ -280,14 +297,17 @@ def _probe(runtime: Runtime, packages: tuple[str, ...], timeout: float) -> None:
     code = _PROBE.format(site=SITE, modules=", ".join(p for p in packages))
     argv = bwrap_argv(runtime, tmp_bytes=16 << 20) + ["-c", code]
     try:
-        proc = subprocess.run(argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL,
-                              **popen_user(runtime))
+        proc = subprocess.run(
+            argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, **popen_user(runtime)
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise SandboxUnavailable(f"bubblewrap could not start a test sandbox: {exc}") from None
     if proc.returncode != 0 or proc.stdout.strip() != b"ok":
         said = proc.stderr.decode("utf-8", "backslashreplace").strip().splitlines()[-3:]
-        raise SandboxUnavailable("bubblewrap is installed but could not start a test sandbox here: "
-                                 + (" / ".join(said) or f"exit status {proc.returncode}"))
+        raise SandboxUnavailable(
+            "bubblewrap is installed but could not start a test sandbox here: "
+            + (" / ".join(said) or f"exit status {proc.returncode}")
+        )
 
 
 def popen_user(runtime: Runtime) -> dict:
@@ -308,18 +328,49 @@ def bwrap_argv(runtime: Runtime, *, tmp_bytes: int) -> list[str]:
     (['bwrap', '--unshare-user', '--uid', '65534'], True, ['/py/bin/python3', '-I', '-S', '-B'])
     """
     ident = str(SANDBOX_ID)
-    argv = [runtime.bwrap or "bwrap",
-            "--unshare-user", "--uid", ident, "--gid", ident, "--disable-userns",
-            "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--hostname", "sandbox", "--die-with-parent", "--new-session", "--clearenv", "--cap-drop", "ALL"]
+    argv = [
+        runtime.bwrap or "bwrap",
+        "--unshare-user",
+        "--uid",
+        ident,
+        "--gid",
+        ident,
+        "--disable-userns",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--hostname",
+        "sandbox",
+        "--die-with-parent",
+        "--new-session",
+        "--clearenv",
+        "--cap-drop",
+        "ALL",
+    ]
     for src, dest in runtime.binds:
         argv += ["--ro-bind", src, dest]
     for target, path in runtime.links:
         argv += ["--symlink", target, path]
     for path in runtime.hidden:
         argv += ["--tmpfs", path, "--remount-ro", path]
-    argv += ["--proc", "/proc", "--dev", "/dev", "--remount-ro", "/dev",
-             "--size", str(int(tmp_bytes)), "--tmpfs", TMP, "--remount-ro", "/", "--chdir", TMP]
+    argv += [
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--remount-ro",
+        "/dev",
+        "--size",
+        str(int(tmp_bytes)),
+        "--tmpfs",
+        TMP,
+        "--remount-ro",
+        "/",
+        "--chdir",
+        TMP,
+    ]
     for name, value in sandbox_env(TMP).items():
         argv += ["--setenv", name, value]
     return argv + ["--", runtime.python, "-I", "-S", "-B"]
@@ -328,6 +379,13 @@ def bwrap_argv(runtime: Runtime, *, tmp_bytes: int) -> list[str]:
 def sandbox_env(home: str) -> dict[str, str]:
     """The whole environment of a submission's process."""
     return {
-        "PATH": "/usr/bin:/bin", "HOME": home, "TMPDIR": home, "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-        "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "MPLBACKEND": "Agg",
+        "PATH": "/usr/bin:/bin",
+        "HOME": home,
+        "TMPDIR": home,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+        "MPLBACKEND": "Agg",
     }

@@ -80,19 +80,30 @@ class Limits:
     ValueError: --timeout must be > 0 (got 0)
     """
 
-    timeout: float = _limit(10.0, "--timeout", "wall-clock seconds for running the notebook, and again for "
-                                               "each question")
-    memory_mb: int = _limit(1024, "--memory-mb", "address-space limit of each process of a submission, in MiB")
-    output_bytes: int = _limit(256 * 1024, "--output-bytes", "largest file (and printed output) a submission "
-                                                              "may write, in bytes")
+    timeout: float = _limit(
+        10.0, "--timeout", "wall-clock seconds for running the notebook, and again for each question"
+    )
+    memory_mb: int = _limit(
+        1024, "--memory-mb", "address-space limit of each process of a submission, in MiB"
+    )
+    output_bytes: int = _limit(
+        256 * 1024, "--output-bytes", "largest file (and printed output) a submission may write, in bytes"
+    )
     nproc: int = _limit(32, "--max-processes", "processes and threads a submission may run at once")
     tmp_mb: int = _limit(64, "--tmp-mb", "size of the submission's empty writable /tmp, in MiB")
     result_bytes: int = _limit(16 * 1024 * 1024, None, "most bytes read back from one sandbox run")
     notebook_bytes: int = _limit(5 * 1024 * 1024, None, "largest notebook file that is graded")
 
     def __post_init__(self) -> None:
-        minimum = {"timeout": 0, "memory_mb": 63, "output_bytes": 1023, "nproc": 0, "tmp_mb": 0,
-                   "result_bytes": 1023, "notebook_bytes": 1023}
+        minimum = {
+            "timeout": 0,
+            "memory_mb": 63,
+            "output_bytes": 1023,
+            "nproc": 0,
+            "tmp_mb": 0,
+            "result_bytes": 1023,
+            "notebook_bytes": 1023,
+        }
         for f in fields(self):
             value = getattr(self, f.name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > minimum[f.name]):
@@ -150,7 +161,9 @@ def _valid_tag(tag: Any, depth: int = 0) -> bool:
             return False
         if kind == "list":
             return all(_valid_tag(x, depth + 1) for x in items)
-        return all(isinstance(p, list) and len(p) == 2 and all(_valid_tag(x, depth + 1) for x in p) for p in items)
+        return all(
+            isinstance(p, list) and len(p) == 2 and all(_valid_tag(x, depth + 1) for x in p) for p in items
+        )
     if kind == "none":
         return True
     if kind == "bool":
@@ -169,15 +182,22 @@ def _valid_case(case: Any) -> bool:
 
 
 def _valid_result(event: dict) -> bool:
-    return (event.get("status") in ("ok", "missing", "not_callable") and isinstance(event.get("cases"), list)
-            and all(_valid_case(c) for c in event["cases"]))
+    return (
+        event.get("status") in ("ok", "missing", "not_callable")
+        and isinstance(event.get("cases"), list)
+        and all(_valid_case(c) for c in event["cases"])
+    )
 
 
 def _valid_loaded(event: dict) -> bool:
     errors = event.get("errors")
     return isinstance(errors, list) and all(
-        isinstance(e, dict) and isinstance(e.get("error"), str) and isinstance(e.get("cell"), int)
-        and isinstance(e.get("line"), int) for e in errors)
+        isinstance(e, dict)
+        and isinstance(e.get("error"), str)
+        and isinstance(e.get("cell"), int)
+        and isinstance(e.get("line"), int)
+        for e in errors
+    )
 
 
 _SCHEMA = {
@@ -219,7 +239,7 @@ def _job_stdin(job: dict) -> int:
     fd = os.memfd_create("grade-job", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     view = memoryview(data)
     while view:
-        view = view[os.write(fd, view):]
+        view = view[os.write(fd, view) :]
     seals = fcntl.F_SEAL_WRITE | fcntl.F_SEAL_GROW | fcntl.F_SEAL_SHRINK | fcntl.F_SEAL_SEAL
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     os.lseek(fd, 0, os.SEEK_SET)
@@ -335,8 +355,16 @@ def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult
     try:
         with tempfile.TemporaryFile() as out_file:
             argv, extra = _command(runtime, limits, workdir)
-            proc = subprocess.Popen(argv, stdin=stdin_fd, stdout=out_file, stderr=subprocess.STDOUT,
-                                    pass_fds=(write_fd,), start_new_session=True, close_fds=True, **extra)
+            proc = subprocess.Popen(
+                argv,
+                stdin=stdin_fd,
+                stdout=out_file,
+                stderr=subprocess.STDOUT,
+                pass_fds=(write_fd,),
+                start_new_session=True,
+                close_fds=True,
+                **extra,
+            )
             os.close(write_fd)
             write_fd = -1
             try:
@@ -364,16 +392,19 @@ def _take_events(reader: _Reader, remaining: list[dict], result: SandboxResult, 
     for event in reader.events:
         ev = event["ev"]
         if ev == "loaded" and first:
-            result.cell_errors = [{"cell": e["cell"], "line": e["line"], "error": clean_text(e["error"])}
-                                  for e in event["errors"][:50]]
+            result.cell_errors = [
+                {"cell": e["cell"], "line": e["line"], "error": clean_text(e["error"])}
+                for e in event["errors"][:50]
+            ]
         elif ev == "warning":
             result.warnings.append(clean_text(event["text"], 300))
         elif ev == "result" and event["q"] in names and event["q"] not in result.questions:
             result.questions[event["q"]] = event
 
 
-def run_submission(cells: list[dict], questions: list[dict], runtime: Runtime, limits: Limits | None = None
-                   ) -> SandboxResult:
+def run_submission(
+    cells: list[dict], questions: list[dict], runtime: Runtime, limits: Limits | None = None
+) -> SandboxResult:
     """Run ``cells`` in a fresh sandbox and call every question on its cases.
 
     Parameters
@@ -398,8 +429,12 @@ def run_submission(cells: list[dict], questions: list[dict], runtime: Runtime, l
     result = SandboxResult()
     remaining = list(questions)
     while remaining:
-        job = {"cells": cells, "questions": remaining, "limits": limits.for_child(len(remaining)),
-               "sys_path": runtime.sys_path}
+        job = {
+            "cells": cells,
+            "questions": remaining,
+            "limits": limits.for_child(len(remaining)),
+            "sys_path": runtime.sys_path,
+        }
         reader = _run_once(job, runtime, limits, result)
         _take_events(reader, remaining, result, first=result.runs == 0)
         result.runs += 1

@@ -34,9 +34,29 @@ from .spec import Question, compare, type_problem
 
 __all__ = ["Opaque", "decode", "score_question", "fail_question", "NOT_SCORED"]
 
-_NUMPY_TYPES = {"float16", "float32", "float64", "longdouble", "int8", "int16", "int32", "int64", "uint8",
-                "uint16", "uint32", "uint64", "intc", "uintc", "int_", "uint", "longlong", "ulonglong", "intp",
-                "uintp", "bool"}
+_NUMPY_TYPES = {
+    "float16",
+    "float32",
+    "float64",
+    "longdouble",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "intc",
+    "uintc",
+    "int_",
+    "uint",
+    "longlong",
+    "ulonglong",
+    "intp",
+    "uintp",
+    "bool",
+}
 NOT_SCORED = "not scored: "
 
 
@@ -120,7 +140,9 @@ def _judge_value(q: Question, tag: dict, expected: Any, case: _Case) -> None:
     if isinstance(value, Opaque):
         case.not_attempted = value.type_name == "builtins.ellipsis"
         what = "a dict" if q.result in ("exact", "float_dict") else "a number"
-        case.problem = "not answered (still ...)" if case.not_attempted else f"returned a {value.type_name}, not {what}"
+        case.problem = (
+            "not answered (still ...)" if case.not_attempted else f"returned a {value.type_name}, not {what}"
+        )
         case.type_issue = case.problem
         return
     case.returned = json.dumps(tag, sort_keys=True)
@@ -156,15 +178,27 @@ def _check_entry(name: str, hidden: bool, share: float, cases: list[_Case]) -> d
         feedback = f"failed on {len(bad)} of {len(cases)} cases ({name}); e.g. {common}"
     if share == 0:
         feedback = NOT_SCORED + feedback
-    return {"name": name, "hidden": hidden, "passed": not bad, "points": share if not bad else 0.0,
-            "max_points": share, "feedback": feedback}
+    return {
+        "name": name,
+        "hidden": hidden,
+        "passed": not bad,
+        "points": share if not bad else 0.0,
+        "max_points": share,
+        "feedback": feedback,
+    }
 
 
 def _type_entry(q: Question, cases: list[_Case]) -> dict:
     issues = [c.type_issue for c in cases if c.type_issue]
     feedback = "passed" if not issues else f"failed: {issues[0]}"
-    return {"name": q.type_check, "hidden": False, "passed": not issues, "points": 0.0, "max_points": 0.0,
-            "feedback": NOT_SCORED + feedback}
+    return {
+        "name": q.type_check,
+        "hidden": False,
+        "passed": not issues,
+        "points": 0.0,
+        "max_points": 0.0,
+        "feedback": NOT_SCORED + feedback,
+    }
 
 
 def _constant_answer(q: Question, cases: list[_Case], expected: list[Any]) -> bool:
@@ -193,11 +227,28 @@ def fail_question(q: Question, reason: str, status: str) -> dict:
     """Zero points: every check failed with ``reason``."""
     scored = set(_scored_checks(q))
     share = q.points / len(scored)
-    checks = [{"name": c.name, "hidden": c.hidden, "passed": False, "points": 0.0,
-               "max_points": share if c.name in scored else 0.0, "feedback": reason} for c in q.checks]
+    checks = [
+        {
+            "name": c.name,
+            "hidden": c.hidden,
+            "passed": False,
+            "points": 0.0,
+            "max_points": share if c.name in scored else 0.0,
+            "feedback": reason,
+        }
+        for c in q.checks
+    ]
     if q.type_check:
-        checks.append({"name": q.type_check, "hidden": False, "passed": False, "points": 0.0, "max_points": 0.0,
-                       "feedback": reason})
+        checks.append(
+            {
+                "name": q.type_check,
+                "hidden": False,
+                "passed": False,
+                "points": 0.0,
+                "max_points": 0.0,
+                "feedback": reason,
+            }
+        )
     return {**_head(q), "points": 0.0, "status": status, "reason": reason, "checks": checks, "errors": []}
 
 
@@ -228,11 +279,17 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     failed = _early_failure(q, raw, len(cases))
     if failed:
         return failed
-    judged = [_judge(q, chk, res, exp) for (chk, _), res, exp in zip(cases, raw["cases"], expected, strict=True)]
+    judged = [
+        _judge(q, chk, res, exp) for (chk, _), res, exp in zip(cases, raw["cases"], expected, strict=True)
+    ]
     scored = set(_scored_checks(q))
     share = q.points / len(scored)
-    checks = [_check_entry(c.name, c.hidden, share if c.name in scored else 0.0,
-                           [j for j in judged if j.check == c.name]) for c in q.checks]
+    checks = [
+        _check_entry(
+            c.name, c.hidden, share if c.name in scored else 0.0, [j for j in judged if j.check == c.name]
+        )
+        for c in q.checks
+    ]
     if q.type_check:
         checks.append(_type_entry(q, judged))
     passed = sum(1 for c in checks if c["passed"] and c["max_points"] > 0)
@@ -242,9 +299,12 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     if all(j.not_attempted for j in judged):
         report["status"] = "not attempted"
     elif q.kind == "function" and _constant_answer(q, judged, expected):
-        report.update(points=0.0, status="same answer for every input",
-                      reason="returns the same value whatever the input, while the right answers differ: "
-                             "no points (a constant only matches the cases whose answer happens to be it)")
+        report.update(
+            points=0.0,
+            status="same answer for every input",
+            reason="returns the same value whatever the input, while the right answers differ: "
+            "no points (a constant only matches the cases whose answer happens to be it)",
+        )
     notes = sorted({j.note for j in judged if j.note})
     if notes:
         report["notes"] = notes

@@ -57,10 +57,14 @@ class Question:
     @property
     def type_check(self) -> str | None:
         """Name of the extra type/range check run over every returned value."""
-        return {
-            "unit": "returns a float in [0, 1]",
-            "nonneg": "returns a non-negative float",
-        }.get(self.result) if self.kind == "function" else None
+        return (
+            {
+                "unit": "returns a float in [0, 1]",
+                "nonneg": "returns a non-negative float",
+            }.get(self.result)
+            if self.kind == "function"
+            else None
+        )
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,9 @@ class Assignment:
         for q in self.questions:
             if name_or_target in (q.name, q.target):
                 return q
-        raise KeyError(f"{self.name} has no question {name_or_target!r}; choose from {[q.target for q in self.questions]}")
+        raise KeyError(
+            f"{self.name} has no question {name_or_target!r}; choose from {[q.target for q in self.questions]}"
+        )
 
 
 # ---------------------------------------------------------------- cases & compare
@@ -138,8 +144,9 @@ def _compare_numbers(question: Question, value: Any, expected: dict) -> str | No
     if set(value) != set(expected):
         return f"the keys must be exactly {sorted(expected)}"
     for key in sorted(expected):
-        problem = judge_number(value[key], float(expected[key]), rel_tol=question.rel_tol,
-                               abs_tol=question.abs_tol).problem
+        problem = judge_number(
+            value[key], float(expected[key]), rel_tol=question.rel_tol, abs_tol=question.abs_tol
+        ).problem
         if problem:
             return f"{key}: {problem}"
     return None

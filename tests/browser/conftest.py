@@ -51,8 +51,11 @@ def _on_ci() -> bool:
 def skip_or_fail(reason: str) -> None:
     """Skip loudly on a laptop; fail on CI, where the browser test must run for real."""
     if _on_ci():
-        pytest.fail(f"CI=true but the browser test cannot run: {reason}. .ci/run must install Chromium "
-                    "and the project dependencies (playwright).", pytrace=False)
+        pytest.fail(
+            f"CI=true but the browser test cannot run: {reason}. .ci/run must install Chromium "
+            "and the project dependencies (playwright).",
+            pytrace=False,
+        )
     _REPORT["skipped"].append(reason)
     pytest.skip(f"BROWSER TEST SKIPPED: {reason}. To run it: {HOW_TO_ENABLE}.")
 
@@ -98,7 +101,9 @@ def lab(tmp_path_factory):
     if missing:
         skip_or_fail("missing " + " and ".join(missing))
     if not (NOTEBOOK_DIR / "00-start-here.ipynb").is_file():
-        pytest.fail("notebooks/00-start-here.ipynb does not exist: the browser test opens it first", pytrace=False)
+        pytest.fail(
+            "notebooks/00-start-here.ipynb does not exist: the browser test opens it first", pytrace=False
+        )
     from playwright.sync_api import sync_playwright
 
     _REPORT["started"] = time.monotonic()
@@ -136,10 +141,14 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     if _REPORT["runs"]:
         tr.write_sep("-", "JupyterLab browser test")
         if _REPORT["started"] is not None and _REPORT["finished"] is not None:
-            tr.write_line(f"total {_REPORT['finished'] - _REPORT['started']:.1f} s "
-                          f"(server start {_REPORT['server_seconds']:.1f} s)")
+            tr.write_line(
+                f"total {_REPORT['finished'] - _REPORT['started']:.1f} s "
+                f"(server start {_REPORT['server_seconds']:.1f} s)"
+            )
         for run in _REPORT["runs"]:
-            tr.write_line(f"{run.name}: {run.seconds:.1f} s, {sum(1 for c in run.dom_cells if c['outputs'])} "
-                          f"cells with output, status bar {run.status_bar.split(' Mode:')[0]!r}; "
-                          + ", ".join(f"{k} {v:.1f} s" for k, v in run.phases.items()))
+            tr.write_line(
+                f"{run.name}: {run.seconds:.1f} s, {sum(1 for c in run.dom_cells if c['outputs'])} "
+                f"cells with output, status bar {run.status_bar.split(' Mode:')[0]!r}; "
+                + ", ".join(f"{k} {v:.1f} s" for k, v in run.phases.items())
+            )
         tr.write_line(f"screenshots: {SCREENSHOT_DIR}")

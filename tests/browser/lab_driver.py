@@ -185,8 +185,14 @@ def server_environment(home: Path) -> dict[str, str]:
     ('/tmp/x/data', False)
     """
     env = dict(os.environ)
-    for name in ("MPLBACKEND", "PYTEST_ADDOPTS", "PYTEST_CURRENT_TEST", "JUPYTER_PATH",
-                 "JUPYTER_CONFIG_PATH", "JUPYTER_TOKEN"):
+    for name in (
+        "MPLBACKEND",
+        "PYTEST_ADDOPTS",
+        "PYTEST_CURRENT_TEST",
+        "JUPYTER_PATH",
+        "JUPYTER_CONFIG_PATH",
+        "JUPYTER_TOKEN",
+    ):
         env.pop(name, None)
     env.update(
         JUPYTER_CONFIG_DIR=str(home / "config"),
@@ -210,8 +216,14 @@ def warm_matplotlib(env: dict[str, str]) -> None:
     font cache" to stderr, which the test would (rightly) count as an error output; Binder's image
     and a learner's second session never show it.
     """
-    subprocess.run([sys.executable, "-c", "import matplotlib.pyplot"], env=env, check=True,
-                   stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, timeout=300)
+    subprocess.run(
+        [sys.executable, "-c", "import matplotlib.pyplot"],
+        env=env,
+        check=True,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        timeout=300,
+    )
 
 
 @dataclass
@@ -239,8 +251,9 @@ class LabServer:
             return "(no server log)"
 
     def _api(self, method: str, path: str):
-        req = urllib.request.Request(f"{self.base_url}{path}", method=method,
-                                     headers={"Authorization": f"token {self.token}"})
+        req = urllib.request.Request(
+            f"{self.base_url}{path}", method=method, headers={"Authorization": f"token {self.token}"}
+        )
         with urllib.request.urlopen(req, timeout=10) as resp:
             body = resp.read()
         return json.loads(body) if body else None
@@ -276,8 +289,14 @@ class LabServer:
 def start_lab(root: Path, home: Path, timeout: float = 90.0) -> LabServer:
     """Start JupyterLab on ``root`` and wait until ``/api/status`` answers."""
     env = server_environment(home)
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR",
-                 "JUPYTERLAB_SETTINGS_DIR", "JUPYTERLAB_WORKSPACES_DIR", "IPYTHONDIR"):
+    for name in (
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_DATA_DIR",
+        "JUPYTER_RUNTIME_DIR",
+        "JUPYTERLAB_SETTINGS_DIR",
+        "JUPYTERLAB_WORKSPACES_DIR",
+        "IPYTHONDIR",
+    ):
         Path(env[name]).mkdir(parents=True, exist_ok=True)
     app_settings = home / "app-settings"
     app_settings.mkdir(parents=True, exist_ok=True)
@@ -289,8 +308,11 @@ def start_lab(root: Path, home: Path, timeout: float = 90.0) -> LabServer:
     for _attempt in range(3):  # a port picked by free_port() can be taken before the server binds it
         port = free_port()
         cmd = [
-            sys.executable, "-m", "jupyterlab",
-            "--no-browser", "--allow-root",
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            "--no-browser",
+            "--allow-root",
             f"--ServerApp.token={token}",
             "--ServerApp.ip=127.0.0.1",
             f"--ServerApp.port={port}",
@@ -300,8 +322,15 @@ def start_lab(root: Path, home: Path, timeout: float = 90.0) -> LabServer:
         ]
         log = open(log_path, "ab")  # noqa: SIM115 - closed below, the child keeps its own copy
         try:
-            proc = subprocess.Popen(cmd, env=env, cwd=root, stdin=subprocess.DEVNULL, stdout=log,
-                                    stderr=subprocess.STDOUT, start_new_session=True)
+            proc = subprocess.Popen(
+                cmd,
+                env=env,
+                cwd=root,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         finally:
             log.close()
         server = LabServer(root=root, port=port, token=token, process=proc, log_path=log_path)
@@ -311,8 +340,9 @@ def start_lab(root: Path, home: Path, timeout: float = 90.0) -> LabServer:
                 last_error = f"jupyter lab exited with code {proc.returncode}:\n{server.log_tail()}"
                 break
             try:
-                req = urllib.request.Request(f"{server.base_url}/api/status",
-                                             headers={"Authorization": f"token {token}"})
+                req = urllib.request.Request(
+                    f"{server.base_url}/api/status", headers={"Authorization": f"token {token}"}
+                )
                 with urllib.request.urlopen(req, timeout=2) as resp:
                     if resp.status == 200:
                         json.load(resp)
@@ -402,8 +432,14 @@ def _scroll_notebook(page, where: str) -> bool:
     return found
 
 
-def run_notebook(browser, server: LabServer, name: str, screenshot_dir: Path,
-                 timeout_s: float = 120.0, answers: tuple[Answer, ...] = ()) -> NotebookRun:
+def run_notebook(
+    browser,
+    server: LabServer,
+    name: str,
+    screenshot_dir: Path,
+    timeout_s: float = 120.0,
+    answers: tuple[Answer, ...] = (),
+) -> NotebookRun:
     """Open ``notebooks/<name>`` in a fresh context, run every cell through the UI, and report.
 
     After the run is saved, each of ``answers`` is typed into its exercise cell and run
@@ -463,13 +499,25 @@ def type_answer(page, answer: Answer, timeout_s: float = 60.0) -> str:
         """([i, before]) => {
              const c = document.querySelectorAll('{PANEL} .jp-Notebook .jp-CodeCell')[i];
              const p = c.querySelector('.jp-InputPrompt').textContent.trim();
-             return /\\[\\d+\\]/.test(p) && p !== before && c.querySelector('.jp-OutputArea-output'); }"""
-        .replace("{PANEL}", PANEL), arg=[index, before], timeout=timeout_s * 1000, polling=100)
+             return /\\[\\d+\\]/.test(p) && p !== before && c.querySelector('.jp-OutputArea-output'); }""".replace(
+            "{PANEL}", PANEL
+        ),
+        arg=[index, before],
+        timeout=timeout_s * 1000,
+        polling=100,
+    )
     return cell.locator(".jp-OutputArea").inner_text()
 
 
-def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: float, run: NotebookRun,
-           answers: tuple[Answer, ...] = ()) -> None:
+def _drive(
+    page,
+    server: LabServer,
+    name: str,
+    screenshot_dir: Path,
+    timeout_s: float,
+    run: NotebookRun,
+    answers: tuple[Answer, ...] = (),
+) -> None:
     """The learner's steps: open, wait for the kernel, clear, Run All, look, save, then try the exercises."""
     t0 = time.monotonic()
     page.goto(server.url(name), wait_until="domcontentloaded")
@@ -483,8 +531,12 @@ def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: 
     # notebook cannot be mistaken for this run's.
     _click_menu(page, "Edit", "Clear Outputs of All Cells")
     page.wait_for_function(
-        """() => { const p = (PROMPTS)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }"""
-        .replace("PROMPTS", PROMPTS_JS), timeout=10_000, polling=100)
+        """() => { const p = (PROMPTS)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }""".replace(
+            "PROMPTS", PROMPTS_JS
+        ),
+        timeout=10_000,
+        polling=100,
+    )
 
     t1 = time.monotonic()
     _click_menu(page, "Run", "Run All Cells")
@@ -517,7 +569,9 @@ def _drive(page, server: LabServer, name: str, screenshot_dir: Path, timeout_s: 
     page.wait_for_function(
         "() => { const t = document.querySelector('#jp-main-dock-panel .lm-TabBar-tab.lm-mod-current');"
         " return t && !t.classList.contains('jp-mod-dirty'); }",
-        timeout=15_000, polling=100)
+        timeout=15_000,
+        polling=100,
+    )
     run.saved = json.loads((server.root / "notebooks" / name).read_text(encoding="utf-8"))
     run.phases["screenshots_and_save"] = time.monotonic() - t2
     if answers:
@@ -551,7 +605,9 @@ def problems(run: NotebookRun, committed: dict) -> list[str]:
     saved_code = [c for c in (run.saved or {}).get("cells", []) if c["cell_type"] == "code"]
     committed_code = [c for c in committed.get("cells", []) if c["cell_type"] == "code"]
     if len(run.dom_cells) != len(committed_code):
-        found.append(f"the browser shows {len(run.dom_cells)} code cells, the notebook has {len(committed_code)}")
+        found.append(
+            f"the browser shows {len(run.dom_cells)} code cells, the notebook has {len(committed_code)}"
+        )
     for i, (dom, ref) in enumerate(zip(run.dom_cells, committed_code, strict=False), start=1):
         found += _cell_problems(i, dom, ref)
     for i, cell in enumerate(saved_code, start=1):
@@ -569,16 +625,25 @@ def _cell_problems(i: int, dom: dict, ref: dict) -> list[str]:
     if not is_numbered(dom["prompt"]):
         found.append(f"code cell {i} did not run (prompt {dom['prompt']!r}); an earlier error stops Run All")
     if dom["stderr"]:
-        shown_on_purpose = ("raises-exception" in tags and expected_errors and len(dom["stderr"]) == 1
-                            and expected_errors[0] and expected_errors[0] in dom["stderr"][0])
+        shown_on_purpose = (
+            "raises-exception" in tags
+            and expected_errors
+            and len(dom["stderr"]) == 1
+            and expected_errors[0]
+            and expected_errors[0] in dom["stderr"][0]
+        )
         if not shown_on_purpose:  # the lesson may show one exception on purpose, if it is the same one
             found.append(f"code cell {i}: error/stderr output in the browser: {' | '.join(dom['stderr'])}")
     elif expected_errors:
-        found.append(f"code cell {i}: the committed notebook shows {expected_errors[0]}, the browser run did not")
+        found.append(
+            f"code cell {i}: the committed notebook shows {expected_errors[0]}, the browser run did not"
+        )
     ref_images = sum(1 for o in ref.get("outputs", []) if "image/png" in o.get("data", {}))
     if dom["images"] < ref_images:
         found.append(f"code cell {i}: {ref_images} image(s) expected, {dom['images']} rendered")
-    ref_tables = sum(1 for o in ref.get("outputs", []) if "<table" in "".join(o.get("data", {}).get("text/html", "")))
+    ref_tables = sum(
+        1 for o in ref.get("outputs", []) if "<table" in "".join(o.get("data", {}).get("text/html", ""))
+    )
     if dom["tables"] < ref_tables:
         found.append(f"code cell {i}: {ref_tables} table(s) expected, {dom['tables']} rendered")
     return found

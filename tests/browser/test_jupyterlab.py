@@ -29,7 +29,9 @@ REQUIRED = {"00-start-here.ipynb"}
 
 
 def _answer_type():
-    spec = importlib.util.spec_from_file_location("course_browser_lab_driver", Path(__file__).with_name("lab_driver.py"))
+    spec = importlib.util.spec_from_file_location(
+        "course_browser_lab_driver", Path(__file__).with_name("lab_driver.py")
+    )
     module = sys.modules.get("course_browser_lab_driver")
     if module is None:
         module = importlib.util.module_from_spec(spec)
@@ -45,19 +47,32 @@ _P_AT_K = "def precision_at_k(ranking, relevant, k):\n    return sum(1 for item 
 #: What a learner types into exercise cells, and what the check must answer.
 ANSWERS = {
     "02-cutoffs.ipynb": [
-        Answer("q1.check(precision_at_k)", _P_AT_K.format(cut=":k"), "Correct: precision_at_k agrees with helpers"),
-        Answer("q1.check(precision_at_k)", _P_AT_K.format(cut=":k - 1"),
-               "Recognised mistake: one item too few at the cutoff (ranking[:k - 1])."),
+        Answer(
+            "q1.check(precision_at_k)",
+            _P_AT_K.format(cut=":k"),
+            "Correct: precision_at_k agrees with helpers",
+        ),
+        Answer(
+            "q1.check(precision_at_k)",
+            _P_AT_K.format(cut=":k - 1"),
+            "Recognised mistake: one item too few at the cutoff (ranking[:k - 1]).",
+        ),
     ],
     "03-average-precision.ipynb": [
         Answer("q3.check(case_a)", "case_a = 0.76\n\nq3.check(case_a)\n", "Correct: that is the value"),
-        Answer("q3.check(case_a)", "case_a = 0.75\n\nq3.check(case_a)\n",
-               "Recognised mistake: truncated to 0.75 (the seed's value)."),
+        Answer(
+            "q3.check(case_a)",
+            "case_a = 0.75\n\nq3.check(case_a)\n",
+            "Recognised mistake: truncated to 0.75 (the seed's value).",
+        ),
     ],
     "04-reciprocal-rank-and-hit-ratio.ipynb": [
-        Answer("q2.check(hit_at_k)",
-               "def hit_at_k(ranking, relevant, k):\n    return any(item in relevant for item in ranking[:k])\n\n\n"
-               "q2.check(hit_at_k)\n", "returned a bool, not a number"),
+        Answer(
+            "q2.check(hit_at_k)",
+            "def hit_at_k(ranking, relevant, k):\n    return any(item in relevant for item in ranking[:k])\n\n\n"
+            "q2.check(hit_at_k)\n",
+            "returned a bool, not a number",
+        ),
     ],
 }
 
@@ -70,8 +85,10 @@ def test_notebook_runs_cleanly_in_jupyterlab(lab, name):
         lab.skip_missing(name)
     run, problems = lab.run(name, ANSWERS.get(name, ()))
     report = "\n".join(f"  - {p}" for p in problems)
-    assert not problems, f"{name} is broken for a learner in JupyterLab:\n{report}\n" \
-                         f"screenshots: {', '.join(map(str, run.screenshots))}"
+    assert not problems, (
+        f"{name} is broken for a learner in JupyterLab:\n{report}\n"
+        f"screenshots: {', '.join(map(str, run.screenshots))}"
+    )
     # The saved notebook is what the learner keeps: every code cell has run, in order.
     counts = [c.get("execution_count") for c in run.saved["cells"] if c["cell_type"] == "code"]
     assert counts == list(range(1, len(counts) + 1)), counts
@@ -82,12 +99,19 @@ def test_notebook_runs_cleanly_in_jupyterlab(lab, name):
 
 def test_answers_are_typed_in_two_notebooks_at_least():
     """Right and wrong answers are tried in at least two notebooks, and the markers exist there."""
-    tried = [name for name, answers in ANSWERS.items()
-             if any(a.expect.startswith("Correct") for a in answers) and any("mistake" in a.expect for a in answers)]
+    tried = [
+        name
+        for name, answers in ANSWERS.items()
+        if any(a.expect.startswith("Correct") for a in answers)
+        and any("mistake" in a.expect for a in answers)
+    ]
     assert len(tried) >= 2, tried
     for name, answers in ANSWERS.items():
-        sources = ["".join(c["source"]) for c in json.loads((NOTEBOOK_DIR / name).read_text(encoding="utf-8"))["cells"]
-                   if c["cell_type"] == "code"]
+        sources = [
+            "".join(c["source"])
+            for c in json.loads((NOTEBOOK_DIR / name).read_text(encoding="utf-8"))["cells"]
+            if c["cell_type"] == "code"
+        ]
         for answer in answers:
             assert sum(answer.marker in s for s in sources) == 1, (name, answer.marker)
 

@@ -32,7 +32,10 @@ def test_solution_stub_and_mistakes(q):
     assert len(q.mistakes) >= 2
     for mistake in q.mistakes:
         result = q.check(q.answer_from(mistake.function))
-        assert result.outcome == INCORRECT and result.mistake == mistake.label, (mistake.label, result.message)
+        assert result.outcome == INCORRECT and result.mistake == mistake.label, (
+            mistake.label,
+            result.message,
+        )
 
 
 def test_nb08_q1_learner_variants():

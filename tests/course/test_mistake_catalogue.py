@@ -101,6 +101,7 @@ def _public(question, is_public, fallbacks=(0.0, 1.0)):
     """Hard-coded answers: right on the inputs a notebook shows, a guess elsewhere."""
     out = []
     for fallback in fallbacks:
+
         def hard_coded(*args, fallback=fallback):
             return question.reference(*args) if is_public(args) else fallback
 
@@ -108,8 +109,16 @@ def _public(question, is_public, fallbacks=(0.0, 1.0)):
     return out
 
 
-_SEED_LISTS = [ex.CAR_ITEMS, ex.BDZ_RANKING_1, ex.BDZ_RANKING_2, ex.SEED001_P, ex.GRADED_A, ex.GRADED_B,
-               ex.BINARY_10, ex.CAR_ITEMS[:5]]
+_SEED_LISTS = [
+    ex.CAR_ITEMS,
+    ex.BDZ_RANKING_1,
+    ex.BDZ_RANKING_2,
+    ex.SEED001_P,
+    ex.GRADED_A,
+    ex.GRADED_B,
+    ex.BINARY_10,
+    ex.CAR_ITEMS[:5],
+]
 
 
 def _seed_input(args):
@@ -133,10 +142,12 @@ def _catalogue_00():
     family["misses instead of hits"] = lambda r, rel, k: len(r[:k]) - _hits(r, rel, k)
     family["hits below the cutoff"] = lambda r, rel, k: _hits(r[k:], rel, len(r))
     family["share instead of count (P@K)"] = lambda r, rel, k: _hits(r, rel, k) / k
-    labels = {"hits in whole list (ignores k)": "ignores the cutoff k",
-              "hits in ranking[:k + 1]": "0- vs 1-based rank (one item too many)",
-              "hits in ranking[:k - 1]": "one item too few (ranking[:k - 1])"}
-    return (_named(q, family, labels) + _constants(0, 1, 3) + _public(q, _seed_input, (0, 1)))
+    labels = {
+        "hits in whole list (ignores k)": "ignores the cutoff k",
+        "hits in ranking[:k + 1]": "0- vs 1-based rank (one item too many)",
+        "hits in ranking[:k - 1]": "one item too few (ranking[:k - 1])",
+    }
+    return _named(q, family, labels) + _constants(0, 1, 3) + _public(q, _seed_input, (0, 1))
 
 
 # ---------------------------------------------------------------- 01.q1 precision and recall of a set
@@ -147,6 +158,7 @@ def _catalogue_01():
         def f(recommended, relevant):
             hits = len(set(recommended) & set(relevant))
             return hits / p_den(recommended, relevant), hits / r_den(recommended, relevant)
+
         return f
 
     n_rec = lambda rec, rel: len(rec)  # noqa: E731
@@ -159,16 +171,24 @@ def _catalogue_01():
         "recall over relevant found": pr(n_rec, lambda rec, rel: max(1, len(set(rec) & set(rel)))),
         "list instead of tuple of floats": lambda rec, rel: [0.0, 0.0],
     }
-    labels = {"swapped": "precision and recall swapped",
-              "both over recommended": "recall divides by the number recommended"}
-    return (_named(q, family, labels) + _constants((0.0, 0.0), (1.0, 1.0), 0.5)
-            + _public(q, _seed_input, ((0.0, 0.0), (1.0, 1.0))))
+    labels = {
+        "swapped": "precision and recall swapped",
+        "both over recommended": "recall divides by the number recommended",
+    }
+    return (
+        _named(q, family, labels)
+        + _constants((0.0, 0.0), (1.0, 1.0), 0.5)
+        + _public(q, _seed_input, ((0.0, 0.0), (1.0, 1.0)))
+    )
 
 
 # ---------------------------------------------------------------- 02 P@K and R@K
 def _ratio_family(right):
-    return {f"hits in {stop} / {den}": _ratio(stop, den)
-            for stop, den in itertools.product(STOPS, DENOMINATORS) if (stop, den) != right}
+    return {
+        f"hits in {stop} / {den}": _ratio(stop, den)
+        for stop, den in itertools.product(STOPS, DENOMINATORS)
+        if (stop, den) != right
+    }
 
 
 def _catalogue_02_q1():
@@ -227,16 +247,29 @@ def _ap(stop="ranking[:k]", denominator="min(k, |R|)", shift=0, shrink=False):
 def _catalogue_03_q1():
     q = nb03.q1
     family = {}
-    for stop, den, shift in itertools.product(STOPS, ["min(k, |R|)", "hits in the top k", "|R|", "k",
-                                                       "relevant found in the ranking", "min(k - 1, |R|)",
-                                                       "none (the sum)"], (0, 1, -1)):
+    for stop, den, shift in itertools.product(
+        STOPS,
+        [
+            "min(k, |R|)",
+            "hits in the top k",
+            "|R|",
+            "k",
+            "relevant found in the ranking",
+            "min(k - 1, |R|)",
+            "none (the sum)",
+        ],
+        (0, 1, -1),
+    ):
         if (stop, den, shift) == ("ranking[:k]", "min(k, |R|)", 0) or shift == -1 and stop != "ranking[:k]":
             continue
         family[f"{stop}, / {den}, rank + {shift}"] = _ap(stop, den, shift)
     family["seed 004: k shrunk to the list length"] = _ap(shrink=True)
-    family["mean of P@1..P@k (Elliot)"] = lambda r, rel, k: sum(_hits(r, rel, j) / j for j in range(1, k + 1)) / k
+    family["mean of P@1..P@k (Elliot)"] = lambda r, rel, k: (
+        sum(_hits(r, rel, j) / j for j in range(1, k + 1)) / k
+    )
     family["P@k at each hit (not P@rank)"] = lambda r, rel, k: _safe_div(
-        _hits(r, rel, k) * _hits(r, rel, k) / k, min(k, len(rel)))
+        _hits(r, rel, k) * _hits(r, rel, k) / k, min(k, len(rel))
+    )
     labels = {
         "ranking[:k], / hits in the top k, rank + 0": "wrong AP denominator: hits in the top k",
         "ranking[:k], / |R|, rank + 0": "wrong AP denominator: |R|",
@@ -267,16 +300,18 @@ def _rr(stop="ranking[:k]", pick=lambda ranks: 1 / ranks[0], shift=0):
 def _catalogue_04_q1():
     q = nb04.q1
     family = {f"first hit in {stop}": _rr(stop) for stop in STOPS if stop != "ranking[:k]"}
-    family.update({
-        "rank + 1 (0-based index used as rank + 1)": _rr(shift=1),
-        "0-based index as the rank": _rr(shift=-1, pick=lambda ranks: _safe_div(1, ranks[0])),
-        "last hit": _rr(pick=lambda ranks: 1 / ranks[-1]),
-        "mean of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks) / len(ranks)),
-        "sum of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks)),
-        "rank instead of 1/rank": _rr(pick=lambda ranks: float(ranks[0])),
-        "1/rank of first hit, no cutoff at all": lambda r, rel, k: _rr()(r, rel, len(r)),
-        "hit instead of RR": _rr(pick=lambda ranks: 1.0),
-    })
+    family.update(
+        {
+            "rank + 1 (0-based index used as rank + 1)": _rr(shift=1),
+            "0-based index as the rank": _rr(shift=-1, pick=lambda ranks: _safe_div(1, ranks[0])),
+            "last hit": _rr(pick=lambda ranks: 1 / ranks[-1]),
+            "mean of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks) / len(ranks)),
+            "sum of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks)),
+            "rank instead of 1/rank": _rr(pick=lambda ranks: float(ranks[0])),
+            "1/rank of first hit, no cutoff at all": lambda r, rel, k: _rr()(r, rel, len(r)),
+            "hit instead of RR": _rr(pick=lambda ranks: 1.0),
+        }
+    )
     labels = {
         "first hit in whole list (ignores k)": "ignores the cutoff k",
         "rank + 1 (0-based index used as rank + 1)": "0- vs 1-based rank",
@@ -294,14 +329,18 @@ def _any_hit(stop):
 def _catalogue_04_q2():
     q = nb04.q2
     family = {f"any hit in {stop}": _any_hit(stop) for stop in STOPS if stop != "ranking[:k]"}
-    family.update({
-        "number of hits": lambda r, rel, k: float(_hits(r, rel, k)),
-        "P@K": lambda r, rel, k: _hits(r, rel, k) / k,
-        "R@K": lambda r, rel, k: _hits(r, rel, k) / len(rel),
-        "True/False instead of a number": lambda r, rel, k: _hits(r, rel, k) > 0,
-        "1 if the user has any relevant item": lambda r, rel, k: float(bool(rel)),
-        "hit only if every top-k item is relevant": lambda r, rel, k: float(_hits(r, rel, k) == len(r[:k])),
-    })
+    family.update(
+        {
+            "number of hits": lambda r, rel, k: float(_hits(r, rel, k)),
+            "P@K": lambda r, rel, k: _hits(r, rel, k) / k,
+            "R@K": lambda r, rel, k: _hits(r, rel, k) / len(rel),
+            "True/False instead of a number": lambda r, rel, k: _hits(r, rel, k) > 0,
+            "1 if the user has any relevant item": lambda r, rel, k: float(bool(rel)),
+            "hit only if every top-k item is relevant": lambda r, rel, k: float(
+                _hits(r, rel, k) == len(r[:k])
+            ),
+        }
+    )
     labels = {
         "number of hits": "returns the number of hits",
         "any hit in whole list (ignores k)": "ignores the cutoff k",
@@ -312,7 +351,12 @@ def _catalogue_04_q2():
 
 
 # ---------------------------------------------------------------- 05 DCG, NDCG, exponential DCG
-GAINS = {"g": lambda g: g, "2^g - 1": lambda g: 2**g - 1, "2^g": lambda g: 2**g, "binary": lambda g: float(g > 0)}
+GAINS = {
+    "g": lambda g: g,
+    "2^g - 1": lambda g: 2**g - 1,
+    "2^g": lambda g: 2**g,
+    "binary": lambda g: float(g > 0),
+}
 DISCOUNTS = {
     "log2(i + 1)": lambda i: math.log2(i + 1),
     "ln(i + 1)": lambda i: math.log(i + 1),
@@ -322,8 +366,12 @@ DISCOUNTS = {
     "i": lambda i: float(i),
     "1 (no discount: CG)": lambda i: 1.0,
 }
-DCG_STOPS = {"grades[:k]": lambda k, n: k, "grades[:k - 1]": lambda k, n: k - 1, "grades[:k + 1]": lambda k, n: k + 1,
-             "all grades (ignores k)": lambda k, n: n}
+DCG_STOPS = {
+    "grades[:k]": lambda k, n: k,
+    "grades[:k - 1]": lambda k, n: k - 1,
+    "grades[:k + 1]": lambda k, n: k + 1,
+    "all grades (ignores k)": lambda k, n: n,
+}
 
 
 def _dcg(grades, k, gain="g", discount="log2(i + 1)", stop="grades[:k]"):
@@ -379,9 +427,9 @@ def _ndcg(gain="g", discount="log2(i + 1)", stop="grades[:k]", ideal="sorted bes
 def _catalogue_05_q2():
     q = nb05.q2
     family = {}
-    for gain, discount, stop, ideal in itertools.product(["g", "2^g", "binary"], ["log2(i + 1)", "log2(i + 2)",
-                                                                                  "log2(max(i, 2))", "i"],
-                                                         DCG_STOPS, IDEALS):
+    for gain, discount, stop, ideal in itertools.product(
+        ["g", "2^g", "binary"], ["log2(i + 1)", "log2(i + 2)", "log2(max(i, 2))", "i"], DCG_STOPS, IDEALS
+    ):
         if (gain, discount, stop, ideal) != ("g", "log2(i + 1)", "grades[:k]", "sorted best first, cut at k"):
             family[f"{gain} / {discount}, {stop}, ideal {ideal}"] = _ndcg(gain, discount, stop, ideal)
     family["2^g - 1 gain"] = _ndcg("2^g - 1")
@@ -392,8 +440,7 @@ def _catalogue_05_q2():
         base + "sorted worst first": "ideal sorted worst first",
         base + "sorted, not cut at k": "IDCG not cut at k",
         "g / log2(i + 2), grades[:k], ideal sorted best first, cut at k": "0- vs 1-based rank",
-        "g / log2(i + 1), grades[:k - 1], ideal sorted best first, cut at k":
-            "one item too few at the cutoff (grades[:k - 1])",
+        "g / log2(i + 1), grades[:k - 1], ideal sorted best first, cut at k": "one item too few at the cutoff (grades[:k - 1])",
     }
     return _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, _seed_input)
 
@@ -401,7 +448,9 @@ def _catalogue_05_q2():
 def _catalogue_05_q3():
     q = nb05.q3
     family = _dcg_family("2^g - 1")
-    family["2^(g - 1)"] = lambda grades, k: sum(2 ** (g - 1) / math.log2(i + 1) for i, g in enumerate(grades[:k], 1))
+    family["2^(g - 1)"] = lambda grades, k: sum(
+        2 ** (g - 1) / math.log2(i + 1) for i, g in enumerate(grades[:k], 1)
+    )
     labels = {
         "2^g / log2(i + 1), grades[:k]": "2^rel instead of 2^rel - 1",
         "g / log2(i + 1), grades[:k]": "linear gain",
@@ -414,12 +463,22 @@ def _catalogue_05_q3():
 
 
 # ---------------------------------------------------------------- 06.q1 leave-one-out NDCG
-LOO_IN = {"r <= k": lambda r, k: r <= k, "r < k": lambda r, k: r < k, "r <= k + 1": lambda r, k: r <= k + 1,
-          "always (ignores k)": lambda r, k: True}
-LOO_SCORE = {"1/log2(r + 1)": lambda r: 1 / math.log2(r + 1), "1/log2(r + 2)": lambda r: 1 / math.log2(r + 2),
-             "1/ln(r + 1)": lambda r: 1 / math.log(r + 1), "1/log10(r + 1)": lambda r: 1 / math.log10(r + 1),
-             "1/r": lambda r: 1 / r, "1 (hit)": lambda r: 1.0, "1/log2(max(r, 2))": lambda r: 1 / math.log2(max(r, 2)),
-             "1/log2(r)": lambda r: _safe_div(1, math.log2(r))}
+LOO_IN = {
+    "r <= k": lambda r, k: r <= k,
+    "r < k": lambda r, k: r < k,
+    "r <= k + 1": lambda r, k: r <= k + 1,
+    "always (ignores k)": lambda r, k: True,
+}
+LOO_SCORE = {
+    "1/log2(r + 1)": lambda r: 1 / math.log2(r + 1),
+    "1/log2(r + 2)": lambda r: 1 / math.log2(r + 2),
+    "1/ln(r + 1)": lambda r: 1 / math.log(r + 1),
+    "1/log10(r + 1)": lambda r: 1 / math.log10(r + 1),
+    "1/r": lambda r: 1 / r,
+    "1 (hit)": lambda r: 1.0,
+    "1/log2(max(r, 2))": lambda r: 1 / math.log2(max(r, 2)),
+    "1/log2(r)": lambda r: _safe_div(1, math.log2(r)),
+}
 
 
 def _loo_variant(inside, score):
@@ -472,13 +531,16 @@ def _catalogue_08_q2():
             d, s = np.asarray(d, float), np.asarray(s, float)
             count = int(np.count_nonzero(extreme((s * d).mean(axis=1), d.mean())))
             return (count + plus_one) / (len(s) + plus_one)
+
         return f
 
     family = {
         "no +1 correction": q.mistakes[0].function,
         "one-sided test": q.mistakes[1].function,
         "strict inequality": q.mistakes[2].function,
-        "+1 only on top": lambda d, s: (1 + p(lambda f, o: np.abs(f) >= abs(o) - 1e-12, False)(d, s) * len(s)) / len(s),
+        "+1 only on top": lambda d, s: (
+            (1 + p(lambda f, o: np.abs(f) >= abs(o) - 1e-12, False)(d, s) * len(s)) / len(s)
+        ),
         "counts the draws less extreme": p(lambda f, o: np.abs(f) <= abs(o) + 1e-12),
         "compares with the signed mean": p(lambda f, o: np.abs(f) >= o - 1e-12),
     }
@@ -493,11 +555,16 @@ def _catalogue_09_q1():
         "0-based rank": lambda p, n: sum(1 for s in n if s > p),
         "counted the negatives below": lambda p, n: 1 + sum(1 for s in n if s < p),
         "ties counted above (>=)": lambda p, n: 1 + sum(1 for s in n if s >= p),
-        "rank among negatives plus itself, from the bottom": lambda p, n: 1 + len(n) - sum(1 for s in n if s > p),
+        "rank among negatives plus itself, from the bottom": lambda p, n: (
+            1 + len(n) - sum(1 for s in n if s > p)
+        ),
         "share instead of rank": lambda p, n: sum(1 for s in n if s > p) / len(n),
     }
-    labels = {"0-based rank": "0-based rank", "counted the negatives below": "counted the negatives below",
-              "ties counted above (>=)": "ties counted as above"}
+    labels = {
+        "0-based rank": "0-based rank",
+        "counted the negatives below": "counted the negatives below",
+        "ties counted above (>=)": "ties counted as above",
+    }
     return _named(q, family, labels) + _constants(1, 0)
 
 
@@ -521,36 +588,65 @@ CATALOGUE: dict[str, list[Wrong]] = {
 # ---------------------------------------------------------------- value questions: wrong values
 CUT = "cut to"  # the rounding-slip wording of helpers.checking.values
 VALUE_CATALOGUE: dict[str, list[Wrong]] = {
-    "01.q2": [Wrong("FP and FN swapped", (4, 2, 1), "FP and FN swapped"),
-              Wrong("FN only inside the top K", (4, 1, 0), "FN counted only inside the top K"),
-              Wrong("TN instead of FN", (4, 1, 4993)), Wrong("floats of the wrong counts", (4.0, 2.0, 1.0)),
-              Wrong("list of wrong counts", [4, 1, 1]), Wrong("constant", (0, 0, 0))],
-    "03.q2": [Wrong("÷ hits", 0.4125, "wrong AP denominator: hits in the top k"),
-              Wrong("÷ k", (1 / 2 + 2 / 4 + 1 / 4 + 2 / 5) / 10, "wrong AP denominator: k"),
-              Wrong("cut, not rounded", 0.27), Wrong("AP of one list only", 1 / 3), Wrong("constant", 0.0)],
-    "03.q3": [Wrong("the seed's truncated 0.75", 0.75, "truncated to 0.75 (the seed's value)"),
-              Wrong("cut to 3 decimals", 0.755, CUT), Wrong("rounded to 1 decimal", 0.8),
-              Wrong("÷ min(K, |R|)", 34 / 45 * 3 / 5), Wrong("case B", 8 / 15),
-              Wrong("0- vs 1-based rank", (1 / 2 + 2 / 4 + 3 / 6) / 3, "0- vs 1-based rank")],
-    "06.q2": [Wrong("seed 001's printed value", 0.43067655807339306, "0- vs 1-based rank"),
-              Wrong("seed's value rounded", 0.4307, "0- vs 1-based rank"),
-              Wrong("index as rank", 1 / math.log2(3), "0- vs 1-based rank (index used as the rank)"),
-              Wrong("RR instead of NDCG", 1 / 3), Wrong("ln", 1 / math.log(4)), Wrong("constant 1", 1.0)],
-    "08.q3": [Wrong("ratio", nb08.q3.mistakes[0].function(), "ratio instead of difference"),
-              Wrong("NDCG@5", nb08.q3.mistakes[1].function(), "wrong cutoff (K = 5)"),
-              Wrong("HR@10", round(nb08.q3.mistakes[2].function(), 4), "hit ratio instead of NDCG"),
-              Wrong("rounded to 2 decimals", round(nb08.svd_minus_pop(), 2)),
-              Wrong("cut to 4 decimals", math.trunc(nb08.svd_minus_pop() * 1e4) / 1e4
-                    if round(nb08.svd_minus_pop(), 4) != math.trunc(nb08.svd_minus_pop() * 1e4) / 1e4
-                    else nb08.svd_minus_pop() + 0.01),
-              Wrong("MostPopular minus PureSVD", -nb08.svd_minus_pop()), Wrong("constant", 0.0)],
-    "09.q2": [Wrong("counted the item itself", 100 * 50 / 999, "counted the item itself"),
-              Wrong("divided by all 1000 candidates", 4.9, "divided by all 1000 candidates"),
-              Wrong("expected sampled rank", 1 + 100 * 49 / 999, "the expected sampled rank, not the count above"),
-              Wrong("cut to 3 decimals", 4.904, CUT), Wrong("constant", 5)],
-    "09.q3": [Wrong("one too early", nb09.first_rank_below_half() - 1, "the last rank still at or above one half"),
-              Wrong("exact cutoff", 11, "the exact cutoff"), Wrong("proportional guess", 101, "proportional guess"),
-              Wrong("a float near the rank", nb09.first_rank_below_half() + 0.4), Wrong("str", "94")],
+    "01.q2": [
+        Wrong("FP and FN swapped", (4, 2, 1), "FP and FN swapped"),
+        Wrong("FN only inside the top K", (4, 1, 0), "FN counted only inside the top K"),
+        Wrong("TN instead of FN", (4, 1, 4993)),
+        Wrong("floats of the wrong counts", (4.0, 2.0, 1.0)),
+        Wrong("list of wrong counts", [4, 1, 1]),
+        Wrong("constant", (0, 0, 0)),
+    ],
+    "03.q2": [
+        Wrong("÷ hits", 0.4125, "wrong AP denominator: hits in the top k"),
+        Wrong("÷ k", (1 / 2 + 2 / 4 + 1 / 4 + 2 / 5) / 10, "wrong AP denominator: k"),
+        Wrong("cut, not rounded", 0.27),
+        Wrong("AP of one list only", 1 / 3),
+        Wrong("constant", 0.0),
+    ],
+    "03.q3": [
+        Wrong("the seed's truncated 0.75", 0.75, "truncated to 0.75 (the seed's value)"),
+        Wrong("cut to 3 decimals", 0.755, CUT),
+        Wrong("rounded to 1 decimal", 0.8),
+        Wrong("÷ min(K, |R|)", 34 / 45 * 3 / 5),
+        Wrong("case B", 8 / 15),
+        Wrong("0- vs 1-based rank", (1 / 2 + 2 / 4 + 3 / 6) / 3, "0- vs 1-based rank"),
+    ],
+    "06.q2": [
+        Wrong("seed 001's printed value", 0.43067655807339306, "0- vs 1-based rank"),
+        Wrong("seed's value rounded", 0.4307, "0- vs 1-based rank"),
+        Wrong("index as rank", 1 / math.log2(3), "0- vs 1-based rank (index used as the rank)"),
+        Wrong("RR instead of NDCG", 1 / 3),
+        Wrong("ln", 1 / math.log(4)),
+        Wrong("constant 1", 1.0),
+    ],
+    "08.q3": [
+        Wrong("ratio", nb08.q3.mistakes[0].function(), "ratio instead of difference"),
+        Wrong("NDCG@5", nb08.q3.mistakes[1].function(), "wrong cutoff (K = 5)"),
+        Wrong("HR@10", round(nb08.q3.mistakes[2].function(), 4), "hit ratio instead of NDCG"),
+        Wrong("rounded to 2 decimals", round(nb08.svd_minus_pop(), 2)),
+        Wrong(
+            "cut to 4 decimals",
+            math.trunc(nb08.svd_minus_pop() * 1e4) / 1e4
+            if round(nb08.svd_minus_pop(), 4) != math.trunc(nb08.svd_minus_pop() * 1e4) / 1e4
+            else nb08.svd_minus_pop() + 0.01,
+        ),
+        Wrong("MostPopular minus PureSVD", -nb08.svd_minus_pop()),
+        Wrong("constant", 0.0),
+    ],
+    "09.q2": [
+        Wrong("counted the item itself", 100 * 50 / 999, "counted the item itself"),
+        Wrong("divided by all 1000 candidates", 4.9, "divided by all 1000 candidates"),
+        Wrong("expected sampled rank", 1 + 100 * 49 / 999, "the expected sampled rank, not the count above"),
+        Wrong("cut to 3 decimals", 4.904, CUT),
+        Wrong("constant", 5),
+    ],
+    "09.q3": [
+        Wrong("one too early", nb09.first_rank_below_half() - 1, "the last rank still at or above one half"),
+        Wrong("exact cutoff", 11, "the exact cutoff"),
+        Wrong("proportional guess", 101, "proportional guess"),
+        Wrong("a float near the rank", nb09.first_rank_below_half() + 0.4),
+        Wrong("str", "94"),
+    ],
 }
 
 
@@ -560,35 +656,75 @@ def _np_float(function):
 
 
 RIGHT: dict[str, list[tuple[str, object]]] = {
-    "00.q1": [("int count", nb00.hits_at_k), ("numpy int", lambda r, rel, k: np.int64(len(set(r[:k]) & set(rel)))),
-              ("float count", lambda r, rel, k: float(sum(x in rel for x in r[:k])))],
-    "01.q1": [("numpy floats", lambda rec, rel: tuple(np.float64(v) for v in nb01.precision_recall(rec, rel))),
-              ("list", lambda rec, rel: list(nb01.precision_recall(rec, rel)))],
-    "02.q1": [("numpy", lambda r, rel, k: np.isin(np.array(r[:k], dtype=object), list(rel)).sum() / k),
-              ("sum of booleans", lambda r, rel, k: sum(x in rel for x in r[:k]) / k)],
-    "02.q2": [("numpy float", _np_float(nb02.recall_at_k)),
-              ("set intersection", lambda r, rel, k: len(set(r[:k]) & set(rel)) / len(rel))],
-    "03.q1": [("numpy float", _np_float(nb03.average_precision_at_k)),
-              ("precisions list", lambda r, rel, k: sum(
-                  sum(x in rel for x in r[:i]) / i for i in range(1, min(k, len(r)) + 1) if r[i - 1] in rel
-              ) / min(k, len(rel)))],
-    "04.q1": [("numpy float", _np_float(nb04.reciprocal_rank_at_k)),
-              ("int 0 for a miss", lambda r, rel, k: next((1 / i for i, x in enumerate(r[:k], 1) if x in rel), 0))],
-    "04.q2": [("int 1 or 0", lambda r, rel, k: int(any(x in rel for x in r[:k]))),
-              ("numpy float", _np_float(nb04.hit_at_k)), ("min(1, hits)", lambda r, rel, k: min(1, _hits(r, rel, k)))],
-    "05.q1": [("numpy", lambda g, k: np.sum(np.asarray(g[:k], float) / np.log2(np.arange(2, len(g[:k]) + 2)))),
-              ("0-based index with log2(i + 2)", lambda g, k: sum(x / math.log2(i + 2) for i, x in enumerate(g[:k])))],
-    "05.q2": [("ln in DCG and IDCG", _ndcg(discount="ln(i + 1)")), ("log10 in both", _ndcg(discount="log10(i + 1)")),
-              ("numpy float", _np_float(nb05.ndcg))],
-    "05.q3": [("numpy", lambda g, k: np.sum((np.exp2(np.asarray(g[:k], float)) - 1)
-                                            / np.log2(np.arange(2, len(g[:k]) + 2))))],
-    "06.q1": [("numpy float", _np_float(nb06.loo_ndcg)),
-              ("ln ratio", lambda r, k: 0 if r is None or r > k else math.log(2) / math.log(r + 1))],
-    "08.q1": [("np.percentile", lambda s, c: tuple(np.percentile(s, [50 * (1 - c), 50 * (1 + c)]))),
-              ("numpy scalars", lambda s, c: tuple(np.quantile(s, [(1 - c) / 2, (1 + c) / 2])))],
+    "00.q1": [
+        ("int count", nb00.hits_at_k),
+        ("numpy int", lambda r, rel, k: np.int64(len(set(r[:k]) & set(rel)))),
+        ("float count", lambda r, rel, k: float(sum(x in rel for x in r[:k]))),
+    ],
+    "01.q1": [
+        ("numpy floats", lambda rec, rel: tuple(np.float64(v) for v in nb01.precision_recall(rec, rel))),
+        ("list", lambda rec, rel: list(nb01.precision_recall(rec, rel))),
+    ],
+    "02.q1": [
+        ("numpy", lambda r, rel, k: np.isin(np.array(r[:k], dtype=object), list(rel)).sum() / k),
+        ("sum of booleans", lambda r, rel, k: sum(x in rel for x in r[:k]) / k),
+    ],
+    "02.q2": [
+        ("numpy float", _np_float(nb02.recall_at_k)),
+        ("set intersection", lambda r, rel, k: len(set(r[:k]) & set(rel)) / len(rel)),
+    ],
+    "03.q1": [
+        ("numpy float", _np_float(nb03.average_precision_at_k)),
+        (
+            "precisions list",
+            lambda r, rel, k: (
+                sum(sum(x in rel for x in r[:i]) / i for i in range(1, min(k, len(r)) + 1) if r[i - 1] in rel)
+                / min(k, len(rel))
+            ),
+        ),
+    ],
+    "04.q1": [
+        ("numpy float", _np_float(nb04.reciprocal_rank_at_k)),
+        ("int 0 for a miss", lambda r, rel, k: next((1 / i for i, x in enumerate(r[:k], 1) if x in rel), 0)),
+    ],
+    "04.q2": [
+        ("int 1 or 0", lambda r, rel, k: int(any(x in rel for x in r[:k]))),
+        ("numpy float", _np_float(nb04.hit_at_k)),
+        ("min(1, hits)", lambda r, rel, k: min(1, _hits(r, rel, k))),
+    ],
+    "05.q1": [
+        ("numpy", lambda g, k: np.sum(np.asarray(g[:k], float) / np.log2(np.arange(2, len(g[:k]) + 2)))),
+        (
+            "0-based index with log2(i + 2)",
+            lambda g, k: sum(x / math.log2(i + 2) for i, x in enumerate(g[:k])),
+        ),
+    ],
+    "05.q2": [
+        ("ln in DCG and IDCG", _ndcg(discount="ln(i + 1)")),
+        ("log10 in both", _ndcg(discount="log10(i + 1)")),
+        ("numpy float", _np_float(nb05.ndcg)),
+    ],
+    "05.q3": [
+        (
+            "numpy",
+            lambda g, k: np.sum(
+                (np.exp2(np.asarray(g[:k], float)) - 1) / np.log2(np.arange(2, len(g[:k]) + 2))
+            ),
+        )
+    ],
+    "06.q1": [
+        ("numpy float", _np_float(nb06.loo_ndcg)),
+        ("ln ratio", lambda r, k: 0 if r is None or r > k else math.log(2) / math.log(r + 1)),
+    ],
+    "08.q1": [
+        ("np.percentile", lambda s, c: tuple(np.percentile(s, [50 * (1 - c), 50 * (1 + c)]))),
+        ("numpy scalars", lambda s, c: tuple(np.quantile(s, [(1 - c) / 2, (1 + c) / 2]))),
+    ],
     "08.q2": [("numpy float", _np_float(nb08.sign_flip_p_value))],
-    "09.q1": [("numpy int", lambda p, n: np.int64(1 + np.sum(np.asarray(n) > p))),
-              ("float rank", lambda p, n: float(1 + sum(s > p for s in n)))],
+    "09.q1": [
+        ("numpy int", lambda p, n: np.int64(1 + np.sum(np.asarray(n) > p))),
+        ("float rank", lambda p, n: float(1 + sum(s > p for s in n))),
+    ],
 }
 VALUE_RIGHT: dict[str, list[object]] = {
     "01.q2": [(4, 1, 2), [4, 1, 2], (np.int64(4), np.int64(1), np.int64(2)), np.array([4, 1, 2])],
@@ -599,6 +735,7 @@ VALUE_RIGHT: dict[str, list[object]] = {
     "09.q2": [100 * 49 / 999, 4.905, 4.9049, np.float64(100 * 49 / 999)],
     "09.q3": [nb09.first_rank_below_half(), np.int64(nb09.first_rank_below_half())],
 }
+
 
 # ---------------------------------------------------------------- notebooks 11-14
 def _novelty(stop="ranking[:k]", log=math.log2, divide="shown"):
@@ -613,10 +750,14 @@ def _novelty(stop="ranking[:k]", log=math.log2, divide="shown"):
 def _gini(order="ascending", zeros=True, scale="n * sum"):
     def wrong(counts):
         kept = [c for c in counts if zeros or c > 0]
-        ordered = {"ascending": sorted(kept), "descending": sorted(kept, reverse=True), "given": list(kept)}[order]
+        ordered = {"ascending": sorted(kept), "descending": sorted(kept, reverse=True), "given": list(kept)}[
+            order
+        ]
         n, total = len(ordered), sum(ordered)
         numerator = sum((2 * i - n - 1) * c for i, c in enumerate(ordered, start=1))
-        return numerator / {"n * sum": n * total, "sum": total, "n": n, "(n - 1) * sum": (n - 1) * total}[scale]
+        return (
+            numerator / {"n * sum": n * total, "sum": total, "n": n, "(n - 1) * sum": (n - 1) * total}[scale]
+        )
 
     return wrong
 
@@ -632,79 +773,125 @@ def _rbp(stop="ranking[:k]", exponent=lambda r: r - 1, factor=True):
 def _ips(weight="t / lp", mean="n"):
     def wrong(clicks, target, logging):
         c, t, lp = (np.asarray(v, dtype=float) for v in (clicks, target, logging))
-        w = {"t / lp": t / lp, "t * lp": t * lp, "lp / t": np.divide(lp, t, out=np.zeros_like(lp), where=t > 0),
-             "t": t, "1": np.ones_like(t)}[weight]
+        w = {
+            "t / lp": t / lp,
+            "t * lp": t * lp,
+            "lp / t": np.divide(lp, t, out=np.zeros_like(lp), where=t > 0),
+            "t": t,
+            "1": np.ones_like(t),
+        }[weight]
         return float(np.sum(c * w) / {"n": len(c), "sum w": np.sum(w), "n - 1": len(c) - 1}[mean])
 
     return wrong
 
 
-CATALOGUE.update({
-    "11.q1": [Wrong("natural log", _novelty(log=math.log), "natural log"),
-              Wrong("sum instead of mean", _novelty(divide="none"), "sum instead of mean"),
-              Wrong("divides by k", _novelty(divide="k"), "divides by k"),
-              Wrong("log10", _novelty(log=math.log10)),
-              Wrong("ranking[:k - 1]", _novelty(stop="ranking[:k - 1]")),
-              Wrong("ranking[:k + 1]", _novelty(stop="ranking[:k + 1]")),
-              Wrong("ignores k", _novelty(stop="whole list (ignores k)")),
-              Wrong("popularity share itself", lambda r, k, pop: sum(pop[i] for i in r[:k]) / len(r[:k])),
-              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
-    "11.q2": [Wrong("drops the zeros", _gini(zeros=False), "drops the zeros"),
-              Wrong("forgets to divide by n", _gini(scale="sum"), "forgets to divide by n"),
-              Wrong("not sorted", _gini(order="given"), "not sorted"),
-              Wrong("sorted largest first", _gini(order="descending")),
-              Wrong("divides by n only", _gini(scale="n")),
-              Wrong("divides by (n - 1) * sum", _gini(scale="(n - 1) * sum")),
-              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
-    "12.q2": [Wrong("p^rank instead of p^(rank - 1)", _rbp(exponent=lambda r: r), "p^rank instead of p^(rank - 1)"),
-              Wrong("no (1 - p) factor", _rbp(factor=False), "no (1 - p) factor"),
-              Wrong("ignores the cutoff k", _rbp(stop="whole list (ignores k)"), "ignores the cutoff k"),
-              Wrong("ranking[:k - 1]", _rbp(stop="ranking[:k - 1]")),
-              Wrong("ranking[:k + 1]", _rbp(stop="ranking[:k + 1]")),
-              Wrong("p^(rank - 2)", _rbp(exponent=lambda r: r - 2)),
-              Wrong("precision at k", lambda r, rel, k, p: _hits(r, rel, k) / k),
-              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
-    "12.q4": [Wrong("multiplies by the propensity", _ips(weight="t * lp"), "multiplies by the propensity"),
-              Wrong("self-normalised (SNIPS)", _ips(mean="sum w"), "self-normalised (SNIPS)"),
-              Wrong("plain click rate of the log", _ips(weight="1"), "plain click rate of the log"),
-              Wrong("inverted weight", _ips(weight="lp / t")),
-              Wrong("target probability only", _ips(weight="t")),
-              Wrong("divides by n - 1", _ips(mean="n - 1")),
-              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
-    "13.q2": [Wrong("log2(rank + 2) with a 1-based rank", nb13._with(shift=2), "log2(rank + 2) with a 1-based rank"),
-              Wrong("natural log", nb13._with(log=math.log), "natural log"),
-              Wrong("ignores the cutoff k", nb13._with(cut=False), "ignores the cutoff k"),
-              Wrong("log2(rank)", lambda r, h, k: next((1 / math.log2(i) if i > 1 else 1.0
-                                                        for i, x in enumerate(r[:k], 1) if x == h), 0.0)),
-              Wrong("reciprocal rank", lambda r, h, k: next((1 / i for i, x in enumerate(r[:k], 1) if x == h), 0.0)),
-              Wrong("hit", lambda r, h, k: float(h in r[:k])),
-              Wrong("ranking[:k - 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k - 1)),
-              *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)]],
-})
+CATALOGUE.update(
+    {
+        "11.q1": [
+            Wrong("natural log", _novelty(log=math.log), "natural log"),
+            Wrong("sum instead of mean", _novelty(divide="none"), "sum instead of mean"),
+            Wrong("divides by k", _novelty(divide="k"), "divides by k"),
+            Wrong("log10", _novelty(log=math.log10)),
+            Wrong("ranking[:k - 1]", _novelty(stop="ranking[:k - 1]")),
+            Wrong("ranking[:k + 1]", _novelty(stop="ranking[:k + 1]")),
+            Wrong("ignores k", _novelty(stop="whole list (ignores k)")),
+            Wrong("popularity share itself", lambda r, k, pop: sum(pop[i] for i in r[:k]) / len(r[:k])),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
+        "11.q2": [
+            Wrong("drops the zeros", _gini(zeros=False), "drops the zeros"),
+            Wrong("forgets to divide by n", _gini(scale="sum"), "forgets to divide by n"),
+            Wrong("not sorted", _gini(order="given"), "not sorted"),
+            Wrong("sorted largest first", _gini(order="descending")),
+            Wrong("divides by n only", _gini(scale="n")),
+            Wrong("divides by (n - 1) * sum", _gini(scale="(n - 1) * sum")),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
+        "12.q2": [
+            Wrong(
+                "p^rank instead of p^(rank - 1)", _rbp(exponent=lambda r: r), "p^rank instead of p^(rank - 1)"
+            ),
+            Wrong("no (1 - p) factor", _rbp(factor=False), "no (1 - p) factor"),
+            Wrong("ignores the cutoff k", _rbp(stop="whole list (ignores k)"), "ignores the cutoff k"),
+            Wrong("ranking[:k - 1]", _rbp(stop="ranking[:k - 1]")),
+            Wrong("ranking[:k + 1]", _rbp(stop="ranking[:k + 1]")),
+            Wrong("p^(rank - 2)", _rbp(exponent=lambda r: r - 2)),
+            Wrong("precision at k", lambda r, rel, k, p: _hits(r, rel, k) / k),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
+        "12.q4": [
+            Wrong("multiplies by the propensity", _ips(weight="t * lp"), "multiplies by the propensity"),
+            Wrong("self-normalised (SNIPS)", _ips(mean="sum w"), "self-normalised (SNIPS)"),
+            Wrong("plain click rate of the log", _ips(weight="1"), "plain click rate of the log"),
+            Wrong("inverted weight", _ips(weight="lp / t")),
+            Wrong("target probability only", _ips(weight="t")),
+            Wrong("divides by n - 1", _ips(mean="n - 1")),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
+        "13.q2": [
+            Wrong(
+                "log2(rank + 2) with a 1-based rank",
+                nb13._with(shift=2),
+                "log2(rank + 2) with a 1-based rank",
+            ),
+            Wrong("natural log", nb13._with(log=math.log), "natural log"),
+            Wrong("ignores the cutoff k", nb13._with(cut=False), "ignores the cutoff k"),
+            Wrong(
+                "log2(rank)",
+                lambda r, h, k: next(
+                    (1 / math.log2(i) if i > 1 else 1.0 for i, x in enumerate(r[:k], 1) if x == h), 0.0
+                ),
+            ),
+            Wrong(
+                "reciprocal rank",
+                lambda r, h, k: next((1 / i for i, x in enumerate(r[:k], 1) if x == h), 0.0),
+            ),
+            Wrong("hit", lambda r, h, k: float(h in r[:k])),
+            Wrong("ranking[:k - 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k - 1)),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
+    }
+)
 
 
 def _choice_wrongs(qid):
     """Every wrong option, named; an unknown letter and a non-letter."""
     q = QUESTIONS[qid]
     return [Wrong(f"option {m.function()}", m.function(), m.label) for m in q.mistakes] + [
-        Wrong("not an option", "z"), Wrong("a number", 2)]
+        Wrong("not an option", "z"),
+        Wrong("a number", 2),
+    ]
 
 
 _CHOICES = [qid for qid in QUESTIONS if qid[:2] in ("07", "11", "12", "13", "14") and qid not in CATALOGUE]
 VALUE_CATALOGUE.update({qid: _choice_wrongs(qid) for qid in _CHOICES})
-RIGHT.update({
-    "11.q1": [("numpy", lambda r, k, pop: np.mean(-np.log2([pop[i] for i in r[:k]])))],
-    "11.q2": [("numpy float", _np_float(nb11.gini)), ("mean absolute difference",
-              lambda c: float(np.abs(np.subtract.outer(c, c)).sum() / (2 * len(c) ** 2 * np.mean(c))))],
-    "12.q2": [("numpy float", _np_float(nb12.rbp)),
-              ("numpy", lambda r, rel, k, p: (1 - p) * np.sum([p ** i for i, x in enumerate(r[:k]) if x in rel]))],
-    "12.q4": [("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp)))],
-    "13.q2": [("numpy float", _np_float(nb13.loo_ndcg)),
-              ("0-based with log2(i + 2)", lambda r, h, k: next((1 / math.log2(i + 2) for i, x in enumerate(r[:k])
-                                                                  if x == h), 0.0))],
-})
-VALUE_RIGHT.update({qid: [QUESTIONS[qid].solution_code(), QUESTIONS[qid].solution_code().upper()]
-                    for qid in _CHOICES})
+RIGHT.update(
+    {
+        "11.q1": [("numpy", lambda r, k, pop: np.mean(-np.log2([pop[i] for i in r[:k]])))],
+        "11.q2": [
+            ("numpy float", _np_float(nb11.gini)),
+            (
+                "mean absolute difference",
+                lambda c: float(np.abs(np.subtract.outer(c, c)).sum() / (2 * len(c) ** 2 * np.mean(c))),
+            ),
+        ],
+        "12.q2": [
+            ("numpy float", _np_float(nb12.rbp)),
+            ("numpy", lambda r, rel, k, p: (1 - p) * np.sum([p**i for i, x in enumerate(r[:k]) if x in rel])),
+        ],
+        "12.q4": [("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp)))],
+        "13.q2": [
+            ("numpy float", _np_float(nb13.loo_ndcg)),
+            (
+                "0-based with log2(i + 2)",
+                lambda r, h, k: next((1 / math.log2(i + 2) for i, x in enumerate(r[:k]) if x == h), 0.0),
+            ),
+        ],
+    }
+)
+VALUE_RIGHT.update(
+    {qid: [QUESTIONS[qid].solution_code(), QUESTIONS[qid].solution_code().upper()] for qid in _CHOICES}
+)
 
 # The mistakes attached to each question, exactly as attached, must be named too.
 for _qid, _wrongs in {**CATALOGUE, **VALUE_CATALOGUE}.items():
@@ -724,7 +911,9 @@ def test_every_known_mistake_is_in_the_catalogue():
     for qid, wrongs in {**CATALOGUE, **VALUE_CATALOGUE}.items():
         labels = {w.named for w in wrongs if not w.name.startswith("attached: ")}
         for mistake in QUESTIONS[qid].mistakes:
-            assert mistake.label in labels, f"{qid}: mistake {mistake.label!r} has no catalogue entry that names it"
+            assert mistake.label in labels, (
+                f"{qid}: mistake {mistake.label!r} has no catalogue entry that names it"
+            )
 
 
 @pytest.mark.parametrize("qid, wrong", _WRONG_CASES, ids=[f"{q}-{w.name}" for q, w in _WRONG_CASES])
@@ -735,7 +924,9 @@ def test_wrong_answer_is_rejected(qid, wrong):
     if wrong.named == CUT:
         assert CUT in result.message, result.message
     elif wrong.named is not None:
-        assert result.mistake == wrong.named, f"{qid}, {wrong.name}: named {result.mistake!r}\n{result.message}"
+        assert result.mistake == wrong.named, (
+            f"{qid}, {wrong.name}: named {result.mistake!r}\n{result.message}"
+        )
         assert f"Recognised mistake: {wrong.named}." in result.message
 
 

@@ -49,7 +49,9 @@ def test_popularity_has_a_long_tail(log):
 
 
 def test_flat_popularity_without_taste_is_close_to_uniform():
-    flat = synthetic_interactions(n_users=400, n_items=100, popularity_exponent=0.0, taste_strength=0.0, seed=1)
+    flat = synthetic_interactions(
+        n_users=400, n_items=100, popularity_exponent=0.0, taste_strength=0.0, seed=1
+    )
     counts = flat["item"].value_counts().reindex(range(100), fill_value=0).to_numpy()
     assert counts.max() < 2 * counts.mean()
 

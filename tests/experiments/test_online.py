@@ -51,7 +51,9 @@ def test_ips_is_unbiased_and_its_variance_is_honest(world):
     logit = np.log(world.attractiveness) - np.log1p(-world.attractiveness)
     target = online.softmax_policy(logit, 1.0)
     logging = np.full(world.attractiveness.shape, 1 / world.n_items)
-    estimates = [online.ips_estimate(online.logged_bandit(world, logging, 3000, seed=s), target) for s in range(40)]
+    estimates = [
+        online.ips_estimate(online.logged_bandit(world, logging, 3000, seed=s), target) for s in range(40)
+    ]
     values = np.array([e.estimate for e in estimates])
     truth = online.policy_value(world, target)
     assert values.mean() == pytest.approx(truth, rel=0.05)
@@ -72,8 +74,14 @@ def test_ips_on_the_logging_policy_itself_is_the_click_rate(world):
 @pytest.mark.parametrize(
     "call, match",
     [
-        (lambda w: online.ab_test(w, np.zeros((3, 5), dtype=int), np.zeros((3, 5), dtype=int), 10), "n_users"),
-        (lambda w: online.ab_test(w, online.noisy_ranker(w, 1.0), online.noisy_ranker(w, 1.0), 2), "n_sessions"),
+        (
+            lambda w: online.ab_test(w, np.zeros((3, 5), dtype=int), np.zeros((3, 5), dtype=int), 10),
+            "n_users",
+        ),
+        (
+            lambda w: online.ab_test(w, online.noisy_ranker(w, 1.0), online.noisy_ranker(w, 1.0), 2),
+            "n_sessions",
+        ),
         (lambda w: online.logged_bandit(w, np.ones((w.n_users, w.n_items)), 10), "sum to 1"),
         (lambda w: online.softmax_policy(np.zeros((2, 2)), 0), "temperature"),
         (lambda w: online.click_world(n_users=0), "n_users"),

@@ -49,7 +49,9 @@ def test_negatives_are_unseen_distinct_and_seeded(split):
     assert negatives.groupby("user").size().eq(30).all()
     assert set(negatives["user"]) == set(test["user"])
     assert not negatives.duplicated().any()
-    touched = set(zip(train["user"], train["item"], strict=True)) | set(zip(test["user"], test["item"], strict=True))
+    touched = set(zip(train["user"], train["item"], strict=True)) | set(
+        zip(test["user"], test["item"], strict=True)
+    )
     assert not any(pair in touched for pair in zip(negatives["user"], negatives["item"], strict=True))
     assert negatives["item"].isin(train["item"]).all()
     assert negatives.equals(sample_negatives(train, test, n_negatives=30, seed=1))
@@ -62,8 +64,10 @@ def test_negatives_are_uniform_over_unseen_items():
     items = list("abcdefgh")
     counts = pd.Series(0, index=items[3:])
     for seed in range(400):
-        counts += sample_negatives(train, test, n_negatives=2, items=items, seed=seed)["item"].value_counts().reindex(
-            counts.index, fill_value=0
+        counts += (
+            sample_negatives(train, test, n_negatives=2, items=items, seed=seed)["item"]
+            .value_counts()
+            .reindex(counts.index, fill_value=0)
         )
     # 2 users x 2 draws x 400 seeds spread over d..h: 320 each in expectation
     assert counts.between(260, 380).all()
@@ -109,7 +113,9 @@ def test_expected_sampled_hit_matches_simulation():
     for rank in (1, 5, 6, 30, 60, 120):
         above = np.zeros(n_candidates - 1, dtype=bool)
         above[: rank - 1] = True
-        draws = np.array([above[rng.choice(n_candidates - 1, n_neg, replace=False)].sum() for _ in range(4000)])
+        draws = np.array(
+            [above[rng.choice(n_candidates - 1, n_neg, replace=False)].sum() for _ in range(4000)]
+        )
         simulated = float(np.mean(draws < k))
         assert expected_sampled_hit(rank, n_candidates, n_neg, k) == pytest.approx(simulated, abs=0.025)
         assert expected_negatives_above(rank, n_candidates, n_neg) == pytest.approx(draws.mean(), abs=0.1)
@@ -171,8 +177,9 @@ def test_rank_metrics_uses_the_chosen_discount_like_evaluate():
     ranks = pd.Series([1, 2, 5, 12], index=["a", "b", "c", "d"])
     for discount in helpers.OPTIONS["discount"].values:
         ours = rank_metrics(ranks, k=[1, 5, 10], discount=discount)
-        recs = pd.DataFrame([(u, f"i{j}", j) for u in ranks.index for j in range(1, 13)],
-                            columns=["user", "item", "rank"])
+        recs = pd.DataFrame(
+            [(u, f"i{j}", j) for u in ranks.index for j in range(1, 13)], columns=["user", "item", "rank"]
+        )
         truth = pd.DataFrame({"user": ranks.index, "item": [f"i{r}" for r in ranks]})
         full = helpers.evaluate(recs, truth, k=[1, 5, 10], metrics=["hit", "rr", "ndcg"], discount=discount)
         pd.testing.assert_frame_equal(ours, full[ours.columns], check_names=False, atol=1e-12, rtol=0)

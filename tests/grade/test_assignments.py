@@ -23,7 +23,9 @@ def test_learner_versions_are_up_to_date():
 def test_generate_check_detects_a_stale_copy(tmp_path):
     (tmp_path / "source").mkdir()
     for name in A.ASSIGNMENTS:
-        (tmp_path / "source" / f"{name}.ipynb").write_text((EXERCISES / "source" / f"{name}.ipynb").read_text())
+        (tmp_path / "source" / f"{name}.ipynb").write_text(
+            (EXERCISES / "source" / f"{name}.ipynb").read_text()
+        )
     assert sorted(LN.generate(root=tmp_path)) == sorted(A.ASSIGNMENTS)  # written
     assert LN.generate(check_only=True, root=tmp_path) == []
     (tmp_path / "from-scratch.ipynb").write_text("{}")
@@ -39,7 +41,9 @@ def test_learner_versions_hold_no_solution():
     assert "hits / k" not in (EXERCISES / "from-scratch.ipynb").read_text()
 
 
-@pytest.mark.parametrize("bad", ["### BEGIN SOLUTION\nx\n### BEGIN SOLUTION\n", "### BEGIN SOLUTION\nx\n", "x\n### END SOLUTION\n"])
+@pytest.mark.parametrize(
+    "bad", ["### BEGIN SOLUTION\nx\n### BEGIN SOLUTION\n", "### BEGIN SOLUTION\nx\n", "x\n### END SOLUTION\n"]
+)
 def test_strip_solutions_rejects_broken_regions(bad):
     with pytest.raises(ValueError, match="SOLUTION"):
         LN.strip_solutions(bad)
@@ -50,8 +54,14 @@ def graded_sources(tmp_path_factory, trusted_mode):
     out = {}
     for name, a in A.ASSIGNMENTS.items():
         d = tmp_path_factory.mktemp(name)
-        out[name] = grade_many([EXERCISES / "source" / f"{name}.ipynb", EXERCISES / f"{name}.ipynb"], a, d,
-                               jobs=2, progress=None, mode=trusted_mode)
+        out[name] = grade_many(
+            [EXERCISES / "source" / f"{name}.ipynb", EXERCISES / f"{name}.ipynb"],
+            a,
+            d,
+            jobs=2,
+            progress=None,
+            mode=trusted_mode,
+        )
     return out
 
 
@@ -102,7 +112,10 @@ def test_numeric_answers_come_from_helpers():
     q = {x.name: x.reference() for x in A.ASSIGNMENTS["choosing-metrics"].questions}
     p5 = sum(helpers.precision_at_k(recs["A"][u], set(relevant[u]), 5) for u in users) / len(users)
     assert q["q1"] == pytest.approx(p5)
-    rr = {m: sum(helpers.reciprocal_rank_at_k(recs[m][u], set(relevant[u]), 5) for u in users) / len(users) for m in "AB"}
+    rr = {
+        m: sum(helpers.reciprocal_rank_at_k(recs[m][u], set(relevant[u]), 5) for u in users) / len(users)
+        for m in "AB"
+    }
     assert q["q2"] == pytest.approx(rr["B"] - rr["A"])
     rated = [u for u in users if relevant[u]]
     r5 = sum(helpers.recall_at_k(recs["B"][u], set(relevant[u]), 5) for u in rated) / len(rated)
@@ -185,8 +198,11 @@ def _degenerate_score(a, strategy, seed):
     for q in a.questions:
         cases = plan.cases[q.name]
         # an answer variable has no public case: check() never reveals its value
-        public = [plan.expected[q.name][i] for i, (chk, _) in enumerate(cases)
-                  if q.kind == "function" and not next(c for c in q.checks if c.name == chk).hidden]
+        public = [
+            plan.expected[q.name][i]
+            for i, (chk, _) in enumerate(cases)
+            if q.kind == "function" and not next(c for c in q.checks if c.name == chk).hidden
+        ]
         answer = {"zero": 0.0, "one": 1.0, "first public": public[0] if public else 0.0}[strategy]
         n = 1 if q.kind == "value" else len(cases)
         raw = {"ev": "result", "q": q.name, "status": "ok", "cases": [{"value": _tagged(answer)}] * n}
@@ -208,8 +224,12 @@ def test_only_cases_unknown_in_advance_carry_points():
             if any(c.hidden for c in q.checks):
                 assert any(c.general for c in q.checks), (a.name, q.target)
             plan = make_plan(a, 5)
-            right = {"ev": "result", "q": q.name, "status": "ok",
-                     "cases": [{"value": _tagged(v)} for v in plan.expected[q.name]]}
+            right = {
+                "ev": "result",
+                "q": q.name,
+                "status": "ok",
+                "cases": [{"value": _tagged(v)} for v in plan.expected[q.name]],
+            }
             report = score_question(q, plan.cases[q.name], plan.expected[q.name], right)
             assert report["points"] == q.points, (a.name, q.target)
             for check in report["checks"]:
@@ -225,7 +245,9 @@ def test_a_wrong_value_of_the_right_type_earns_nothing():
     raw = {"ev": "result", "q": q.name, "status": "ok", "cases": [{"value": _tagged(v)} for v in wrong]}
     report = score_question(q, plan.cases[q.name], plan.expected[q.name], raw)
     assert report["points"] == 0.0
-    assert next(c for c in report["checks"] if c["name"] == q.type_check)["passed"]  # in [0, 1], yet no points
+    assert next(c for c in report["checks"] if c["name"] == q.type_check)[
+        "passed"
+    ]  # in [0, 1], yet no points
 
 
 def test_every_hidden_check_draws_cases_from_the_seed():

@@ -31,8 +31,12 @@ from helpers.grade.scoring import decode
 ROOT = Path(__file__).resolve().parents[2]
 CORPUS = Path(__file__).resolve().parent / "grading_corpus"
 MANIFEST = json.loads((CORPUS / "manifest.json").read_text())
-ESCAPES = [Path("/tmp/helpers_grade_corpus_escape.txt"), Path("/tmp/helpers_grade_corpus_escape2.txt"),
-           Path("/tmp/helpers_grade_corpus_escape3.txt"), Path("/tmp/helpers_grade_corpus_dir")]
+ESCAPES = [
+    Path("/tmp/helpers_grade_corpus_escape.txt"),
+    Path("/tmp/helpers_grade_corpus_escape2.txt"),
+    Path("/tmp/helpers_grade_corpus_escape3.txt"),
+    Path("/tmp/helpers_grade_corpus_dir"),
+]
 SECRET = "helpers-grade-secret-" + secrets.token_hex(8)
 UDP_PORT, TCP_PORT, UNIX_NAME = 48611, 48612, b"\0helpers-grade-corpus"
 
@@ -70,7 +74,11 @@ print(json.dumps({"returncode": proc.returncode, "stderr": proc.stderr, "leftove
 def _generated(folder: Path) -> None:
     """The entries of ``MANIFEST["generated"]``, which git cannot store."""
     for entry in MANIFEST["generated"]:
-        path = folder / os.fsdecode(entry["name"].encode("latin-1")) if entry.get("bytes") else folder / entry["name"]
+        path = (
+            folder / os.fsdecode(entry["name"].encode("latin-1"))
+            if entry.get("bytes")
+            else folder / entry["name"]
+        )
         kind = entry["kind"]
         if kind == "fifo":
             os.mkfifo(path)
@@ -109,10 +117,25 @@ def corpus_run(tmp_path_factory, listeners, request):
     for path in ESCAPES:
         assert not path.exists(), f"leftover {path}: remove it before running the tests"
     env = {**os.environ, "HELPERS_GRADE_TEST_SECRET": SECRET}
-    command = [sys.executable, "-m", "helpers.grade", "--assignment", MANIFEST["assignment"], "--out", str(out),
-               *MANIFEST["options"], str(folder)]
-    proc = subprocess.run([sys.executable, "-c", REAPER, *command], cwd=ROOT, capture_output=True, text=True,
-                          timeout=600, env=env)
+    command = [
+        sys.executable,
+        "-m",
+        "helpers.grade",
+        "--assignment",
+        MANIFEST["assignment"],
+        "--out",
+        str(out),
+        *MANIFEST["options"],
+        str(folder),
+    ]
+    proc = subprocess.run(
+        [sys.executable, "-c", REAPER, *command],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=env,
+    )
     assert proc.returncode == 0, proc.stderr
     run = json.loads(proc.stdout)
     reports = {json.loads(p.read_text())["file"]: json.loads(p.read_text()) for p in out.glob("*.json")}
@@ -121,8 +144,10 @@ def corpus_run(tmp_path_factory, listeners, request):
 
 def test_corpus_is_big_enough():
     committed = sorted(p.name for p in CORPUS.glob("*.ipynb"))
-    generated = [display_name(os.fsdecode(e["name"].encode("latin-1")) if e.get("bytes") else e["name"])
-                 for e in MANIFEST["generated"]]
+    generated = [
+        display_name(os.fsdecode(e["name"].encode("latin-1")) if e.get("bytes") else e["name"])
+        for e in MANIFEST["generated"]
+    ]
     assert sorted(MANIFEST["cases"]) == sorted(committed + generated)
     assert len(MANIFEST["cases"]) >= 50
 
@@ -184,7 +209,12 @@ def test_corpus_case_scores(corpus_run, name):
 
 def test_degenerate_answers_score_nothing_in_the_corpus(corpus_run):
     _, _, reports = corpus_run
-    for name in ("constant_zero.ipynb", "constant_one.ipynb", "first_public_value.ipynb", "precomputed_answers.ipynb"):
+    for name in (
+        "constant_zero.ipynb",
+        "constant_one.ipynb",
+        "first_public_value.ipynb",
+        "precomputed_answers.ipynb",
+    ):
         assert reports[name]["score"] == 0.0
         assert {q["status"] for q in reports[name]["questions"]} == {"same answer for every input"}
 
@@ -192,8 +222,18 @@ def test_degenerate_answers_score_nothing_in_the_corpus(corpus_run):
 def test_json_report_shape(corpus_run):
     _, _, reports = corpus_run
     report = reports["perfect.ipynb"]
-    assert {"submission", "file", "assignment", "seed", "isolation", "score", "max_score", "questions", "warnings",
-            "cell_errors"} <= set(report)
+    assert {
+        "submission",
+        "file",
+        "assignment",
+        "seed",
+        "isolation",
+        "score",
+        "max_score",
+        "questions",
+        "warnings",
+        "cell_errors",
+    } <= set(report)
     for q in report["questions"]:
         assert {"question", "target", "points", "max_points", "status", "checks", "errors"} <= set(q)
         for c in q["checks"]:
@@ -201,8 +241,12 @@ def test_json_report_shape(corpus_run):
         assert sum(c["max_points"] for c in q["checks"]) == pytest.approx(q["max_points"])
         assert all(c["max_points"] == 0 for c in q["checks"] if not c["hidden"])  # public and type checks
     names = {c["name"] for c in report["questions"][0]["checks"]}
-    assert {"k larger than the list", "single relevant item", "relevant items never recommended",
-            "returns a float in [0, 1]"} <= names
+    assert {
+        "k larger than the list",
+        "single relevant item",
+        "relevant items never recommended",
+        "returns a float in [0, 1]",
+    } <= names
 
 
 def test_failures_are_zero_with_a_reason(corpus_run):
@@ -232,16 +276,22 @@ def test_nothing_was_written_outside_the_sandbox(corpus_run):
 def _run(bwrap_mode: str, source: str, target: str = "x", limits: Limits | None = None, packages=("numpy",)):
     cells = [{"index": 1, "statements": [{"line": 1, "source": source}]}]
     with isolation.prepare(bwrap_mode, packages) as runtime:
-        res = run_submission(cells, [{"name": "q", "kind": "value", "target": target, "cases": []}], runtime,
-                             limits or Limits(timeout=20))
+        res = run_submission(
+            cells,
+            [{"name": "q", "kind": "value", "target": target, "cases": []}],
+            runtime,
+            limits or Limits(timeout=20),
+        )
     return res
 
 
 def test_inside_the_sandbox_no_root_no_capabilities_own_pid_namespace(bwrap):
-    source = ("import os\nstatus = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines())\n"
-              "x = {k: status[k].split()[0] for k in ('Uid', 'Gid', 'CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs')}\n"
-              "x['pids'] = str(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
-              "x['root'] = str(sorted(os.listdir('/')))\nx['env'] = str(sorted(os.environ))\n")
+    source = (
+        "import os\nstatus = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines())\n"
+        "x = {k: status[k].split()[0] for k in ('Uid', 'Gid', 'CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs')}\n"
+        "x['pids'] = str(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
+        "x['root'] = str(sorted(os.listdir('/')))\nx['env'] = str(sorted(os.environ))\n"
+    )
     res = _run(isolation.BUBBLEWRAP, source)
     seen = decode(res.questions["q"]["cases"][0]["value"])
     assert seen["Uid"] == "65534" and seen["Gid"] == "65534"
@@ -255,13 +305,17 @@ def test_inside_the_sandbox_no_root_no_capabilities_own_pid_namespace(bwrap):
 
 
 def test_the_sandbox_sees_no_repository_no_helpers_no_site_packages(bwrap):
-    source = ("import os, sys, importlib.util\n"
-              f"paths = [{str(ROOT)!r}, {str(ROOT / 'exercises' / 'source')!r}, {sys.prefix!r}]\n"
-              "x = [os.path.exists(p) for p in paths] + [importlib.util.find_spec('helpers') is None]\n"
-              "x += [sorted(os.listdir('/sandbox/site'))]\n"
-              "x += [[p for p in sys.path if 'site-packages' in p and os.listdir(p)]]\n")
+    source = (
+        "import os, sys, importlib.util\n"
+        f"paths = [{str(ROOT)!r}, {str(ROOT / 'exercises' / 'source')!r}, {sys.prefix!r}]\n"
+        "x = [os.path.exists(p) for p in paths] + [importlib.util.find_spec('helpers') is None]\n"
+        "x += [sorted(os.listdir('/sandbox/site'))]\n"
+        "x += [[p for p in sys.path if 'site-packages' in p and os.listdir(p)]]\n"
+    )
     res = _run(isolation.BUBBLEWRAP, source)
-    exists_root, exists_source, exists_venv, no_helpers, site, nonempty = decode(res.questions["q"]["cases"][0]["value"])
+    exists_root, exists_source, exists_venv, no_helpers, site, nonempty = decode(
+        res.questions["q"]["cases"][0]["value"]
+    )
     assert (exists_root, exists_source, no_helpers) == (False, False, True)
     assert not exists_venv or not str(sys.prefix).startswith(str(ROOT))
     assert site == ["numpy", "numpy.libs"] or site == ["numpy"]
@@ -269,26 +323,41 @@ def test_the_sandbox_sees_no_repository_no_helpers_no_site_packages(bwrap):
 
 
 def test_choosing_metrics_sandbox_has_helpers_but_no_repository(bwrap):
-    source = (f"import os, helpers\nx = [helpers.precision_at_k([1, 2], {{1}}, 2), os.path.exists({str(ROOT)!r}),"
-              f" os.path.exists({str(ROOT / 'exercises')!r})]\n")
+    source = (
+        f"import os, helpers\nx = [helpers.precision_at_k([1, 2], {{1}}, 2), os.path.exists({str(ROOT)!r}),"
+        f" os.path.exists({str(ROOT / 'exercises')!r})]\n"
+    )
     res = _run(isolation.BUBBLEWRAP, source, packages=ASSIGNMENTS["choosing-metrics"].sandbox_packages)
     assert decode(res.questions["q"]["cases"][0]["value"]) == [0.5, False, False]
 
 
 def test_processes_are_limited_inside(bwrap):
-    source = ("import os, time\nx = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
-              "            time.sleep(30)\n            os._exit(0)\n        x += 1\nexcept OSError:\n    pass\n")
+    source = (
+        "import os, time\nx = 0\ntry:\n    for _ in range(200):\n        if os.fork() == 0:\n"
+        "            time.sleep(30)\n            os._exit(0)\n        x += 1\nexcept OSError:\n    pass\n"
+    )
     res = _run(isolation.BUBBLEWRAP, source, limits=Limits(timeout=20, nproc=10))
     assert decode(res.questions["q"]["cases"][0]["value"]) < 10
 
 
 def test_values_are_tagged_not_trusted(bwrap):
-    source = ("import numpy as np\nclass F(float):\n    def __eq__(self, other):\n        return True\n"
-              "x = [1.5, np.float64(2.0), np.float32(0.5), np.int64(3), np.bool_(True), F(1.0), True, 3, {1}]\n")
+    source = (
+        "import numpy as np\nclass F(float):\n    def __eq__(self, other):\n        return True\n"
+        "x = [1.5, np.float64(2.0), np.float32(0.5), np.int64(3), np.bool_(True), F(1.0), True, 3, {1}]\n"
+    )
     tagged = _run(isolation.BUBBLEWRAP, source).questions["q"]["cases"][0]["value"]["v"]
     values = [decode(t) for t in tagged]
-    assert [type(v).__name__ for v in values] == ["float", "float64", "float32", "int64", "bool", "Opaque", "bool",
-                                                  "int", "Opaque"]
+    assert [type(v).__name__ for v in values] == [
+        "float",
+        "float64",
+        "float32",
+        "int64",
+        "bool",
+        "Opaque",
+        "bool",
+        "int",
+        "Opaque",
+    ]
     assert values[5].type_name == "__main__.F" and values[8].type_name == "builtins.set"
 
 
@@ -302,9 +371,23 @@ def test_output_is_capped(bwrap):
 def test_unsafe_mode_is_explicit_and_recorded(tmp_path):
     notebook = tmp_path / "perfect.ipynb"
     shutil.copyfile(CORPUS / "perfect.ipynb", notebook)
-    proc = subprocess.run([sys.executable, "-m", "helpers.grade", "--assignment", "from-scratch", "--out",
-                           str(tmp_path / "o"), "--unsafe-no-sandbox", str(notebook)], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "helpers.grade",
+            "--assignment",
+            "from-scratch",
+            "--out",
+            str(tmp_path / "o"),
+            "--unsafe-no-sandbox",
+            str(notebook),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     assert "WARNING: --unsafe-no-sandbox" in proc.stderr
     report = json.loads((tmp_path / "o" / "perfect.json").read_text())
@@ -316,9 +399,23 @@ def test_without_bubblewrap_the_grader_refuses_and_says_how_to_install(tmp_path)
     notebook = tmp_path / "perfect.ipynb"
     shutil.copyfile(CORPUS / "perfect.ipynb", notebook)
     env = {**os.environ, "PATH": str(tmp_path)}  # no bwrap on this PATH
-    proc = subprocess.run([sys.executable, "-m", "helpers.grade", "--assignment", "from-scratch", "--out",
-                           str(tmp_path / "o"), str(notebook)], cwd=ROOT, capture_output=True, text=True, timeout=60,
-                          env=env)
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "helpers.grade",
+            "--assignment",
+            "from-scratch",
+            "--out",
+            str(tmp_path / "o"),
+            str(notebook),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
     assert proc.returncode == 2
     assert "apt-get install bubblewrap" in proc.stderr and "dnf install bubblewrap" in proc.stderr
     assert "--unsafe-no-sandbox" in proc.stderr
@@ -329,8 +426,10 @@ def test_each_run_draws_a_fresh_seed_and_records_it(tmp_path, trusted_mode):
     notebook = tmp_path / "perfect.ipynb"
     shutil.copyfile(CORPUS / "perfect.ipynb", notebook)
     a = ASSIGNMENTS["from-scratch"]
-    seeds = [grade.grade_many([notebook], a, tmp_path / f"o{i}", mode=trusted_mode, progress=None)[0]["seed"]
-             for i in range(2)]
+    seeds = [
+        grade.grade_many([notebook], a, tmp_path / f"o{i}", mode=trusted_mode, progress=None)[0]["seed"]
+        for i in range(2)
+    ]
     assert seeds[0] != seeds[1]
     again = grade.grade_many([notebook], a, tmp_path / "o3", mode=trusted_mode, seed=seeds[0], progress=None)
     assert again[0]["seed"] == seeds[0] and again[0]["score"] == 14.0
@@ -359,7 +458,9 @@ def test_colliding_and_hostile_names_get_distinct_safe_reports(tmp_path, trusted
     paths = [a / "x.ipynb", b / "x.ipynb", a / "x y.ipynb", a / "x_y.ipynb", a / odd]
     for p in paths:
         shutil.copyfile(CORPUS / "perfect.ipynb", p)
-    reports = grade.grade_many(paths, ASSIGNMENTS["from-scratch"], tmp_path / "o", mode=trusted_mode, progress=None)
+    reports = grade.grade_many(
+        paths, ASSIGNMENTS["from-scratch"], tmp_path / "o", mode=trusted_mode, progress=None
+    )
     names = [r["submission"] for r in reports]
     assert len(set(names)) == 5 and all(n.isascii() and "/" not in n and not n.startswith(".") for n in names)
     assert names == report_names(paths)  # deterministic
@@ -375,7 +476,9 @@ def test_special_files_are_never_opened(tmp_path, trusted_mode):
     os.mkfifo(tmp_path / "pipe.ipynb")
     (tmp_path / "link.ipynb").symlink_to(ROOT / "exercises" / "source" / "from-scratch.ipynb")
     paths = [tmp_path / "pipe.ipynb", tmp_path / "link.ipynb", Path("/dev/zero")]
-    reports = grade.grade_many(paths, ASSIGNMENTS["from-scratch"], tmp_path / "o", mode=trusted_mode, progress=None)
+    reports = grade.grade_many(
+        paths, ASSIGNMENTS["from-scratch"], tmp_path / "o", mode=trusted_mode, progress=None
+    )
     assert [r["score"] for r in reports] == [0.0, 0.0, 0.0]
     assert "FIFO" in reports[0]["error"] and "symbolic link" in reports[1]["error"]
     assert "character device" in reports[2]["error"]
@@ -393,9 +496,13 @@ def test_a_crash_while_grading_one_submission_is_its_zero(tmp_path, trusted_mode
             raise RuntimeError("simulated crash")
         return real(raw)
 
-    (tmp_path / "boom.ipynb").write_bytes((tmp_path / "boom.ipynb").read_bytes().replace(b"{", b"{\"x\": \"BOOM\",", 1))
+    (tmp_path / "boom.ipynb").write_bytes(
+        (tmp_path / "boom.ipynb").read_bytes().replace(b"{", b'{"x": "BOOM",', 1)
+    )
     monkeypatch.setattr(grade, "read_notebook", crash)
-    reports = grade.grade_many(paths, ASSIGNMENTS["from-scratch"], tmp_path / "o", mode=trusted_mode, progress=None)
+    reports = grade.grade_many(
+        paths, ASSIGNMENTS["from-scratch"], tmp_path / "o", mode=trusted_mode, progress=None
+    )
     assert [r["score"] for r in reports] == [14.0, 0.0, 14.0]
     assert "internal grading error: RuntimeError" in reports[1]["error"]
     rows = (tmp_path / "o" / "grades.csv").read_text().splitlines()
@@ -403,14 +510,22 @@ def test_a_crash_while_grading_one_submission_is_its_zero(tmp_path, trusted_mode
 
 
 def test_invalid_messages_from_the_sandbox_are_rejected():
-    bad = [b"[[[[" * 100_000, b'{"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": {"t": "float"}}]}',
-           b'{"ev": "loaded", "errors": "all"}', b'{"ev": "done", "x": Infinity}', b"\xff\xfe", b'"done"',
-           b'{"ev": "result", "q": "q1", "status": "great", "cases": []}']
+    bad = [
+        b"[[[[" * 100_000,
+        b'{"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": {"t": "float"}}]}',
+        b'{"ev": "loaded", "errors": "all"}',
+        b'{"ev": "done", "x": Infinity}',
+        b"\xff\xfe",
+        b'"done"',
+        b'{"ev": "result", "q": "q1", "status": "great", "cases": []}',
+    ]
     assert [validate_event(line) for line in bad] == [None] * len(bad)
     assert validate_event(b'{"ev": "warning", "text": "\\ud800"}') == {"ev": "warning", "text": "\ud800"}
 
 
 def test_prepare_notebook_keeps_line_numbers_and_strips_magics():
-    cells, warnings, errors, _ = grade.prepare_notebook(["!ls\nx = 1\ny = (\n 2)", "%%bash\necho hi", "def f(:"])
+    cells, warnings, errors, _ = grade.prepare_notebook(
+        ["!ls\nx = 1\ny = (\n 2)", "%%bash\necho hi", "def f(:"]
+    )
     assert [s["line"] for s in cells[0]["statements"]] == [2, 3]
     assert len(warnings) == 2 and errors[0]["cell"] == 3

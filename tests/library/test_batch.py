@@ -16,7 +16,9 @@ from .strategies import user_case
 
 def _per_user(metric):
     """The registry's per-user function, called with the options the metric takes."""
-    return lambda r, g, k, o: metric.per_user(r, g, k, **{name: o[name] for name in metric.options if name in o})
+    return lambda r, g, k, o: metric.per_user(
+        r, g, k, **{name: o[name] for name in metric.options if name in o}
+    )
 
 
 PER_USER = {key: _per_user(metric) for key, metric in h.METRICS.items()}
@@ -62,7 +64,9 @@ OPTION_SETS = st.fixed_dictionaries(
 
 @settings(max_examples=150, deadline=None)
 @given(
-    st.lists(st.one_of(user_case(graded=True), user_case(min_relevant=1, graded=True)), min_size=1, max_size=12),
+    st.lists(
+        st.one_of(user_case(graded=True), user_case(min_relevant=1, graded=True)), min_size=1, max_size=12
+    ),
     st.lists(st.integers(1, 18), min_size=1, max_size=3),
     OPTION_SETS,
     st.booleans(),
@@ -70,14 +74,25 @@ OPTION_SETS = st.fixed_dictionaries(
     st.integers(1, 5),  # block size
 )
 def test_arrays_path_equals_per_user_functions(cases, ks, options, graded, bitmap_bytes, block_size):
-    users = [(ranking, grades if graded else {i for i, g in grades.items() if g > 0}) for ranking, grades, _ in cases]
+    users = [
+        (ranking, grades if graded else {i for i, g in grades.items() if g > 0})
+        for ranking, grades, _ in cases
+    ]
     top, indptr, items, grades = to_arrays(users, graded)
     old = batch._BITMAP_BYTES
     batch._BITMAP_BYTES = bitmap_bytes
     try:
         got = h.evaluate_arrays(
-            top, indptr, items, k=ks, relevant_grades=grades if graded else None, empty="zero",
-            block_size=block_size, n_items=41, metrics=ALL, **options,
+            top,
+            indptr,
+            items,
+            k=ks,
+            relevant_grades=grades if graded else None,
+            empty="zero",
+            block_size=block_size,
+            n_items=41,
+            metrics=ALL,
+            **options,
         )
     finally:
         batch._BITMAP_BYTES = old
@@ -96,7 +111,9 @@ ITEM_IDS = {  # each takes a different encoding route in evaluate
 
 @settings(max_examples=60, deadline=None)
 @given(
-    st.lists(user_case(min_relevant=1, graded=True), min_size=1, max_size=10), st.integers(1, 12), OPTION_SETS,
+    st.lists(user_case(min_relevant=1, graded=True), min_size=1, max_size=10),
+    st.integers(1, 12),
+    OPTION_SETS,
     st.sampled_from(sorted(ITEM_IDS)),
 )
 def test_dataframe_path_equals_per_user_functions(cases, k, options, ids):
@@ -108,7 +125,10 @@ def test_dataframe_path_equals_per_user_functions(cases, k, options, ids):
     recs = pd.DataFrame(recs, columns=["user", "item", "rank"]).sample(frac=1, random_state=0)
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
     if ids == "object":
-        recs, truth = recs.astype({"user": object, "item": object}), truth.astype({"user": object, "item": object})
+        recs, truth = (
+            recs.astype({"user": object, "item": object}),
+            truth.astype({"user": object, "item": object}),
+        )
     got = h.evaluate(recs, truth, k=k, metrics=ALL, **options)
     users = [([name(i) for i in r], {name(i): g for i, g in grades.items()}) for r, grades, _ in cases]
     want = expected_frame(users, [k], options)
@@ -136,7 +156,9 @@ def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, optio
     users, recs, truth = [], [], []
     for u in range(n_users):
         ranking = [f"i{i}" for i in rng.choice(20, length, replace=False)]
-        relevant = {f"i{i}": float(rng.integers(1, 4)) for i in rng.choice(20, int(rng.integers(1, 6)), replace=False)}
+        relevant = {
+            f"i{i}": float(rng.integers(1, 4)) for i in rng.choice(20, int(rng.integers(1, 6)), replace=False)
+        }
         users.append((ranking, relevant))
         rank = np.arange(1, length + 1) * (3 if ranks == "gaps" else 1)
         rows = list(zip(ranking, rank, strict=True))
@@ -182,15 +204,22 @@ def test_columns_in_several_arrow_chunks(recs, truth):
     whole = h.evaluate(recs, truth, k=2, empty="skip")
     pieces = pd.concat([recs.iloc[:2], recs.iloc[2:3], recs.iloc[3:]], ignore_index=True)
     assert pieces["item"].array.__arrow_array__().num_chunks == 3
-    pd.testing.assert_frame_equal(h.evaluate(pieces, pd.concat([truth.iloc[1:], truth.iloc[:1]]), k=2, empty="skip"), whole)
+    pd.testing.assert_frame_equal(
+        h.evaluate(pieces, pd.concat([truth.iloc[1:], truth.iloc[:1]]), k=2, empty="skip"), whole
+    )
     padded = pd.concat([recs.iloc[:1], recs], ignore_index=True).iloc[1:]
     pd.testing.assert_frame_equal(h.evaluate(padded, truth, k=2, empty="skip"), whole)
 
 
 def test_errors_name_the_right_user_when_users_come_out_of_order():
     # grouped lists of one length keep the input's row order inside; errors must still map rows to users
-    recs = pd.DataFrame({"user": ["c", "c", "a", "a", "b", "b"], "item": ["x", "y", "y", "y", "x", "z"],
-                         "rank": [1, 2, 1, 2, 1, 2]})
+    recs = pd.DataFrame(
+        {
+            "user": ["c", "c", "a", "a", "b", "b"],
+            "item": ["x", "y", "y", "y", "x", "z"],
+            "rank": [1, 2, 1, 2, 1, 2],
+        }
+    )
     truth = pd.DataFrame({"user": ["a", "b", "c", "c"], "item": ["y", "z", "x", "x"]})
     with pytest.raises(ValueError, match="recommendations list item 'y' more than once for user 'a'"):
         h.evaluate(recs, truth.iloc[:3], k=2)
@@ -198,12 +227,17 @@ def test_errors_name_the_right_user_when_users_come_out_of_order():
     with pytest.raises(ValueError, match="truth lists user 'c' and item 'x' more than once"):
         h.evaluate(recs, truth, k=2)
     got = h.evaluate(recs, truth.iloc[:3], k=2, metrics=["rr", "ap"])
-    assert got.to_dict("index") == {"a": {"rr@2": 1.0, "ap@2": 1.0}, "b": {"rr@2": 0.5, "ap@2": 0.5},
-                                    "c": {"rr@2": 1.0, "ap@2": 1.0}}
+    assert got.to_dict("index") == {
+        "a": {"rr@2": 1.0, "ap@2": 1.0},
+        "b": {"rr@2": 0.5, "ap@2": 0.5},
+        "c": {"rr@2": 1.0, "ap@2": 1.0},
+    }
 
 
 def test_uint_ranks_out_of_order_are_sorted_not_wrapped():
-    recs = pd.DataFrame({"user": ["u"] * 3, "item": ["a", "b", "c"], "rank": np.array([3, 1, 2], dtype=np.uint8)})
+    recs = pd.DataFrame(
+        {"user": ["u"] * 3, "item": ["a", "b", "c"], "rank": np.array([3, 1, 2], dtype=np.uint8)}
+    )
     truth = pd.DataFrame({"user": ["u"], "item": ["b"]})
     assert h.evaluate(recs, truth, k=1)["precision@1"].iloc[0] == 1.0
 
@@ -211,7 +245,11 @@ def test_uint_ranks_out_of_order_are_sorted_not_wrapped():
 @pytest.fixture
 def recs():
     return pd.DataFrame(
-        {"user": ["u1", "u1", "u1", "u2", "u2", "u3"], "item": ["a", "b", "c", "c", "a", "a"], "rank": [1, 2, 3, 1, 2, 1]}
+        {
+            "user": ["u1", "u1", "u1", "u2", "u2", "u3"],
+            "item": ["a", "b", "c", "c", "a", "a"],
+            "rank": [1, 2, 3, 1, 2, 1],
+        }
     )
 
 
@@ -237,7 +275,9 @@ def test_empty_policy_skip_and_zero(recs, truth):
 
 
 def test_grade_zero_rows_are_judged_not_relevant(recs):
-    truth = pd.DataFrame({"user": ["u1", "u1", "u2", "u3"], "item": ["a", "b", "c", "a"], "relevance": [1, 0, 2, 0]})
+    truth = pd.DataFrame(
+        {"user": ["u1", "u1", "u2", "u3"], "item": ["a", "b", "c", "a"], "relevance": [1, 0, 2, 0]}
+    )
     got = h.evaluate(recs, truth, k=2, empty="skip")
     assert list(got.index) == ["u1", "u2"]
     assert got.loc["u1", "recall@2"] == 1.0 and got.loc["u1", "precision@2"] == 0.5
@@ -251,8 +291,15 @@ def test_several_cutoffs_and_metric_selection(recs, truth):
 def test_scores_order_items_and_ties_follow_the_option():
     recs = pd.DataFrame({"user": ["u"] * 3, "item": ["b", "a", "c"], "score": [0.5, 0.5, 0.9]})
     truth = pd.DataFrame({"user": ["u"], "item": ["a"]})
-    rr = {t: h.evaluate(recs, truth, k=3, metrics=["rr"], ties=t)["rr@3"].iloc[0] for t in ("item_ascending", "item_descending", "input_order")}
-    assert rr == {"item_ascending": 0.5, "item_descending": pytest.approx(1 / 3), "input_order": pytest.approx(1 / 3)}
+    rr = {
+        t: h.evaluate(recs, truth, k=3, metrics=["rr"], ties=t)["rr@3"].iloc[0]
+        for t in ("item_ascending", "item_descending", "input_order")
+    }
+    assert rr == {
+        "item_ascending": 0.5,
+        "item_descending": pytest.approx(1 / 3),
+        "input_order": pytest.approx(1 / 3),
+    }
     with pytest.raises(ValueError, match="tied scores"):
         h.evaluate(recs, truth, k=3, ties="raise")
 
@@ -330,13 +377,19 @@ def test_arrays_path_with_hundreds_of_relevant_items(n_relevant):
     n_items = n_relevant + 5000
     users = []
     for size in (n_relevant, 3, 0, 40):
-        relevant = {int(i): float(g) for i, g in zip(rng.choice(n_items, size, replace=False), rng.integers(1, 4, size), strict=True)}
-        listed = list(relevant)[: 150] + [int(i) for i in rng.choice(n_items, 300, replace=False) if i not in relevant]
+        relevant = {
+            int(i): float(g)
+            for i, g in zip(rng.choice(n_items, size, replace=False), rng.integers(1, 4, size), strict=True)
+        }
+        listed = list(relevant)[:150] + [
+            int(i) for i in rng.choice(n_items, 300, replace=False) if i not in relevant
+        ]
         users.append(([int(i) for i in rng.permutation(listed)[:300]], relevant))
     top, indptr, items, grades = to_arrays(users, graded=True)
     options = {"denominator": "n_relevant", "gain": "exponential", "ideal": "all"}
-    got = h.evaluate_arrays(top, indptr, items, k=[10, 300], relevant_grades=grades, empty="zero", metrics=ALL,
-                            **options)
+    got = h.evaluate_arrays(
+        top, indptr, items, k=[10, 300], relevant_grades=grades, empty="zero", metrics=ALL, **options
+    )
     want = expected_frame(users, [10, 300], options)
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
     top[0, 200] = top[0, 7]  # a repeated recommendation, relevant or not
@@ -344,7 +397,9 @@ def test_arrays_path_with_hundreds_of_relevant_items(n_relevant):
         h.evaluate_arrays(top, indptr, items, k=300, duplicates="check_all")
     items = items.copy()
     items[indptr[0] + 1] = items[indptr[0]]  # a repeated relevant item
-    with pytest.raises(ValueError, match=f"relevant items of row 0 list item {items[indptr[0]]} more than once"):
+    with pytest.raises(
+        ValueError, match=f"relevant items of row 0 list item {items[indptr[0]]} more than once"
+    ):
         h.evaluate_arrays(top, indptr, items, k=10)
 
 
@@ -362,23 +417,37 @@ def test_sparse_ids_are_renumbered_and_errors_name_the_originals():
     # ids like hashes: a bitmap row of 2**40 cells per user cannot exist, so the ids are renumbered
     rng = np.random.default_rng(5)
     pool = np.unique(rng.integers(0, 2**40, 400))
-    users = [([int(i) for i in rng.choice(pool, 30, replace=False)], {int(i) for i in rng.choice(pool, 12, replace=False)})
-             for _ in range(20)]
+    users = [
+        (
+            [int(i) for i in rng.choice(pool, 30, replace=False)],
+            {int(i) for i in rng.choice(pool, 12, replace=False)},
+        )
+        for _ in range(20)
+    ]
     top, indptr, items, _ = to_arrays(users, graded=False)
     got = h.evaluate_arrays(top, indptr, items, k=[5, 30], empty="zero", metrics=ALL)
-    want = expected_frame(users, [5, 30], {"denominator": "min_k_n_relevant", "gain": "linear", "ideal": "all"})
+    want = expected_frame(
+        users, [5, 30], {"denominator": "min_k_n_relevant", "gain": "linear", "ideal": "all"}
+    )
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
     top[3, 9] = top[3, 2]
     with pytest.raises(ValueError, match=f"row 3 of top_items lists item {top[3, 2]} more than once"):
         h.evaluate_arrays(top, indptr, items, duplicates="check_all")
     items[indptr[4] + 1] = items[indptr[4]]
-    with pytest.raises(ValueError, match=f"relevant items of row 4 list item {items[indptr[4]]} more than once"):
+    with pytest.raises(
+        ValueError, match=f"relevant items of row 4 list item {items[indptr[4]]} more than once"
+    ):
         h.evaluate_arrays(top, indptr, items)
 
 
 def test_smallest_uint():
     assert [batch._smallest_uint(n) for n in (0, 255, 256, 65_535, 65_536, 2**32)] == [
-        np.uint8, np.uint8, np.uint16, np.uint16, np.uint32, np.uint64,
+        np.uint8,
+        np.uint8,
+        np.uint16,
+        np.uint16,
+        np.uint32,
+        np.uint64,
     ]
 
 
@@ -390,6 +459,8 @@ def test_results_are_float64_and_means_are_builtin_convertible(recs, truth):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 5), min_size=2, max_size=40), st.booleans())
 def test_csr_order_is_a_stable_sort_by_user(codes, grouped):
-    codes = np.array(sorted(codes, key=lambda c: (c * 7) % 6) if grouped else codes)  # grouped: runs, unsorted
+    codes = np.array(
+        sorted(codes, key=lambda c: (c * 7) % 6) if grouped else codes
+    )  # grouped: runs, unsorted
     indptr = np.concatenate([[0], np.cumsum(np.bincount(codes, minlength=6))])
     assert np.array_equal(batch._csr_order(codes, indptr), np.argsort(codes, kind="stable"))

@@ -59,7 +59,9 @@ def test_hand_values():
     assert novelty_at_k(["a", "b", "c"], 1, popularity=pop) == 1.0
     assert arp_at_k(["a", "b", "c"], 2, popularity=pop) == 0.3125
     genres = {"a": {"drama", "war"}, "b": {"drama"}, "c": "comedy"}
-    assert intra_list_diversity_at_k(["a", "b", "c"], 3, categories=genres) == pytest.approx((0.5 + 1 + 1) / 3)
+    assert intra_list_diversity_at_k(["a", "b", "c"], 3, categories=genres) == pytest.approx(
+        (0.5 + 1 + 1) / 3
+    )
     assert intra_list_diversity_at_k(["a"], 5, categories=genres) == 0.0
     assert catalog_coverage([["a", "b"], ["b", "c"]], "abcd", 2) == 0.75
     assert gini_index([["a"], ["a"], ["b"]], "abcd", 1) == pytest.approx(gini_oracle([2, 1, 0, 0]))
@@ -83,17 +85,26 @@ def test_per_user_against_oracles(seed):
         for k in (1, 4, 8):
             head = ranking[:k]
             assert novelty_at_k(ranking, k, popularity=pop) == pytest.approx(
-                sum(math.log2(1 / pop[i]) for i in head) / len(head), abs=1e-12)
-            assert arp_at_k(ranking, k, popularity=pop) == pytest.approx(sum(pop[i] for i in head) / len(head))
+                sum(math.log2(1 / pop[i]) for i in head) / len(head), abs=1e-12
+            )
+            assert arp_at_k(ranking, k, popularity=pop) == pytest.approx(
+                sum(pop[i] for i in head) / len(head)
+            )
             assert intra_list_diversity_at_k(ranking, k, features=features) == pytest.approx(
-                ild_oracle(head, lambda a, b: cosine_distance(features[a], features[b])), abs=1e-12)
-            jaccard = lambda a, b: 1 - len(cats[a] & cats[b]) / len(cats[a] | cats[b]) if cats[a] | cats[b] else 0.0  # noqa: E731
+                ild_oracle(head, lambda a, b: cosine_distance(features[a], features[b])), abs=1e-12
+            )
+            jaccard = lambda a, b: (
+                1 - len(cats[a] & cats[b]) / len(cats[a] | cats[b]) if cats[a] | cats[b] else 0.0
+            )  # noqa: E731
             assert intra_list_diversity_at_k(ranking, k, categories=cats) == pytest.approx(
-                ild_oracle(head, jaccard), abs=1e-12)
+                ild_oracle(head, jaccard), abs=1e-12
+            )
     catalog = range(len(share))
     for k in (1, 3, 8):
         counts = [sum(1 for r in rankings if i in r[:k]) for i in catalog]
-        assert catalog_coverage(rankings, catalog, k) == pytest.approx(sum(c > 0 for c in counts) / len(counts))
+        assert catalog_coverage(rankings, catalog, k) == pytest.approx(
+            sum(c > 0 for c in counts) / len(counts)
+        )
         assert gini_index(rankings, catalog, k) == pytest.approx(gini_oracle(counts), abs=1e-12)
 
 
@@ -113,13 +124,21 @@ def test_batch_equals_per_user(seed):
             if ranking:
                 assert abs(by_vec.loc[u, f"novelty@{k}"] - novelty_at_k(ranking, k, popularity=pop)) < 1e-12
                 assert abs(by_vec.loc[u, f"arp@{k}"] - arp_at_k(ranking, k, popularity=pop)) < 1e-12
-                assert abs(by_vec.loc[u, f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, features=features)) < 1e-12
-                assert abs(by_cat.loc[u, f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, categories=cats)) < 1e-12
+                assert (
+                    abs(by_vec.loc[u, f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, features=features))
+                    < 1e-12
+                )
+                assert (
+                    abs(by_cat.loc[u, f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, categories=cats))
+                    < 1e-12
+                )
             else:
                 assert np.isnan(by_vec.loc[u, f"novelty@{k}"]) and by_vec.loc[u, f"ild@{k}"] == 0
     rankings = [[int(i) for i in row if i >= 0] for row in top]
     for k in ks:
-        assert coverage_batch(top, len(share), k=k) == pytest.approx(catalog_coverage(rankings, range(len(share)), k))
+        assert coverage_batch(top, len(share), k=k) == pytest.approx(
+            catalog_coverage(rankings, range(len(share)), k)
+        )
         assert abs(gini_batch(top, len(share), k=k) - gini_index(rankings, range(len(share)), k)) < 1e-12
 
 
@@ -143,7 +162,10 @@ def test_gini_extremes():
         (lambda: gini_index([[]], "ab", 1), "undefined"),
         (lambda: coverage_batch(np.array([[5]]), 3), "below n_items"),
         (lambda: evaluate_beyond(np.array([[0]]), popularity=[0.0]), "popularity share"),
-        (lambda: evaluate_beyond(np.array([[0]]), popularity=[0.5], item_vectors=np.ones((2, 2))), "one row per item"),
+        (
+            lambda: evaluate_beyond(np.array([[0]]), popularity=[0.5], item_vectors=np.ones((2, 2))),
+            "one row per item",
+        ),
     ],
 )
 def test_bad_inputs(call, match):

@@ -73,7 +73,10 @@ def test_latest_small_reads_the_published_md5(server, tmp_path):
     base, routes = server
     archive = make_zip("ml-latest-small", "ratings.csv", RATINGS)
     routes["/ml-latest-small.zip"] = (archive, None)
-    routes["/ml-latest-small.zip.md5"] = (f"MD5 (ml-latest-small.zip) = {hashlib.md5(archive).hexdigest()}\n".encode(), None)
+    routes["/ml-latest-small.zip.md5"] = (
+        f"MD5 (ml-latest-small.zip) = {hashlib.md5(archive).hexdigest()}\n".encode(),
+        None,
+    )
     ratings = data.load_movielens("ml-latest-small", tmp_path, base_url=base)
     assert ratings["rating"].tolist() == [4.0, 3.5]
 
@@ -91,7 +94,9 @@ def test_truncated_download_keeps_nothing(server, tmp_path):
     archive = make_zip("ml-100k", "u.data", U_DATA)
     routes["/ml-100k.zip"] = (archive[: len(archive) // 2], len(archive))
     with pytest.raises(data.DownloadError, match="truncated|could not download"):
-        data.download_movielens("ml-100k", tmp_path, base_url=base, md5=hashlib.md5(archive).hexdigest(), timeout=5)
+        data.download_movielens(
+            "ml-100k", tmp_path, base_url=base, md5=hashlib.md5(archive).hexdigest(), timeout=5
+        )
     assert leftovers(tmp_path) == []
 
 
@@ -107,7 +112,9 @@ def test_corrupt_archive_keeps_nothing(server, tmp_path):
     assert leftovers(tmp_path) == []
     routes["/ml-100k.zip"] = (b"this is not a zip file", None)
     with pytest.raises(data.DownloadError, match="not a readable zip"):
-        data.download_movielens("ml-100k", tmp_path, base_url=base, md5=hashlib.md5(b"this is not a zip file").hexdigest())
+        data.download_movielens(
+            "ml-100k", tmp_path, base_url=base, md5=hashlib.md5(b"this is not a zip file").hexdigest()
+        )
     assert leftovers(tmp_path) == []
 
 

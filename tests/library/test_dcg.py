@@ -25,7 +25,9 @@ def as_grades(relevance):
 @given(user_case(min_relevant=1, graded=True), st.sampled_from(GAINS), st.sampled_from(IDEALS))
 def test_dcg_idcg_ndcg_match_oracle(case, gain, ideal):
     ranking, grades, k = case
-    assert h.dcg_at_k(ranking, grades, k, gain=gain) == pytest.approx(ref.dcg(ranking, grades, k, gain), abs=1e-12)
+    assert h.dcg_at_k(ranking, grades, k, gain=gain) == pytest.approx(
+        ref.dcg(ranking, grades, k, gain), abs=1e-12
+    )
     assert h.idcg_at_k(ranking, grades, k, gain=gain, ideal=ideal) == pytest.approx(
         ref.idcg(ranking, grades, k, gain, ideal), abs=1e-12
     )
@@ -40,14 +42,19 @@ def test_ideal_ordering_scores_one_and_listed_ideal_is_never_harder(case, gain):
     ranking, grades, k = case
     best_first = sorted(grades, key=lambda item: -grades[item])
     assert h.ndcg_at_k(best_first, grades, k, gain=gain) == pytest.approx(1.0)
-    assert h.ndcg_at_k(ranking, grades, k, gain=gain, ideal="listed") >= h.ndcg_at_k(ranking, grades, k, gain=gain) - 1e-12
+    assert (
+        h.ndcg_at_k(ranking, grades, k, gain=gain, ideal="listed")
+        >= h.ndcg_at_k(ranking, grades, k, gain=gain) - 1e-12
+    )
 
 
 @settings(max_examples=100, deadline=None)
 @given(user_case(min_relevant=1))
 def test_binary_gain_choice_does_not_matter_and_dcg_grows_with_k(case):
     ranking, relevant, k = case
-    assert h.ndcg_at_k(ranking, relevant, k, gain="linear") == h.ndcg_at_k(ranking, relevant, k, gain="exponential")
+    assert h.ndcg_at_k(ranking, relevant, k, gain="linear") == h.ndcg_at_k(
+        ranking, relevant, k, gain="exponential"
+    )
     assert h.dcg_at_k(ranking, relevant, k + 1) >= h.dcg_at_k(ranking, relevant, k)
 
 
@@ -90,7 +97,9 @@ def test_dcg_table_last_row_gives_dcg_idcg_and_ndcg(ideal):
     last = table.iloc[-1]
     assert last["dcg"] == pytest.approx(h.dcg_at_k(["a", "b", "c", "d"], grades, 3))
     assert last["idcg"] == pytest.approx(h.idcg_at_k(["a", "b", "c", "d"], grades, 3, ideal=ideal))
-    assert last["dcg"] / last["idcg"] == pytest.approx(h.ndcg_at_k(["a", "b", "c", "d"], grades, 3, ideal=ideal))
+    assert last["dcg"] / last["idcg"] == pytest.approx(
+        h.ndcg_at_k(["a", "b", "c", "d"], grades, 3, ideal=ideal)
+    )
     assert list(table["rank"]) == [1, 2, 3]
     assert list(table.columns) == ["rank", "item", "grade", "gain", "discount", "dcg", "ideal_gain", "idcg"]
 

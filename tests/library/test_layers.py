@@ -101,7 +101,9 @@ def resolve(name: str) -> str:
 
 
 def all_modules() -> list[tuple[Path, Path]]:
-    found = [(path, PACKAGES["topkeval"]) for path in sorted((PACKAGES["topkeval"] / "topkeval").rglob("*.py"))]
+    found = [
+        (path, PACKAGES["topkeval"]) for path in sorted((PACKAGES["topkeval"] / "topkeval").rglob("*.py"))
+    ]
     return found + [(path, ROOT) for path in sorted((ROOT / "helpers").rglob("*.py"))]
 
 
@@ -112,7 +114,9 @@ MODULES = all_modules()
 def test_room_imports_only_what_its_rule_allows(path, base):
     module = module_name(path, base)
     room = room_of(module)
-    assert room in ALLOWED, f"{module}: new room {room!r}; add it to ALLOWED here and to helpers/__init__.py's table"
+    assert room in ALLOWED, (
+        f"{module}: new room {room!r}; add it to ALLOWED here and to helpers/__init__.py's table"
+    )
     stdlib = set(sys.stdlib_module_names) | {"__future__"}
     problems = []
     for name, line, top in imports(path, base):
@@ -192,7 +196,16 @@ def test_the_layer_check_catches_a_forbidden_import(tmp_path, monkeypatch):
     assert "imports matplotlib at module level" in str(caught.value)
 
 
-HEAVY = ("matplotlib", "pyspark", "sklearn", "ranx", "pytrec_eval", "ir_measures", "IPython", "polars")  # pyarrow is used when installed (fast string ids)
+HEAVY = (
+    "matplotlib",
+    "pyspark",
+    "sklearn",
+    "ranx",
+    "pytrec_eval",
+    "ir_measures",
+    "IPython",
+    "polars",
+)  # pyarrow is used when installed (fast string ids)
 
 
 def loaded_after(statement: str) -> list[str]:
@@ -213,7 +226,9 @@ def test_import_helpers_loads_the_library_and_no_course_module():
     loaded = loaded_after("import helpers")
     course = [m for m in loaded if m.startswith("helpers.")]
     assert not course, f"import helpers loaded course modules: {course}"
-    assert not [m for m in loaded if m.split(".")[0] in HEAVY], f"import helpers loaded a heavy package: {loaded}"
+    assert not [m for m in loaded if m.split(".")[0] in HEAVY], (
+        f"import helpers loaded a heavy package: {loaded}"
+    )
 
 
 def test_course_helpers_load_on_first_use():

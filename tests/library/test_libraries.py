@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from helpers.experiments import peers
 from topkeval import _registry
 from topkeval import conventions as L
-from helpers.experiments import peers
 
 
 # ----------------------------------------------------------------- random data
@@ -124,39 +124,45 @@ CASE_C5 = _single(list(range(10)), [0, 1, 2, 4, 6, 9])
 CASE_D5 = _single(list("abcde"), list("abcde"), [2, 3, 3, 1, 2])
 
 
-@pytest.mark.parametrize("library, metric, case, k, expected", [
-    ("implicit", "precision", CASE_A, 5, 0.6667),
-    ("implicit", "precision", CASE_E, 5, 1.0),
-    ("implicit", "precision", CASE_G, 5, 0.5),
-    ("lenskit", "precision", CASE_G, 5, 0.3333),
-    ("lenskit", "recall", CASE_C5, 5, 0.8),
-    ("lenskit", "ndcg", CASE_A, 5, 0.5438),
-    ("lenskit", "ndcg", CASE_E, 5, 0.6309),
-    ("lenskit", "ndcg", CASE_G, 5, 0.5),
-    ("lenskit", "ap", CASE_C5, 5, 0.7600),
-    ("elliot", "ap", CASE_A, 5, 0.2967),
-    ("elliot", "ap", CASE_C5, 5, 0.9100),
-    ("elliot", "ap", CASE_E, 5, 0.1567),
-    ("elliot", "ndcg", CASE_D5, 5, 0.8701),
-    ("elliot", "ndcg", CASE_D5, 3, 0.8570),
-    ("spark", "ndcg", CASE_D5, 5, 1.0),
-    ("recbole", "ndcg", CASE_D5, 5, 1.0),
-    ("torchmetrics", "ap", CASE_C5, 5, 0.9500),
-    ("trec_eval", "ap", CASE_C5, 5, 0.6333),
-    ("ml_metrics", "ap", CASE_C5, 5, 0.7600),
-    ("recommenders", "ap", CASE_C5, 5, 0.7600),
-])
+@pytest.mark.parametrize(
+    "library, metric, case, k, expected",
+    [
+        ("implicit", "precision", CASE_A, 5, 0.6667),
+        ("implicit", "precision", CASE_E, 5, 1.0),
+        ("implicit", "precision", CASE_G, 5, 0.5),
+        ("lenskit", "precision", CASE_G, 5, 0.3333),
+        ("lenskit", "recall", CASE_C5, 5, 0.8),
+        ("lenskit", "ndcg", CASE_A, 5, 0.5438),
+        ("lenskit", "ndcg", CASE_E, 5, 0.6309),
+        ("lenskit", "ndcg", CASE_G, 5, 0.5),
+        ("lenskit", "ap", CASE_C5, 5, 0.7600),
+        ("elliot", "ap", CASE_A, 5, 0.2967),
+        ("elliot", "ap", CASE_C5, 5, 0.9100),
+        ("elliot", "ap", CASE_E, 5, 0.1567),
+        ("elliot", "ndcg", CASE_D5, 5, 0.8701),
+        ("elliot", "ndcg", CASE_D5, 3, 0.8570),
+        ("spark", "ndcg", CASE_D5, 5, 1.0),
+        ("recbole", "ndcg", CASE_D5, 5, 1.0),
+        ("torchmetrics", "ap", CASE_C5, 5, 0.9500),
+        ("trec_eval", "ap", CASE_C5, 5, 0.6333),
+        ("ml_metrics", "ap", CASE_C5, 5, 0.7600),
+        ("recommenders", "ap", CASE_C5, 5, 0.7600),
+    ],
+)
 def test_reference_cases(library, metric, case, k, expected):
     recs, truth = case
-    assert L.evaluate_as(library, recs, truth, k, metrics=[metric])[f"{metric}@{k}"] == pytest.approx(expected, abs=5e-5)
+    assert L.evaluate_as(library, recs, truth, k, metrics=[metric])[f"{metric}@{k}"] == pytest.approx(
+        expected, abs=5e-5
+    )
 
 
 def test_lenskit_ap_crash_policy():
     recs, truth = random_case(1, ties=False, graded=False, ragged=True)
     with pytest.raises(ValueError, match="LensKit AveragePrecision.*crash='skip'"):
         L.evaluate_as("lenskit", recs, truth, 5, metrics=["ap"])
-    per_user = L.evaluate_as("lenskit", recs, truth, 5, metrics=["precision", "recall", "ap"], crash="skip",
-                             per_user=True)
+    per_user = L.evaluate_as(
+        "lenskit", recs, truth, 5, metrics=["precision", "recall", "ap"], crash="skip", per_user=True
+    )
     assert per_user.loc[0, "precision@5"] == 0.0 and np.isnan(per_user.loc[0, "recall@5"])  # unjudged user
     assert np.isnan(per_user.loc[30, "precision@5"]) and per_user.loc[30, "recall@5"] == 0.0  # no list
 
@@ -172,7 +178,9 @@ def test_recommenders_user_sets_differ_between_metrics():
 def test_implicit_precision_is_pooled_not_averaged():
     recs = pd.DataFrame({"user": [1, 1, 2, 2], "item": [1, 2, 1, 2], "rank": [1, 2, 1, 2]})
     truth = pd.DataFrame({"user": [1, 2, 2, 2], "item": [1, 1, 5, 6]})  # 1/1 and 1/2 -> pooled 2/3
-    assert L.evaluate_as("implicit", recs, truth, 2, metrics=["precision"])["precision@2"] == pytest.approx(2 / 3)
+    assert L.evaluate_as("implicit", recs, truth, 2, metrics=["precision"])["precision@2"] == pytest.approx(
+        2 / 3
+    )
 
 
 def test_torchmetrics_ignores_non_positive_scores_except_ndcg_and_hit():

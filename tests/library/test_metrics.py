@@ -46,10 +46,14 @@ def test_reciprocal_rank_ignores_later_hits():
     assert h.reciprocal_rank_at_k(["z", "a", "y"], {"a"}, k=3) == 0.5
 
 
-@pytest.mark.parametrize("denominator, expected", [("n_relevant", 0.5 / 3), ("min_k_n_relevant", 0.5 / 2), ("n_hits", 0.5)])
+@pytest.mark.parametrize(
+    "denominator, expected", [("n_relevant", 0.5 / 3), ("min_k_n_relevant", 0.5 / 2), ("n_hits", 0.5)]
+)
 def test_ap_denominators_on_one_list(denominator, expected):
     # one hit at rank 2 of k = 2, three relevant items
-    assert h.average_precision_at_k(["z", "a"], {"a", "b", "c"}, 2, denominator=denominator) == pytest.approx(expected)
+    assert h.average_precision_at_k(["z", "a"], {"a", "b", "c"}, 2, denominator=denominator) == pytest.approx(
+        expected
+    )
 
 
 def test_ap_n_hits_with_no_hit_is_zero():
@@ -58,7 +62,13 @@ def test_ap_n_hits_with_no_hit_is_zero():
 
 # ---- decisions on edge cases ------------------------------------------------------
 def test_empty_ranking_scores_zero():
-    for function in (h.precision_at_k, h.recall_at_k, h.hit_at_k, h.reciprocal_rank_at_k, h.average_precision_at_k):
+    for function in (
+        h.precision_at_k,
+        h.recall_at_k,
+        h.hit_at_k,
+        h.reciprocal_rank_at_k,
+        h.average_precision_at_k,
+    ):
         assert function([], {"a"}, 3) == 0.0
 
 
@@ -131,7 +141,9 @@ def test_leave_one_out_identities(ranking, data):
     relevant = {target}
     rr = h.reciprocal_rank_at_k(ranking, relevant, k)
     for denominator in DENOMINATORS:
-        assert h.average_precision_at_k(ranking, relevant, k, denominator=denominator) == pytest.approx(rr, abs=1e-15)
+        assert h.average_precision_at_k(ranking, relevant, k, denominator=denominator) == pytest.approx(
+            rr, abs=1e-15
+        )
     hit = h.hit_at_k(ranking, relevant, k)
     assert h.recall_at_k(ranking, relevant, k) == hit
     assert h.precision_at_k(ranking, relevant, k) == pytest.approx(hit / k)
@@ -168,9 +180,9 @@ def test_n_hits_ap_can_drop_when_a_hit_enters():
     nine = h.average_precision_at_k(ranking, relevant, 9, denominator="n_hits")
     ten = h.average_precision_at_k(ranking, relevant, 10, denominator="n_hits")
     assert ten < nine
-    assert h.average_precision_at_k(ranking, relevant, 10, denominator="n_relevant") > h.average_precision_at_k(
-        ranking, relevant, 9, denominator="n_relevant"
-    )
+    assert h.average_precision_at_k(
+        ranking, relevant, 10, denominator="n_relevant"
+    ) > h.average_precision_at_k(ranking, relevant, 9, denominator="n_relevant")
 
 
 @settings(max_examples=100, deadline=None)

@@ -47,8 +47,12 @@ def test_bad_value_lists_choices():
     with pytest.raises(ValueError, match="'clipped_log2', 'log2'"):
         ndcg_at_k(["a"], {"a"}, 1, discount="ln")
     with pytest.raises(ValueError, match="discount must be one of"):
-        evaluate(pd.DataFrame({"user": [1], "item": [1], "rank": [1]}), pd.DataFrame({"user": [1], "item": [1]}),
-                 k=1, discount="clipped")
+        evaluate(
+            pd.DataFrame({"user": [1], "item": [1], "rank": [1]}),
+            pd.DataFrame({"user": [1], "item": [1]}),
+            k=1,
+            discount="clipped",
+        )
 
 
 @pytest.mark.parametrize("graded", [False, True])
@@ -64,12 +68,23 @@ def test_per_user_equals_batch(graded, ideal):
     items = np.concatenate(rel)
     grades = rng.integers(1, 4, items.size).astype(float) if graded else None
     ks = [1, 2, 5, 12, 15]
-    frame = evaluate_arrays(top, indptr, items, k=ks, metrics=["ndcg"], relevant_grades=grades,
-                            ideal=ideal, discount="clipped_log2")
+    frame = evaluate_arrays(
+        top,
+        indptr,
+        items,
+        k=ks,
+        metrics=["ndcg"],
+        relevant_grades=grades,
+        ideal=ideal,
+        discount="clipped_log2",
+    )
     for u in range(n_users):
         ranking = [int(i) for i in top[u] if i >= 0]
-        relevance = (dict(zip(rel[u].tolist(), grades[indptr[u]:indptr[u + 1]].tolist(), strict=True)) if graded
-                     else set(rel[u].tolist()))
+        relevance = (
+            dict(zip(rel[u].tolist(), grades[indptr[u] : indptr[u + 1]].tolist(), strict=True))
+            if graded
+            else set(rel[u].tolist())
+        )
         for k in ks:
             expected = ndcg_at_k(ranking, relevance, k, ideal=ideal, discount="clipped_log2")
             assert abs(frame.loc[u, f"ndcg@{k}"] - expected) < 1e-12

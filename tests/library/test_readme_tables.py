@@ -52,7 +52,9 @@ def broken_rows(markdown: str) -> list[str]:
         width = len(cells(lines[0]))
         for offset, line in enumerate(lines[1:], start=1):
             if len(cells(line)) != width:
-                problems.append(f"line {start + offset}: {len(cells(line))} cells, header has {width}: {line[:90]}")
+                problems.append(
+                    f"line {start + offset}: {len(cells(line))} cells, header has {width}: {line[:90]}"
+                )
     return problems
 
 
@@ -65,7 +67,9 @@ def test_cells_honour_escaped_pipes():
 
 def test_readme_has_the_tables_it_should():
     found = tables(README.read_text(encoding="utf-8"))
-    assert len(found) >= 5, f"expected the README's tables (speed, metrics, variants, course, layout); found {len(found)}"
+    assert len(found) >= 5, (
+        f"expected the README's tables (speed, metrics, variants, course, layout); found {len(found)}"
+    )
 
 
 @pytest.mark.parametrize("source", ["README.md", "markdown_table()"])

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 import topkeval
-from topkeval import _registry
 from tools.render_readme import render
+from topkeval import _registry
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -53,7 +53,9 @@ def test_each_option_is_wired_and_its_default_is_the_registry_default(metric):
         option = _registry.OPTIONS.get(name) or _registry.PARAMETERS[name]
         choices = option.values if name in _registry.OPTIONS else (option.default, OTHER_VALUE[name])
         values = {v: metric.per_user(RANKING, relevance, 3, **{name: v}) for v in choices}
-        assert values[option.default] == plain, f"{metric.function}'s default {name} is not {option.default!r}"
+        assert values[option.default] == plain, (
+            f"{metric.function}'s default {name} is not {option.default!r}"
+        )
         assert len(set(values.values())) == len(values), f"{name}: some values give the same number {values}"
 
 
@@ -96,7 +98,9 @@ def test_batch_columns_follow_the_registry_order():
 
     got = topkeval.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1)
     assert list(got.columns) == [f"{key}@1" for key in _registry.DEFAULT_METRIC_KEYS]
-    every = topkeval.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=1, metrics=list(reversed(_registry.METRICS)))
+    every = topkeval.evaluate_arrays(
+        np.array([[0]]), [0, 1], [0], k=1, metrics=list(reversed(_registry.METRICS))
+    )
     assert list(every.columns) == [f"{key}@1" for key in _registry.METRIC_KEYS]
 
 

@@ -22,7 +22,13 @@ def test_timestamp_ties_go_to_the_last_row_and_shuffling_rows_of_distinct_times_
     log = pd.DataFrame({"user": [1, 1, 1], "item": [7, 8, 9], "timestamp": [5, 5, 1]})
     assert h.leave_one_out_split(log)[1]["item"].tolist() == [8]
     rng = np.random.default_rng(0)
-    big = pd.DataFrame({"user": rng.integers(0, 20, 300), "item": rng.integers(0, 50, 300), "timestamp": rng.permutation(300)})
+    big = pd.DataFrame(
+        {
+            "user": rng.integers(0, 20, 300),
+            "item": rng.integers(0, 50, 300),
+            "timestamp": rng.permutation(300),
+        }
+    )
     big = big[big.groupby("user")["item"].transform("size") > 1]
     _, test = h.leave_one_out_split(big)
     _, test_shuffled = h.leave_one_out_split(big.sample(frac=1, random_state=1))
@@ -39,9 +45,13 @@ def test_datetimes_and_custom_columns():
 
 
 def test_split_feeds_evaluate_and_loo_identities_hold():
-    log = pd.DataFrame({"user": ["u"] * 4 + ["v"] * 3, "item": list("abcd") + list("abe"), "timestamp": range(7)})
+    log = pd.DataFrame(
+        {"user": ["u"] * 4 + ["v"] * 3, "item": list("abcd") + list("abe"), "timestamp": range(7)}
+    )
     train, test = h.leave_one_out_split(log)
-    recs = pd.DataFrame({"user": ["u"] * 3 + ["v"] * 3, "item": list("xdy") + list("pqr"), "rank": [1, 2, 3] * 2})
+    recs = pd.DataFrame(
+        {"user": ["u"] * 3 + ["v"] * 3, "item": list("xdy") + list("pqr"), "rank": [1, 2, 3] * 2}
+    )
     scores = h.evaluate(recs, test, k=3)
     assert (scores["recall@3"] == scores["hit@3"]).all()
     assert np.allclose(scores["ap@3"], scores["rr@3"])

@@ -82,7 +82,9 @@ def test_permutation_test_values():
     assert p == pytest.approx(2 / 1024, abs=0.0015)
     # no real difference: p is rarely small
     rng = np.random.default_rng(0)
-    ps = [permutation_test(rng.normal(size=50), rng.normal(size=50), n_resamples=200, seed=s) for s in range(40)]
+    ps = [
+        permutation_test(rng.normal(size=50), rng.normal(size=50), n_resamples=200, seed=s) for s in range(40)
+    ]
     assert 0.0 < np.mean(np.array(ps) < 0.05) <= 0.2
 
 

@@ -87,7 +87,9 @@ def test_per_user_functions_match_the_oracles(seed):
     for ranking, grades in random_users(seed, n_users=100):
         for k in (1, 3, 10):
             top = max(grades.values(), default=0)
-            assert err_at_k(ranking, grades, k) == pytest.approx(err_oracle(ranking, grades, k, top), abs=1e-12)
+            assert err_at_k(ranking, grades, k) == pytest.approx(
+                err_oracle(ranking, grades, k, top), abs=1e-12
+            )
             assert err_at_k(ranking, grades, k, max_grade=4) == pytest.approx(
                 err_oracle(ranking, grades, k, 4), abs=1e-12
             )
@@ -123,12 +125,23 @@ def test_batch_equals_per_user(seed, max_grade):
     users = random_users(seed)
     top, indptr, items, grades = to_arrays(users)
     ks = [1, 2, 5, 11, 20]
-    frame = evaluate_arrays(top, indptr, items, k=ks, metrics=["err", "rbp"], relevant_grades=grades,
-                            max_grade=max_grade, p=0.6, empty="zero")
+    frame = evaluate_arrays(
+        top,
+        indptr,
+        items,
+        k=ks,
+        metrics=["err", "rbp"],
+        relevant_grades=grades,
+        max_grade=max_grade,
+        p=0.6,
+        empty="zero",
+    )
     assert list(frame.columns) == [f"{m}@{k}" for k in ks for m in ("err", "rbp")]
     for u, (ranking, relevance) in enumerate(users):
         for k in ks:
-            assert abs(frame.loc[u, f"err@{k}"] - err_at_k(ranking, relevance, k, max_grade=max_grade)) < 1e-12
+            assert (
+                abs(frame.loc[u, f"err@{k}"] - err_at_k(ranking, relevance, k, max_grade=max_grade)) < 1e-12
+            )
             assert abs(frame.loc[u, f"rbp@{k}"] - rbp_at_k(ranking, relevance, k, p=0.6)) < 1e-12
 
 

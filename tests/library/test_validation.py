@@ -22,7 +22,10 @@ def raises(exc, text):
 
 # ---- k ------------------------------------------------------------------------------
 def test_k_float_says_how_to_write_it():
-    with raises(TypeError, "k must be an int >= 1 (the cutoff: how many top items count); got 10.0 of type float; write k=10."):
+    with raises(
+        TypeError,
+        "k must be an int >= 1 (the cutoff: how many top items count); got 10.0 of type float; write k=10.",
+    ):
         h.precision_at_k(["a"], {"a"}, 10.0)
 
 
@@ -53,7 +56,10 @@ def test_ranking_mapping_suggests_a_swap():
 
 
 def test_ranking_string():
-    with raises(TypeError, "ranking must be a sequence of item ids, not a single string ('abc'); wrap it in a list, e.g. ['abc']."):
+    with raises(
+        TypeError,
+        "ranking must be a sequence of item ids, not a single string ('abc'); wrap it in a list, e.g. ['abc'].",
+    ):
         h.hit_at_k("abc", {"a"}, 1)
 
 
@@ -79,8 +85,11 @@ def test_ranking_unhashable_item():
 
 @pytest.mark.parametrize("missing", [float("nan"), np.nan, np.float32("nan"), None, pd.NA, pd.NaT])
 def test_ranking_missing_item_raises(missing):
-    with raises(ValueError, f"ranking must not contain missing item ids (NaN/None); the item at rank 2 is {missing!r}. "
-                "Drop those entries"):
+    with raises(
+        ValueError,
+        f"ranking must not contain missing item ids (NaN/None); the item at rank 2 is {missing!r}. "
+        "Drop those entries",
+    ):
         h.precision_at_k(["a", missing, "b"], {"a"}, 3)
 
 
@@ -98,7 +107,10 @@ def test_ranking_duplicates_name_both_ranks():
 
 # ---- relevant / relevance ------------------------------------------------------------
 def test_relevant_string():
-    with raises(TypeError, "relevant must be a set of item ids or a mapping item -> grade, not a single string ('a'); wrap it in a set"):
+    with raises(
+        TypeError,
+        "relevant must be a set of item ids or a mapping item -> grade, not a single string ('a'); wrap it in a set",
+    ):
         h.precision_at_k(["a"], "a", 1)
 
 
@@ -118,23 +130,33 @@ def test_grade_not_a_number():
 
 
 def test_grade_nan():
-    with raises(ValueError, "relevance grades must be finite numbers >= 0; got nan for item 'a'. Drop unjudged items"):
+    with raises(
+        ValueError, "relevance grades must be finite numbers >= 0; got nan for item 'a'. Drop unjudged items"
+    ):
         h.ndcg_at_k(["a"], {"a": float("nan")}, 1)
 
 
 def test_grade_negative():
-    with raises(ValueError, "relevance grades must be >= 0 (0 means judged not relevant); got -1 for item 'a'."):
+    with raises(
+        ValueError, "relevance grades must be >= 0 (0 means judged not relevant); got -1 for item 'a'."
+    ):
         h.dcg_at_k(["a"], {"a": -1}, 1)
 
 
 def test_empty_relevant_points_to_the_batch_policy():
-    with raises(ValueError, "recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'."):
+    with raises(
+        ValueError,
+        "recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'.",
+    ):
         h.recall_at_k(["a"], set(), 1)
 
 
 # ---- options --------------------------------------------------------------------------
 def test_unknown_option_lists_choices_and_suggests():
-    with raises(ValueError, "denominator must be one of 'min_k_n_relevant', 'n_hits', 'n_relevant'; got 'n_rel'. Did you mean 'n_relevant'?"):
+    with raises(
+        ValueError,
+        "denominator must be one of 'min_k_n_relevant', 'n_hits', 'n_relevant'; got 'n_rel'. Did you mean 'n_relevant'?",
+    ):
         h.average_precision_at_k(["a"], {"a"}, 1, denominator="n_rel")
 
 
@@ -144,7 +166,10 @@ def test_option_of_wrong_type():
 
 
 def test_unknown_metric_name():
-    with raises(ValueError, "metrics must be one of 'ap', 'err', 'hit', 'ndcg', 'precision', 'rbp', 'recall', 'rr'; got 'map'."):
+    with raises(
+        ValueError,
+        "metrics must be one of 'ap', 'err', 'hit', 'ndcg', 'precision', 'rbp', 'recall', 'rr'; got 'map'.",
+    ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], metrics=["map"])
 
 
@@ -160,17 +185,26 @@ def test_arrays_wrong_dimensions():
 
 
 def test_arrays_non_integer_ids_point_to_evaluate():
-    with raises(TypeError, "top_items must hold integers (item ids coded 0..n_items-1); got dtype <U1. Use topkeval.evaluate for arbitrary ids"):
+    with raises(
+        TypeError,
+        "top_items must hold integers (item ids coded 0..n_items-1); got dtype <U1. Use topkeval.evaluate for arbitrary ids",
+    ):
         h.evaluate_arrays(np.array([["a"]]), [0, 1], [1])
 
 
 def test_arrays_indptr_length():
-    with raises(ValueError, "relevant_indptr must have n_users + 1 = 2 entries (one row per row of top_items, CSR style); got 3."):
+    with raises(
+        ValueError,
+        "relevant_indptr must have n_users + 1 = 2 entries (one row per row of top_items, CSR style); got 3.",
+    ):
         h.evaluate_arrays(np.array([[1]]), [0, 1, 1], [1])
 
 
 def test_arrays_indptr_shape():
-    with raises(ValueError, "relevant_indptr must start at 0, never decrease and end at len(relevant_items) = 1; got start 0 and end 2."):
+    with raises(
+        ValueError,
+        "relevant_indptr must start at 0, never decrease and end at len(relevant_items) = 1; got start 0 and end 2.",
+    ):
         h.evaluate_arrays(np.array([[1]]), [0, 2], [1])
 
 
@@ -184,7 +218,9 @@ def test_arrays_grades_shape_nan_and_negative():
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], relevant_grades=[1, 2])
     with raises(ValueError, "relevance grades must be finite numbers >= 0; found NaN or infinity."):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], relevant_grades=[np.nan])
-    with raises(ValueError, "relevance grades must be >= 0 (0 means judged not relevant); the smallest is -2.0."):
+    with raises(
+        ValueError, "relevance grades must be >= 0 (0 means judged not relevant); the smallest is -2.0."
+    ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], relevant_grades=[-2])
 
 
@@ -209,35 +245,53 @@ TRUTH = pd.DataFrame({"user": ["u"], "item": ["a"]})
 
 
 def test_evaluate_needs_dataframes():
-    with raises(TypeError, "recommendations must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; "
-                "got dict. Build one from the columns: pandas.DataFrame(recommendations)."):
+    with raises(
+        TypeError,
+        "recommendations must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; "
+        "got dict. Build one from the columns: pandas.DataFrame(recommendations).",
+    ):
         h.evaluate({"user": []}, TRUTH, k=1)
 
 
 def test_evaluate_missing_columns_lists_what_is_there():
-    with raises(ValueError, "truth is missing column(s) 'item'; it has 'user', 'movie'. Rename them or pass the column names (user_col=..., item_col=..."):
+    with raises(
+        ValueError,
+        "truth is missing column(s) 'item'; it has 'user', 'movie'. Rename them or pass the column names (user_col=..., item_col=...",
+    ):
         h.evaluate(RECS, pd.DataFrame({"user": ["u"], "movie": ["a"]}), k=1)
 
 
 def test_evaluate_needs_rank_or_score():
-    with raises(ValueError, "recommendations needs a 'rank' column (1 = best) or a 'score' column (higher = better); it has 'user', 'item'."):
+    with raises(
+        ValueError,
+        "recommendations needs a 'rank' column (1 = best) or a 'score' column (higher = better); it has 'user', 'item'.",
+    ):
         h.evaluate(RECS[["user", "item"]], TRUTH, k=1)
 
 
 def test_evaluate_id_types_must_match():
-    with raises(TypeError, "item ids in recommendations are strings or objects (object) but in truth they are numbers (int64), so no id could ever match. Convert one side, e.g. .astype(str)."):
+    with raises(
+        TypeError,
+        "item ids in recommendations are strings or objects (object) but in truth they are numbers (int64), so no id could ever match. Convert one side, e.g. .astype(str).",
+    ):
         h.evaluate(RECS.astype({"item": object}), pd.DataFrame({"user": ["u"], "item": [1]}), k=1)
 
 
 def test_evaluate_missing_ids():
-    with raises(ValueError, "recommendations's 'user' column has missing user ids (NaN/None) in 1 row(s); drop or "
-                "fill those rows first, e.g. recommendations.dropna(subset=['user'])."):
+    with raises(
+        ValueError,
+        "recommendations's 'user' column has missing user ids (NaN/None) in 1 row(s); drop or "
+        "fill those rows first, e.g. recommendations.dropna(subset=['user']).",
+    ):
         h.evaluate(RECS.assign(user=["u", None]), TRUTH, k=1)
 
 
 def test_evaluate_missing_ids_name_the_frame():
-    with raises(ValueError, "truth's 'item' column has missing item ids (NaN/None) in 2 row(s); drop or fill those "
-                "rows first, e.g. truth.dropna(subset=['item'])."):
+    with raises(
+        ValueError,
+        "truth's 'item' column has missing item ids (NaN/None) in 2 row(s); drop or fill those "
+        "rows first, e.g. truth.dropna(subset=['item']).",
+    ):
         h.evaluate(RECS, pd.DataFrame({"user": ["u"] * 3, "item": ["a", np.nan, None]}), k=1)
 
 
@@ -275,7 +329,9 @@ def test_evaluate_rank_wins_over_score():
 def test_evaluate_rank_must_be_numeric_and_complete():
     with raises(TypeError, "recommendations's 'rank' column must be numeric; got dtype"):
         h.evaluate(RECS.assign(rank=["1", "2"]), TRUTH, k=1)
-    with raises(ValueError, "recommendations's 'rank' column has missing values; drop or fill those rows first."):
+    with raises(
+        ValueError, "recommendations's 'rank' column has missing values; drop or fill those rows first."
+    ):
         h.evaluate(RECS.assign(rank=[1, None]), TRUTH, k=1)
 
 
@@ -286,27 +342,39 @@ def test_evaluate_duplicate_ranks():
 
 def test_evaluate_duplicate_recommendations():
     recs = pd.DataFrame({"user": ["u", "u"], "item": ["b", "b"], "rank": [1, 2]})
-    with raises(ValueError, "recommendations list item 'b' more than once for user 'u' (at positions 1, 2 of its list); a ranking must not contain duplicates."):
+    with raises(
+        ValueError,
+        "recommendations list item 'b' more than once for user 'u' (at positions 1, 2 of its list); a ranking must not contain duplicates.",
+    ):
         h.evaluate(recs, TRUTH, k=2)
 
 
 def test_evaluate_duplicate_truth_rows():
-    with raises(ValueError, "truth lists user 'u' and item 'a' more than once; keep one row per (user, item)"):
+    with raises(
+        ValueError, "truth lists user 'u' and item 'a' more than once; keep one row per (user, item)"
+    ):
         h.evaluate(RECS, pd.concat([TRUTH, TRUTH]), k=1)
 
 
 def test_evaluate_bad_grades():
-    with raises(ValueError, "truth's 'relevance' grades must be >= 0 (0 = judged not relevant); the smallest is -1."):
+    with raises(
+        ValueError, "truth's 'relevance' grades must be >= 0 (0 = judged not relevant); the smallest is -1."
+    ):
         h.evaluate(RECS, TRUTH.assign(relevance=[-1]), k=1)
     with raises(ValueError, "truth's 'relevance' column has missing values"):
         h.evaluate(RECS, TRUTH.assign(relevance=[np.nan]), k=1)
-    with raises(ValueError, "truth's 'relevance' column must hold finite grades >= 0; found NaN or infinity."):
+    with raises(
+        ValueError, "truth's 'relevance' column must hold finite grades >= 0; found NaN or infinity."
+    ):
         h.evaluate(RECS, TRUTH.assign(relevance=[np.inf]), k=1)
 
 
 def test_evaluate_tied_scores_when_asked_to_raise():
     recs = pd.DataFrame({"user": ["u", "u"], "item": ["a", "b"], "score": [1.0, 1.0]})
-    with raises(ValueError, "user 'u' has tied scores (1.0) in its top 2; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order."):
+    with raises(
+        ValueError,
+        "user 'u' has tied scores (1.0) in its top 2; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order.",
+    ):
         h.evaluate(recs, TRUTH, k=2, ties="raise")
 
 
@@ -318,11 +386,16 @@ def test_split_missing_column():
 
 def test_split_missing_timestamp():
     log = pd.DataFrame({"user": [1, 1], "item": [2, 3], "timestamp": [1, None]})
-    with raises(ValueError, "interactions' 'timestamp' column has missing values; drop or fill those rows first."):
+    with raises(
+        ValueError, "interactions' 'timestamp' column has missing values; drop or fill those rows first."
+    ):
         h.leave_one_out_split(log)
 
 
 def test_split_single_interaction_users_are_named():
     log = pd.DataFrame({"user": [1, 1, 2], "item": [2, 3, 4], "timestamp": [1, 2, 3]})
-    with raises(ValueError, "1 user(s) have a single interaction (e.g. 2); leave-one-out would leave them nothing to train on."):
+    with raises(
+        ValueError,
+        "1 user(s) have a single interaction (e.g. 2); leave-one-out would leave them nothing to train on.",
+    ):
         h.leave_one_out_split(log)

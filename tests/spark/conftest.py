@@ -16,7 +16,7 @@ import time
 import pytest
 
 HOW_TO_ENABLE = (
-    'install Java 17 (`sudo apt-get install openjdk-17-jre-headless`) and PySpark '
+    "install Java 17 (`sudo apt-get install openjdk-17-jre-headless`) and PySpark "
     '(`.venv/bin/pip install -e ".[spark]"`)'
 )
 _REPORT: dict = {"skipped": [], "start_seconds": None}
@@ -31,7 +31,9 @@ def missing() -> str | None:
     if importlib.util.find_spec("pyspark") is None:
         return "PySpark is not installed"
     java_home = os.environ.get("JAVA_HOME")
-    if not shutil.which("java") and not (java_home and os.path.exists(os.path.join(java_home, "bin", "java"))):
+    if not shutil.which("java") and not (
+        java_home and os.path.exists(os.path.join(java_home, "bin", "java"))
+    ):
         return "no Java runtime (java is not on PATH and JAVA_HOME is unset)"
     return None
 
@@ -39,8 +41,11 @@ def missing() -> str | None:
 def skip_or_fail(reason: str) -> None:
     """Skip loudly on a laptop; fail on CI, where the Spark tests must run for real."""
     if _on_ci():
-        pytest.fail(f"CI=true but the Spark tests cannot run: {reason}. .ci/run must install Java and "
-                    'the project with its spark extra (pip install -e ".[spark]").', pytrace=False)
+        pytest.fail(
+            f"CI=true but the Spark tests cannot run: {reason}. .ci/run must install Java and "
+            'the project with its spark extra (pip install -e ".[spark]").',
+            pytrace=False,
+        )
     _REPORT["skipped"].append(reason)
     pytest.skip(f"SPARK TESTS SKIPPED: {reason}. To run them: {HOW_TO_ENABLE}.")
 
@@ -53,7 +58,8 @@ def start_session(app_name: str = "helpers-tests"):
     from pyspark.sql import SparkSession
 
     spark = (
-        SparkSession.builder.master("local[2]").appName(app_name)
+        SparkSession.builder.master("local[2]")
+        .appName(app_name)
         .config("spark.ui.enabled", "false")
         .config("spark.ui.showConsoleProgress", "false")
         .config("spark.driver.host", "127.0.0.1")

@@ -87,7 +87,10 @@ def test_every_option_value_gives_the_numbers_of_evaluate(data, option, value):
         clean = truth["relevance"] > 0  # now data where it does not raise
         recs = with_ranks(recs)[lambda f: f["user"].isin(truth.loc[clean, "user"])]
         truth = truth[truth["user"].isin(recs["user"])]
-        recs_df, truth_df = recs_df.sparkSession.createDataFrame(recs), truth_df.sparkSession.createDataFrame(truth)
+        recs_df, truth_df = (
+            recs_df.sparkSession.createDataFrame(recs),
+            truth_df.sparkSession.createDataFrame(truth),
+        )
     expected = topkeval.evaluate(recs, truth, K, **kwargs)
     assert len(expected) > 50
     assert_same(hs.evaluate(recs_df, truth_df, K, **kwargs), expected)
@@ -101,7 +104,8 @@ def test_metrics_on_request_and_their_parameters_give_the_numbers_of_evaluate(da
     assert {"err@10", "rbp@10"} <= set(expected.columns)
     assert_same(hs.evaluate(recs_df, truth_df, K, metrics=every, empty="zero", **params), expected)
     lists = truth_df.sparkSession.createDataFrame(
-        _lists(recs, truth), "user long, items array<long>, relevant array<long>, grades array<double>")
+        _lists(recs, truth), "user long, items array<long>, relevant array<long>, grades array<double>"
+    )
     arrays = hs.evaluate_arrays(lists, K, grades_col="grades", metrics=every, empty="zero", **params)
     assert_same(arrays, topkeval.evaluate(with_ranks(recs), truth, K, metrics=every, empty="zero", **params))
 
@@ -111,8 +115,14 @@ def test_string_ids_ranks_binary_truth_and_one_bucket(spark):
     recs, truth = with_ranks(recs), truth.drop(columns="relevance")
     expected = topkeval.evaluate(recs, truth, [2, 5], empty="skip", metrics=["ap", "ndcg", "recall"])
     for buckets in (1, 7):
-        result = hs.evaluate(spark.createDataFrame(recs), spark.createDataFrame(truth), [2, 5], empty="skip",
-                             metrics=["ap", "ndcg", "recall"], buckets=buckets)
+        result = hs.evaluate(
+            spark.createDataFrame(recs),
+            spark.createDataFrame(truth),
+            [2, 5],
+            empty="skip",
+            metrics=["ap", "ndcg", "recall"],
+            buckets=buckets,
+        )
         assert_same(result, expected)
 
 
@@ -153,8 +163,11 @@ def test_skip_summary_and_skipped_users_match_attrs_and_mean(data):
     per_user = hs.evaluate(recs_df, truth_df, K, empty="skip")
     means = hs.summary(per_user)
     assert np.abs(means - expected.mean()).max() <= 1e-12
-    assert means.attrs == {"n_users": len(expected), "n_empty_users": expected.attrs["n_empty_users"],
-                           "n_skipped_users": len(expected.attrs["skipped_users"])}
+    assert means.attrs == {
+        "n_users": len(expected),
+        "n_empty_users": expected.attrs["n_empty_users"],
+        "n_skipped_users": len(expected.attrs["skipped_users"]),
+    }
     skipped = sorted(r[0] for r in hs.skipped_users(per_user).collect())
     assert skipped == sorted(expected.attrs["skipped_users"])
 
@@ -187,12 +200,19 @@ def _lists(recs: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-@pytest.mark.parametrize("options", [dict(empty="skip"), dict(empty="zero", gain="exponential", ideal="listed"),
-                                     dict(empty="zero", denominator="n_hits", discount="clipped_log2")])
+@pytest.mark.parametrize(
+    "options",
+    [
+        dict(empty="skip"),
+        dict(empty="zero", gain="exponential", ideal="listed"),
+        dict(empty="zero", denominator="n_hits", discount="clipped_log2"),
+    ],
+)
 def test_arrays_entry_point_gives_the_numbers_of_evaluate(data, options):
     recs, truth, _, truth_df = data
     lists = truth_df.sparkSession.createDataFrame(
-        _lists(recs, truth), "user long, items array<long>, relevant array<long>, grades array<double>")
+        _lists(recs, truth), "user long, items array<long>, relevant array<long>, grades array<double>"
+    )
     expected = topkeval.evaluate(with_ranks(recs), truth, K, **options)
     result = hs.evaluate_arrays(lists, K, grades_col="grades", **options)
     assert_same(result, expected)
@@ -203,8 +223,10 @@ def test_arrays_accept_als_structs_and_raise_on_empty_users(data):
     recs, truth, _, truth_df = data
     frame = _lists(recs, truth)
     frame["recommendations"] = [[(i, 1.0 - n / 20) for n, i in enumerate(row)] for row in frame["items"]]
-    schema = ("user long, items array<long>, relevant array<long>, grades array<double>, "
-              "recommendations array<struct<item: int, rating: float>>")
+    schema = (
+        "user long, items array<long>, relevant array<long>, grades array<double>, "
+        "recommendations array<struct<item: int, rating: float>>"
+    )
     lists = truth_df.sparkSession.createDataFrame(frame, schema)
     expected = topkeval.evaluate(with_ranks(recs), truth.drop(columns="relevance"), 5, empty="zero")
     assert_same(hs.evaluate_arrays(lists, 5, items_col="recommendations", empty="zero"), expected)
@@ -233,7 +255,9 @@ def test_bad_input_gets_the_librarys_messages(data):
     with pytest.raises(ValueError, match="buckets must be"):
         hs.evaluate(recs_df, truth_df, 3, empty="zero", buckets=0)
     with pytest.raises(TypeError, match="must be an array"):
-        hs.evaluate_arrays(recs_df.select("user", recs_df["item"].alias("items"), recs_df["item"].alias("relevant")), 3)
+        hs.evaluate_arrays(
+            recs_df.select("user", recs_df["item"].alias("items"), recs_df["item"].alias("relevant")), 3
+        )
 
 
 def test_a_repeated_item_is_raised_with_the_librarys_message(spark):
@@ -263,11 +287,20 @@ def test_equal_to_sparks_own_evaluators_where_the_definitions_coincide(data):
     pairs = _spark_inputs(recs, truth)
     mllib = RankingMetrics(spark.sparkContext.parallelize(pairs, 2))
     frame = spark.createDataFrame(pairs, "prediction array<double>, label array<double>")
-    names = {"precision": "precisionAtK", "recall": "recallAtK", "ap": "meanAveragePrecisionAtK", "ndcg": "ndcgAtK"}
+    names = {
+        "precision": "precisionAtK",
+        "recall": "recallAtK",
+        "ap": "meanAveragePrecisionAtK",
+        "ndcg": "ndcgAtK",
+    }
     for k in (3, 10):
         ours = hs.summary(hs.evaluate(recs_df, spark.createDataFrame(binary), k, empty="zero"))
-        theirs = {"precision": mllib.precisionAt(k), "recall": mllib.recallAt(k),
-                  "ap": mllib.meanAveragePrecisionAt(k), "ndcg": mllib.ndcgAt(k)}
+        theirs = {
+            "precision": mllib.precisionAt(k),
+            "recall": mllib.recallAt(k),
+            "ap": mllib.meanAveragePrecisionAt(k),
+            "ndcg": mllib.ndcgAt(k),
+        }
         for key, name in names.items():
             ml = RankingEvaluator(metricName=name, k=k).evaluate(frame)
             assert abs(ours[f"{key}@{k}"] - theirs[key]) <= 1e-9, (key, k)
@@ -296,16 +329,21 @@ def test_where_spark_differs_the_difference_is_the_documented_one(data):
     no_cut = hs.summary(hs.evaluate(recs_df, binary_df, longest, empty="zero", denominator="n_relevant"))
     assert abs(no_cut[f"ap@{longest}"] - mllib.meanAveragePrecision) <= 1e-9
     # 3. meanAveragePrecisionAt(k) divides by min(k, |R|), not |R|: it differs from n_relevant once k < |R|
-    at_3 = {d: hs.summary(hs.evaluate(recs_df, binary_df, 3, empty="zero", denominator=d))["ap@3"]
-            for d in ("min_k_n_relevant", "n_relevant")}
+    at_3 = {
+        d: hs.summary(hs.evaluate(recs_df, binary_df, 3, empty="zero", denominator=d))["ap@3"]
+        for d in ("min_k_n_relevant", "n_relevant")
+    }
     assert abs(at_3["min_k_n_relevant"] - mllib.meanAveragePrecisionAt(3)) <= 1e-9
     assert abs(at_3["n_relevant"] - mllib.meanAveragePrecisionAt(3)) > 1e-3
     # 4. Spark counts a repeated item again (precision 1.0 from one relevant item); ours refuses the list
     repeated = RankingMetrics(spark.sparkContext.parallelize([([7.0, 7.0], [7.0])], 1))
     assert repeated.precisionAt(2) == 1.0
     with pytest.raises(ValueError, match="more than once"):
-        topkeval.evaluate(pd.DataFrame({"user": [1, 1], "item": [7, 7], "rank": [1, 2]}),
-                         pd.DataFrame({"user": [1], "item": [7]}), 2)
+        topkeval.evaluate(
+            pd.DataFrame({"user": [1, 1], "item": [7, 7], "rank": [1, 2]}),
+            pd.DataFrame({"user": [1], "item": [7]}),
+            2,
+        )
 
 
 # ------------------------------------------------------------------ benchmark smoke run
@@ -353,8 +391,14 @@ def test_runs_under_spark_connect(spark):
         pytest.skip('SPARK CONNECT TEST SKIPPED: pip install "pyspark[connect]" for the Spark Connect client')
     here = Path(__file__).resolve()
     env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "SPARK_LOCAL_IP": "127.0.0.1"}
-    done = subprocess.run([sys.executable, "-c", CONNECT_SCRIPT, str(here)], capture_output=True, text=True,
-                          env=env, cwd=here.parents[2], timeout=240)
+    done = subprocess.run(
+        [sys.executable, "-c", CONNECT_SCRIPT, str(here)],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=here.parents[2],
+        timeout=240,
+    )
     assert "CONNECT OK" in done.stdout, done.stderr[-3000:]
 
 
@@ -378,10 +422,28 @@ def test_without_java_the_tests_skip_loudly_or_fail_on_ci(ci):
     env = {k: v for k, v in os.environ.items() if k not in ("JAVA_HOME", "CI")}
     env.update(PATH="/nonexistent", CI=ci)
     here = Path(__file__).resolve()
-    done = subprocess.run([sys.executable, "-m", "pytest", str(here), "-k", "bad_input", "-p", "no:cacheprovider",
-                           "-o", "addopts=--import-mode=importlib"], capture_output=True, text=True, env=env,
-                          cwd=here.parents[2], timeout=120)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            str(here),
+            "-k",
+            "bad_input",
+            "-p",
+            "no:cacheprovider",
+            "-o",
+            "addopts=--import-mode=importlib",
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=here.parents[2],
+        timeout=120,
+    )
     if ci:
-        assert done.returncode == 1 and "CI=true but the Spark tests cannot run: no Java runtime" in done.stdout
+        assert (
+            done.returncode == 1 and "CI=true but the Spark tests cannot run: no Java runtime" in done.stdout
+        )
     else:
         assert done.returncode == 0 and "SPARK TESTS SKIPPED" in done.stdout and "1 skipped" in done.stdout

@@ -13,7 +13,16 @@ import math
 
 import numpy as np
 
-__all__ = ["top_k", "hit_ranks", "discount", "discounts", "discounts_at", "gain_of", "gains", "ideal_dcg_table"]
+__all__ = [
+    "top_k",
+    "hit_ranks",
+    "discount",
+    "discounts",
+    "discounts_at",
+    "gain_of",
+    "gains",
+    "ideal_dcg_table",
+]
 
 
 def top_k(items: list, k: int) -> list:

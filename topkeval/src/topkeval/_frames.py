@@ -89,8 +89,10 @@ def _how_to_convert(frame: Any, name: str) -> str:
     if isinstance(frame, dict):
         return f"Build one from the columns: pandas.DataFrame({name})."
     if _module(frame) == "numpy":
-        return (f"Name the columns: pandas.DataFrame({name}, columns=['user', 'item', 'rank']); for an integer "
-                "(users x K) matrix of item ids, topkeval.evaluate_arrays is the fast path.")
+        return (
+            f"Name the columns: pandas.DataFrame({name}, columns=['user', 'item', 'rank']); for an integer "
+            "(users x K) matrix of item ids, topkeval.evaluate_arrays is the fast path."
+        )
     return "Convert it to a pandas DataFrame with one row per (user, item) first."
 
 
@@ -144,4 +146,6 @@ def as_pandas(frame: Any, name: str) -> pd.DataFrame:
 
 def not_a_pandas_frame(frame: Any, name: str) -> TypeError:
     """The error for functions that take pandas only (splits, ``evaluate_as``), with the conversion to use."""
-    return TypeError(f"{name} must be a pandas DataFrame; got {_type_name(frame)}. {_how_to_convert(frame, name)}")
+    return TypeError(
+        f"{name} must be a pandas DataFrame; got {_type_name(frame)}. {_how_to_convert(frame, name)}"
+    )

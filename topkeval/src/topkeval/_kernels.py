@@ -14,8 +14,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["Cut", "precision", "recall", "hit", "reciprocal_rank", "average_precision", "ndcg",
-           "expected_reciprocal_rank", "rank_biased_precision"]
+__all__ = [
+    "Cut",
+    "precision",
+    "recall",
+    "hit",
+    "reciprocal_rank",
+    "average_precision",
+    "ndcg",
+    "expected_reciprocal_rank",
+    "rank_biased_precision",
+]
 
 
 @dataclass

@@ -15,8 +15,19 @@ from dataclasses import dataclass, field, replace
 
 from . import _kernels
 
-__all__ = ["METRICS", "OPTIONS", "BATCH_OPTIONS", "PARAMETERS", "BEYOND_METRICS", "Metric", "Option", "Parameter",
-           "BeyondMetric", "markdown_table", "option_table"]
+__all__ = [
+    "METRICS",
+    "OPTIONS",
+    "BATCH_OPTIONS",
+    "PARAMETERS",
+    "BEYOND_METRICS",
+    "Metric",
+    "Option",
+    "Parameter",
+    "BeyondMetric",
+    "markdown_table",
+    "option_table",
+]
 
 
 @dataclass(frozen=True)
@@ -343,8 +354,9 @@ METRICS: dict[str, Metric] = {
 #: Numeric options of single metrics (ERR's grade scale, RBP's persistence).
 PARAMETERS: dict[str, Parameter] = {
     "p": Parameter("p", 0.8, "RBP's persistence: the chance of reading on after each item", 0.0, 1.0),
-    "max_grade": Parameter("max_grade", None, "ERR's top of the grade scale", 0.0,
-                           none_means="each user's highest grade"),
+    "max_grade": Parameter(
+        "max_grade", None, "ERR's top of the grade scale", 0.0, none_means="each user's highest grade"
+    ),
 }
 
 
@@ -362,18 +374,51 @@ class BeyondMetric:
 
 
 BEYOND_METRICS: dict[str, BeyondMetric] = {
-    "novelty": BeyondMetric("novelty", "novelty_at_k", "Nov@k", "novelty@k",
-                            "mean over the top k of -log2(popularity share)", "per user", "item popularity"),
-    "arp": BeyondMetric("arp", "arp_at_k", "ARP@k", "ARP@k", "mean popularity share of the top k", "per user",
-                        "item popularity"),
-    "ild": BeyondMetric("ild", "intra_list_diversity_at_k", "ILD@k", "ILD@k",
-                        "mean distance over the pairs of items in the top k", "per user",
-                        "item vectors or categories"),
-    "coverage": BeyondMetric("coverage", "catalog_coverage", "Cov@k", "coverage@k",
-                             "distinct items in any top k / catalogue size", "all users", "the catalogue size"),
-    "gini": BeyondMetric("gini", "gini_index", "Gini@k", "Gini@k",
-                         "Gini index of the number of top-k slots each catalogue item gets", "all users",
-                         "the catalogue"),
+    "novelty": BeyondMetric(
+        "novelty",
+        "novelty_at_k",
+        "Nov@k",
+        "novelty@k",
+        "mean over the top k of -log2(popularity share)",
+        "per user",
+        "item popularity",
+    ),
+    "arp": BeyondMetric(
+        "arp",
+        "arp_at_k",
+        "ARP@k",
+        "ARP@k",
+        "mean popularity share of the top k",
+        "per user",
+        "item popularity",
+    ),
+    "ild": BeyondMetric(
+        "ild",
+        "intra_list_diversity_at_k",
+        "ILD@k",
+        "ILD@k",
+        "mean distance over the pairs of items in the top k",
+        "per user",
+        "item vectors or categories",
+    ),
+    "coverage": BeyondMetric(
+        "coverage",
+        "catalog_coverage",
+        "Cov@k",
+        "coverage@k",
+        "distinct items in any top k / catalogue size",
+        "all users",
+        "the catalogue size",
+    ),
+    "gini": BeyondMetric(
+        "gini",
+        "gini_index",
+        "Gini@k",
+        "Gini@k",
+        "Gini index of the number of top-k slots each catalogue item gets",
+        "all users",
+        "the catalogue",
+    ),
 }
 
 
@@ -400,8 +445,11 @@ def option_table(name: str) -> str:
 def metric_list() -> str:
     """The metric keys as a docstring sentence: which ``metrics=`` values exist."""
     default = ", ".join(f"``{key!r}``" for key in DEFAULT_METRIC_KEYS)
-    return ("Any of " + ", ".join(f"``{key!r}``" for key in METRICS)
-            + f" (columns come in that order); default {default}.")
+    return (
+        "Any of "
+        + ", ".join(f"``{key!r}``" for key in METRICS)
+        + f" (columns come in that order); default {default}."
+    )
 
 
 def document(*option_names: str):
@@ -437,15 +485,31 @@ def _row(*cells: str) -> str:
 def markdown_table() -> str:
     """Return the metric table shown in README.md (generated, never typed)."""
     rows = [
-        _row("column in `evaluate`", "per-user function", "notation", "mean over users", "formula",
-             "no relevant item", "options"),
+        _row(
+            "column in `evaluate`",
+            "per-user function",
+            "notation",
+            "mean over users",
+            "formula",
+            "no relevant item",
+            "options",
+        ),
         "|---|---|---|---|---|---|---|",
     ]
     for metric in METRICS.values():
         options = ", ".join(_option_cell(name) for name in metric.options) or "none"
         column = f"`{metric.key}@k`" + ("" if metric.by_default else " (on request)")
-        rows.append(_row(column, f"`{metric.function}`", metric.notation, metric.mean_name,
-                         metric.formula, metric.no_relevant, options))
+        rows.append(
+            _row(
+                column,
+                f"`{metric.function}`",
+                metric.notation,
+                metric.mean_name,
+                metric.formula,
+                metric.no_relevant,
+                options,
+            )
+        )
     rows += ["", "Which libraries compute which variant:", ""]
     rows += [_row("option", "value", "formula", "used by"), "|---|---|---|---|"]
     for option in (*OPTIONS.values(), *BATCH_OPTIONS.values()):
@@ -453,10 +517,21 @@ def markdown_table() -> str:
             value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
             rows.append(_row(f"`{option.name}`", value, choice.formula, choice.used_by))
     rows += ["", "Beyond accuracy (`topkeval.beyond`: they read the lists, not relevance):", ""]
-    rows += [_row("metric", "function", "notation", "formula", "computed", "needs"), "|---|---|---|---|---|---|"]
+    rows += [
+        _row("metric", "function", "notation", "formula", "computed", "needs"),
+        "|---|---|---|---|---|---|",
+    ]
     for beyond in BEYOND_METRICS.values():
-        rows.append(_row(f"`{beyond.key}`", f"`{beyond.function}`", beyond.notation, beyond.formula,
-                         beyond.scope, beyond.needs))
+        rows.append(
+            _row(
+                f"`{beyond.key}`",
+                f"`{beyond.function}`",
+                beyond.notation,
+                beyond.formula,
+                beyond.scope,
+                beyond.needs,
+            )
+        )
     return "\n".join(rows)
 
 
@@ -464,4 +539,6 @@ def _option_cell(name: str) -> str:
     if name in PARAMETERS:
         return PARAMETERS[name].describe()
     option = OPTIONS[name]
-    return f"`{name}`: " + " / ".join(f"**`{v}`**" if v == option.default else f"`{v}`" for v in option.values)
+    return f"`{name}`: " + " / ".join(
+        f"**`{v}`**" if v == option.default else f"`{v}`" for v in option.values
+    )

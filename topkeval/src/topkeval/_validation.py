@@ -53,9 +53,7 @@ def check_k(k: Any, name: str = "k") -> int:
         )
     k = int(k)
     if k < 1:
-        raise ValueError(
-            f"{name} must be an int >= 1 (the cutoff: how many top items count); got {k}."
-        )
+        raise ValueError(f"{name} must be an int >= 1 (the cutoff: how many top items count); got {k}.")
     return k
 
 
@@ -66,15 +64,24 @@ def check_int(value: Any, name: str, minimum: int = 1, meaning: str = "") -> int
     3
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name} must be an int >= {minimum}{meaning}; got {_short(value)} of type "
-                        f"{type(value).__name__}.")
+        raise TypeError(
+            f"{name} must be an int >= {minimum}{meaning}; got {_short(value)} of type "
+            f"{type(value).__name__}."
+        )
     if int(value) < minimum:
         raise ValueError(f"{name} must be an int >= {minimum}{meaning}; got {int(value)}.")
     return int(value)
 
 
-def check_number(value: Any, name: str, low: float, high: float = math.inf, *, low_open: bool = False,
-                 high_open: bool = False) -> float:
+def check_number(
+    value: Any,
+    name: str,
+    low: float,
+    high: float = math.inf,
+    *,
+    low_open: bool = False,
+    high_open: bool = False,
+) -> float:
     """Return ``value`` as a builtin float, or raise if it is not a real number in the range.
 
     >>> check_number(0.95, "confidence", 0, 1, low_open=True, high_open=True)
@@ -106,7 +113,9 @@ def check_option(name: str, value: Any, allowed: Iterable[str]) -> str:
     allowed = sorted(allowed)
     listing = ", ".join(repr(a) for a in allowed)
     if not isinstance(value, str):
-        raise TypeError(f"{name} must be one of {listing}; got {_short(value)} of type {type(value).__name__}.")
+        raise TypeError(
+            f"{name} must be one of {listing}; got {_short(value)} of type {type(value).__name__}."
+        )
     if value not in allowed:
         close = [a for a in allowed if a.lower() == value.lower() or a.startswith(value[:3].lower())]
         hint = f" Did you mean {close[0]!r}?" if close else ""
@@ -139,8 +148,9 @@ def check_parameters(**values: Any) -> dict[str, float | None]:
         if value is None and spec.none_means:
             checked[name] = None
             continue
-        checked[name] = check_number(value, name, spec.low, spec.high, low_open=spec.low_open,
-                                     high_open=spec.high_open)
+        checked[name] = check_number(
+            value, name, spec.low, spec.high, low_open=spec.low_open, high_open=spec.high_open
+        )
     return checked
 
 

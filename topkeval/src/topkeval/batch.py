@@ -85,7 +85,9 @@ def _int_array(value: Any, name: str, ndim: int) -> np.ndarray:
     return array.astype(np.int64, copy=False)
 
 
-def _check_csr(indptr: Any, items: Any, grades: Any, n_users: int) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+def _check_csr(
+    indptr: Any, items: Any, grades: Any, n_users: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     indptr = _int_array(indptr, "relevant_indptr", 1)
     items = _int_array(items, "relevant_items", 1)
     if indptr.shape[0] != n_users + 1:
@@ -135,8 +137,15 @@ class _Options:
 class _Shared:
     """What every block needs besides its own hits: options, discounts, gains and grades of the relevant items."""
 
-    def __init__(self, opts: _Options, disc: np.ndarray, idcg_table: np.ndarray, rel_gains: np.ndarray | None,
-                 grades: np.ndarray | None, top_grade: np.ndarray | None):
+    def __init__(
+        self,
+        opts: _Options,
+        disc: np.ndarray,
+        idcg_table: np.ndarray,
+        rel_gains: np.ndarray | None,
+        grades: np.ndarray | None,
+        top_grade: np.ndarray | None,
+    ):
         self.opts, self.disc, self.idcg_table = opts, disc, idcg_table
         self.rel_gains, self.grades, self.top_grade = rel_gains, grades, top_grade
 
@@ -156,7 +165,9 @@ def _top_grades(grades: np.ndarray | None, indptr: np.ndarray, max_grade: float 
     return top
 
 
-def _ideal_cumulative(seg: np.ndarray, gains: np.ndarray, nb: int, width: int, disc: np.ndarray) -> np.ndarray:
+def _ideal_cumulative(
+    seg: np.ndarray, gains: np.ndarray, nb: int, width: int, disc: np.ndarray
+) -> np.ndarray:
     """Running IDCG (nb x width) from per-row gains listed by row ``seg``."""
     ideal = np.zeros((nb, width), dtype=np.float64)
     if gains.size:
@@ -200,18 +211,30 @@ def _block_metrics(
     top_grade = shared.top_grade[b0 : b0 + nb] if shared.top_grade is not None else None
     ideal_cum = None
     if hit_gains is not None:
-        seg, values = (seg_rel, shared.rel_gains[r0 : r0 + seg_rel.size]) if opts.ideal == "all" else (row, hit_gains)
+        seg, values = (
+            (seg_rel, shared.rel_gains[r0 : r0 + seg_rel.size]) if opts.ideal == "all" else (row, hit_gains)
+        )
         ideal_cum = _ideal_cumulative(seg, values, nb, max(opts.ks), shared.disc)
     for k in opts.ks:
         sel = None if k >= width else pos < k
         cut = Cut(
-            k=k, hits=counts if sel is None else np.bincount(row[sel], minlength=nb), n_relevant=nrel,
-            first=first, row=_take(row, sel), position=_take(pos, sel), ordinal=_take(ordinal, sel),
-            listed_hits=counts, gains=None if hit_gains is None else _take(hit_gains, sel),
+            k=k,
+            hits=counts if sel is None else np.bincount(row[sel], minlength=nb),
+            n_relevant=nrel,
+            first=first,
+            row=_take(row, sel),
+            position=_take(pos, sel),
+            ordinal=_take(ordinal, sel),
+            listed_hits=counts,
+            gains=None if hit_gains is None else _take(hit_gains, sel),
             ideal=None if ideal_cum is None else ideal_cum[:, k - 1],
-            discounts=shared.disc, binary_idcg=shared.idcg_table, denominator=opts.denominator,
-            ideal_from=opts.ideal, grades=None if hit_grades is None else _take(hit_grades, sel),
-            top_grade=top_grade, p=opts.p,
+            discounts=shared.disc,
+            binary_idcg=shared.idcg_table,
+            denominator=opts.denominator,
+            ideal_from=opts.ideal,
+            grades=None if hit_grades is None else _take(hit_grades, sel),
+            top_grade=top_grade,
+            p=opts.p,
         )
         for key in opts.keys:
             out[f"{key}@{k}"][b0 : b0 + nb] = _registry.METRICS[key].kernel(cut)
@@ -471,7 +494,11 @@ def evaluate_arrays(
 
 
 def _apply_empty(
-    result: dict[str, np.ndarray], index: pd.Index, is_empty: np.ndarray, empty: str, attrs: dict | None = None
+    result: dict[str, np.ndarray],
+    index: pd.Index,
+    is_empty: np.ndarray,
+    empty: str,
+    attrs: dict | None = None,
 ) -> pd.DataFrame:
     """The result frame, with users who have no relevant item raised on, skipped or zeroed."""
     n_empty = int(is_empty.sum())
@@ -516,9 +543,11 @@ def _codes(
         )
     for frame, column in (("recommendations", values), ("truth", other)):
         if column.isna().any():
-            raise ValueError(f"{frame}'s {column.name!r} column has missing {what} ids (NaN/None) in "
-                             f"{int(column.isna().sum())} row(s); drop or fill those rows first, e.g. "
-                             f"{frame}.dropna(subset=[{column.name!r}]).")
+            raise ValueError(
+                f"{frame}'s {column.name!r} column has missing {what} ids (NaN/None) in "
+                f"{int(column.isna().sum())} row(s); drop or fill those rows first, e.g. "
+                f"{frame}.dropna(subset=[{column.name!r}])."
+            )
     heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
     other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
     if runs:
@@ -527,7 +556,9 @@ def _codes(
     if encoded is None:
         encoded = _arrow_codes(values, other, sort)
     if encoded is None:
-        parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [values.reset_index(drop=True)]
+        parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [
+            values.reset_index(drop=True)
+        ]
         both = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
         try:
             codes, uniques = pd.factorize(both, sort=sort)
@@ -556,7 +587,9 @@ def _small_int_codes(values: pd.Series, other: pd.Series) -> tuple[np.ndarray, n
     return first.astype(np.int64, copy=False), second.astype(np.int64, copy=False), pd.RangeIndex(high + 1)
 
 
-def _arrow_codes(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
+def _arrow_codes(
+    values: pd.Series, other: pd.Series, sort: bool
+) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
     """Codes for Arrow-backed columns (pandas 3's default str), with one hash table for both.
 
     Half the memory traffic of ``pd.factorize`` on the concatenated columns:
@@ -571,7 +604,9 @@ def _arrow_codes(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.nd
     except ImportError:
         return None
     first, second = (pa.chunked_array(a()) for a in arrays)
-    if first.type != second.type or not (pa.types.is_string(first.type) or pa.types.is_large_string(first.type)):
+    if first.type != second.type or not (
+        pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
+    ):
         return None
     encoded = pa.chunked_array(first.chunks + second.chunks, type=first.type).dictionary_encode()
     if encoded.num_chunks == 0:
@@ -649,7 +684,12 @@ def _csr_order(user_codes: np.ndarray, indptr: np.ndarray) -> np.ndarray:
 
 
 def _top_from_runs(
-    key: np.ndarray, items: np.ndarray, run_users: np.ndarray, run_length: np.ndarray, n_users: int, kmax: int,
+    key: np.ndarray,
+    items: np.ndarray,
+    run_users: np.ndarray,
+    run_length: np.ndarray,
+    n_users: int,
+    kmax: int,
     ideal: str,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """The list matrix straight from the rows, its users' list lengths, and whether it is in run order.
@@ -794,7 +834,9 @@ def evaluate(
     recommendations, truth = as_pandas(recommendations, "recommendations"), as_pandas(truth, "truth")
     by_rank = _check_frames(recommendations, truth, cols)
 
-    run_users, truth_users, users, heads = _codes(recommendations[user_col], truth[user_col], "user", runs=True)
+    run_users, truth_users, users, heads = _codes(
+        recommendations[user_col], truth[user_col], "user", runs=True
+    )
     # item codes need the ids' order only to break ties between equal scores
     rec_items, truth_items, item_index, _ = _codes(
         recommendations[item_col], truth[item_col], "item", sort=not by_rank
@@ -806,13 +848,19 @@ def evaluate(
 
     opts = _Options(ks, keys, denominator, gain, ideal, discount, p, max_grade)
     try:
-        result = _compute(top, indptr, truth_items, rel_grades, lists.n_items, opts, _DEFAULT_BLOCK, "all", True)
+        result = _compute(
+            top, indptr, truth_items, rel_grades, lists.n_items, opts, _DEFAULT_BLOCK, "all", True
+        )
     except (_DuplicateRelevant, _DuplicateRecommendation) as err:
         raise _frame_error(err, lists, item_index) from None
     if lists.row_of_user is not None:  # back to user order
         result = {name: values[lists.row_of_user] for name, values in result.items()}
     attrs = dict(
-        k=list(ks), denominator=denominator, gain=gain, ideal=ideal, discount=discount,
+        k=list(ks),
+        denominator=denominator,
+        gain=gain,
+        ideal=ideal,
+        discount=discount,
         ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
     )
@@ -822,7 +870,9 @@ def evaluate(
 class _Lists:
     """The encoded recommendations: users, runs of rows, items; and where each user's list row is."""
 
-    def __init__(self, users: pd.Index, run_users: np.ndarray, heads: np.ndarray, items: np.ndarray, n_items: int):
+    def __init__(
+        self, users: pd.Index, run_users: np.ndarray, heads: np.ndarray, items: np.ndarray, n_items: int
+    ):
         self.users, self.run_users, self.heads, self.items = users, run_users, heads, items
         self.n_users, self.n_items = len(users), n_items
         self.row_of_user: np.ndarray | None = None  # list rows are users in code order, unless set
@@ -863,13 +913,16 @@ def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str
     return key
 
 
-def _list_matrix(lists: _Lists, key: np.ndarray, by_rank: bool, kmax: int, ideal: str, ties: str,
-                 cols: dict[str, str]) -> tuple[np.ndarray, np.ndarray]:
+def _list_matrix(
+    lists: _Lists, key: np.ndarray, by_rank: bool, kmax: int, ideal: str, ties: str, cols: dict[str, str]
+) -> tuple[np.ndarray, np.ndarray]:
     """The (users x width) matrix of item codes, best first, -1 for empty slots; and each list's length."""
     heads = lists.heads
     run_start = np.flatnonzero(heads)
     run_length = np.diff(np.append(run_start, heads.size))
-    grouped = lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1  # one block of rows per user
+    grouped = (
+        lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1
+    )  # one block of rows per user
     if by_rank and grouped:
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
         if found is not None:  # the common case: every user has a list of the same length, best first
@@ -897,8 +950,15 @@ def _list_matrix(lists: _Lists, key: np.ndarray, by_rank: bool, kmax: int, ideal
     return top, list_length
 
 
-def _sorted_lists(lists: _Lists, rec_users: np.ndarray, key: np.ndarray, by_rank: bool, kmax: int, ties: str,
-                  cols: dict[str, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _sorted_lists(
+    lists: _Lists,
+    rec_users: np.ndarray,
+    key: np.ndarray,
+    by_rank: bool,
+    kmax: int,
+    ties: str,
+    cols: dict[str, str],
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Rows sorted by user then key (ties broken by the ``ties`` rule); each row's position in its list."""
     items = lists.items
     if by_rank or ties in ("input_order", "raise"):
@@ -944,8 +1004,9 @@ def _truth_grades(truth: pd.DataFrame, relevance_col: str) -> np.ndarray | None:
     return grades
 
 
-def _truth_csr(truth: pd.DataFrame, truth_users: np.ndarray, truth_items: np.ndarray, lists: _Lists,
-               cols: dict[str, str]) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+def _truth_csr(
+    truth: pd.DataFrame, truth_users: np.ndarray, truth_items: np.ndarray, lists: _Lists, cols: dict[str, str]
+) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
     """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user)."""
     grades = _truth_grades(truth, cols["relevance"])
     if grades is not None:

@@ -56,7 +56,9 @@ BEYOND_METRICS = _registry.BEYOND_METRICS
 
 
 # ----------------------------------------------------------------- inputs
-def item_popularity(interactions: pd.DataFrame, *, user_col: str = "user", item_col: str = "item") -> pd.Series:
+def item_popularity(
+    interactions: pd.DataFrame, *, user_col: str = "user", item_col: str = "item"
+) -> pd.Series:
     """Each item's popularity share: the share of users who interacted with it.
 
     Parameters
@@ -159,7 +161,9 @@ def _vector(features: Mapping, item: Hashable) -> np.ndarray:
     vector = np.asarray(features[item], dtype=np.float64).ravel()
     norm = float(np.linalg.norm(vector))
     if norm == 0 or not math.isfinite(norm):
-        raise ValueError(f"item {item!r} has a zero or non-finite feature vector; cosine distance is undefined.")
+        raise ValueError(
+            f"item {item!r} has a zero or non-finite feature vector; cosine distance is undefined."
+        )
     return vector / norm
 
 
@@ -268,7 +272,9 @@ def gini_of_counts(counts: Any) -> float:
     """
     values = np.asarray(counts, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
-        raise ValueError(f"counts must be a non-empty 1-D sequence, one count per item; got shape {values.shape}.")
+        raise ValueError(
+            f"counts must be a non-empty 1-D sequence, one count per item; got shape {values.shape}."
+        )
     if not np.all(np.isfinite(values)) or values.min() < 0:
         raise ValueError("counts must be finite numbers >= 0.")
     return _gini(values)
@@ -309,7 +315,9 @@ def _n_items(top: np.ndarray, n_items: Any) -> int:
     if isinstance(n_items, bool) or not isinstance(n_items, numbers.Integral) or n_items < 1:
         raise ValueError(f"n_items must be an int >= 1 (the catalogue size); got {n_items!r}.")
     if top.size and int(top.max()) >= n_items:
-        raise ValueError(f"n_items is {n_items} but an item id is {int(top.max())}; ids must be below n_items.")
+        raise ValueError(
+            f"n_items is {n_items} but an item id is {int(top.max())}; ids must be below n_items."
+        )
     return int(n_items)
 
 
@@ -355,11 +363,15 @@ def _ild(top: np.ndarray, present: np.ndarray, item_vectors: Any, item_categorie
     if item_vectors is not None:
         vectors = np.asarray(item_vectors, dtype=np.float64)
         if vectors.ndim != 2 or vectors.shape[0] != n:
-            raise ValueError(f"item_vectors must be a 2-D array with one row per item ({n}); got shape {vectors.shape}.")
+            raise ValueError(
+                f"item_vectors must be a 2-D array with one row per item ({n}); got shape {vectors.shape}."
+            )
         norms = np.linalg.norm(vectors, axis=1)
         used = np.unique(top[present])
         if used.size and (np.any(norms[used] == 0) or not np.all(np.isfinite(norms[used]))):
-            raise ValueError("a recommended item has a zero or non-finite vector; cosine distance is undefined.")
+            raise ValueError(
+                "a recommended item has a zero or non-finite vector; cosine distance is undefined."
+            )
         unit = vectors / np.where(norms > 0, norms, 1.0)[:, None]
         chosen = unit[safe]  # users x k x d
         distance = 1.0 - np.einsum("ukd,uld->ukl", chosen, chosen)

@@ -87,20 +87,39 @@ class NotReproduced:
 LIBRARIES: dict[str, Library] = {
     lib.key: lib
     for lib in (
-        Library("trec_eval", "trec_eval / pytrec_eval", "pytrec-eval-terrier 0.5.11", "item_descending",
-                ("pytrec_eval", "pytrec-eval", "pytrec-eval-terrier", "trec-eval"), string_ids=True),
+        Library(
+            "trec_eval",
+            "trec_eval / pytrec_eval",
+            "pytrec-eval-terrier 0.5.11",
+            "item_descending",
+            ("pytrec_eval", "pytrec-eval", "pytrec-eval-terrier", "trec-eval"),
+            string_ids=True,
+        ),
         Library("ir_measures", "ir_measures", "0.4.3", "item_descending", ("ir-measures",), string_ids=True),
         Library("ranx", "ranx", "0.3.21", "input_order"),
         Library("sklearn", "scikit-learn", "1.9.1", "average", ("scikit-learn", "scikit_learn")),
         Library("torchmetrics", "torchmetrics", "1.9.0", "average"),
-        Library("recommenders", "Microsoft Recommenders", "1.2.1", "input_order",
-                ("microsoft_recommenders", "ms_recommenders", "microsoft-recommenders")),
-        Library("spark", "Spark MLlib (PySpark)", "pyspark 4.3.0", "given", ("pyspark", "spark_mllib", "mllib")),
+        Library(
+            "recommenders",
+            "Microsoft Recommenders",
+            "1.2.1",
+            "input_order",
+            ("microsoft_recommenders", "ms_recommenders", "microsoft-recommenders"),
+        ),
+        Library(
+            "spark", "Spark MLlib (PySpark)", "pyspark 4.3.0", "given", ("pyspark", "spark_mllib", "mllib")
+        ),
         Library("recbole", "RecBole", "1.2.1", "given"),
         Library("implicit", "implicit", "0.7.3", "given"),
         Library("lenskit", "LensKit", "2025.8.1", "given"),
         Library("cornac", "Cornac", "2.6.0", "given"),
-        Library("ml_metrics", "ml_metrics (Kaggle)", "benhamner/Metrics 9a637aea", "given", ("ml-metrics", "kaggle")),
+        Library(
+            "ml_metrics",
+            "ml_metrics (Kaggle)",
+            "benhamner/Metrics 9a637aea",
+            "given",
+            ("ml-metrics", "kaggle"),
+        ),
         Library("elliot", "Elliot", "sisinflab/elliot fc27efed", "given"),
     )
 }
@@ -127,12 +146,18 @@ _QRELS = {"judged_empty": "zero", "unjudged": "skip", "no_recommendations": "zer
 _SKIP = {"judged_empty": "skip", "unjudged": "skip", "no_recommendations": "zero"}
 _MATRIX = {"judged_empty": "zero", "unjudged": "zero", "no_recommendations": "skip"}
 
-_N_REL, _MIN, _HITS = {"denominator": "n_relevant"}, {"denominator": "min_k_n_relevant"}, {"denominator": "n_hits"}
+_N_REL, _MIN, _HITS = (
+    {"denominator": "n_relevant"},
+    {"denominator": "min_k_n_relevant"},
+    {"denominator": "n_hits"},
+)
 _LIN, _EXP = {"gain": "linear"}, {"gain": "exponential"}
 
 
 def _c(library, metric, name, options=None, users=_ZERO, steps=(), evidence="", note="", default=True):
-    return Convention(library, metric, name, dict(options or {}), dict(users), tuple(steps), evidence, note, default)
+    return Convention(
+        library, metric, name, dict(options or {}), dict(users), tuple(steps), evidence, note, default
+    )
 
 
 _TE = "usnistgov/trec_eval "
@@ -152,59 +177,160 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("trec_eval", "precision", "P.k", {}, _TREC, (), _TE + "m_P.c"),
     _c("trec_eval", "recall", "recall.k", {}, _TREC, (), _TE + "m_recall.c"),
     _c("trec_eval", "hit", "success.k", {}, _TREC, (), _TE + "m_success.c"),
-    _c("trec_eval", "rr", "recip_rank on the run cut at k", {}, _TREC, (), _TE + "m_recip_rank.c",
-       "recip_rank has no cutoff: it equals RR@k only on a run truncated to the top k"),
+    _c(
+        "trec_eval",
+        "rr",
+        "recip_rank on the run cut at k",
+        {},
+        _TREC,
+        (),
+        _TE + "m_recip_rank.c",
+        "recip_rank has no cutoff: it equals RR@k only on a run truncated to the top k",
+    ),
     _c("trec_eval", "ap", "map_cut.k", _N_REL, _TREC, (), _TE + "m_map_cut.c"),
     _c("trec_eval", "ndcg", "ndcg_cut.k", {**_LIN, "ideal": "all"}, _TREC, (), _TE + "m_ndcg_cut.c"),
     # ir_measures: pytrec_eval underneath, but a qrels query missing from the run scores 0
     _c("ir_measures", "precision", "P@k", {}, _QRELS, (), _IRM + "providers/pytrec_eval_provider.py"),
     _c("ir_measures", "recall", "R@k", {}, _QRELS, (), _IRM + "providers/pytrec_eval_provider.py"),
     _c("ir_measures", "hit", "Success@k", {}, _QRELS, (), _IRM + "providers/pytrec_eval_provider.py"),
-    _c("ir_measures", "rr", "RR@k", {}, _QRELS, (), _IRM + "providers/msmarco_provider.py",
-       "RR@k goes to the msmarco provider, which orders ties by ascending docid (RR without k: trec_eval)"),
+    _c(
+        "ir_measures",
+        "rr",
+        "RR@k",
+        {},
+        _QRELS,
+        (),
+        _IRM + "providers/msmarco_provider.py",
+        "RR@k goes to the msmarco provider, which orders ties by ascending docid (RR without k: trec_eval)",
+    ),
     _c("ir_measures", "ap", "AP@k", _N_REL, _QRELS, (), _IRM + "providers/pytrec_eval_provider.py"),
     _c("ir_measures", "ndcg", "nDCG@k", _LIN, _QRELS, (), _IRM + "providers/pytrec_eval_provider.py"),
-    _c("ir_measures", "ndcg", "nDCG(dcg='exp-log2')@k", _EXP, _QRELS, (), _IRM + "providers/ranx_provider.py",
-       "served by the ranx provider (gdeval failed to run)", default=False),
+    _c(
+        "ir_measures",
+        "ndcg",
+        "nDCG(dcg='exp-log2')@k",
+        _EXP,
+        _QRELS,
+        (),
+        _IRM + "providers/ranx_provider.py",
+        "served by the ranx provider (gdeval failed to run)",
+        default=False,
+    ),
     # ranx with make_comparable=True
     _c("ranx", "precision", "precision@k", {}, _QRELS, (), _RX + "precision.py"),
     _c("ranx", "recall", "recall@k", {}, _QRELS, (), _RX + "recall.py"),
     _c("ranx", "hit", "hit_rate@k", {}, _QRELS, (), _RX + "hit_rate.py"),
-    _c("ranx", "rr", "mrr@k", {}, _QRELS, (), _RX + "reciprocal_rank.py",
-       "the docstring says k is ignored; the code cuts at k"),
+    _c(
+        "ranx",
+        "rr",
+        "mrr@k",
+        {},
+        _QRELS,
+        (),
+        _RX + "reciprocal_rank.py",
+        "the docstring says k is ignored; the code cuts at k",
+    ),
     _c("ranx", "ap", "map@k", _N_REL, _QRELS, (), _RX + "average_precision.py"),
     _c("ranx", "ndcg", "ndcg@k", _LIN, _QRELS, (), _RX + "ndcg.py"),
     _c("ranx", "ndcg", "ndcg_burges@k", _EXP, _QRELS, (), _RX + "ndcg.py", default=False),
     # scikit-learn: one row per user of the score matrix
-    _c("sklearn", "ndcg", "ndcg_score(k=k)", {**_LIN, "ideal": "listed"}, _MATRIX, ("listed_truth", "tie_average"),
-       "scikit-learn sklearn/metrics/_ranking.py (_ndcg_sample_scores, _tie_averaged_dcg)",
-       "ignore_ties=True turns the tie averaging off"),
+    _c(
+        "sklearn",
+        "ndcg",
+        "ndcg_score(k=k)",
+        {**_LIN, "ideal": "listed"},
+        _MATRIX,
+        ("listed_truth", "tie_average"),
+        "scikit-learn sklearn/metrics/_ranking.py (_ndcg_sample_scores, _tie_averaged_dcg)",
+        "ignore_ties=True turns the tie averaging off",
+    ),
     # torchmetrics: retrieval_* per query, mean over queries, empty_target_action='neg'
-    _c("torchmetrics", "precision", "RetrievalPrecision(top_k=k)", {}, _MATRIX, ("listed_truth", "positive_scores"),
-       _TM + "precision.py"),
-    _c("torchmetrics", "recall", "RetrievalRecall(top_k=k)", {}, _MATRIX, ("listed_truth", "positive_scores"),
-       _TM + "recall.py"),
-    _c("torchmetrics", "hit", "RetrievalHitRate(top_k=k)", {}, _MATRIX, ("listed_truth",), _TM + "hit_rate.py"),
-    _c("torchmetrics", "rr", "RetrievalMRR(top_k=k)", {}, _MATRIX, ("listed_truth", "positive_scores"),
-       _TM + "reciprocal_rank.py"),
-    _c("torchmetrics", "ap", "RetrievalMAP(top_k=k)", _HITS, _MATRIX, ("listed_truth", "positive_scores"),
-       _TM + "average_precision.py"),
-    _c("torchmetrics", "ndcg", "RetrievalNormalizedDCG(top_k=k)", {**_LIN, "ideal": "listed"}, _MATRIX,
-       ("listed_truth", "tie_average"), _TM + "ndcg.py"),
+    _c(
+        "torchmetrics",
+        "precision",
+        "RetrievalPrecision(top_k=k)",
+        {},
+        _MATRIX,
+        ("listed_truth", "positive_scores"),
+        _TM + "precision.py",
+    ),
+    _c(
+        "torchmetrics",
+        "recall",
+        "RetrievalRecall(top_k=k)",
+        {},
+        _MATRIX,
+        ("listed_truth", "positive_scores"),
+        _TM + "recall.py",
+    ),
+    _c(
+        "torchmetrics",
+        "hit",
+        "RetrievalHitRate(top_k=k)",
+        {},
+        _MATRIX,
+        ("listed_truth",),
+        _TM + "hit_rate.py",
+    ),
+    _c(
+        "torchmetrics",
+        "rr",
+        "RetrievalMRR(top_k=k)",
+        {},
+        _MATRIX,
+        ("listed_truth", "positive_scores"),
+        _TM + "reciprocal_rank.py",
+    ),
+    _c(
+        "torchmetrics",
+        "ap",
+        "RetrievalMAP(top_k=k)",
+        _HITS,
+        _MATRIX,
+        ("listed_truth", "positive_scores"),
+        _TM + "average_precision.py",
+    ),
+    _c(
+        "torchmetrics",
+        "ndcg",
+        "RetrievalNormalizedDCG(top_k=k)",
+        {**_LIN, "ideal": "listed"},
+        _MATRIX,
+        ("listed_truth", "tie_average"),
+        _TM + "ndcg.py",
+    ),
     # Microsoft Recommenders: P, R, MAP over users in both frames; NDCG over every user of rating_true
     _c("recommenders", "precision", "precision_at_k", {}, _SKIP | {"no_recommendations": "skip"}, (), _MSR),
     _c("recommenders", "recall", "recall_at_k", {}, _SKIP | {"no_recommendations": "skip"}, (), _MSR),
-    _c("recommenders", "ap", "map_at_k", _MIN, _SKIP | {"no_recommendations": "skip"}, (), _MSR,
-       "divided by |R| before 1.2.0 (PR #2004)"),
+    _c(
+        "recommenders",
+        "ap",
+        "map_at_k",
+        _MIN,
+        _SKIP | {"no_recommendations": "skip"},
+        (),
+        _MSR,
+        "divided by |R| before 1.2.0 (PR #2004)",
+    ),
     _c("recommenders", "ap", "map", _N_REL, _SKIP | {"no_recommendations": "skip"}, (), _MSR, default=False),
-    _c("recommenders", "ndcg", "ndcg_at_k (score_type='binary')", {}, _SKIP, ("binary",), _MSR,
-       "score_type='raw' is linear gain, 'exp' exponential"),
+    _c(
+        "recommenders",
+        "ndcg",
+        "ndcg_at_k (score_type='binary')",
+        {},
+        _SKIP,
+        ("binary",),
+        _MSR,
+        "score_type='raw' is linear gain, 'exp' exponential",
+    ),
     _c("recommenders", "ndcg", "ndcg_at_k (score_type='exp')", _EXP, _SKIP, (), _MSR, default=False),
     # Spark MLlib RankingMetrics (PySpark drops the relevance column)
     _c("spark", "precision", "precisionAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "recall", "recallAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "ap", "meanAveragePrecisionAt(k)", _MIN, _ZERO, (), _SP),
-    _c("spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + "; PythonMLLibAPI.scala newRankingMetrics"),
+    _c(
+        "spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + "; PythonMLLibAPI.scala newRankingMetrics"
+    ),
     # RecBole
     _c("recbole", "precision", "Precision", {}, _SKIP, (), _RB),
     _c("recbole", "recall", "Recall", {}, _SKIP, (), _RB),
@@ -213,73 +339,196 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("recbole", "ap", "MAP", _MIN, _SKIP, (), _RB),
     _c("recbole", "ndcg", "NDCG", {}, _SKIP, ("binary",), _RB),
     # implicit
-    _c("implicit", "precision", "ranking_metrics_at_k()['precision']", {}, _SKIP, ("pooled_capped",), _IM,
-       "not P@k: a recall capped at k and pooled over users (issues #158, #412, #713)"),
+    _c(
+        "implicit",
+        "precision",
+        "ranking_metrics_at_k()['precision']",
+        {},
+        _SKIP,
+        ("pooled_capped",),
+        _IM,
+        "not P@k: a recall capped at k and pooled over users (issues #158, #412, #713)",
+    ),
     _c("implicit", "ap", "ranking_metrics_at_k()['map']", _MIN, _SKIP, (), _IM),
     _c("implicit", "ndcg", "ranking_metrics_at_k()['ndcg']", {}, _SKIP, ("binary",), _IM),
     # LensKit 2025: NaN (left out by the mean) for users without test items, except Precision
-    _c("lenskit", "precision", "Precision(n=k)", {}, _ZERO | {"no_recommendations": "skip"},
-       ("list_length_precision",), _LK + "_pr.py"),
-    _c("lenskit", "recall", "Recall(n=k)", {}, {**_SKIP, "unjudged": "skip"}, ("capped_recall",), _LK + "_pr.py"),
+    _c(
+        "lenskit",
+        "precision",
+        "Precision(n=k)",
+        {},
+        _ZERO | {"no_recommendations": "skip"},
+        ("list_length_precision",),
+        _LK + "_pr.py",
+    ),
+    _c(
+        "lenskit",
+        "recall",
+        "Recall(n=k)",
+        {},
+        {**_SKIP, "unjudged": "skip"},
+        ("capped_recall",),
+        _LK + "_pr.py",
+    ),
     _c("lenskit", "hit", "Hit(n=k)", {}, _SKIP, (), _LK + "_hit.py"),
     _c("lenskit", "rr", "RecipRank(n=k)", {}, _SKIP, (), _LK + "_recip.py"),
-    _c("lenskit", "ap", "AveragePrecision(k=k)", {}, {"judged_empty": "raise", "unjudged": "raise",
-                                                     "no_recommendations": "skip"},
-       ("lenskit_ap",), _LK + "_map.py", "raises ZeroDivisionError for a user with no test item"),
-    _c("lenskit", "ndcg", "NDCG(n=k)", {"discount": "clipped_log2"}, _SKIP, ("binary",),
-       _LK + "_dcg.py, _weighting.py (LogRankWeight clips by default)"),
-    _c("lenskit", "ndcg", "NDCG(n=k, weight=LogRankWeight(offset=1))", {}, _SKIP, ("binary",),
-       _LK + "_weighting.py", default=False),
+    _c(
+        "lenskit",
+        "ap",
+        "AveragePrecision(k=k)",
+        {},
+        {"judged_empty": "raise", "unjudged": "raise", "no_recommendations": "skip"},
+        ("lenskit_ap",),
+        _LK + "_map.py",
+        "raises ZeroDivisionError for a user with no test item",
+    ),
+    _c(
+        "lenskit",
+        "ndcg",
+        "NDCG(n=k)",
+        {"discount": "clipped_log2"},
+        _SKIP,
+        ("binary",),
+        _LK + "_dcg.py, _weighting.py (LogRankWeight clips by default)",
+    ),
+    _c(
+        "lenskit",
+        "ndcg",
+        "NDCG(n=k, weight=LogRankWeight(offset=1))",
+        {},
+        _SKIP,
+        ("binary",),
+        _LK + "_weighting.py",
+        default=False,
+    ),
     # Cornac (its evaluator skips users without test positives)
     _c("cornac", "precision", "Precision(k)", {}, _SKIP, (), _CN),
     _c("cornac", "recall", "Recall(k)", {}, _SKIP, (), _CN),
     _c("cornac", "hit", "HitRatio(k)", {}, _SKIP, (), _CN),
     _c("cornac", "ndcg", "NDCG(k)", {}, _SKIP, ("binary",), _CN),
     # ml_metrics (Kaggle)
-    _c("ml_metrics", "ap", "mapk(actual, predicted, k)", _MIN, _ZERO, (),
-       "benhamner/Metrics Python/ml_metrics/average_precision.py", "apk returns 0 for an empty actual list"),
+    _c(
+        "ml_metrics",
+        "ap",
+        "mapk(actual, predicted, k)",
+        _MIN,
+        _ZERO,
+        (),
+        "benhamner/Metrics Python/ml_metrics/average_precision.py",
+        "apk returns 0 for an empty actual list",
+    ),
     # Elliot (skips users with no relevant item)
     _c("elliot", "precision", "Precision", {}, _SKIP, (), _EL + "precision/precision.py"),
     _c("elliot", "recall", "Recall", {}, _SKIP, (), _EL + "recall/recall.py"),
     _c("elliot", "hit", "HR", {}, _SKIP, (), _EL + "hit_rate/hit_rate.py"),
     _c("elliot", "rr", "MRR", {}, _SKIP, (), _EL + "mrr/mrr.py"),
-    _c("elliot", "ap", "MAP", {}, _SKIP, ("mean_p1_to_pk",), _EL + "map/map.py",
-       "its docstring gives the min(m, N)-normalised AP; the code averages P@1..P@k"),
-    _c("elliot", "ndcg", "nDCG", _EXP, _SKIP, ("elliot_gain",),
-       _EL + "ndcg/ndcg.py; elliot/evaluation/relevance/relevance.py; elliot/run.py (relevance_threshold 0)"),
-    _c("elliot", "ndcg", "nDCGRendle2020", {}, _SKIP, ("binary",), _EL + "ndcg/ndcg_rendle2020.py", default=False),
+    _c(
+        "elliot",
+        "ap",
+        "MAP",
+        {},
+        _SKIP,
+        ("mean_p1_to_pk",),
+        _EL + "map/map.py",
+        "its docstring gives the min(m, N)-normalised AP; the code averages P@1..P@k",
+    ),
+    _c(
+        "elliot",
+        "ndcg",
+        "nDCG",
+        _EXP,
+        _SKIP,
+        ("elliot_gain",),
+        _EL + "ndcg/ndcg.py; elliot/evaluation/relevance/relevance.py; elliot/run.py (relevance_threshold 0)",
+    ),
+    _c(
+        "elliot",
+        "ndcg",
+        "nDCGRendle2020",
+        {},
+        _SKIP,
+        ("binary",),
+        _EL + "ndcg/ndcg_rendle2020.py",
+        default=False,
+    ),
 )
 
 NOT_REPRODUCED: tuple[NotReproduced, ...] = (
-    NotReproduced("trec_eval", "ndcg", "ndcg (no cutoff) with rel=gain mappings",
-                  "no cutoff and a user-chosen gain table per grade; use k = the list length and map your grades "
-                  "to gains first", _TE + "m_ndcg.c"),
-    NotReproduced("sklearn", "ap", "average_precision_score / label_ranking_average_precision_score",
-                  "no cutoff: the whole score row is ranked; LRAP also scores 1.0 for a row with no positive",
-                  "scikit-learn sklearn/metrics/_ranking.py"),
-    NotReproduced("sklearn", "hit", "top_k_accuracy_score",
-                  "a classification score: one true label per row, so it is HR@k only in leave-one-out",
-                  "scikit-learn sklearn/metrics/_ranking.py"),
-    NotReproduced("spark", "ndcg", "ndcgAt(k) with graded labels (Scala only)",
-                  "the ideal DCG takes the labels in the order you give them, not sorted, so it is not a "
-                  "normaliser of any ordering; PySpark drops the grades anyway", _SP),
-    NotReproduced("spark", "precision", "precisionAt / recallAt / meanAveragePrecisionAt on lists with repeats",
-                  "Spark counts a repeated item again (P, R and AP can exceed 1); our functions reject a ranking "
-                  "with duplicates by design", _SP),
-    NotReproduced("spark", "ap", "meanAveragePrecision (no k)",
-                  "no cutoff; equal to ours with denominator='n_relevant' and k = the longest list", _SP),
-    NotReproduced("lenskit", "precision", "any metric on lists with repeats",
-                  "LensKit counts a repeated item again; our functions reject duplicates", _LK + "_pr.py"),
+    NotReproduced(
+        "trec_eval",
+        "ndcg",
+        "ndcg (no cutoff) with rel=gain mappings",
+        "no cutoff and a user-chosen gain table per grade; use k = the list length and map your grades "
+        "to gains first",
+        _TE + "m_ndcg.c",
+    ),
+    NotReproduced(
+        "sklearn",
+        "ap",
+        "average_precision_score / label_ranking_average_precision_score",
+        "no cutoff: the whole score row is ranked; LRAP also scores 1.0 for a row with no positive",
+        "scikit-learn sklearn/metrics/_ranking.py",
+    ),
+    NotReproduced(
+        "sklearn",
+        "hit",
+        "top_k_accuracy_score",
+        "a classification score: one true label per row, so it is HR@k only in leave-one-out",
+        "scikit-learn sklearn/metrics/_ranking.py",
+    ),
+    NotReproduced(
+        "spark",
+        "ndcg",
+        "ndcgAt(k) with graded labels (Scala only)",
+        "the ideal DCG takes the labels in the order you give them, not sorted, so it is not a "
+        "normaliser of any ordering; PySpark drops the grades anyway",
+        _SP,
+    ),
+    NotReproduced(
+        "spark",
+        "precision",
+        "precisionAt / recallAt / meanAveragePrecisionAt on lists with repeats",
+        "Spark counts a repeated item again (P, R and AP can exceed 1); our functions reject a ranking "
+        "with duplicates by design",
+        _SP,
+    ),
+    NotReproduced(
+        "spark",
+        "ap",
+        "meanAveragePrecision (no k)",
+        "no cutoff; equal to ours with denominator='n_relevant' and k = the longest list",
+        _SP,
+    ),
+    NotReproduced(
+        "lenskit",
+        "precision",
+        "any metric on lists with repeats",
+        "LensKit counts a repeated item again; our functions reject duplicates",
+        _LK + "_pr.py",
+    ),
     NotReproduced("cornac", "rr", "MRR()", "no cutoff, and it raises ValueError when no item is hit", _CN),
     NotReproduced("cornac", "ap", "MAP()", "no cutoff: LRAP-style over every scored item", _CN),
-    NotReproduced("ml_metrics", "ap", "apk with repeated predictions",
-                  "apk skips a repeated prediction; our functions reject duplicates instead",
-                  "benhamner/Metrics Python/ml_metrics/average_precision.py"),
-    NotReproduced("recbole", "ndcg", "NDCG with graded relevance", "RecBole's NDCG is binary only; grades are "
-                  "ignored (reproduced as such with step 'binary')", _RB),
-    NotReproduced("torchmetrics", "precision", "RetrievalPrecision(adaptive_k=True)",
-                  "divides by min(k, number of candidates passed); only differs when fewer than k are passed",
-                  _TM + "precision.py"),
+    NotReproduced(
+        "ml_metrics",
+        "ap",
+        "apk with repeated predictions",
+        "apk skips a repeated prediction; our functions reject duplicates instead",
+        "benhamner/Metrics Python/ml_metrics/average_precision.py",
+    ),
+    NotReproduced(
+        "recbole",
+        "ndcg",
+        "NDCG with graded relevance",
+        "RecBole's NDCG is binary only; grades are ignored (reproduced as such with step 'binary')",
+        _RB,
+    ),
+    NotReproduced(
+        "torchmetrics",
+        "precision",
+        "RetrievalPrecision(adaptive_k=True)",
+        "divides by min(k, number of candidates passed); only differs when fewer than k are passed",
+        _TM + "precision.py",
+    ),
 )
 
 
@@ -360,23 +609,48 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
     for c in CONVENTIONS:
         if defaults_only and not c.default:
             continue
-        rows.append({
-            "library": c.library, "metric": c.metric, "function": c.name, "reproduced": True,
-            "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
-            "steps": ", ".join(c.steps), "no relevant item": c.users["judged_empty"],
-            "not in truth": c.users["unjudged"], "no recommendations": c.users["no_recommendations"],
-            "ties": LIBRARIES[c.library].ties, "evidence": c.evidence, "why": c.note,
-        })
+        rows.append(
+            {
+                "library": c.library,
+                "metric": c.metric,
+                "function": c.name,
+                "reproduced": True,
+                "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
+                "steps": ", ".join(c.steps),
+                "no relevant item": c.users["judged_empty"],
+                "not in truth": c.users["unjudged"],
+                "no recommendations": c.users["no_recommendations"],
+                "ties": LIBRARIES[c.library].ties,
+                "evidence": c.evidence,
+                "why": c.note,
+            }
+        )
     if not defaults_only:
         for n in NOT_REPRODUCED:
-            rows.append({"library": n.library, "metric": n.metric, "function": n.name, "reproduced": False,
-                         "options": "", "steps": "", "no relevant item": "", "not in truth": "",
-                         "no recommendations": "", "ties": "", "evidence": n.evidence, "why": n.why})
+            rows.append(
+                {
+                    "library": n.library,
+                    "metric": n.metric,
+                    "function": n.name,
+                    "reproduced": False,
+                    "options": "",
+                    "steps": "",
+                    "no relevant item": "",
+                    "not in truth": "",
+                    "no recommendations": "",
+                    "ties": "",
+                    "evidence": n.evidence,
+                    "why": n.why,
+                }
+            )
     frame = pd.DataFrame(rows)
     order = {m: i for i, m in enumerate(_registry.METRIC_KEYS)}
     libs = {k: i for i, k in enumerate(LIBRARIES)}
-    frame = frame.sort_values(["library", "metric", "reproduced"], key=lambda s: s.map(
-        libs if s.name == "library" else order if s.name == "metric" else lambda v: v), kind="stable")
+    frame = frame.sort_values(
+        ["library", "metric", "reproduced"],
+        key=lambda s: s.map(libs if s.name == "library" else order if s.name == "metric" else lambda v: v),
+        kind="stable",
+    )
     return frame.set_index(["library", "metric"])
 
 
@@ -472,8 +746,13 @@ def evaluate_as(
         ties = check_options(ties=ties or "input_order")["ties"]
     elif ties is not None:
         raise ValueError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
-    cols = dict(user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col,
-                relevance_col=relevance_col)
+    cols = dict(
+        user_col=user_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        relevance_col=relevance_col,
+    )
     base = _Inputs(recommendations, truth, cols, string_ids=lib.string_ids)
     columns = {}
     for row in rows:
@@ -501,8 +780,11 @@ class _Inputs:
         if string_ids:  # trec_eval compares docnos as strings when it orders ties
             recs[i], truth[i] = recs[i].astype(str), truth[i].astype(str)
         self.recs, self.truth = recs, truth
-        rel = truth[cols["relevance_col"]] > 0 if cols["relevance_col"] in truth.columns else pd.Series(
-            True, index=truth.index)
+        rel = (
+            truth[cols["relevance_col"]] > 0
+            if cols["relevance_col"] in truth.columns
+            else pd.Series(True, index=truth.index)
+        )
         self.judged = set(truth[u])
         self.relevant_users = set(truth.loc[rel, u])
         self.listed = set(recs[u])
@@ -633,8 +915,13 @@ def _tie_rule(row: Convention, lib: Library, ties: str | None) -> str:
     """How ``evaluate`` orders tied scores to mimic the library."""
     if row.library == "ir_measures" and row.metric == "rr":
         return "item_ascending"  # msmarco provider: (-score, docid)
-    return {"item_descending": "item_descending", "item_ascending": "item_ascending",
-            "input_order": "input_order", "average": "input_order", "given": ties}[lib.ties]
+    return {
+        "item_descending": "item_descending",
+        "item_ascending": "item_ascending",
+        "input_order": "input_order",
+        "average": "input_order",
+        "given": ties,
+    }[lib.ties]
 
 
 def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, crash, per_user):
@@ -647,8 +934,16 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
         if before:
             before(run)
     need = [run.metric] + (["precision"] if run.need_hits else [])
-    run.scores = evaluate(run.recs, run.truth, run.ks, metrics=list(dict.fromkeys(need)), empty="zero",
-                          ties=run.rule, **run.options, **run.cols).reindex(base.users, fill_value=0.0)
+    run.scores = evaluate(
+        run.recs,
+        run.truth,
+        run.ks,
+        metrics=list(dict.fromkeys(need)),
+        empty="zero",
+        ties=run.rule,
+        **run.options,
+        **run.cols,
+    ).reindex(base.users, fill_value=0.0)
     run.value = run.scores[f"{run.metric}@{k}"].astype(float)
     if run.need_hits:
         run.hits = (run.scores[f"precision@{k}"] * k).round()
@@ -659,7 +954,11 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
     keep = _apply_user_rules(run, crash)
     if run.weight is not None and "pooled_capped" in steps:
         w = run.weight.where(keep & (run.weight > 0), np.nan)
-        total = float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w)) if np.nansum(w) > 0 else float("nan")
+        total = (
+            float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w))
+            if np.nansum(w) > 0
+            else float("nan")
+        )
         return run.value, total
     return run.value, float(run.value.mean()) if run.value.notna().any() else float("nan")
 
@@ -697,8 +996,11 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
     if len(tied) == 0:
         return value
     value = value.copy()
-    grades = truth.set_index([u, i])[r] if r in truth.columns else pd.Series(1.0, index=pd.MultiIndex.from_frame(
-        truth[[u, i]]))
+    grades = (
+        truth.set_index([u, i])[r]
+        if r in truth.columns
+        else pd.Series(1.0, index=pd.MultiIndex.from_frame(truth[[u, i]]))
+    )
     disc = discounts(len(recs))
     for user in tied:
         rows = recs.loc[recs[u] == user]
@@ -745,8 +1047,10 @@ def libraries_using(option: str, value: str) -> str:
     return ", ".join(f"{LIBRARIES[key].name} {' / '.join(names)}" for key, names in by_library.items())
 
 
-_KIND_WORDS = {"judged_empty": "for users in the truth with no relevant item",
-               "unjudged": "for users absent from the truth"}
+_KIND_WORDS = {
+    "judged_empty": "for users in the truth with no relevant item",
+    "unjudged": "for users absent from the truth",
+}
 
 
 def _empty_users(value: str) -> str:

@@ -19,8 +19,15 @@ def _score(recs: pd.DataFrame, truth: pd.DataFrame, k, options: dict) -> pd.Data
     return topkeval.evaluate(recs, truth, k, **options)
 
 
-def evaluate(recommendations, truth, k: int | Sequence[int], *, partitioned_by_user: bool = False,
-             npartitions: int | None = None, **options):
+def evaluate(
+    recommendations,
+    truth,
+    k: int | Sequence[int],
+    *,
+    partitioned_by_user: bool = False,
+    npartitions: int | None = None,
+    **options,
+):
     """Score every user on Dask: one row per user (the index), one column per metric.
 
     Parameters
@@ -51,8 +58,10 @@ def evaluate(recommendations, truth, k: int | Sequence[int], *, partitioned_by_u
 
     for frame, name in ((recommendations, "recommendations"), (truth, "truth")):
         if not isinstance(frame, dd.DataFrame):
-            raise TypeError(f"{name} must be a dask DataFrame; got {type(frame).__name__}. "
-                            "For pandas DataFrames use topkeval.evaluate.")
+            raise TypeError(
+                f"{name} must be a dask DataFrame; got {type(frame).__name__}. "
+                "For pandas DataFrames use topkeval.evaluate."
+            )
     empty = {c: pd.Series([], dtype=d) for c, d in recommendations.dtypes.items()}
     meta = topkeval.evaluate(pd.DataFrame(empty), truth._meta, k, **options)  # checks every option
     user = options.get("user_col", "user")
@@ -61,7 +70,10 @@ def evaluate(recommendations, truth, k: int | Sequence[int], *, partitioned_by_u
         recommendations = recommendations.shuffle(on=user, npartitions=n)
         truth = truth.shuffle(on=user, npartitions=n)
     elif recommendations.npartitions != truth.npartitions:
-        raise ValueError(f"partitioned_by_user=True needs as many partitions in both frames; got "
-                         f"{recommendations.npartitions} and {truth.npartitions}.")
-    return dd.map_partitions(_score, recommendations, truth, k, options, meta=meta, align_dataframes=False,
-                             enforce_metadata=False)
+        raise ValueError(
+            f"partitioned_by_user=True needs as many partitions in both frames; got "
+            f"{recommendations.npartitions} and {truth.npartitions}."
+        )
+    return dd.map_partitions(
+        _score, recommendations, truth, k, options, meta=meta, align_dataframes=False, enforce_metadata=False
+    )

@@ -36,7 +36,9 @@ _LATEST_HEADER = ["userId", "movieId", "rating", "timestamp"]
 
 def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> Path:
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{loader} needs a path (str or pathlib.Path) to {expected_name}; got {type(path).__name__}.")
+        raise TypeError(
+            f"{loader} needs a path (str or pathlib.Path) to {expected_name}; got {type(path).__name__}."
+        )
     path = Path(path).expanduser()
     if path.is_dir():
         inside = path / expected_name
@@ -61,7 +63,9 @@ def _first_line(path: Path) -> str:
         return handle.readline().rstrip("\r\n")
 
 
-def _to_int(frame: pd.DataFrame, column: str, source: str, path: Path, line_offset: int, fmt: str) -> np.ndarray:
+def _to_int(
+    frame: pd.DataFrame, column: str, source: str, path: Path, line_offset: int, fmt: str
+) -> np.ndarray:
     values = pd.to_numeric(frame[column], errors="coerce")
     bad = values.isna() | (values != np.floor(values))
     if bad.any():
@@ -122,7 +126,8 @@ def load_movielens_100k(path) -> pd.DataFrame:
     if "," in first and "\t" not in first:
         hint = (
             " This looks like ml-latest's ratings.csv: use load_movielens_latest(path) instead."
-            if first.replace(" ", "").lower().startswith("userid,movieid") else ""
+            if first.replace(" ", "").lower().startswith("userid,movieid")
+            else ""
         )
         raise ValueError(f"{path.name} is comma-separated, but MovieLens 100K's {fmt}.{hint}")
     if "|" in first:
@@ -137,7 +142,9 @@ def load_movielens_100k(path) -> pd.DataFrame:
     except pd.errors.EmptyDataError:
         raise ValueError(f"{path.name} is empty. Expected {fmt}.") from None
     if raw.shape[1] != 4:
-        raise ValueError(f"{path.name} has {raw.shape[1]} tab-separated fields per line, not 4. Expected {fmt}.")
+        raise ValueError(
+            f"{path.name} has {raw.shape[1]} tab-separated fields per line, not 4. Expected {fmt}."
+        )
     raw.columns = ["user", "item", "rating", "timestamp"]
     cols = [_to_int(raw, c, c, path, 1, fmt) for c in raw.columns]
     return _finish(*cols)
@@ -201,7 +208,9 @@ def load_movielens_latest(path) -> pd.DataFrame:
     rating = pd.to_numeric(raw["rating"], errors="coerce")
     if rating.isna().any():
         at = int(np.flatnonzero(rating.isna().to_numpy())[0])
-        raise ValueError(f"{path.name} line {at + 2}: rating {raw['rating'].iloc[at]!r} is not a number. Expected {fmt}.")
+        raise ValueError(
+            f"{path.name} line {at + 2}: rating {raw['rating'].iloc[at]!r} is not a number. Expected {fmt}."
+        )
     times = _to_int(raw, "timestamp", "timestamp", path, 2, fmt)
     return _finish(users, items, rating.to_numpy(dtype=np.float64), times)
 
@@ -240,7 +249,9 @@ def _fetch(url: str, target: Path, timeout: float) -> None:
     except OSError as err:  # URLError, HTTPError, timeouts and IncompleteRead all derive from OSError
         raise DownloadError(f"could not download {url}: {err}") from None
     if announced is not None and received != int(announced):
-        raise DownloadError(f"download of {url} is truncated: {received} of {announced} bytes arrived; try again.")
+        raise DownloadError(
+            f"download of {url} is truncated: {received} of {announced} bytes arrived; try again."
+        )
 
 
 def _md5(path: Path) -> str:
@@ -356,7 +367,9 @@ def load_movielens(name: str, cache_dir=None, *, download: bool = True, **option
     folder = cache / name
     if not (folder / MOVIELENS[name]["ratings"]).is_file():
         if not download:
-            raise FileNotFoundError(f"{name} is not in the cache {str(cache)!r}; call download_movielens({name!r}).")
+            raise FileNotFoundError(
+                f"{name} is not in the cache {str(cache)!r}; call download_movielens({name!r})."
+            )
         folder = download_movielens(name, cache, **options)
     loader = load_movielens_100k if name == "ml-100k" else load_movielens_latest
     return loader(folder)

@@ -23,6 +23,7 @@ __all__ = [
     "average_precision_at_k",
 ]
 
+
 def _prepare(ranking: Any, relevant: Any, k: Any) -> tuple[list, set, int]:
     return check_ranking(ranking), check_relevant_set(relevant), check_k(k)
 

@@ -69,9 +69,15 @@ def _document(*names: str):
         for name in names:
             option = options[name]
             lines = [f"``{name}`` (default ``{option.default!r}``):", ""]
-            lines += [textwrap.fill(f"- ``{c.value!r}``: {c.formula}. Used by {c.used_by}.", width=72,
-                                    subsequent_indent="  ") for c in option.choices]
-            doc = doc.replace(f"%({name})s", "\n".join(lines).replace("\n", "\n    ").replace("\n    \n", "\n\n"))
+            lines += [
+                textwrap.fill(
+                    f"- ``{c.value!r}``: {c.formula}. Used by {c.used_by}.", width=72, subsequent_indent="  "
+                )
+                for c in option.choices
+            ]
+            doc = doc.replace(
+                f"%({name})s", "\n".join(lines).replace("\n", "\n    ").replace("\n    \n", "\n\n")
+            )
         function.__doc__ = doc
         return function
 
@@ -176,8 +182,14 @@ def _raise_on_empty(users, user_col: str) -> None:
     n_empty = int(counts["empty"] or 0)
     if not n_empty:
         return
-    examples = [row[0] for row in per_user.filter(F.col("relevant") == 0).select(user_col).orderBy(user_col)
-                .limit(3).collect()]
+    examples = [
+        row[0]
+        for row in per_user.filter(F.col("relevant") == 0)
+        .select(user_col)
+        .orderBy(user_col)
+        .limit(3)
+        .collect()
+    ]
     more = ", ..." if n_empty > len(examples) else ""
     raise ValueError(
         f"{n_empty} of {counts['n']} users have no relevant item (e.g. {', '.join(map(repr, examples))}{more}), "
@@ -199,7 +211,9 @@ def _finish(full, empty: str, user_col: str):
 
 
 # ------------------------------------------------------------------ per bucket
-def _score_frames(recs: pd.DataFrame, truth: pd.DataFrame, config: dict) -> tuple[np.ndarray, dict, np.ndarray]:
+def _score_frames(
+    recs: pd.DataFrame, truth: pd.DataFrame, config: dict
+) -> tuple[np.ndarray, dict, np.ndarray]:
     """Run topkeval.evaluate on one bucket; return users, metric columns and the no-relevant flags.
 
     Users with no relevant item are skipped by topkeval.evaluate and added
@@ -214,7 +228,7 @@ def _score_frames(recs: pd.DataFrame, truth: pd.DataFrame, config: dict) -> tupl
     columns = {name: scores[name].to_numpy(dtype=np.float64) for name in config["names"]}
     flags = np.zeros(len(users) + len(skipped), dtype=np.int8)
     if skipped:
-        flags[len(users):] = 1
+        flags[len(users) :] = 1
         users = np.concatenate([users, np.asarray(skipped, dtype=users.dtype if users.size else None)])
         columns = {name: np.concatenate([v, np.zeros(len(skipped))]) for name, v in columns.items()}
     return users, columns, flags
@@ -349,9 +363,21 @@ def evaluate(
     """
     _check_frame(recommendations, "recommendations")
     _check_frame(truth, "truth")
-    options = dict(metrics=metrics, denominator=denominator, gain=gain, ideal=ideal, discount=discount,
-                   ties=ties, user_col=user_col, item_col=item_col, rank_col=rank_col, score_col=score_col,
-                   relevance_col=relevance_col, p=p, max_grade=max_grade)
+    options = dict(
+        metrics=metrics,
+        denominator=denominator,
+        gain=gain,
+        ideal=ideal,
+        discount=discount,
+        ties=ties,
+        user_col=user_col,
+        item_col=item_col,
+        rank_col=rank_col,
+        score_col=score_col,
+        relevance_col=relevance_col,
+        p=p,
+        max_grade=max_grade,
+    )
     names = _probe(recommendations, truth, k, options, empty)
     by_rank = rank_col in recommendations.columns
     _check_numeric(recommendations, rank_col if by_rank else score_col, "recommendations")
@@ -366,14 +392,24 @@ def evaluate(
     if empty == "raise":
         _, F, _ = _pyspark()
         relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)
-        _raise_on_empty(recs.select(_col(user_col), F.lit(0).alias("relevant"))
-                        .unionByName(rows.select(_col(user_col), relevant.alias("relevant"))), user_col)
+        _raise_on_empty(
+            recs.select(_col(user_col), F.lit(0).alias("relevant")).unionByName(
+                rows.select(_col(user_col), relevant.alias("relevant"))
+            ),
+            user_col,
+        )
     order = not by_rank and ties == "input_order"
     if order:
         _, F, _ = _pyspark()
         recs = recs.withColumn(_ORDER, F.monotonically_increasing_id())
-    config = dict(k=k, options=options, names=names, user_col=user_col, order=order,
-                  bucket_empty="raise" if empty == "raise" else "skip")
+    config = dict(
+        k=k,
+        options=options,
+        names=names,
+        user_col=user_col,
+        order=order,
+        bucket_empty="raise" if empty == "raise" else "skip",
+    )
     schema = _result_schema(recs.schema[user_col].dataType, names, user_col)
     full = _cogroup(recs, rows, buckets or _choose_buckets(recs), config, schema)
     return _finish(full, empty, user_col)
@@ -403,8 +439,12 @@ def _score_batch(batch: pa.RecordBatch, config: dict) -> pa.RecordBatch:
     relevant, rel_len = _list_parts(batch.column(config["relevant_col"]))
     codes = pa.concat_arrays([listed, relevant.cast(listed.type)]).dictionary_encode()
     index = codes.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    width = max(1, int(list_len.max(initial=0)) if config["full_lists"] else min(config["kmax"],
-                                                                                 int(list_len.max(initial=0))))
+    width = max(
+        1,
+        int(list_len.max(initial=0))
+        if config["full_lists"]
+        else min(config["kmax"], int(list_len.max(initial=0))),
+    )
     rows, position, keep = _csr_rows(list_len, width)
     top = np.full((n, width), -1, dtype=np.int64)
     top[rows[keep], position[keep]] = index[: len(listed)][keep]
@@ -412,12 +452,21 @@ def _score_batch(batch: pa.RecordBatch, config: dict) -> pa.RecordBatch:
     if config["grades_col"]:
         grades = pc.list_flatten(batch.column(config["grades_col"])).to_numpy(zero_copy_only=False)
         if grades.size != len(relevant):
-            raise ValueError(f"{config['grades_col']!r} must hold one grade per relevant item, row by row; got "
-                             f"{grades.size} grades for {len(relevant)} relevant items in a batch.")
+            raise ValueError(
+                f"{config['grades_col']!r} must hold one grade per relevant item, row by row; got "
+                f"{grades.size} grades for {len(relevant)} relevant items in a batch."
+            )
     scores = topkeval.evaluate_arrays(
-        top, np.concatenate([[0], np.cumsum(rel_len)]), index[len(listed):], k=config["k"],
-        relevant_grades=grades, n_items=max(1, len(codes.dictionary)), empty=config["bucket_empty"],
-        duplicates="check_all", **config["options"])
+        top,
+        np.concatenate([[0], np.cumsum(rel_len)]),
+        index[len(listed) :],
+        k=config["k"],
+        relevant_grades=grades,
+        n_items=max(1, len(codes.dictionary)),
+        empty=config["bucket_empty"],
+        duplicates="check_all",
+        **config["options"],
+    )
     skipped = np.asarray(scores.attrs["skipped_users"], dtype=np.int64)
     flags = np.zeros(n, dtype=np.int8)
     flags[skipped] = 1
@@ -438,11 +487,14 @@ def _score_batches(batches: Iterator[pa.RecordBatch], config: dict) -> Iterator[
 def _check_list_column(frame, column: str, what: str) -> None:
     _, _, T = _pyspark()
     if column not in frame.columns:
-        raise ValueError(f"lists is missing column {column!r} ({what}); it has "
-                         f"{', '.join(map(repr, frame.columns))}. Pass {what}=... if yours is named differently.")
+        raise ValueError(
+            f"lists is missing column {column!r} ({what}); it has "
+            f"{', '.join(map(repr, frame.columns))}. Pass {what}=... if yours is named differently."
+        )
     if not isinstance(frame.schema[column].dataType, T.ArrayType):
-        raise TypeError(f"lists' {column!r} column must be an array; got "
-                        f"{frame.schema[column].dataType.simpleString()}.")
+        raise TypeError(
+            f"lists' {column!r} column must be an array; got {frame.schema[column].dataType.simpleString()}."
+        )
 
 
 def evaluate_arrays(
@@ -500,13 +552,23 @@ def evaluate_arrays(
     _check_frame(lists, "lists")
     _, F, T = _pyspark()
     for column, what in ((items_col, "items_col"), (relevant_col, "relevant_col")) + (
-            ((grades_col, "grades_col"),) if grades_col else ()):
+        ((grades_col, "grades_col"),) if grades_col else ()
+    ):
         _check_list_column(lists, column, what)
     if user_col not in lists.columns:
-        raise ValueError(f"lists is missing column {user_col!r}; it has {', '.join(map(repr, lists.columns))}. "
-                         "Pass user_col=... if yours is named differently.")
-    options = dict(metrics=metrics, denominator=denominator, gain=gain, ideal=ideal, discount=discount, p=p,
-                   max_grade=max_grade)
+        raise ValueError(
+            f"lists is missing column {user_col!r}; it has {', '.join(map(repr, lists.columns))}. "
+            "Pass user_col=... if yours is named differently."
+        )
+    options = dict(
+        metrics=metrics,
+        denominator=denominator,
+        gain=gain,
+        ideal=ideal,
+        discount=discount,
+        p=p,
+        max_grade=max_grade,
+    )
     probe = topkeval.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
     if empty == "raise":
         relevant = F.coalesce(F.size(_col(relevant_col)), F.lit(0)) > 0
@@ -514,9 +576,18 @@ def evaluate_arrays(
             relevant = F.coalesce(F.exists(_col(grades_col), lambda g: g > 0), F.lit(False))
         _raise_on_empty(lists.select(_col(user_col), relevant.cast("int").alias("relevant")), user_col)
     columns = [user_col, items_col, relevant_col] + ([grades_col] if grades_col else [])
-    config = dict(k=k, options=options, names=list(probe.columns), user_col=user_col, items_col=items_col,
-                  relevant_col=relevant_col, grades_col=grades_col, kmax=int(max(np.atleast_1d(k))),
-                  full_lists=ideal == "listed", bucket_empty="raise" if empty == "raise" else "skip")
+    config = dict(
+        k=k,
+        options=options,
+        names=list(probe.columns),
+        user_col=user_col,
+        items_col=items_col,
+        relevant_col=relevant_col,
+        grades_col=grades_col,
+        kmax=int(max(np.atleast_1d(k))),
+        full_lists=ideal == "listed",
+        bucket_empty="raise" if empty == "raise" else "skip",
+    )
     frame = lists.select(*[_col(c) for c in columns])
     if grades_col:
         frame = frame.withColumn(grades_col, _col(grades_col).cast(T.ArrayType(T.DoubleType())))
@@ -554,7 +625,9 @@ def summary(per_user) -> pd.Series:
     _, F, _ = _pyspark()
     names = _metric_columns(per_user)
     if not names:
-        raise ValueError(f"per_user has no metric column (like 'ap@10'); it has {', '.join(per_user.columns)}.")
+        raise ValueError(
+            f"per_user has no metric column (like 'ap@10'); it has {', '.join(per_user.columns)}."
+        )
     full, empty, _ = getattr(per_user, _LINK, (None, None, None))
     source, scored = (per_user, F.lit(True)) if full is None else (full, _col(_FLAG) == 0)
     if full is not None and empty != "skip":
@@ -565,11 +638,17 @@ def summary(per_user) -> pd.Series:
     if full is not None:
         aggregates.append(F.sum(_col(_FLAG).cast("long")).alias("n_empty"))
     row = source.agg(*aggregates).first()
-    means = pd.Series({n: (row[f"sum {n}"] / row[f"count {n}"]) if row[f"count {n}"] else float("nan")
-                       for n in names}, name="mean", dtype="float64")
+    means = pd.Series(
+        {n: (row[f"sum {n}"] / row[f"count {n}"]) if row[f"count {n}"] else float("nan") for n in names},
+        name="mean",
+        dtype="float64",
+    )
     n_empty = None if full is None else int(row["n_empty"] or 0)
-    means.attrs.update(n_users=int(row["n_users"]), n_empty_users=n_empty,
-                       n_skipped_users=None if full is None else (n_empty if empty == "skip" else 0))
+    means.attrs.update(
+        n_users=int(row["n_users"]),
+        n_empty_users=n_empty,
+        n_skipped_users=None if full is None else (n_empty if empty == "skip" else 0),
+    )
     return means
 
 
@@ -588,8 +667,10 @@ def skipped_users(per_user):
     _check_frame(per_user, "per_user")
     link = getattr(per_user, _LINK, None)
     if link is None:
-        raise ValueError("per_user must be the frame topkeval.spark.evaluate returned (a derived frame no longer "
-                         "knows which users were skipped); call skipped_users on that frame.")
+        raise ValueError(
+            "per_user must be the frame topkeval.spark.evaluate returned (a derived frame no longer "
+            "knows which users were skipped); call skipped_users on that frame."
+        )
     full, empty, user_col = link
     skipped = (_col(_FLAG) == 1) if empty == "skip" else (_col(_FLAG) == 2)  # nothing is skipped otherwise
     return full.filter(skipped).select(_col(user_col))

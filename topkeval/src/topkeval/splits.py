@@ -73,10 +73,17 @@ def leave_one_out_split(
     >>> sorted(train.index)
     [0, 2, 3]
     """
-    check_columns(interactions, "interactions", [user_col, item_col, time_col], " (user_col=..., item_col=..., time_col=...)")
+    check_columns(
+        interactions,
+        "interactions",
+        [user_col, item_col, time_col],
+        " (user_col=..., item_col=..., time_col=...)",
+    )
     times = interactions[time_col]
     if times.isna().any():
-        raise ValueError(f"interactions' {time_col!r} column has missing values; drop or fill those rows first.")
+        raise ValueError(
+            f"interactions' {time_col!r} column has missing values; drop or fill those rows first."
+        )
     sizes = interactions.groupby(user_col, sort=False)[item_col].transform("size")
     single = interactions.loc[sizes.to_numpy() < 2, user_col]
     if len(single):
@@ -171,7 +178,12 @@ def temporal_split(
     >>> test.attrs["cutoff"], len(test)
     (5, 2)
     """
-    check_columns(interactions, "interactions", [user_col, item_col, time_col], " (user_col=..., item_col=..., time_col=...)")
+    check_columns(
+        interactions,
+        "interactions",
+        [user_col, item_col, time_col],
+        " (user_col=..., item_col=..., time_col=...)",
+    )
     if cold not in ("drop", "keep"):
         raise ValueError(f"cold must be 'drop' or 'keep'; got {cold!r}.")
     if (test_fraction is None) == (cutoff is None):
@@ -181,7 +193,9 @@ def temporal_split(
         )
     times = interactions[time_col]
     if times.isna().any():
-        raise ValueError(f"interactions' {time_col!r} column has missing values; drop or fill those rows first.")
+        raise ValueError(
+            f"interactions' {time_col!r} column has missing values; drop or fill those rows first."
+        )
     if len(interactions) < 2:
         raise ValueError(f"a temporal split needs at least 2 interactions; got {len(interactions)}.")
     if test_fraction is not None:
@@ -189,7 +203,11 @@ def temporal_split(
         ordered = np.sort(times.to_numpy(), kind="stable")
         n_test = max(1, int(round(float(test_fraction) * len(ordered))))
         cutoff = ordered[len(ordered) - n_test]
-        cutoff = cutoff.item() if isinstance(cutoff, np.generic) and not isinstance(cutoff, np.datetime64) else cutoff
+        cutoff = (
+            cutoff.item()
+            if isinstance(cutoff, np.generic) and not isinstance(cutoff, np.datetime64)
+            else cutoff
+        )
         if isinstance(cutoff, np.datetime64):
             cutoff = pd.Timestamp(cutoff)
     is_test = (times >= cutoff).to_numpy()

@@ -91,9 +91,13 @@ class PairedComparison:
 
 # ------------------------------------------------------------------ inputs
 def _values(values, name: str = "values") -> np.ndarray:
-    array = np.asarray(values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values, dtype=np.float64)
+    array = np.asarray(
+        values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values, dtype=np.float64
+    )
     if array.ndim != 1:
-        raise ValueError(f"{name} must be one number per user (1-D); got shape {array.shape}. Pick one column.")
+        raise ValueError(
+            f"{name} must be one number per user (1-D); got shape {array.shape}. Pick one column."
+        )
     if array.size < 2:
         raise ValueError(f"{name} needs at least 2 users to measure uncertainty; got {array.size}.")
     if not np.isfinite(array).all():
@@ -116,7 +120,9 @@ def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
         b = b.reindex(a.index)
     a, b = _values(a, "a"), _values(b, "b")
     if a.size != b.size:
-        raise ValueError(f"a and b must have one value per user each, for the same users; got {a.size} and {b.size}.")
+        raise ValueError(
+            f"a and b must have one value per user each, for the same users; got {a.size} and {b.size}."
+        )
     return a, b
 
 
@@ -208,7 +214,9 @@ def _count_extreme(d: np.ndarray, signs: np.ndarray) -> int:
     return int((np.abs(signs @ d / d.size) >= observed - tolerance).sum())
 
 
-def bootstrap_ci(values, *, confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0) -> ConfidenceInterval:
+def bootstrap_ci(
+    values, *, confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
+) -> ConfidenceInterval:
     """Percentile bootstrap confidence interval for a mean over users.
 
     Parameters
@@ -318,8 +326,10 @@ def _betacf(a: float, b: float, x: float) -> float:
     h = d
     for m in range(1, 500):
         m2 = 2 * m
-        for numerator in (m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
-                          -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1))):
+        for numerator in (
+            m * (b - m) * x / ((a + m2 - 1) * (a + m2)),
+            -(a + m) * (a + b + m) * x / ((a + m2) * (a + m2 + 1)),
+        ):
             d = 1.0 + numerator * d
             d = 1.0 / (d if abs(d) > tiny else tiny)
             c = 1.0 + numerator / c

@@ -38,6 +38,7 @@ from ._validation import (
 
 __all__ = ["err_at_k", "rbp_at_k"]
 
+
 # ----------------------------------------------------------------- checks
 # ----------------------------------------------------------------- per user
 def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: float | None = None) -> float:
