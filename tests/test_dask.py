@@ -9,7 +9,7 @@ import pytest
 import topkeval
 
 dd = pytest.importorskip("dask.dataframe", reason='dask is not installed (pip install -e ".[dask]")')
-import topkeval.dask as hd
+import topkeval.dask as hd  # noqa: E402
 
 
 def make_data(n_users: int = 200, seed: int = 6):

@@ -69,7 +69,7 @@ def main(argv: list[str]) -> int:
             )
             return 2
     try:
-        import jupyterlab
+        import jupyterlab  # noqa: F401
     except ImportError:
         print(
             f"error: JupyterLab is not installed for {sys.executable}. Run `make lab` (it installs the "

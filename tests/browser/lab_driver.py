@@ -126,7 +126,7 @@ def missing_requirements() -> list[str]:
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         missing.append(f"Chromium at {path} (Debian: sudo apt-get install chromium)")
     try:
-        import playwright.sync_api
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         missing.append("the Python package playwright (pip install playwright; never `playwright install`)")
     return missing
@@ -320,7 +320,7 @@ def start_lab(root: Path, home: Path, timeout: float = 90.0) -> LabServer:
             f"--ServerApp.root_dir={root}",
             f"--LabApp.app_settings_dir={app_settings}",
         ]
-        log = open(log_path, "ab")
+        log = open(log_path, "ab")  # noqa: SIM115 - closed below, the child keeps its own copy
         try:
             proc = subprocess.Popen(
                 cmd,

@@ -172,7 +172,7 @@ def test_learner_function_that_raises_or_returns_none():
     assert "raised ZeroDivisionError" in result.message
 
     def forgot_return(ranking, relevant, k):
-        x = 1 / len(ranking)
+        x = 1 / len(ranking)  # noqa: F841
 
     result = q1.check(forgot_return)
     assert "returned None. Did you forget a return statement?" in result.message
