@@ -380,7 +380,7 @@ class FunctionQuestion(_Question):
         for args in self.cases:
             try:
                 results.append((True, function(*_copy(args))))
-            except Exception as error:  # noqa: BLE001 - any learner error is feedback
+            except Exception as error:
                 results.append((False, error))
         return results
 
@@ -550,7 +550,7 @@ class PropertyQuestion(_Question):
             try:
                 if all(_same(function(*args), mistake.function(*args)) for args in self.probe_cases):
                     return mistake
-            except Exception:  # noqa: BLE001
+            except Exception:
                 continue
         return None
 
@@ -561,7 +561,7 @@ class PropertyQuestion(_Question):
         for number, prop in enumerate(self.properties, start=1):
             try:
                 failure = prop.test(answer)
-            except Exception as error:  # noqa: BLE001
+            except Exception as error:
                 failure = f"calling {self.function_name} raised {type(error).__name__}: {error}"
             if failure is not None:
                 return self._incorrect(

@@ -667,7 +667,7 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
         except NotImplementedError:
             print(f"{name}: not attempted yet (raises NotImplementedError).")
             return False
-        except Exception as exc:  # noqa: BLE001 - shown to the learner
+        except Exception as exc:
             failures.append(f"{chk}: {name}{_show(args)} raised {type(exc).__name__}: {exc}")
             continue
         problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)

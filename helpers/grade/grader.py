@@ -290,7 +290,7 @@ def grade_submission(
         report["questions"] = [
             scoring.fail_question(q, f"not graded: {exc}", "not graded") for q in questions
         ]
-    except Exception as exc:  # noqa: BLE001 - one bad submission never stops the batch
+    except Exception as exc:
         report["error"] = f"internal grading error: {type(exc).__name__}: {str(exc)[:300]}"
         report["questions"] = [scoring.fail_question(q, report["error"], "not graded") for q in questions]
     report["score"] = round(sum(q["points"] for q in report["questions"]), 2)
@@ -327,7 +327,7 @@ def _csv_bytes(assignment: Assignment, reports: list[dict]) -> bytes:
 def _safe_grade(path: Path, plan: Plan, runtime: Runtime, limits: Limits, name: str) -> dict:
     try:
         return grade_submission(path, plan, runtime, limits, name)
-    except BaseException as exc:  # noqa: BLE001 - even a crash outside grade_submission is one zero
+    except BaseException as exc:
         report = _new_report(plan, runtime, name, path)
         report["error"] = f"internal grading error: {type(exc).__name__}"
         report["questions"] = [

@@ -320,7 +320,7 @@ def start_lab(root: Path, home: Path, timeout: float = 90.0) -> LabServer:
             f"--ServerApp.root_dir={root}",
             f"--LabApp.app_settings_dir={app_settings}",
         ]
-        log = open(log_path, "ab")  # noqa: SIM115 - closed below, the child keeps its own copy
+        log = open(log_path, "ab")
         try:
             proc = subprocess.Popen(
                 cmd,

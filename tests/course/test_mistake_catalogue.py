@@ -161,8 +161,8 @@ def _catalogue_01():
 
         return f
 
-    n_rec = lambda rec, rel: len(rec)  # noqa: E731
-    n_rel = lambda rec, rel: len(rel)  # noqa: E731
+    n_rec = lambda rec, rel: len(rec)
+    n_rel = lambda rec, rel: len(rel)
     family = {
         "swapped": pr(n_rel, n_rec),
         "both over recommended": pr(n_rec, n_rec),
@@ -498,7 +498,7 @@ def _catalogue_06_q1():
         "1/log2(r + 1) if r < k": "one rank too few at the cutoff (r < k)",
         "1/r if r <= k": "that is reciprocal rank",
     }
-    shown = lambda args: args[1] == ex.LOO_K or args == (3, 5)  # noqa: E731 - notebook 06 tabulates K = 10
+    shown = lambda args: args[1] == ex.LOO_K or args == (3, 5)
     return _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, shown)
 
 

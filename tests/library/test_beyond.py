@@ -95,7 +95,7 @@ def test_per_user_against_oracles(seed):
             )
             jaccard = lambda a, b: (
                 1 - len(cats[a] & cats[b]) / len(cats[a] | cats[b]) if cats[a] | cats[b] else 0.0
-            )  # noqa: E731
+            )
             assert intra_list_diversity_at_k(ranking, k, categories=cats) == pytest.approx(
                 ild_oracle(head, jaccard), abs=1e-12
             )

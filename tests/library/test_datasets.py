@@ -27,7 +27,7 @@ def make_zip(folder: str, name: str, content: bytes) -> bytes:
 class Files(http.server.BaseHTTPRequestHandler):
     routes: dict = {}  # path -> (body, announced length or None)
 
-    def do_GET(self):  # noqa: N802 - the http.server API
+    def do_GET(self):
         if self.path not in self.routes:
             self.send_error(404)
             return

@@ -88,8 +88,8 @@ def _pyspark():
     """PySpark's ``DataFrame``, ``functions`` and ``types``, with an install hint when missing."""
     try:
         from pyspark.sql import DataFrame
-        from pyspark.sql import functions as F  # noqa: N812
-        from pyspark.sql import types as T  # noqa: N812
+        from pyspark.sql import functions as F
+        from pyspark.sql import types as T
     except ImportError as err:  # pragma: no cover - depends on the environment
         raise ImportError(
             'topkeval.spark needs PySpark: pip install "topkeval[spark]" (and Java 17).'
