@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import topkeval
-import topkeval.spark as hs
+import topkeval, topkeval.spark as hs
 
 K = [1, 3, 10]
 ALL_OPTIONS = {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}
@@ -361,7 +361,7 @@ CONNECT_SCRIPT = """
 import os, sys
 import numpy as np
 from pyspark.sql import SparkSession
-import topkeval.spark as hs
+import topkeval, topkeval.spark as hs
 sys.path.insert(0, os.path.dirname(sys.argv[1]))
 from test_spark import make_data
 spark = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()
