@@ -217,7 +217,17 @@ def test_postbuild_installs_the_package_and_the_overrides(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     calls = log.read_text().splitlines()
-    assert calls[0].split() == ["-m", "pip", "install", "--no-deps", "--no-cache-dir", "-e", "."]
+    assert calls[0].split() == [
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-cache-dir",
+        "-e",
+        "./topkeval",
+        "-e",
+        ".",
+    ]
     installed = tmp_path / "app" / "settings" / "overrides.json"
     assert json.loads(installed.read_text()) == json.loads((BINDER / "overrides.json").read_text())
 
