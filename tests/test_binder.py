@@ -182,7 +182,8 @@ def test_postbuild_is_an_executable_bash_script_that_stops_on_errors():
     assert first in {"#!/bin/bash", "#!/usr/bin/env bash"}, f"bash shebang expected, got {first!r}"
     commands = [line.strip() for line in rest if line.strip() and not line.strip().startswith("#")]
     assert re.fullmatch(r"set -[a-z]*e[a-z]*( pipefail)?( -o pipefail)?", commands[0].split(" #")[0]), (
-        f"the first command must be `set -euo pipefail` (postBuild ignores errors otherwise), got {commands[0]!r}"
+        "the first command must be `set -euo pipefail` (postBuild ignores errors otherwise), "
+        f"got {commands[0]!r}"
     )
     assert re.search(r"pip install .*(-e \.|\s\.)(\s|$)", text, re.M), (
         "postBuild must pip install the course package"

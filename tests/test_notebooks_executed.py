@@ -133,7 +133,9 @@ ASSIGNMENTS = {"from-scratch", "leave-one-out", "choosing-metrics"}
 NUMBER_WORDS = {
     word: n
     for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+        (
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+        ).split()
     )
 }
 
@@ -173,7 +175,8 @@ def test_notebook_00_progress_output_counts_every_exercise():
     total = len(course.all_questions())
     shown = re.findall(r"Exercises correct: \d+ of (\d+)", _outputs(NOTEBOOK_DIR / "00-start-here.ipynb"))
     assert shown and all(int(n) == total for n in shown), (
-        f"00-start-here's stored progress() output says {shown} exercises; helpers.course has {total}: re-execute it"
+        f"00-start-here's stored progress() output says {shown} exercises; "
+        f"helpers.course has {total}: re-execute it"
     )
 
 

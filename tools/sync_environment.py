@@ -60,7 +60,8 @@ def _expand(project: dict, extras: list[str], out: list[str], local: dict[str, d
 
 
 def requirements(extra: str = "course") -> list[str]:
-    """The core dependencies plus ``extra``, with this repository's own distributions expanded, in a stable order.
+    """The core dependencies plus ``extra``, with this repository's own distributions expanded,
+    in a stable order.
 
     The course depends on the library ``topkeval``, which is installed from ``topkeval/`` (not from a
     package index): its own dependencies and extras take its place in the conda files.

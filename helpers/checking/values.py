@@ -1,4 +1,5 @@
-"""One rule set for judging a learner's value, shared by the notebooks' checks, the assignments' self-check and the grader.
+"""One rule set for judging a learner's value, shared by the notebooks' checks, the assignments' self-check
+and the grader.
 
 - A *number* is a built-in ``int`` or ``float`` or a NumPy integer or floating
   scalar (``np.float64(0.5)`` is a number: NumPy's own ``float64`` even
@@ -92,7 +93,8 @@ def _rounding_problem(number: float, expected: float, decimals: int) -> str | No
     scale = 10**decimals
     if math.isclose(number, math.trunc(expected * scale) / scale, abs_tol=0.5 / scale / 10):
         return (
-            f"{number:.{decimals}f} is {_fraction_hint(expected)} cut to {decimals} decimals instead of rounded "
+            f"{number:.{decimals}f} is {_fraction_hint(expected)} cut to {decimals} decimals "
+            "instead of rounded "
             "(rounding gives the last digit one more)"
         )
     return None

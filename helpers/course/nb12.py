@@ -23,8 +23,8 @@ q1 = choice(
         ),
         "b": (
             "L2: grades [2, 2, 2], three good items.",
-            "More relevant material in total, but each grade-2 item satisfies only 3/8 of users, and those who "
-            "go on meet the others at ranks 2 and 3, worth 1/2 and 1/3.",
+            "More relevant material in total, but each grade-2 item satisfies only 3/8 of users, "
+            "and those who go on meet the others at ranks 2 and 3, worth 1/2 and 1/3.",
         ),
         "c": (
             "They are equal: both sum to more than 2.",
@@ -60,8 +60,10 @@ q2 = FunctionQuestion(
     reference=lambda ranking, relevant, k, p: rbp_at_k(ranking, relevant, k, p=p),
     cases=_RBP_CASES,
     hints=[
-        "The user reads rank 1, then each next rank with probability p: rank i is read with probability p^(i-1).",
-        "(1 - p) * sum(p ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) if item in relevant)",
+        "The user reads rank 1, then each next rank with probability p: "
+        "rank i is read with probability p^(i-1).",
+        "(1 - p) * sum(p ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) "
+        "if item in relevant)",
     ],
     solution_code=rbp,
     mistakes=[
@@ -99,10 +101,10 @@ q3 = choice(
             "Neither average drops anyone; micro sums hits and relevant items over all users.",
         ),
         "b": (
-            "Heavy users have many relevant items, so their recall@10 is capped low, and micro averaging gives "
-            "each of them weight in proportion to that many items.",
-            "Yes: micro recall = total hits / total relevant items, a mean weighted by |R|. Users with |R| > 10 "
-            "cannot reach recall 1 at k = 10, and they carry the most weight.",
+            "Heavy users have many relevant items, so their recall@10 is capped low, "
+            "and micro averaging gives each of them weight in proportion to that many items.",
+            "Yes: micro recall = total hits / total relevant items, a mean weighted by |R|. "
+            "Users with |R| > 10 cannot reach recall 1 at k = 10, and they carry the most weight.",
             True,
         ),
         "c": (
@@ -172,7 +174,8 @@ q4 = FunctionQuestion(
         ),
         Mistake(
             "plain click rate of the log",
-            "That is the logging policy's own click rate; the weights are what turn it into the new policy's.",
+            "That is the logging policy's own click rate; "
+            "the weights are what turn it into the new policy's.",
             lambda c, t, lp: float(np.mean(c)),
         ),
     ],
@@ -188,8 +191,8 @@ q5 = choice(
             "The merged list has the same length k as either ranker's list.",
         ),
         "b": (
-            "Each interleaved session compares both rankers on the same user at the same moment, so the large "
-            "differences between users cancel; an A/B test compares different users.",
+            "Each interleaved session compares both rankers on the same user at the same moment, "
+            "so the large differences between users cancel; an A/B test compares different users.",
             "Yes: in an A/B test most of the variance in clicks per session comes from who the user is; "
             "interleaving asks each user to choose between the two, a paired comparison.",
             True,

@@ -121,13 +121,14 @@ q1 = choice(
         ),
         "b": (
             "HR@1 (is the first song one the user keeps?), with MRR@10 as a secondary signal.",
-            "Yes: one slot, one relevant item; HR@1 is exactly the product's success, and MRR@10 shows how close "
-            "the misses were.",
+            "Yes: one slot, one relevant item; HR@1 is exactly the product's success, "
+            "and MRR@10 shows how close the misses were.",
             True,
         ),
         "c": (
             "Catalogue coverage@10.",
-            "Coverage says nothing about whether this user likes the song; keep it as a guard-rail, not the goal.",
+            "Coverage says nothing about whether this user likes the song; "
+            "keep it as a guard-rail, not the goal.",
         ),
     },
     ["How many items does the user actually see?"],
@@ -159,13 +160,14 @@ q3 = choice(
     {
         "a": (
             "Ship it: NDCG is the main metric and it went up.",
-            "Check first whether +0.004 is larger than the noise (a paired interval), and what losing coverage "
-            "costs the catalogue.",
+            "Check first whether +0.004 is larger than the noise (a paired interval), "
+            "and what losing coverage costs the catalogue.",
         ),
         "b": (
             "Report both with their uncertainty and let the product goal decide; test online if it matters.",
-            "Yes: the gain may be noise (notebook 08's paired interval), while the coverage loss is certain; which "
-            "matters more is a product question, and only an online test measures the effect on users.",
+            "Yes: the gain may be noise (notebook 08's paired interval), "
+            "while the coverage loss is certain; which matters more is a product question, "
+            "and only an online test measures the effect on users.",
             True,
         ),
         "c": (
@@ -187,8 +189,8 @@ q4 = choice(
         ),
         "b": (
             "Leave-one-out: with one relevant item per user, AP@k equals RR@k.",
-            "Yes: one hit at rank r gives AP = (1/r)/1 = RR. Under leave-one-out, report HR and NDCG/MRR and skip "
-            "the duplicates.",
+            "Yes: one hit at rank r gives AP = (1/r)/1 = RR. "
+            "Under leave-one-out, report HR and NDCG/MRR and skip the duplicates.",
             True,
         ),
         "c": (

@@ -96,7 +96,8 @@ def sample_negatives(
     >>> sample_negatives(train, test, n_negatives=1, seed=0)  # user 1 has touched all of a, b, c
     Traceback (most recent call last):
     ...
-    ValueError: user 1 has only 0 item(s) left to sample from (catalog of 3 minus 3 of their own); ask for fewer negatives or pass a larger items=... catalog.
+    ValueError: user 1 has only 0 item(s) left to sample from (catalog of 3 minus 3 of their own); \
+ask for fewer negatives or pass a larger items=... catalog.
     >>> sample_negatives(train, test, n_negatives=1, items=["a", "b", "c", "d"], seed=0)
        user item
     0     1    d

@@ -1,4 +1,5 @@
-"""The three graded assignments, written in the spec of :mod:`helpers.grade.spec`, and the learner's ``check``.
+"""The three graded assignments, written in the spec of :mod:`helpers.grade.spec`, and the learner's
+``check``.
 
 Each assignment in :data:`ASSIGNMENTS` lists its questions. A question names
 the function (or answer variable) the learner writes, its points, the
@@ -633,7 +634,9 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
     >>> def precision_at_k(ranking, relevant, k):
     ...     return sum(1 for item in ranking[:k] if item in relevant) / k
     >>> check("precision_at_k", precision_at_k)
-    precision_at_k: public checks passed (4/4). Hidden checks will also test: k larger than the list, single relevant item, relevant items never recommended, only the top k positions count, no relevant item gives 0.0, randomized cases.
+    precision_at_k: public checks passed (4/4). Hidden checks will also test: k larger than the list, \
+single relevant item, relevant items never recommended, only the top k positions count, \
+no relevant item gives 0.0, randomized cases.
     True
     """
     found = [

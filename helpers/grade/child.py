@@ -153,7 +153,8 @@ def tag(value, depth=0):
 
 
 def untag(arg):
-    """Inputs arrive as ``{"set": [...]}`` / ``{"tuple": [...]}`` / ``{"dict": [[k, v], ...]}`` or plain JSON."""
+    """Inputs arrive as ``{"set": [...]}`` / ``{"tuple": [...]}`` / ``{"dict": [[k, v], ...]}``
+    or plain JSON."""
     if type(arg) is dict and len(arg) == 1:
         ((key, val),) = arg.items()
         if key == "set":

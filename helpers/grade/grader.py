@@ -134,7 +134,8 @@ def prepare_notebook(
 
     Examples
     --------
-    >>> cells, warnings, errors, _ = prepare_notebook(["%timeit 1\\nx = 1; y = 2\\ndef f():\\n    return x", "def ("])
+    >>> cells, warnings, errors, _ = prepare_notebook(
+    ...     ["%timeit 1\\nx = 1; y = 2\\ndef f():\\n    return x", "def ("])
     >>> [s["line"] for s in cells[0]["statements"]], warnings, errors[0]["cell"]
     ([2, 3], ["cell 1: removed IPython magic/shell line '%timeit 1'"], 2)
     """
@@ -420,8 +421,8 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade",
-        description="Grade learners' notebooks for one assignment, each in its own bubblewrap sandbox; writes "
-        "OUT/grades.csv and OUT/<submission>.json.",
+        description="Grade learners' notebooks for one assignment, each in its own bubblewrap sandbox; "
+        "writes OUT/grades.csv and OUT/<submission>.json.",
     )
     parser.add_argument("--assignment", required=True, choices=sorted(ASSIGNMENTS), help="assignment name")
     parser.add_argument("--out", required=True, help="output folder (created if needed)")

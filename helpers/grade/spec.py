@@ -95,7 +95,8 @@ class Assignment:
             if name_or_target in (q.name, q.target):
                 return q
         raise KeyError(
-            f"{self.name} has no question {name_or_target!r}; choose from {[q.target for q in self.questions]}"
+            f"{self.name} has no question {name_or_target!r}; "
+            f"choose from {[q.target for q in self.questions]}"
         )
 
 

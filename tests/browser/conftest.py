@@ -82,7 +82,8 @@ class LabFixture:
     notebook_dir = NOTEBOOK_DIR
 
     def run(self, name: str, answers=()):
-        """Run ``notebooks/<name>`` through the UI, then type ``answers``; return the run and the problems found."""
+        """Run ``notebooks/<name>`` through the UI, then type ``answers``;
+        return the run and the problems found."""
         committed = json.loads((NOTEBOOK_DIR / name).read_text(encoding="utf-8"))
         run = driver.run_notebook(self.browser, self.server, name, SCREENSHOT_DIR, answers=tuple(answers))
         _REPORT["runs"].append(run)

@@ -42,7 +42,11 @@ def _answer_type():
 
 Answer = _answer_type()
 
-_P_AT_K = "def precision_at_k(ranking, relevant, k):\n    return sum(1 for item in ranking[{cut}] if item in relevant) / k\n\n\nq1.check(precision_at_k)\n"
+_P_AT_K = (
+    "def precision_at_k(ranking, relevant, k):\n"
+    "    return sum(1 for item in ranking[{cut}] if item in relevant) / k\n\n\n"
+    "q1.check(precision_at_k)\n"
+)
 
 #: What a learner types into exercise cells, and what the check must answer.
 ANSWERS = {
@@ -69,7 +73,8 @@ ANSWERS = {
     "04-reciprocal-rank-and-hit-ratio.ipynb": [
         Answer(
             "q2.check(hit_at_k)",
-            "def hit_at_k(ranking, relevant, k):\n    return any(item in relevant for item in ranking[:k])\n\n\n"
+            "def hit_at_k(ranking, relevant, k):\n"
+            "    return any(item in relevant for item in ranking[:k])\n\n\n"
             "q2.check(hit_at_k)\n",
             "returned a bool, not a number",
         ),

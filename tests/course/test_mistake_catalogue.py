@@ -213,7 +213,9 @@ def _catalogue_02_q2():
         "hits in ranking[:k] / k": "divides by k",
         "hits in ranking[:k] / min(k, |R|)": "divides by min(k, number of relevant items)",
         "hits in whole list (ignores k) / |R|": "ignores the cutoff k",
-        "hits in ranking[:k] / relevant found in the ranking": "divides by the relevant items found in the ranking",
+        "hits in ranking[:k] / relevant found in the ranking": (
+            "divides by the relevant items found in the ranking"
+        ),
         "hits in ranking[:k - 1] / |R|": "one item too few at the cutoff (ranking[:k - 1])",
         "hits in ranking[:k + 1] / |R|": "one item too many at the cutoff (ranking[:k + 1])",
     }
@@ -277,7 +279,9 @@ def _catalogue_03_q1():
         "mean of P@1..P@k (Elliot)": "averages P@j over every rank j <= k",
         "ranking[:k], / min(k, |R|), rank + 1": "0- vs 1-based rank",
         "seed 004: k shrunk to the list length": "k shrunk to the list length",
-        "ranking[:k], / relevant found in the ranking, rank + 0": "wrong AP denominator: relevant items found",
+        "ranking[:k], / relevant found in the ranking, rank + 0": (
+            "wrong AP denominator: relevant items found"
+        ),
         "ranking[:k - 1], / min(k, |R|), rank + 0": "one item too few at the cutoff (ranking[:k - 1])",
         "whole list (ignores k), / min(k, |R|), rank + 0": "ignores the cutoff k",
     }
@@ -440,7 +444,9 @@ def _catalogue_05_q2():
         base + "sorted worst first": "ideal sorted worst first",
         base + "sorted, not cut at k": "IDCG not cut at k",
         "g / log2(i + 2), grades[:k], ideal sorted best first, cut at k": "0- vs 1-based rank",
-        "g / log2(i + 1), grades[:k - 1], ideal sorted best first, cut at k": "one item too few at the cutoff (grades[:k - 1])",
+        "g / log2(i + 1), grades[:k - 1], ideal sorted best first, cut at k": (
+            "one item too few at the cutoff (grades[:k - 1])"
+        ),
     }
     return _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, _seed_input)
 

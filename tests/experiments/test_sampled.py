@@ -1,4 +1,5 @@
-"""helpers.experiments.sampled: exact and sampled leave-one-out ranks, checked against helpers.evaluate and by simulation."""
+"""helpers.experiments.sampled: exact and sampled leave-one-out ranks, checked against helpers.evaluate
+and by simulation."""
 
 from __future__ import annotations
 

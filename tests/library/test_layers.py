@@ -211,7 +211,8 @@ HEAVY = (
 def loaded_after(statement: str) -> list[str]:
     code = (
         f"import json, sys; {statement}; "
-        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {('helpers', 'topkeval') + HEAVY!r})))"
+        "print(json.dumps(sorted(m for m in sys.modules "
+        f"if m.split('.')[0] in {('helpers', 'topkeval') + HEAVY!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     return json.loads(out)

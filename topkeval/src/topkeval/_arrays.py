@@ -29,7 +29,8 @@ def top_matrix(top_items: Any, *, check_duplicates: bool = True) -> np.ndarray:
         )
     if top.size and not np.issubdtype(top.dtype, np.integer):
         raise TypeError(
-            f"top_items must hold integer item ids (0..n_items-1, negative = empty slot); got dtype {top.dtype}."
+            "top_items must hold integer item ids (0..n_items-1, negative = empty slot); "
+            f"got dtype {top.dtype}."
         )
     top = top.astype(np.int64, copy=False)
     if check_duplicates and top.shape[1] > 1:

@@ -129,7 +129,8 @@ def as_pandas(frame: Any, name: str) -> pd.DataFrame:
     >>> as_pandas({"user": [1]}, "truth")
     Traceback (most recent call last):
     ...
-    TypeError: truth must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; got dict. Build one from the columns: pandas.DataFrame(truth).
+    TypeError: truth must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; got dict. \
+Build one from the columns: pandas.DataFrame(truth).
     """
     if isinstance(frame, pd.DataFrame):
         return frame

@@ -330,8 +330,8 @@ METRICS: dict[str, Metric] = {
         function="err_at_k",
         notation="ERR@k",
         mean_name="ERR@k",
-        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / 2**max_grade "
-        "(cascade: the user stops at the first satisfying item)",
+        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) "
+        "/ 2**max_grade (cascade: the user stops at the first satisfying item)",
         empty_value=0.0,
         options=("max_grade",),
         family="user model",
@@ -343,7 +343,8 @@ METRICS: dict[str, Metric] = {
         function="rbp_at_k",
         notation="RBP@k",
         mean_name="RBP@k",
-        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance p)",
+        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) "
+        "(patience: read on with chance p)",
         empty_value=0.0,
         options=("p",),
         family="user model",
@@ -478,7 +479,8 @@ def document(*option_names: str):
 
 
 def _row(*cells: str) -> str:
-    """One Markdown table row; a ``|`` inside a cell (as in ``|R|``) is escaped, or it would split the cell."""
+    """One Markdown table row; a ``|`` inside a cell (as in ``|R|``) is escaped,
+    or it would split the cell."""
     return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
 
 

@@ -212,7 +212,8 @@ def check_ranking(ranking: Any) -> list:
         )
     else:
         raise TypeError(
-            f"ranking must be a list, tuple or 1-D array of item ids, best first; got {type(ranking).__name__}."
+            "ranking must be a list, tuple or 1-D array of item ids, best first; "
+            f"got {type(ranking).__name__}."
         )
     seen: dict[Any, int] = {}
     for rank, item in enumerate(items, start=1):

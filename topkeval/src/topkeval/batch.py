@@ -107,7 +107,8 @@ def _check_csr(
     grades = np.asarray(grades, dtype=np.float64)
     if grades.shape != items.shape:
         raise ValueError(
-            f"relevant_grades must have one grade per relevant item ({items.shape[0]}); got shape {grades.shape}."
+            f"relevant_grades must have one grade per relevant item ({items.shape[0]}); "
+            f"got shape {grades.shape}."
         )
     if not np.all(np.isfinite(grades)):
         raise ValueError("relevance grades must be finite numbers >= 0; found NaN or infinity.")
@@ -135,7 +136,8 @@ class _Options:
 
 
 class _Shared:
-    """What every block needs besides its own hits: options, discounts, gains and grades of the relevant items."""
+    """What every block needs besides its own hits: options, discounts, gains and grades of the
+    relevant items."""
 
     def __init__(
         self,
@@ -197,7 +199,8 @@ def _block_metrics(
     shared: _Shared,
     out: dict[str, np.ndarray],
 ) -> None:
-    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~topkeval._kernels.Cut` per k."""
+    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff:
+    one :class:`~topkeval._kernels.Cut` per k."""
     opts, nb = shared.opts, nrel.size
     row = flat // width if width else flat
     pos = flat - row * width
@@ -505,7 +508,8 @@ def _apply_empty(
     skipped: list = []
     if n_empty and empty == "raise":
         raise ValueError(
-            f"{n_empty} of {len(index)} users have no relevant item (e.g. {describe_examples(index[is_empty])}), "
+            f"{n_empty} of {len(index)} users have no relevant item "
+            f"(e.g. {describe_examples(index[is_empty])}), "
             "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves "
             "them out (trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
         )

@@ -127,16 +127,18 @@ LIBRARIES: dict[str, Library] = {
 #: Pre- and post-processing steps a convention may need, with what each does.
 STEPS: dict[str, str] = {
     "binary": "grades are ignored: every truth row with grade > 0 counts as grade 1",
-    "listed_truth": "a score-matrix API only sees the items you pass, so the truth is cut to each user's listed "
-    "items (|R| and the ideal DCG count only those)",
+    "listed_truth": "a score-matrix API only sees the items you pass, so the truth is cut to each user's "
+    "listed items (|R| and the ideal DCG count only those)",
     "positive_scores": "items with score <= 0 count as not retrieved (dropped before ranking)",
     "tie_average": "tied scores share the mean gain of their group (scikit-learn _tie_averaged_dcg)",
     "pooled_capped": "sum of hits over users / sum of min(k, |R|) over users: one pooled ratio, not a mean",
     "mean_p1_to_pk": "the mean of P@1, P@2, ..., P@k (not average precision)",
     "list_length_precision": "hits / min(k, length of the list); an empty list gives NaN (left out)",
     "capped_recall": "hits / min(k, |R|)",
-    "lenskit_ap": "sum of P@i at the hit ranks / min(|R|, length of the list cut at k); an empty list gives NaN",
-    "elliot_gain": "gain 2**(grade - t + 1) - 1 with relevance_threshold t = 0: our exponential gain of grade + 1",
+    "lenskit_ap": "sum of P@i at the hit ranks / min(|R|, length of the list cut at k); "
+    "an empty list gives NaN",
+    "elliot_gain": "gain 2**(grade - t + 1) - 1 with relevance_threshold t = 0: "
+    "our exponential gain of grade + 1",
 }
 """What each step does, in words; the code of each is a pair of functions in :data:`_STEP_CODE`."""
 
@@ -573,7 +575,8 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
         gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
         why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
         raise ValueError(
-            f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; for {key!r} the supported metrics "
+            f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; "
+            f"for {key!r} the supported metrics "
             f"are {', '.join(repr(m) for m in supported_metrics(key))}."
         )
     if variant is None:
@@ -582,7 +585,8 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
         if c.name == variant:
             return c
     raise ValueError(
-        f"unknown variant {variant!r} of {key!r} {metric!r}; choose one of {', '.join(repr(c.name) for c in rows)}."
+        f"unknown variant {variant!r} of {key!r} {metric!r}; "
+        f"choose one of {', '.join(repr(c.name) for c in rows)}."
     )
 
 
@@ -726,7 +730,8 @@ def evaluate_as(
     >>> evaluate_as("cornac", recs, truth, k=5, metrics=["rr"])
     Traceback (most recent call last):
     ...
-    ValueError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
+    ValueError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises ValueError when \
+no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
@@ -977,7 +982,8 @@ def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
             if crash == "raise":
                 names = ", ".join(repr(x) for x in base.users[mask][:3])
                 raise ValueError(
-                    f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} ({kind.replace('_', ' ')}"
+                    f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} "
+                    f"({kind.replace('_', ' ')}"
                     f": {row.note or 'the library raises'}); pass crash='skip' to leave them out instead."
                 )
             rule = "skip"
@@ -1054,7 +1060,8 @@ _KIND_WORDS = {
 
 
 def _empty_users(value: str) -> str:
-    """Libraries whose users with no relevant item get ``value`` (zero, skip, raise), and which kind of user."""
+    """Libraries whose users with no relevant item get ``value`` (zero, skip, raise),
+    and which kind of user."""
     parts = []
     for key, lib in LIBRARIES.items():
         rows = [c for c in CONVENTIONS if c.library == key]

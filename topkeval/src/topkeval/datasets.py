@@ -71,7 +71,8 @@ def _to_int(
     if bad.any():
         at = int(np.flatnonzero(bad.to_numpy())[0])
         raise ValueError(
-            f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} is not a whole number. "
+            f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} "
+            "is not a whole number. "
             f"Expected format: {fmt}."
         )
     return values.to_numpy(dtype=np.int64)
@@ -179,7 +180,8 @@ def load_movielens_latest(path) -> pd.DataFrame:
     Examples
     --------
     >>> from topkeval.datasets import load_movielens_latest
-    >>> ratings = load_movielens_latest("tests/experiments/data/ratings.csv")  # a small fixture in the same format
+    >>> # a small fixture in the same format
+    >>> ratings = load_movielens_latest("tests/experiments/data/ratings.csv")
     >>> ratings.dtypes.astype(str).tolist()
     ['int64', 'int64', 'float64', 'int64']
     >>> ratings.iloc[0].tolist()
@@ -334,7 +336,8 @@ def download_movielens(
         actual = _md5(archive)
         if actual != expected:
             raise DownloadError(
-                f"checksum mismatch for {url}: MD5 {actual}, published {expected}. The file may be damaged or "
+                f"checksum mismatch for {url}: MD5 {actual}, published {expected}. "
+                "The file may be damaged or "
                 "replaced; nothing was kept. Try again, or check the published checksum."
             )
         unpacked = work / "unpacked"

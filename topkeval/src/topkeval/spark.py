@@ -192,7 +192,8 @@ def _raise_on_empty(users, user_col: str) -> None:
     ]
     more = ", ..." if n_empty > len(examples) else ""
     raise ValueError(
-        f"{n_empty} of {counts['n']} users have no relevant item (e.g. {', '.join(map(repr, examples))}{more}), "
+        f"{n_empty} of {counts['n']} users have no relevant item "
+        f"(e.g. {', '.join(map(repr, examples))}{more}), "
         "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves them out "
         "(trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
     )
@@ -547,7 +548,8 @@ def evaluate_arrays(
     >>> recs = als_model.recommendForAllUsers(100)  # doctest: +SKIP
     >>> lists = recs.join(truth.groupBy("user").agg(F.collect_list("item").alias("relevant")),
     ...                   "user", "full")  # doctest: +SKIP
-    >>> summary(evaluate_arrays(lists, k=[10, 100], items_col="recommendations", empty="skip"))  # doctest: +SKIP
+    >>> summary(evaluate_arrays(lists, k=[10, 100], items_col="recommendations",
+    ...                         empty="skip"))  # doctest: +SKIP
     """
     _check_frame(lists, "lists")
     _, F, T = _pyspark()

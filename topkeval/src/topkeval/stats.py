@@ -114,7 +114,8 @@ def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
         if set(a.index) != set(b.index):
             only_a, only_b = a.index.difference(b.index), b.index.difference(a.index)
             raise ValueError(
-                f"a and b must score the same users for a paired comparison; {len(only_a)} user(s) only in a, "
+                "a and b must score the same users for a paired comparison; "
+                f"{len(only_a)} user(s) only in a, "
                 f"{len(only_b)} only in b. Evaluate both models on the same test users."
             )
         b = b.reindex(a.index)
