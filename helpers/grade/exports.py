@@ -101,7 +101,7 @@ def gradescope_results(report: dict, title: str) -> dict:
     status, reason = submission_status(report)
     return {
         "score": float(report["score"]),
-        "output": feedback_markdown(report, None, report.get("file", ""), title),
+        "output": feedback_markdown({**report, "questions": []}, None, report.get("file", ""), title),
         "output_format": "md",
         "visibility": "visible",
         "stdout_visibility": "hidden",
