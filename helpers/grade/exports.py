@@ -19,7 +19,14 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from .reports import Learner, feedback_markdown, question_result, safe_check_feedback, submission_status
+from .reports import (
+    Learner,
+    error_types,
+    feedback_markdown,
+    question_result,
+    safe_check_feedback,
+    submission_status,
+)
 from .reports import write_csv as _write_csv
 
 __all__ = [
@@ -93,7 +100,7 @@ def gradescope_results(report: dict, title: str) -> dict:
                 "score": float(q["points"]),
                 "max_score": float(q["max_points"]),
                 "status": "passed" if q["points"] >= q["max_points"] else "failed",
-                "output": "\n".join([f"{result}: {reason}", *checks]),
+                "output": "\n".join([f"{result}: {reason}", *checks, *_errors(q)]),
                 "output_format": "md",
                 "visibility": "visible",
             }
@@ -108,6 +115,11 @@ def gradescope_results(report: dict, title: str) -> dict:
         "extra_data": {"status": status, "reason": reason, "seed": report.get("seed")},
         "tests": tests,
     }
+
+
+def _errors(question: dict) -> list[str]:
+    types = error_types(question)
+    return [f"- errors raised: {types}"] if types else []
 
 
 def find_notebook(folder: Path, assignment_name: str) -> tuple[Path | None, str]:

@@ -360,10 +360,15 @@ def _question_lines(q: dict) -> list[str]:
         mark = "passed" if c["passed"] else "failed"
         kind = "hidden" if c.get("hidden") else "public"
         lines.append(f"- {mark} ({kind}) {_md(c['name'])}: {_md(safe_check_feedback(c))}")
-    errors = sorted({e.split(":")[0].split(" (")[0] for e in q.get("errors", [])})
+    errors = error_types(q)
     if errors:
-        lines.append(f"- errors raised: {_md(', '.join(errors))}")
+        lines.append(f"- errors raised: {_md(errors)}")
     return [*lines, ""]
+
+
+def error_types(question: dict) -> str:
+    """The exception types a question raised, without their messages (which could echo hidden inputs)."""
+    return ", ".join(sorted({e.split(":")[0].split(" (")[0] for e in question.get("errors", [])}))
 
 
 def feedback_markdown(report: dict, learner: Learner | None, file: str, title: str) -> str:
