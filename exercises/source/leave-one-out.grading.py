@@ -22,7 +22,8 @@ def _random_log(rng, n_users=6, ties=True):
 
 def _recommendations(rng, rows, k):
     recs = {}
-    for user, item in held_out_items(rows).items():
+    position = {(row[0], row[1]): i for i, row in enumerate(rows)}  # users in the order of their held-out row
+    for user, item in sorted(held_out_items(rows).items(), key=lambda pair: position[pair]):
         ranking = rng.sample(range(30, 60), rng.randint(1, k + 3))
         if rng.random() < 0.7:
             ranking.insert(rng.randint(0, len(ranking)), item)
