@@ -21,6 +21,7 @@ The process becomes ``jupyter lab`` itself (``os.execv``): Ctrl-C stops it as us
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -73,9 +74,7 @@ def main(argv: list[str]) -> int:
                 f"error: {needed} is missing; run this from a complete clone of the course.", file=sys.stderr
             )
             return 2
-    try:
-        import jupyterlab
-    except ImportError:
+    if importlib.util.find_spec("jupyterlab") is None:
         print(
             f"error: JupyterLab is not installed for {sys.executable}. Run `make lab` (it installs the "
             '`course` extra into .venv), or `pip install -e ".[course]"` in your environment.',

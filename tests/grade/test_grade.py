@@ -174,8 +174,9 @@ def test_nothing_reached_the_network_of_this_machine(corpus_run, listeners):
 
 def test_no_report_holds_the_graders_environment(corpus_run):
     _, out, _ = corpus_run
-    for path in out.iterdir():
-        assert SECRET not in path.read_text(errors="replace"), path.name
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace"), path.name
 
 
 def test_grades_csv_has_every_row_mode_and_seed(corpus_run):
