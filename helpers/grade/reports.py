@@ -342,7 +342,7 @@ def safe_check_feedback(check: dict) -> str:
     return text
 
 
-def _md(text: Any) -> str:
+def md_text(text: Any) -> str:
     """Text for a Markdown table cell: no pipes, no line breaks, no HTML."""
     return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
 
@@ -350,19 +350,19 @@ def _md(text: Any) -> str:
 def _question_lines(q: dict) -> list[str]:
     result, reason = question_result(q)
     lines = [
-        f"### {_md(q.get('title', q['target']))} (`{_md(q['target'])}`): "
+        f"### {md_text(q.get('title', q['target']))} (`{md_text(q['target'])}`): "
         f"{_points(q['points'])} / {_points(q['max_points'])} — {result}",
         "",
-        f"{_md(reason)}",
+        f"{md_text(reason)}",
         "",
     ]
     for c in q.get("checks", []):
         mark = "passed" if c["passed"] else "failed"
         kind = "hidden" if c.get("hidden") else "public"
-        lines.append(f"- {mark} ({kind}) {_md(c['name'])}: {_md(safe_check_feedback(c))}")
+        lines.append(f"- {mark} ({kind}) {md_text(c['name'])}: {md_text(safe_check_feedback(c))}")
     errors = error_types(q)
     if errors:
-        lines.append(f"- errors raised: {_md(errors)}")
+        lines.append(f"- errors raised: {md_text(errors)}")
     return [*lines, ""]
 
 
@@ -376,20 +376,20 @@ def feedback_markdown(report: dict, learner: Learner | None, file: str, title: s
     status, reason = submission_status(report)
     who = f"{learner.name} ({learner.id})" if learner else file
     lines = [
-        f"# {_md(title)}: feedback for {_md(who)}",
+        f"# {md_text(title)}: feedback for {md_text(who)}",
         "",
-        f"- file: `{_md(file)}`",
+        f"- file: `{md_text(file)}`",
         f"- score: **{_points(report['score'])} / {_points(report['max_score'])}**",
-        f"- status: {status}" + (f" — {_md(reason)}" if reason else ""),
+        f"- status: {status}" + (f" — {md_text(reason)}" if reason else ""),
         "",
         "Only hidden checks score; they draw new inputs at every grading run, so their inputs and",
         "expected values are never shown. Public checks are the notebook's worked examples.",
         "",
     ]
     for err in report.get("cell_errors", [])[:10]:
-        lines.append(f"- cell {err.get('cell')}: {_md(str(err.get('error', '')).split(':')[0])}")
+        lines.append(f"- cell {err.get('cell')}: {md_text(str(err.get('error', '')).split(':')[0])}")
     for warning in report.get("warnings", [])[:10]:
-        lines.append(f"- note: {_md(warning)}")
+        lines.append(f"- note: {md_text(warning)}")
     lines.append("")
     for q in report.get("questions", []):
         lines.extend(_question_lines(q))

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import NotebookError, collect, display_name, read_submission, write_atomic
+from .reports import md_text
 
 __all__ = ["normalise", "function_tokens", "similarity", "compare_class", "reference_code", "main"]
 
@@ -190,8 +191,39 @@ def compare_class(
                     }
                 )
     pairs.sort(key=lambda p: (-p["score"], p["a"], p["b"]))
+    groups = groups_of(pairs)
     matches.sort(key=lambda p: (-p["score"], p["submission"], p["reference"]))
-    return {"compared": len(entries), "threshold": threshold, "pairs": pairs, "references": matches}
+    return {
+        "compared": len(entries),
+        "threshold": threshold,
+        "groups": groups,
+        "pairs": pairs,
+        "references": matches,
+    }
+
+
+def groups_of(pairs: list[dict]) -> list[list[str]]:
+    """Submissions linked by similar pairs, as groups (connected components), largest first.
+
+    Examples
+    --------
+    >>> groups_of([{"a": "x", "b": "y"}, {"a": "y", "b": "z"}, {"a": "p", "b": "q"}])
+    [['x', 'y', 'z'], ['p', 'q']]
+    """
+    parent: dict[str, str] = {}
+
+    def root(x: str) -> str:
+        while parent.setdefault(x, x) != x:
+            parent[x] = parent[parent[x]]
+            x = parent[x]
+        return x
+
+    for pair in pairs:
+        parent[root(pair["a"])] = root(pair["b"])
+    members: dict[str, list[str]] = {}
+    for x in parent:
+        members.setdefault(root(x), []).append(x)
+    return sorted((sorted(g) for g in members.values()), key=lambda g: (-len(g), g))
 
 
 def _tokens(functions: dict[str, ast.FunctionDef]) -> dict[str, list[str]]:
@@ -253,6 +285,10 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
         "Scores compare normalised code (names renamed, comments and docstrings dropped); a high score is a",
         "reason to look at both notebooks, not proof of copying.",
         "",
+        "## Groups (submissions linked by similar pairs)",
+        "",
+        *[f"- {len(g)} submissions: {', '.join(md_text(x) for x in g)}" for g in result["groups"]],
+        "",
         "## Pairs of submissions",
         "",
         "| score | submission | submission | per function |",
@@ -260,7 +296,7 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
     ]
     for p in result["pairs"]:
         per = ", ".join(f"{k} {v:.2f}" for k, v in p["functions"].items())
-        lines.append(f"| {p['score']:.3f} | {p['a']} | {p['b']} | {per} |")
+        lines.append(f"| {p['score']:.3f} | {md_text(p['a'])} | {md_text(p['b'])} | {per} |")
     lines += [
         "",
         "## Matches with the course's own code",
@@ -270,9 +306,9 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
     lines.append("|---|---|---|---|")
     for m in result["references"]:
         per = ", ".join(f"{k} {v:.2f}" for k, v in m["functions"].items())
-        lines.append(f"| {m['score']:.3f} | {m['submission']} | {m['reference']} | {per} |")
+        lines.append(f"| {m['score']:.3f} | {md_text(m['submission'])} | {md_text(m['reference'])} | {per} |")
     if skipped:
-        lines += ["", "## Not compared", ""] + [f"- {s}" for s in skipped]
+        lines += ["", "## Not compared", ""] + [f"- {md_text(s)}" for s in skipped]
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 

@@ -147,6 +147,7 @@ def test_class_report_finds_planted_copies_not_honest_work(tmp_path):
     result = json.loads((out / "similarity.json").read_text())
     pairs = {(p["a"], p["b"]): p["score"] for p in result["pairs"]}
     assert pairs == {("ann.ipynb", "bob_copied_ann.ipynb"): 1.0}
+    assert result["groups"] == [["ann.ipynb", "bob_copied_ann.ipynb"]]
     matches = {(m["submission"], m["reference"].split()[0]) for m in result["references"]}
     assert ("eve_copied_solution.ipynb", "solution") in matches
     assert not any(m[0] in ("cat.ipynb", "dan.ipynb", "fay.ipynb", "gus.ipynb") for m in matches)
