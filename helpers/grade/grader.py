@@ -393,7 +393,7 @@ def write_class_files(
     out: Path, assignment: Assignment, paths: list[Path], done: list[dict], roster: reports.Roster | None
 ) -> None:
     """``grades.csv``, a Markdown feedback file per submission and, with a roster, ``canvas.csv``."""
-    learners = [roster.match(str(p)) if roster else None for p in paths]
+    learners = roster.assign(paths) if roster else [None] * len(paths)
     absent = reports.missing_rows(roster, learners)
     targets = [q.target for q in assignment.questions]
     write_atomic(out, "grades.csv", reports.grades_csv(targets, done, learners, absent, assignment.max_score))

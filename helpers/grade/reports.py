@@ -198,7 +198,7 @@ class Roster:
             if row["id"] in seen:
                 raise RosterError(f"roster line {line}: the id {row['id']!r} appears twice")
             seen.add(row["id"])
-            row["pattern"] = _nfc(row.pop("file"))
+            row["pattern"] = row.pop("file")
             learners.append(Learner(**{k: row.get(k, "") for k in ("pattern", *_ROSTER_COLUMNS[1:])}))
         return cls(learners)
 
@@ -211,10 +211,32 @@ class Roster:
         return cls.from_text(text)
 
     def match(self, file_name: str) -> Learner | None:
-        """The learner a file (its base name) belongs to, or ``None``."""
-        name = _nfc(Path(file_name).name)
-        exact = next((r for r in self.learners if r.pattern == name), None)
-        return exact or next((r for r in self.learners if fnmatch.fnmatchcase(name, r.pattern)), None)
+        """The learner a file (its base name) belongs to, or ``None``: the same bytes, then the same
+        NFC-normalised name, then the first matching pattern."""
+        name = Path(file_name).name
+        rules = (
+            lambda r: r.pattern == name,
+            lambda r: _nfc(r.pattern) == _nfc(name),
+            lambda r: fnmatch.fnmatchcase(_nfc(name), _nfc(r.pattern)),
+        )
+        for rule in rules:
+            found = next((r for r in self.learners if rule(r)), None)
+            if found:
+                return found
+        return None
+
+    def assign(self, paths: list[Path]) -> list[Learner | None]:
+        """The learner of each file; of look-alike files (equal once NFC-normalised) matched by one
+        roster entry, only the one spelled exactly as in the roster keeps it (the other is unassigned)."""
+        found = [self.match(str(p)) for p in paths]
+        names = [Path(str(p)).name for p in paths]
+        for i, learner in enumerate(found):
+            if learner is None or learner.pattern == names[i]:
+                continue
+            rivals = [j for j, other in enumerate(found) if other is learner and j != i]
+            if any(_nfc(names[j]) == _nfc(names[i]) and names[j] == learner.pattern for j in rivals):
+                found[i] = None
+        return found
 
 
 # ------------------------------------------------------------------ names

@@ -134,6 +134,12 @@ def test_roster_ids_names_and_absent_learners(graded):
     assert _row(by_file, "loop")["learner_id"] == ""  # not in the roster
 
 
+def test_roster_gives_a_look_alike_name_to_the_exact_spelling_only():
+    roster = reports.Roster.from_text(f"file,id,name\n{NFC_NAME},s7,Zoe\n")
+    assert [x and x.id for x in roster.assign([Path(NFD_NAME), Path(NFC_NAME)])] == [None, "s7"]
+    assert roster.assign([Path(NFD_NAME)])[0].id == "s7"  # alone, the normalised name matches
+
+
 def test_roster_errors_are_clear(tmp_path):
     with pytest.raises(reports.RosterError, match="'file' and 'id'"):
         reports.Roster.from_text("name,email\nAnn,a@x\n")
