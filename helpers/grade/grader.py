@@ -4,15 +4,24 @@ Usage::
 
     python -m helpers.grade --assignment from-scratch --out grades/ submissions/
     python -m helpers.grade --assignment leave-one-out --out grades/ --jobs 2 --timeout 10 a.ipynb b.ipynb
+    python -m helpers.grade --assignment build/my-hw.grader.py --roster roster.csv --out grades/ submissions/
 
-Writes ``OUT/grades.csv`` (one row per submission: ``submission`` (the report's
-name), ``file`` (the original file name, escaped), ``isolation``, ``seed``,
-``score``, ``max_score`` and one column per question, named after the function
-or answer variable) and ``OUT/<submission>.json`` (per question: the points,
-every check passed or failed with feedback naming the failing property, and
-the errors). The exit status is 0 whenever grading ran, whatever the grades;
-2 for a usage error (unknown assignment, no submissions) or when the sandbox
-is not available.
+Writes ``OUT/<submission>.json`` (per question: the points, every check passed
+or failed with feedback naming the failing property, and the errors), then
+``OUT/grades.csv`` (one row per submission: ``learner_id`` and ``name`` from
+``--roster``, ``submission`` (the report's name), ``file`` (the original name,
+escaped, NFC-normalised, look-alikes marked), ``status`` and ``reason``,
+``isolation``, ``seed``, ``score``, ``max_score``, the points of each question,
+named after its function or answer variable, and its result), one learner
+feedback file ``OUT/feedback/<submission>.md`` and, with a roster,
+``OUT/canvas.csv`` (see :mod:`helpers.grade.reports` and
+:mod:`helpers.grade.exports`). The exit status is 0 whenever grading ran,
+whatever the grades; 2 for a usage error (unknown assignment, no submissions)
+or when the sandbox is not available.
+
+Other commands: ``author`` (:mod:`helpers.grade.authoring`), ``gradescope``
+(the ``run_autograder`` entry point: :func:`gradescope`) and ``similarity``
+(:mod:`helpers.grade.similarity`).
 
 How a submission is graded
 --------------------------
