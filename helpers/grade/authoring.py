@@ -144,7 +144,15 @@ def _is_grading(cell: dict) -> bool:
 
 
 def learner_version(notebook: dict) -> dict:
-    """The learner notebook for a source notebook: stubs instead of solutions, no outputs, no declaration."""
+    """The learner notebook for a source notebook: stubs instead of solutions, no outputs, no declaration.
+
+    Examples
+    --------
+    >>> nb = {"cells": [{"cell_type": "code", "source": "x = 1\\n### BEGIN SOLUTION\\nanswer_q1 = x\\n### END SOLUTION"},
+    ...                 {"cell_type": "code", "source": "# grading\\nQUESTIONS = []"}]}
+    >>> [c["source"] for c in learner_version(nb)["cells"]]
+    ['x = 1\\nanswer_q1 = ...  # YOUR ANSWER HERE']
+    """
     nb = copy.deepcopy(notebook)
     nb["cells"] = [c for c in nb["cells"] if not _is_grading(c)]
     for cell in nb["cells"]:

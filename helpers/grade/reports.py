@@ -269,7 +269,13 @@ def display_names(files: list[str]) -> list[str]:
 
 # ------------------------------------------------------------------ grades.csv
 def write_csv(rows: list[list[Any]]) -> bytes:
-    """CSV bytes (UTF-8) in which no text cell can become a spreadsheet formula."""
+    """CSV bytes (UTF-8) in which no text cell can become a spreadsheet formula.
+
+    Examples
+    --------
+    >>> write_csv([["name", "score"], ["=SUM(A1)", 3]])
+    b"name,score\\r\\n'=SUM(A1),3\\r\\n"
+    """
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for row in rows:
@@ -365,7 +371,13 @@ def safe_check_feedback(check: dict) -> str:
 
 
 def md_text(text: Any) -> str:
-    """Text for a Markdown table cell: no pipes, no line breaks, no HTML."""
+    """Text for a Markdown table cell: no pipes, no line breaks, no HTML.
+
+    Examples
+    --------
+    >>> md_text("a|b\\n<script>")
+    'a\\\\|b &lt;script&gt;'
+    """
     return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
 
 
@@ -389,7 +401,13 @@ def _question_lines(q: dict) -> list[str]:
 
 
 def error_types(question: dict) -> str:
-    """The exception types a question raised, without their messages (which could echo hidden inputs)."""
+    """The exception types a question raised, without their messages (which could echo hidden inputs).
+
+    Examples
+    --------
+    >>> error_types({"errors": ["KeyError: 'u3' (2 cases)", "ZeroDivisionError: division by zero (1 case)"]})
+    'KeyError, ZeroDivisionError'
+    """
     return ", ".join(sorted({e.split(":")[0].split(" (")[0] for e in question.get("errors", [])}))
 
 

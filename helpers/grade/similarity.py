@@ -97,7 +97,13 @@ def normalise(function: ast.FunctionDef) -> str:
 
 
 def function_tokens(function: ast.FunctionDef) -> list[str]:
-    """The normalised function as a sequence of node tokens (node type, plus name/constant/operator)."""
+    """The normalised function as a sequence of node tokens (node type, plus name/constant/attribute).
+
+    Examples
+    --------
+    >>> function_tokens(ast.parse("def f(x):\\n    return x.y + 1").body[0])[:4]
+    ['Module', 'FunctionDef', 'arguments', 'Return']
+    """
     tree = ast.parse(normalise(function))
     out = []
     for node in ast.walk(tree):
