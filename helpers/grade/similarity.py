@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import NotebookError, collect, display_name, read_submission, write_atomic
-from .reports import md_text
+from .reports import display_names, md_text
 
 __all__ = ["normalise", "function_tokens", "similarity", "compare_class", "reference_code", "main"]
 
@@ -272,15 +272,13 @@ def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
     return refs + ([library] if library else [])
 
 
-def _read(path: Path, targets: set[str], limit: int) -> Entry | str:
+def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
     from .grader import read_notebook
 
     try:
-        return Entry(
-            display_name(path), _tokens(functions_in(read_notebook(read_submission(path, limit)), targets))
-        )
+        return Entry(label, _tokens(functions_in(read_notebook(read_submission(path, limit)), targets)))
     except NotebookError as exc:
-        return f"{display_name(path)}: {exc}"
+        return f"{label}: {exc}"
 
 
 def report_markdown(result: dict, skipped: list[str]) -> str:
@@ -346,7 +344,10 @@ def main(argv: list[str]) -> int:
     paths = collect(args.submissions)
     if not paths:
         parser.error("no .ipynb submissions found")
-    read = [_read(p, targets, int(args.max_mb * 2**20)) for p in paths]
+    labels = display_names([display_name(p) for p in paths])  # NFC, look-alikes marked, as in grades.csv
+    read = [
+        _read(p, label, targets, int(args.max_mb * 2**20)) for p, label in zip(paths, labels, strict=True)
+    ]
     entries = [e for e in read if isinstance(e, Entry)]
     skipped = [e for e in read if isinstance(e, str)]
     result = compare_class(entries, reference_code(args.assignment, targets), args.threshold, args.min_tokens)
