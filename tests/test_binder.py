@@ -231,6 +231,8 @@ def test_postbuild_installs_the_package_and_the_overrides(tmp_path):
     ]
     installed = tmp_path / "app" / "settings" / "overrides.json"
     assert json.loads(installed.read_text()) == json.loads((BINDER / "overrides.json").read_text())
+    server = tmp_path / ".jupyter" / "jupyter_server_config.py"  # the answer key is not served on Binder
+    assert server.read_text() == (ROOT / "tools" / "jupyter_server_config.py").read_text()
 
 
 def test_postbuild_fails_when_a_step_fails(tmp_path):

@@ -639,53 +639,70 @@ single relevant item, relevant items never recommended, only the top k positions
 no relevant item gives 0.0, randomized cases.
     True
     """
-    found = [
-        (a, q)
-        for a in ASSIGNMENTS.values()
-        for q in a.questions
-        if q.target == name and assignment in (None, a.name)
-    ]
-    if not found:
-        raise ValueError(f"no graded question is called {name!r}; check the spelling of the function name")
-    a, q = found[0]
+    a, q = _find_question(name, assignment)
     if q.kind == "value":
-        if answer is Ellipsis:
-            print(f"{name}: not attempted yet (still ...).")
-            return False
-        if not _is_number(answer) or (isinstance(answer, float) and not math.isfinite(answer)):
-            print(f"{name}: must be a plain number (int or float), got {type(answer).__name__}.")
-            return False
-        print(f"{name}: a number; its value is checked only by the grader.")
-        return True
-    cases = [
-        (c, args)
-        for c, args in build_cases(a, q, PUBLIC_SEED)
-        if not next(x for x in q.checks if x.name == c).hidden
-    ]
+        return _check_value(name, answer)
+    cases = _public_cases(a, q)
     failures = []
     for chk, args in cases:
-        expected = q.reference(*copy.deepcopy(args))
         try:
-            value = answer(*copy.deepcopy(args))
+            problem = _public_problem(q, answer, args)
         except NotImplementedError:
             print(f"{name}: not attempted yet (raises NotImplementedError).")
             return False
-        except Exception as exc:
-            failures.append(f"{chk}: {name}{_show(args)} raised {type(exc).__name__}: {exc}")
-            continue
-        problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)
         if problem:
-            failures.append(f"{chk}: {name}{_show(args)} returned {format_value(value)} ({problem})")
-    hidden = ", ".join(x.name for x in q.checks if x.hidden)
+            failures.append(f"{chk}: {name}{_show(args)} {problem}")
     if failures:
         print(f"{name}: {len(failures)} of {len(cases)} public checks FAILED:")
         for line in failures:
             print("  - " + line)
         return False
+    hidden = ", ".join(x.name for x in q.checks if x.hidden)
     print(
         f"{name}: public checks passed ({len(cases)}/{len(cases)}). Hidden checks will also test: {hidden}."
     )
     return True
+
+
+def _find_question(name: str, assignment: str | None) -> tuple[Assignment, Question]:
+    for a in ASSIGNMENTS.values():
+        for q in a.questions:
+            if q.target == name and assignment in (None, a.name):
+                return a, q
+    raise ValueError(f"no graded question is called {name!r}; check the spelling of the function name")
+
+
+def _check_value(name: str, answer: Any) -> bool:
+    """An answer variable: only whether it is a usable number (its value is the grader's to judge)."""
+    if answer is Ellipsis:
+        print(f"{name}: not attempted yet (still ...).")
+        return False
+    if not _is_number(answer) or (isinstance(answer, float) and not math.isfinite(answer)):
+        print(f"{name}: must be a plain number (int or float), got {type(answer).__name__}.")
+        return False
+    print(f"{name}: a number; its value is checked only by the grader.")
+    return True
+
+
+def _public_cases(a: Assignment, q: Question) -> list[tuple[str, tuple]]:
+    hidden = {c.name for c in q.checks if c.hidden}
+    return [(c, args) for c, args in build_cases(a, q, PUBLIC_SEED) if c not in hidden]
+
+
+def _public_problem(q: Question, answer: Callable[..., Any], args: tuple) -> str | None:
+    """What is wrong with ``answer`` on one public case (``None`` if right).
+
+    A ``NotImplementedError`` from the learner's stub propagates.
+    """
+    expected = q.reference(*copy.deepcopy(args))
+    try:
+        value = answer(*copy.deepcopy(args))
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+    problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)
+    return f"returned {format_value(value)} ({problem})" if problem else None
 
 
 def _show(args: tuple) -> str:

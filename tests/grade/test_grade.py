@@ -174,8 +174,9 @@ def test_nothing_reached_the_network_of_this_machine(corpus_run, listeners):
 
 def test_no_report_holds_the_graders_environment(corpus_run):
     _, out, _ = corpus_run
-    for path in out.iterdir():
-        assert SECRET not in path.read_text(errors="replace"), path.name
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace"), path.name
 
 
 def test_grades_csv_has_every_row_mode_and_seed(corpus_run):
@@ -183,8 +184,11 @@ def test_grades_csv_has_every_row_mode_and_seed(corpus_run):
     with open(out / "grades.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     targets = [q.target for q in ASSIGNMENTS["from-scratch"].questions]
-    assert list(rows[0]) == ["submission", "file", "isolation", "seed", "score", "max_score", *targets]
-    assert sorted(r["file"] for r in rows) == sorted(MANIFEST["cases"])
+    assert list(rows[0]) == [
+        *["learner_id", "name", "submission", "file", "status", "reason", "isolation", "seed", "score"],
+        *["max_score", *targets, *[f"{t} result" for t in targets]],
+    ]
+    assert sorted(r["file"].removeprefix("'") for r in rows) == sorted(MANIFEST["cases"])
     assert len({r["submission"] for r in rows}) == len(rows)
     seed = MANIFEST["options"][MANIFEST["options"].index("--seed") + 1]
     for row in rows:
@@ -465,7 +469,7 @@ def test_colliding_and_hostile_names_get_distinct_safe_reports(tmp_path, trusted
     assert len(set(names)) == 5 and all(n.isascii() and "/" not in n and not n.startswith(".") for n in names)
     assert names == report_names(paths)  # deterministic
     written = sorted(p.name for p in (tmp_path / "o").iterdir())
-    assert written == sorted([f"{n}.json" for n in names] + ["grades.csv"])
+    assert written == sorted([f"{n}.json" for n in names] + ["feedback", "grades.csv"])
     assert [r["score"] for r in reports] == [14.0] * 5
     assert reports[4]["file"] == "caf\\xe9 \\n=x.ipynb"
     rows = list(csv.DictReader(open(tmp_path / "o" / "grades.csv", newline="", encoding="utf-8")))
