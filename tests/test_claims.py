@@ -133,7 +133,8 @@ def test_comparative_prose_quotes_a_verdict_printed_in_its_section(path):
     assert not problems, (
         f"{path.name}: these sentences compare systems, but no code cell in their section prints a verdict "
         "(topkeval.stats.verdict's text, or a 'Verdict: ... CI ...' line). Print the verdict the sentence "
-        "quotes, or, for a non-comparative use, add a narrow exemption with its reason:\n  " + "\n  ".join(problems)
+        "quotes, or, for a non-comparative use, add a narrow exemption with its reason:\n  "
+        + "\n  ".join(problems)
     )
 
 
@@ -155,7 +156,11 @@ def _markdown(text: str) -> dict:
 
 
 def _code(printed: str) -> dict:
-    return {"cell_type": "code", "source": "print(...)", "outputs": [{"output_type": "stream", "text": printed}]}
+    return {
+        "cell_type": "code",
+        "source": "print(...)",
+        "outputs": [{"output_type": "stream", "text": printed}],
+    }
 
 
 def test_the_scan_flags_a_claim_without_a_verdict_and_accepts_one_with(tmp_path):
@@ -176,6 +181,9 @@ def test_the_scan_flags_a_claim_without_a_verdict_and_accepts_one_with(tmp_path)
     elsewhere = [_markdown("## 3. Models\n\nEASE is the best model."), _markdown("## 4. Other"), tie]
     assert len(claims(elsewhere)) == 1
     # a '###' subsection belongs to its section; a "Verdict:" line needs its interval
-    sub = [_markdown("## 5. Online\n\n### Interleaving\n\nInterleaving is more sensitive."), _code("Verdict: 1.4x")]
+    sub = [
+        _markdown("## 5. Online\n\n### Interleaving\n\nInterleaving is more sensitive."),
+        _code("Verdict: 1.4x"),
+    ]
     assert len(claims(sub)) == 1
     assert claims([*sub[:1], _code("Verdict: 1.4x fewer sessions (95% CI 1.3 to 1.5)")]) == []
