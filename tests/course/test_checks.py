@@ -173,7 +173,8 @@ def test_learner_function_that_raises_or_returns_none():
     assert "raised ZeroDivisionError" in result.message
 
     def forgot_return(ranking, relevant, k):
-        x = 1 / len(ranking)
+        share = 1 / len(ranking)  # computed, never returned
+        del share
 
     result = q1.check(forgot_return)
     assert "returned None. Did you forget a return statement?" in result.message
