@@ -107,6 +107,8 @@ def test_users_needed_is_the_smallest_sufficient_n():
         (lambda: verdicts({}, family="x"), TypeError, "empty"),
         (lambda: verdicts({"a": ([1.0, 2.0], [1.0, 2.0])}, family="x"), TypeError, "name_a, name_b"),
         (lambda: verdicts([1, 2], family="x"), TypeError, "mapping"),
+        (lambda: verdict([1.0, 2.0], [1.0, 3.0], names=("only one",)), ValueError, "two names"),
+        (lambda: verdict([1.0, 2.0], [1.0, 3.0], names="AB"), ValueError, "two names"),
     ],
 )
 def test_errors(call, error, message):

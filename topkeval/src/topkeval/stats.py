@@ -824,6 +824,10 @@ def verdict(
     else:
         p = permutation_test(x, y, n_resamples=n_permutations, seed=seed)
     sd = float((x - y).std(ddof=1))
+    if isinstance(names, str) or len(names) != 2:
+        raise ValueError(
+            f"names must be two names, for A and for B, e.g. ('EASE', 'ItemKNN'); got {names!r}."
+        )
     name_a, name_b = (str(name) for name in names)
     return Verdict(
         name_a=name_a,
