@@ -98,11 +98,13 @@ class PairedComparison:
     wins: int
     losses: int
     ties: int
+    n_permutations: int | None = None
 
     def __str__(self) -> str:
+        p_text = format_p_value(self.p_value, self.n_permutations)
         return (
             f"A - B = {self.difference:+.4f} ({self.confidence:.0%} CI {self.low:+.4f} to {self.high:+.4f}), "
-            f"permutation p = {self.p_value:.4f}, n={self.n} users (A better for {self.wins}, "
+            f"permutation {p_text}, n={self.n} users (A better for {self.wins}, "
             f"B better for {self.losses}, equal for {self.ties})"
         )
 
@@ -447,6 +449,7 @@ def compare(
         wins=int((d > 0).sum()),
         losses=int((d < 0).sum()),
         ties=int((d == 0).sum()),
+        n_permutations=n_permutations,
     )
 
 
