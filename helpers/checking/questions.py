@@ -444,6 +444,8 @@ def _copy(args: tuple) -> tuple:
             out.append(set(a))
         elif isinstance(a, dict):
             out.append(dict(a))
+        elif hasattr(a, "copy") and hasattr(a, "tolist"):  # NumPy arrays
+            out.append(a.copy())
         else:
             out.append(a)
     return tuple(out)

@@ -150,7 +150,9 @@ q4 = choice(
         ),
         "c": (
             "NDCG and coverage always move in opposite directions.",
-            "Not always: in the table ItemKNN beats EASE on both. A trade-off is common, not a law.",
+            "Not always: in the table ItemKNN(100) has both a higher mean NDCG@10 and a wider coverage than "
+            "EASE(100). "
+            "A trade-off is common, not a law.",
         ),
     },
     [

@@ -140,11 +140,24 @@ def _ips_reference(clicks, target_probs, logging_probs):
     return ips_estimate(log, target).estimate
 
 
+# The prompt says arrays, so the cases are arrays: np.mean(clicks * target_probs / logging_probs)
+# works as written.
+# The first case's estimate is above 1 and the last one's only click carries a weight of 45: clipping the
+# estimate to [0, 1], or capping the weights, changes the answer (the mistakes below).
 _IPS_CASES = [
-    ([1, 0, 1, 1], [1.0, 0.0, 0.5, 0.2], [0.5, 0.25, 0.5, 0.1]),
-    ([0, 0, 1], [0.3, 0.3, 0.3], [0.9, 0.1, 0.6]),
-    ([1, 1, 1, 0, 0], [1.0, 1.0, 0.0, 1.0, 0.0], [0.2, 0.8, 0.5, 0.5, 0.5]),
+    tuple(np.asarray(column, dtype=float) for column in case)
+    for case in [
+        ([1, 0, 1, 1], [1.0, 0.0, 0.5, 0.2], [0.5, 0.25, 0.5, 0.1]),
+        ([0, 0, 1], [0.3, 0.3, 0.3], [0.9, 0.1, 0.6]),
+        ([1, 1, 1, 0, 0], [1.0, 1.0, 0.0, 1.0, 0.0], [0.2, 0.8, 0.5, 0.5, 0.5]),
+        ([1, 0, 0, 0, 0], [0.9, 0.025, 0.025, 0.025, 0.025], [0.02, 0.245, 0.245, 0.245, 0.245]),
+    ]
 ]
+
+
+def _clipped_weights(c, t, lp, cap=10.0):
+    return float(np.mean(np.asarray(c) * np.minimum(np.asarray(t) / np.asarray(lp), cap)))
+
 
 q4 = FunctionQuestion(
     id="12.q4",
@@ -171,6 +184,24 @@ q4 = FunctionQuestion(
                 np.sum(np.asarray(c) * np.asarray(t) / np.asarray(lp))
                 / np.sum(np.asarray(t) / np.asarray(lp))
             ),
+        ),
+        Mistake(
+            "clips the estimate to [0, 1]",
+            "A click rate lies in [0, 1], but an IPS estimate need not: a rare event with a large weight "
+            "can push "
+            "one estimate above 1 (notebook 12 shows one). IPS is unbiased only unclipped; clipping is "
+            "another, "
+            "biased estimator.",
+            lambda c, t, lp: float(
+                min(1.0, max(0.0, np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp))))
+            ),
+        ),
+        Mistake(
+            "caps the weights (clipped IPS)",
+            "Capping each weight w = target / logging probability lowers the variance but biases the "
+            "estimate "
+            "down; plain IPS keeps every weight as it is.",
+            _clipped_weights,
         ),
         Mistake(
             "plain click rate of the log",

@@ -16,7 +16,11 @@ _TEACHING = {
     "precision": ("[0, 1]; at most |R|/k", "many relevant items in the list, in any order", "HR@k / k"),
     "recall": ("[0, 1]; at most k/|R|", "finding the user's relevant items, in any order", "HR@k"),
     "hit": ("{0, 1}", "at least one relevant item in the list", "itself"),
-    "rr": ("{0} or 1/n", "the first relevant item being near the top", "1/r if r <= k"),
+    "rr": (
+        "0, or 1/r for a first hit at rank r <= k",
+        "the first relevant item being near the top",
+        "1/r if r <= k",
+    ),
     "ap": ("[0, 1]", "every relevant item high, early ones most", "RR@k"),
     "ndcg": ("[0, 1]", "graded relevance with a smooth position discount", "1/log2(r + 1) if r <= k"),
     "err": ("[0, 1)", "one satisfying item early (cascade user)", "R/r with R = 1/2: half of RR@k"),
@@ -33,6 +37,39 @@ _TEACHING = {
 }
 
 
+#: The columns of the library table that, with the option settings, make one library's convention
+#: for a metric.
+_RULES = ["steps", "no relevant item", "not in truth", "no recommendations", "ties"]
+
+
+def _settings(options: str, names) -> tuple:
+    """The option settings of a library table row, defaults written out.
+
+    ``"gain='linear'"`` becomes ``(("gain", "linear"), ...)``.
+    """
+    given = {}
+    for part in options.split(","):
+        if "=" in part:
+            name, value = part.split("=", 1)
+            given[name.strip()] = value.strip().strip("'\"")
+    return tuple((name, given.get(name, OPTIONS[name].default)) for name in names if name in OPTIONS)
+
+
+def _conventions(libraries: pd.DataFrame, metric) -> tuple[int, int]:
+    """(libraries of notebook 07 with this metric, distinct conventions among them).
+
+    A convention is the option settings with defaults written out, the extra steps and the rules for awkward
+    users
+    (no relevant item, not in the truth, no recommendations, ties): two libraries share one only if all agree.
+    """
+    if metric.key not in set(libraries.index.get_level_values("metric")):
+        return 0, 0
+    rows = libraries.xs(metric.key, level="metric")
+    names = getattr(metric, "options", ())
+    found = {(_settings(row["options"], names), *(row[c] for c in _RULES)) for _, row in rows.iterrows()}
+    return len(rows), len(found)
+
+
 def recap_table() -> pd.DataFrame:
     """One row per metric: formula and options from the registries, ranges and readings from the course."""
     libraries = library_table()
@@ -47,11 +84,7 @@ def recap_table() -> pd.DataFrame:
             )
             or "none"
         )
-        variants = (
-            libraries.xs(metric.key, level="metric")["options"].nunique()
-            if metric.key in set(libraries.index.get_level_values("metric"))
-            else 0
-        )
+        n_libraries, n_conventions = _conventions(libraries, metric)
         rows.append(
             {
                 "metric": metric.notation,
@@ -61,7 +94,8 @@ def recap_table() -> pd.DataFrame:
                 "rewards": rewards,
                 "leave-one-out form": loo,
                 "helpers options": options,
-                "option settings used by the libraries in notebook 07": variants,
+                "libraries in notebook 07's table": n_libraries,
+                "distinct conventions among them": n_conventions,
             }
         )
     return pd.DataFrame(rows).set_index("metric")
@@ -76,12 +110,15 @@ DECISION_GUIDE = pd.DataFrame(
             "one item: HR says whether, RR says how high",
         ),
         (
-            "Many relevant items, binary, order inside the list does not matter (a grid of tiles)?",
+            "Many relevant items, binary, every slot equally likely to be seen (a small grid taken in at a "
+            "glance)?",
             "P@k and R@k",
-            "set metrics; P when slots are scarce, R when coverage of the user's tastes matters",
+            "set metrics; P when slots are scarce, R when coverage of the user's tastes matters; graded "
+            "relevance or "
+            "a grid that scrolls makes position matter (next rows)",
         ),
         (
-            "Many relevant items and position matters (a vertical feed)?",
+            "Many relevant items and position matters (a vertical feed, a grid that scrolls)?",
             "MAP@k or NDCG@k",
             "both reward early hits; state the AP denominator",
         ),
@@ -141,7 +178,11 @@ q2 = choice(
     {
         "a": (
             "P@20.",
-            "Binary and order-blind: a 5-star item at slot 1 counts as much as a 4-star one at slot 20.",
+            "Binary and order-blind: a 5-star item counts as much as a 3-star one, and slot 1 as much as "
+            "slot 20. "
+            "The decision guide's P@k row is for binary relevance and slots all seen alike; star ratings "
+            "make this "
+            "grid graded, and a grid of 20 scrolls, so its first rows are seen more.",
         ),
         "b": (
             "NDCG@20 with the gain stated (linear or exponential) and the ideal list from all judged items.",
@@ -160,8 +201,9 @@ q3 = choice(
     {
         "a": (
             "Ship it: NDCG is the main metric and it went up.",
-            "Check first whether +0.004 is larger than the noise (a paired interval), "
-            "and what losing coverage costs the catalogue.",
+            "Check first whether +0.004 is larger than the noise (a paired interval, and the smallest "
+            "difference the "
+            "test set can detect), and what losing coverage costs the catalogue.",
         ),
         "b": (
             "Report both with their uncertainty and let the product goal decide; test online if it matters.",

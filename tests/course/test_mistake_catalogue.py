@@ -776,7 +776,7 @@ def _rbp(stop="ranking[:k]", exponent=lambda r: r - 1, factor=True):
     return wrong
 
 
-def _ips(weight="t / lp", mean="n"):
+def _ips(weight="t / lp", mean="n", cap=None, clip_estimate=False):
     def wrong(clicks, target, logging):
         c, t, lp = (np.asarray(v, dtype=float) for v in (clicks, target, logging))
         w = {
@@ -786,7 +786,9 @@ def _ips(weight="t / lp", mean="n"):
             "t": t,
             "1": np.ones_like(t),
         }[weight]
-        return float(np.sum(c * w) / {"n": len(c), "sum w": np.sum(w), "n - 1": len(c) - 1}[mean])
+        w = w if cap is None else np.minimum(w, cap)
+        estimate = float(np.sum(c * w) / {"n": len(c), "sum w": np.sum(w), "n - 1": len(c) - 1}[mean])
+        return min(1.0, max(0.0, estimate)) if clip_estimate else estimate
 
     return wrong
 
@@ -832,6 +834,10 @@ CATALOGUE.update(
             Wrong("inverted weight", _ips(weight="lp / t")),
             Wrong("target probability only", _ips(weight="t")),
             Wrong("divides by n - 1", _ips(mean="n - 1")),
+            Wrong("clips the estimate to [0, 1]", _ips(clip_estimate=True), "clips the estimate to [0, 1]"),
+            Wrong("caps the weights at 10", _ips(cap=10.0), "caps the weights (clipped IPS)"),
+            Wrong("caps the weights at 1", _ips(cap=1.0)),
+            Wrong("caps the weights at 20", _ips(cap=20.0)),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
         "13.q2": [
@@ -885,7 +891,14 @@ RIGHT.update(
             ("numpy float", _np_float(nb12.rbp)),
             ("numpy", lambda r, rel, k, p: (1 - p) * np.sum([p**i for i, x in enumerate(r[:k]) if x in rel])),
         ],
-        "12.q4": [("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp)))],
+        "12.q4": [
+            ("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp))),
+            ("the hint as written, on arrays", lambda c, t, lp: np.mean(c * t / lp)),
+            (
+                "a loop",
+                lambda c, t, lp: sum(ci * ti / li for ci, ti, li in zip(c, t, lp, strict=True)) / len(c),
+            ),
+        ],
         "13.q2": [
             ("numpy float", _np_float(nb13.loo_ndcg)),
             (

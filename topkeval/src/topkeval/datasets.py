@@ -52,8 +52,9 @@ def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> P
     if not path.is_file():
         raise FileNotFoundError(
             f"no file at {str(path)!r}. {loader} reads {expected_name} from the MovieLens download at {url}: "
-            "download and unzip it yourself (the course never downloads at run time), then pass the path, "
-            f"e.g. {loader}({example!r})."
+            "download and unzip it, then pass the path, "
+            f"e.g. {loader}({example!r}); or let load_movielens({example.split('/')[0]!r}) download, verify "
+            "and cache it."
         )
     return path
 
