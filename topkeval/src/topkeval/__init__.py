@@ -18,7 +18,7 @@ Submodules:
 - :mod:`topkeval.splits`: leave-one-out and temporal splits.
 - :mod:`topkeval.conventions`: how thirteen libraries define each metric.
 - :mod:`topkeval.beyond`: coverage, novelty, diversity and concentration.
-- :mod:`topkeval.stats`: bootstrap intervals and paired tests over per-user scores.
+- :mod:`topkeval.stats`: bootstrap intervals, paired tests, verdicts and power over per-user scores.
 - :mod:`topkeval.datasets`: MovieLens readers and a verified, cached download.
 - :mod:`topkeval.spark`, :mod:`topkeval.dask`: the same metrics on a cluster
   (extras ``spark`` and ``dask``; importing :mod:`topkeval` loads neither).
