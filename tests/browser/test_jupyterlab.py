@@ -68,6 +68,20 @@ ANSWERS = {
             "Recognised mistake: truncated to 0.75 (the seed's value).",
         ),
     ],
+    "15-unobserved-is-not-irrelevant.ipynb": [
+        Answer(
+            "q2.check(ips_precision)",
+            "def ips_precision(ranking, logged, propensity, k):\n"
+            "    return sum(1 / propensity[i] for i in ranking[:k] if i in logged) / k\n\n\nq2.check(ips_precision)\n",
+            "Correct: ips_precision agrees with helpers",
+        ),
+        Answer(
+            "q2.check(ips_precision)",
+            "def ips_precision(ranking, logged, propensity, k):\n"
+            "    return sum(propensity[i] for i in ranking[:k] if i in logged) / k\n\n\nq2.check(ips_precision)\n",
+            "Recognised mistake: multiplies by the propensity.",
+        ),
+    ],
     "04-reciprocal-rank-and-hit-ratio.ipynb": [
         Answer(
             "q2.check(hit_at_k)",
