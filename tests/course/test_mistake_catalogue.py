@@ -97,6 +97,24 @@ def _constants(*values):
     return [Wrong(f"always {value!r}", _always(value)) for value in values]
 
 
+def _ips_at_k(weight="1 / p", stop="ranking[:k]", over="k"):
+    """Wrong propensity-weighted precision@k (notebook 15): a weight, a slice or a denominator changed."""
+
+    def wrong(ranking, logged, propensity, k):
+        hits = [i for i in ranking[: max(STOPS[stop](ranking, k), 0)] if i in logged]
+        w = {
+            "1 / p": lambda i: 1 / propensity[i],
+            "p": lambda i: propensity[i],
+            "1": lambda i: 1.0,
+            "1 - p": lambda i: 1 - propensity[i],
+        }[weight]
+        total = sum(w(i) for i in hits)
+        denominator = {"k": k, "hits": len(hits), "|logged|": len(logged), "sum of weights": total}[over]
+        return _safe_div(total, denominator)
+
+    return wrong
+
+
 def _public(question, is_public, fallbacks=(0.0, 1.0)):
     """Hard-coded answers: right on the inputs a notebook shows, a guess elsewhere."""
     out = []
@@ -770,24 +788,6 @@ def _rbp(stop="ranking[:k]", exponent=lambda r: r - 1, factor=True):
     return wrong
 
 
-def _ips_at_k(weight="1 / p", stop="ranking[:k]", over="k"):
-    """Wrong propensity-weighted precision@k (notebook 15): a weight, a slice or a denominator changed."""
-
-    def wrong(ranking, logged, propensity, k):
-        hits = [i for i in ranking[: max(STOPS[stop](ranking, k), 0)] if i in logged]
-        w = {
-            "1 / p": lambda i: 1 / propensity[i],
-            "p": lambda i: propensity[i],
-            "1": lambda i: 1.0,
-            "1 - p": lambda i: 1 - propensity[i],
-        }[weight]
-        total = sum(w(i) for i in hits)
-        denominator = {"k": k, "hits": len(hits), "|logged|": len(logged), "sum of weights": total}[over]
-        return _safe_div(total, denominator)
-
-    return wrong
-
-
 def _ips(weight="t / lp", mean="n"):
     def wrong(clicks, target, logging):
         c, t, lp = (np.asarray(v, dtype=float) for v in (clicks, target, logging))
@@ -914,18 +914,18 @@ RIGHT.update(
             ("numpy", lambda r, rel, k, p: (1 - p) * np.sum([p**i for i, x in enumerate(r[:k]) if x in rel])),
         ],
         "12.q4": [("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp)))],
-        "15.q2": [
-            ("numpy float", _np_float(nb15.ips_precision)),
-            (
-                "numpy",
-                lambda r, logged, p, k: np.sum([1 / p[i] for i in r[:k] if i in logged]) / k,
-            ),
-        ],
         "13.q2": [
             ("numpy float", _np_float(nb13.loo_ndcg)),
             (
                 "0-based with log2(i + 2)",
                 lambda r, h, k: next((1 / math.log2(i + 2) for i, x in enumerate(r[:k]) if x == h), 0.0),
+            ),
+        ],
+        "15.q2": [
+            ("numpy float", _np_float(nb15.ips_precision)),
+            (
+                "numpy",
+                lambda r, logged, p, k: np.sum([1 / p[i] for i in r[:k] if i in logged]) / k,
             ),
         ],
     }
