@@ -205,3 +205,12 @@ def test_a_family_applies_holm_and_can_turn_ahead_into_a_tie():
     assert [v.p_holm for v in again] == [v.p_holm for v in family]
     with pytest.raises(TypeError, match="only apply"):
         verdicts([alone], family="x", seed=3)
+
+
+def test_verdict_with_the_t_test_has_no_permutation_floor():
+    a, b = _users(1500, 0.05, seed=8)
+    by_t = verdict(a, b, n_permutations=None)
+    by_permutation = verdict(a, b, n_permutations=999)
+    assert by_t.p_value == paired_t_test(a, b).p_value < 1 / 1000 == by_permutation.p_value * 1000 / 1000
+    assert (by_t.low, by_t.high, by_t.mde) == (by_permutation.low, by_permutation.high, by_permutation.mde)
+    assert "(paired t-test)" in by_t.text and "p < 0.001" in by_permutation.text

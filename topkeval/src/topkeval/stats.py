@@ -658,7 +658,7 @@ class Verdict:
 
     ``difference`` is ``mean(a) - mean(b)``; ``low``/``high`` its paired
     bootstrap interval; ``p_value`` the sign-flip permutation p-value from
-    ``n_permutations`` draws; ``p_holm`` the Holm-adjusted p-value within
+    ``n_permutations`` draws (the paired t-test's when that is None); ``p_holm`` the Holm-adjusted p-value within
     ``family`` (``family_size`` comparisons), or None for a single comparison
     decided in advance; ``sd`` the standard deviation of the per-user
     differences; ``mde`` the smallest true difference this many users detect
@@ -675,7 +675,7 @@ class Verdict:
     high: float
     confidence: float
     p_value: float
-    n_permutations: int
+    n_permutations: int | None
     n: int
     sd: float
     mde: float
@@ -717,6 +717,8 @@ class Verdict:
         ci = f"{self.confidence:.0%} CI {self.low:+.4f} to {self.high:+.4f}"
         text = f"{self.name_a} - {self.name_b} = {self.difference:+.4f} ({ci}), "
         text += format_p_value(self.p_value, self.n_permutations)
+        if self.n_permutations is None:
+            text += " (paired t-test)"
         if self.p_holm is not None:
             text += f", Holm-adjusted {format_p_value(self.p_holm)} over the {self.family_size} comparisons"
             text += f" of {self.family!r}"
@@ -764,7 +766,7 @@ def verdict(
     metric: str = "",
     confidence: float = 0.95,
     n_resamples: int = 2000,
-    n_permutations: int = 10000,
+    n_permutations: int | None = 10000,
     seed: int = 0,
     alpha: float = 0.05,
     power: float = 0.8,
@@ -782,6 +784,9 @@ def verdict(
         How the text names the metric, e.g. ``"NDCG@10"`` (may be empty).
     confidence, n_resamples, n_permutations, seed
         As in :func:`compare` (paired bootstrap interval, sign-flip test).
+        ``n_permutations=None`` takes the p-value of :func:`paired_t_test`
+        instead: it has no floor at ``1/(B+1)``, which matters when a large
+        family's Holm adjustment needs p-values below ``alpha / m``.
     alpha, power : float
         Level of the test, and the power at which the minimum detectable
         effect is stated.
@@ -808,29 +813,33 @@ def verdict(
     'new ahead of old on NDCG@10'
     >>> verdict(a[:8], b[:8], names=("new", "old"), n_permutations=999).ahead is None   # 8 users: a tie
     True
+    >>> verdict(a, b, n_permutations=None).p_value < 1e-40   # the paired t-test's: no 1/(B+1) floor
+    True
     """
     alpha, power = _check_power_settings(alpha, power)
-    result = compare(
-        a, b, confidence=confidence, n_resamples=n_resamples, n_permutations=n_permutations, seed=seed
-    )
     x, y = _paired(a, b)
+    ci = bootstrap_ci(x - y, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    if n_permutations is None:
+        p = paired_t_test(x, y).p_value
+    else:
+        p = permutation_test(x, y, n_resamples=n_permutations, seed=seed)
     sd = float((x - y).std(ddof=1))
     name_a, name_b = (str(name) for name in names)
     return Verdict(
         name_a=name_a,
         name_b=name_b,
         metric=str(metric),
-        mean_a=result.mean_a,
-        mean_b=result.mean_b,
-        difference=result.difference,
-        low=result.low,
-        high=result.high,
-        confidence=result.confidence,
-        p_value=result.p_value,
+        mean_a=float(x.mean()),
+        mean_b=float(y.mean()),
+        difference=ci.estimate,
+        low=ci.low,
+        high=ci.high,
+        confidence=ci.confidence,
+        p_value=p,
         n_permutations=n_permutations,
-        n=result.n,
+        n=ci.n,
         sd=sd,
-        mde=minimum_detectable_effect(sd, result.n, alpha=alpha, power=power),
+        mde=minimum_detectable_effect(sd, ci.n, alpha=alpha, power=power),
         alpha=alpha,
         power=power,
     )
