@@ -23,7 +23,7 @@ import pytest
 
 import helpers.course as course
 from helpers.course import examples as ex
-from helpers.course import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb11, nb12, nb13
+from helpers.course import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb11, nb12, nb13, nb15
 from helpers.course import progress_file as _progress
 
 QUESTIONS = course.all_questions()
@@ -95,6 +95,24 @@ def _always(value):
 
 def _constants(*values):
     return [Wrong(f"always {value!r}", _always(value)) for value in values]
+
+
+def _ips_at_k(weight="1 / p", stop="ranking[:k]", over="k"):
+    """Wrong propensity-weighted precision@k (notebook 15): a weight, a slice or a denominator changed."""
+
+    def wrong(ranking, logged, propensity, k):
+        hits = [i for i in ranking[: max(STOPS[stop](ranking, k), 0)] if i in logged]
+        w = {
+            "1 / p": lambda i: 1 / propensity[i],
+            "p": lambda i: propensity[i],
+            "1": lambda i: 1.0,
+            "1 - p": lambda i: 1 - propensity[i],
+        }[weight]
+        total = sum(w(i) for i in hits)
+        denominator = {"k": k, "hits": len(hits), "|logged|": len(logged), "sum of weights": total}[over]
+        return _safe_div(total, denominator)
+
+    return wrong
 
 
 def _public(question, is_public, fallbacks=(0.0, 1.0)):
@@ -862,6 +880,20 @@ CATALOGUE.update(
             Wrong("ranking[:k - 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k - 1)),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
+        "15.q2": [
+            Wrong("multiplies by the propensity", _ips_at_k(weight="p"), "multiplies by the propensity"),
+            Wrong(
+                "no weights (the log's precision)", _ips_at_k(weight="1"), "no weights (the log's precision)"
+            ),
+            Wrong("divides by the number of hits", _ips_at_k(over="hits"), "divides by the number of hits"),
+            Wrong("ignores the cutoff k", _ips_at_k(stop="whole list (ignores k)"), "ignores the cutoff k"),
+            Wrong("ranking[:k - 1]", _ips_at_k(stop="ranking[:k - 1]")),
+            Wrong("ranking[:k + 1]", _ips_at_k(stop="ranking[:k + 1]")),
+            Wrong("divides by |logged|", _ips_at_k(over="|logged|")),
+            Wrong("self-normalised over the hits' weights", _ips_at_k(over="sum of weights")),
+            Wrong("1 - propensity as the weight", _ips_at_k(weight="1 - p")),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
     }
 )
 
@@ -875,7 +907,9 @@ def _choice_wrongs(qid):
     ]
 
 
-_CHOICES = [qid for qid in QUESTIONS if qid[:2] in ("07", "11", "12", "13", "14") and qid not in CATALOGUE]
+_CHOICES = [
+    qid for qid in QUESTIONS if qid[:2] in ("07", "11", "12", "13", "14", "15") and qid not in CATALOGUE
+]
 VALUE_CATALOGUE.update({qid: _choice_wrongs(qid) for qid in _CHOICES})
 RIGHT.update(
     {
@@ -904,6 +938,13 @@ RIGHT.update(
             (
                 "0-based with log2(i + 2)",
                 lambda r, h, k: next((1 / math.log2(i + 2) for i, x in enumerate(r[:k]) if x == h), 0.0),
+            ),
+        ],
+        "15.q2": [
+            ("numpy float", _np_float(nb15.ips_precision)),
+            (
+                "numpy",
+                lambda r, logged, p, k: np.sum([1 / p[i] for i in r[:k] if i in logged]) / k,
             ),
         ],
     }
