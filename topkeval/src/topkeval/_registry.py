@@ -105,7 +105,7 @@ class Metric:
     notation: str  # per-user notation
     mean_name: str  # what the mean over users is called
     formula: str
-    empty_value: float | None  # per-user value with no relevant item; None: raises ValueError (0/0)
+    empty_value: float | str | None  # per-user value with no relevant item (a str: in words); None: 0/0
     options: tuple[str, ...] = field(default_factory=tuple)  # names in OPTIONS or PARAMETERS
     family: str = "accuracy"  # "accuracy" or "user model" (for tables)
     by_default: bool = True  # computed by evaluate() when metrics=None
@@ -118,7 +118,9 @@ class Metric:
     @property
     def no_relevant(self) -> str:
         """What the per-user function does for a user with no relevant item, in words."""
-        return "raises ValueError (0/0)" if self.empty_value is None else repr(self.empty_value)
+        if self.empty_value is None:
+            return "raises ValueError (0/0)"
+        return self.empty_value if isinstance(self.empty_value, str) else repr(self.empty_value)
 
 
 OPTIONS: dict[str, Option] = {
@@ -227,7 +229,8 @@ BATCH_OPTIONS: dict[str, Option] = {
             ),
             Choice(
                 "zero",
-                "keep those users with every metric 0",
+                "keep those users with every metric 0 (the RBP residual keeps its value, p**k plus "
+                "any unjudged weight)",
                 also="",
             ),
         ),
@@ -331,7 +334,7 @@ METRICS: dict[str, Metric] = {
         notation="ERR@k",
         mean_name="ERR@k",
         formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / 2**max_grade "
-        "(cascade: the user stops at the first satisfying item)",
+        "(cascade: the user stops at the first satisfying item; Chapelle et al. 2009)",
         empty_value=0.0,
         options=("max_grade",),
         family="user model",
@@ -343,8 +346,22 @@ METRICS: dict[str, Metric] = {
         function="rbp_at_k",
         notation="RBP@k",
         mean_name="RBP@k",
-        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance p)",
+        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance p; "
+        "Moffat and Zobel 2008)",
         empty_value=0.0,
+        options=("p",),
+        family="user model",
+        by_default=False,
+    ),
+    "rbp_residual": Metric(
+        key="rbp_residual",
+        kernel=_kernels.rbp_residual,
+        function="rbp_residual_at_k",
+        notation="RBP residual@k",
+        mean_name="mean RBP residual@k",
+        formula="p**k + (1 - p) * sum over the ranks i <= k holding an unjudged item of p**(i - 1): how much "
+        "RBP@k could still grow (Moffat and Zobel 2008: report RBP as base + residual)",
+        empty_value="p**k plus the weight of unjudged items (it does not depend on the relevant ones)",
         options=("p",),
         family="user model",
         by_default=False,
@@ -355,7 +372,12 @@ METRICS: dict[str, Metric] = {
 PARAMETERS: dict[str, Parameter] = {
     "p": Parameter("p", 0.8, "RBP's persistence: the chance of reading on after each item", 0.0, 1.0),
     "max_grade": Parameter(
-        "max_grade", None, "ERR's top of the grade scale", 0.0, none_means="each user's highest grade"
+        "max_grade",
+        None,
+        "ERR's top of the grade scale",
+        0.0,
+        none_means="per user: 1, allowed only while no grade exceeds 1; in a batch: the largest grade "
+        "of the whole truth, at least 1, recorded in attrs['err_max_grade']",
     ),
 }
 

@@ -124,6 +124,17 @@ def _probe(recommendations, truth, k, options: dict, empty: str) -> list[str]:
     return list(topkeval.evaluate(recs, rows, k, empty=empty, **options).columns)
 
 
+def _largest_grade(grades) -> float:
+    """ERR's g_max for the whole truth (one aggregate query): its largest grade, at least 1.
+
+    Each task sees only some users, so the scale's top is fixed here, as
+    :func:`topkeval.evaluate` fixes it from the whole truth frame.
+    """
+    _, F, _ = _pyspark()
+    largest = grades.agg(F.max(F.col("g").cast("double"))).first()[0]
+    return max(1.0, float(largest or 0.0))
+
+
 def _kind(dtype) -> str:
     _, _, T = _pyspark()
     if isinstance(dtype, T.BooleanType):
@@ -389,6 +400,8 @@ def evaluate(
     recs = recommendations.select(*[_col(c) for c in keep])  # only what is scored crosses the shuffle
     rows = truth.select(*[_col(c) for c in [user_col, item_col, relevance_col] if c in truth.columns])
     recs, rows = _align(recs, rows, user_col, item_col)
+    if max_grade is None and any(n.startswith("err@") for n in names) and relevance_col in rows.columns:
+        options["max_grade"] = _largest_grade(rows.select(_col(relevance_col).alias("g")))
     if empty == "raise":
         _, F, _ = _pyspark()
         relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)
@@ -570,6 +583,8 @@ def evaluate_arrays(
         max_grade=max_grade,
     )
     probe = topkeval.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
+    if max_grade is None and "err_max_grade" in probe.attrs and grades_col:
+        options["max_grade"] = _largest_grade(lists.select(F.explode(_col(grades_col)).alias("g")))
     if empty == "raise":
         relevant = F.coalesce(F.size(_col(relevant_col)), F.lit(0)) > 0
         if grades_col:
