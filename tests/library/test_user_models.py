@@ -29,7 +29,7 @@ def err_oracle(ranking, grades, k, g_max):
 
 
 def rbp_residual_oracle(ranking, judgments, k, p):
-    """Moffat and Zobel (TOIS 2008, section 4): the weight (1 - p) p**(i-1) of every rank whose relevance
+    """Moffat and Zobel (TOIS 2008): the weight (1 - p) p**(i-1) of every rank whose relevance
     is unknown, i.e. unjudged ranks i <= k, plus every rank beyond k (their sum, written out to depth 2000)."""
     inside = sum(
         (1 - p) * p ** (i - 1) for i, item in enumerate(ranking[:k], start=1) if item not in judgments

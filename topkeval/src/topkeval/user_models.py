@@ -165,7 +165,7 @@ def rbp_residual_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, p:
 
     residual@k = p^k + (1 - p) * sum over the ranks i <= k holding an unjudged item of p^(i - 1)
 
-    Moffat and Zobel (TOIS 2008, section 4) report RBP as a base and a
+    Moffat and Zobel (TOIS 2008) report RBP as a base and a
     residual: the base, :func:`rbp_at_k`, counts only items judged relevant;
     the residual is the weight of everything whose relevance is unknown, the
     ranks beyond the evaluation depth k (all of it, p^k, whatever the
