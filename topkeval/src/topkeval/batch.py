@@ -453,7 +453,11 @@ def evaluate_arrays(
         :func:`topkeval.ndcg_at_k`.
     p, max_grade : float
         RBP's persistence and ERR's top grade, as in :func:`topkeval.rbp_at_k`
-        and :func:`topkeval.err_at_k`.
+        and :func:`topkeval.err_at_k`; without ``max_grade``, ERR's g_max is
+        the largest of ``relevant_grades`` (at least 1; 1 without grades), in
+        ``attrs["err_max_grade"]``. With ``relevant_grades`` the CSR entries
+        are judgments: RBP's residual (``rbp_residual``) counts every listed
+        item not among them as unjudged.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as (see :func:`evaluate`).
     block_size : int
@@ -820,7 +824,13 @@ def evaluate(
     p : float
         RBP's persistence (``rbp`` column), as in :func:`topkeval.rbp_at_k`.
     max_grade : float, optional
-        ERR's top grade (``err`` column), as in :func:`topkeval.err_at_k`.
+        ERR's top of the grade scale (``err`` column), as in
+        :func:`topkeval.err_at_k`. Default: the largest grade in the whole
+        ``truth`` (at least 1; 1 without a relevance column), the same for
+        every user, since g_max belongs to the scale (Chapelle et al. 2009);
+        the value used is ``attrs["err_max_grade"]``. Pass the scale's top
+        (4 to match gdeval / ir_measures' ``ERR@k``) when the truth may not
+        reach it.
 
     Returns
     -------
@@ -829,7 +839,7 @@ def evaluate(
         precision, recall, hit, rr, ap, ndcg for each k. ``.mean()`` gives
         P@k, R@k, HR@k, MRR@k, MAP@k and NDCG@k. ``.attrs`` records the
         options, the number of users with no relevant item and which were
-        skipped.
+        skipped, and (with ``err``) ERR's g_max as ``err_max_grade``.
 
     Notes
     -----
@@ -842,6 +852,12 @@ def evaluate(
     %(empty)s
 
     %(ties)s
+
+    RBP's residual (``metrics=[..., "rbp", "rbp_residual"]``, Moffat and
+    Zobel 2008): with a ``relevance`` column the truth's rows are judgments,
+    so a listed item absent from it is unjudged and its weight joins the
+    residual; without one every unlisted item is judged not relevant and the
+    residual is p^k. RBP lies in [``rbp@k``, ``rbp@k + rbp_residual@k``].
 
     Ranks give the order only: a user's rows ranked 1, 5 and 9 are that
     user's first, second and third items, so all three count at k = 3 (as

@@ -8,16 +8,21 @@ it describes a person. The two metrics here start from a story instead:
   first item that satisfies them. An item of grade g satisfies with
   probability R(g) = (2^g - 1) / 2^g_max, so a great item early on leaves
   little credit for what follows. ERR@k is the expected value of 1/(rank at
-  which the user stops), counting 0 if they never stop within k.
+  which the user stops), counting 0 if they never stop within k. g_max is
+  the top of the grading scale (gdeval, behind ir_measures' ``ERR@k``, fixes
+  it at 4), never one user's best grade: :func:`err_at_k` asks for it once a
+  grade exceeds 1, and batch evaluation takes the truth's largest grade.
 * **RBP** (rank-biased precision, Moffat and Zobel, TOIS 2008) is a
   *patience* model: after each item the user goes on to the next with
   probability p (0.5 impatient, 0.8 typical, 0.95 very patient). RBP@k is
   (1 - p) times the sum of p^(i - 1) over the relevant ranks i <= k: the
-  expected rate at which the user meets relevant items.
+  expected rate at which the user meets relevant items. It is a lower
+  bound; :func:`rbp_residual_at_k` gives the residual, the most that the
+  ranks beyond k and unjudged items could add.
 
 Each has a per-user function here, written for reading; for many users at once
 ask :func:`topkeval.evaluate` or :func:`topkeval.evaluate_arrays` for the columns
-``err@k`` and ``rbp@k`` (``metrics=[..., "err", "rbp"]``): their batch kernels
+``err@k``, ``rbp@k`` and ``rbp_residual@k`` (``metrics=[..., "err", "rbp", "rbp_residual"]``): their batch kernels
 live in ``topkeval._kernels`` with the other metrics' and are tested against
 these functions to 1e-12 (``tests/library/test_user_models.py``).
 """
