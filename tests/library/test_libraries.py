@@ -310,6 +310,9 @@ def test_lenskit_rbp_reimplemented(seed):
         want = lenskit_rbp(rows["item"].tolist(), set(relevant.loc[relevant["user"] == user, "item"]), k)
         assert (np.isnan(want) and np.isnan(value)) or value == pytest.approx(want, abs=1e-12), user
     assert L.convention("lenskit", "rbp").options == {"p": 0.85}
+    # on request, as in evaluate: the default metrics leave ERR and RBP out
+    assert "rbp@7" not in L.evaluate_as("lenskit", recs, truth, k, crash="skip").index
+    assert "err@7" not in L.evaluate_as("ir_measures", recs, truth, k).index
 
 
 @pytest.mark.compare

@@ -725,7 +725,9 @@ def evaluate_as(
     k : int
         The cutoff.
     metrics : list of str, optional
-        Our metric keys; default every metric the library has.
+        Our metric keys; default every metric the library has among those
+        :func:`topkeval.evaluate` computes by default (ERR and RBP only on
+        request, as there).
     variants : dict, optional
         ``{metric: function name}`` to use a non-default row of the table,
         e.g. ``{"ap": "map"}`` for Microsoft Recommenders' ``map``.
@@ -775,7 +777,7 @@ def evaluate_as(
     k = check_k(k)
     crash = check_option("crash", crash, ("raise", "skip"))
     if metrics is None:
-        metrics = supported_metrics(key)
+        metrics = [m for m in supported_metrics(key) if _registry.METRICS[m].by_default]
     elif isinstance(metrics, str):
         metrics = [metrics]
     variants = dict(variants or {})
