@@ -6,7 +6,7 @@ import pandas as pd
 
 from helpers import METRICS, OPTIONS
 from helpers.course.choice import choice
-from topkeval._registry import BEYOND_METRICS
+from topkeval._registry import BEYOND_METRICS, BEYOND_OPTIONS
 from topkeval.conventions import library_table
 
 __all__ = ["recap_table", "DECISION_GUIDE", "q1", "q2", "q3", "q4"]
@@ -25,6 +25,11 @@ _TEACHING = {
     "ndcg": ("[0, 1]", "graded relevance with a smooth position discount", "1/log2(r + 1) if r <= k"),
     "err": ("[0, 1)", "one satisfying item early (cascade user)", "R/r with R = 1/2: half of RR@k"),
     "rbp": ("[0, 1 - p^k]", "relevant items within a patient user's reach", "(1 - p) p^(r - 1) if r <= k"),
+    "rbp_residual": (
+        "[p^k, 1]",
+        "(not a score) how much RBP@k could still grow: report it beside RBP",
+        "p^k when every listed item is judged",
+    ),
     "novelty": ("[0, log2(#users)] bits", "recommending less-known items", "no relevance needed"),
     "arp": ("(0, 1]", "(lower is better) not leaning on popular items", "no relevance needed"),
     "ild": (
@@ -58,9 +63,9 @@ def _settings(options: str, names) -> tuple:
 def _conventions(libraries: pd.DataFrame, metric) -> tuple[int, int]:
     """(libraries of notebook 07 with this metric, distinct conventions among them).
 
-    A convention is the option settings with defaults written out, the extra steps and the rules for awkward
-    users
-    (no relevant item, not in the truth, no recommendations, ties): two libraries share one only if all agree.
+    A convention is the option settings with defaults written out, the extra steps and the rules for
+    awkward users (no relevant item, not in the truth, no recommendations, ties): two libraries share one
+    only if all agree.
     """
     if metric.key not in set(libraries.index.get_level_values("metric")):
         return 0, 0
@@ -70,6 +75,15 @@ def _conventions(libraries: pd.DataFrame, metric) -> tuple[int, int]:
     return len(rows), len(found)
 
 
+def _option_text(name: str) -> str:
+    """An option and its values (a beyond-accuracy option under its keyword); a numeric one by name."""
+    if name in OPTIONS:
+        return f"{name}: " + " / ".join(OPTIONS[name].values)
+    if name in BEYOND_OPTIONS:
+        return f"{BEYOND_OPTIONS[name].name}: " + " / ".join(BEYOND_OPTIONS[name].values)
+    return name
+
+
 def recap_table() -> pd.DataFrame:
     """One row per metric: formula and options from the registries, ranges and readings from the course."""
     libraries = library_table()
@@ -77,13 +91,7 @@ def recap_table() -> pd.DataFrame:
     entries = [(m, m.family) for m in METRICS.values()] + [(m, "beyond") for m in BEYOND_METRICS.values()]
     for metric, family in entries:
         span, rewards, loo = _TEACHING[metric.key]
-        options = (
-            "; ".join(
-                f"{name}: " + " / ".join(OPTIONS[name].values) if name in OPTIONS else name
-                for name in getattr(metric, "options", ())
-            )
-            or "none"
-        )
+        options = "; ".join(_option_text(name) for name in getattr(metric, "options", ())) or "none"
         n_libraries, n_conventions = _conventions(libraries, metric)
         rows.append(
             {

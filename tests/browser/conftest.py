@@ -142,7 +142,8 @@ def _real_movielens(folder: Path) -> Path | None:
     None without the wheel.
 
     The capstone notebook loads the real ratings; here they come from the RecBole wheel through the
-    loader's own download code on 127.0.0.1 (tests/movielens_wheel.py), never from the internet. Without the wheel the
+    loader's own download code on 127.0.0.1 (tests/movielens_wheel.py), never from the internet. Without the
+    wheel the
     capstone's browser run is skipped loudly by the test itself (tests/conftest.py's ``require``).
     """
     from tests import movielens_wheel as real

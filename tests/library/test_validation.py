@@ -173,7 +173,8 @@ def test_option_of_wrong_type():
 def test_unknown_metric_name():
     with raises(
         ValueError,
-        "metrics must be one of 'ap', 'err', 'hit', 'ndcg', 'precision', 'rbp', 'recall', 'rr'; got 'map'.",
+        "metrics must be one of 'ap', 'err', 'hit', 'ndcg', 'precision', 'rbp', 'rbp_residual', 'recall', "
+        "'rr'; got 'map'.",
     ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], metrics=["map"])
 

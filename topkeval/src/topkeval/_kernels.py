@@ -24,6 +24,7 @@ __all__ = [
     "ndcg",
     "expected_reciprocal_rank",
     "rank_biased_precision",
+    "rbp_residual",
 ]
 
 
@@ -63,6 +64,10 @@ class Cut:
         The top of each user's grade scale (ERR's g_max); None means 1.
     p : float
         RBP's persistence.
+    unjudged : array of float, shape (n,) or None
+        (1 - p) times the sum of p**(i - 1) over the ranks i <= k that hold
+        an item the truth does not judge (RBP's residual); None when every
+        item is judged (a truth of relevant items only).
     """
 
     k: int
@@ -82,6 +87,7 @@ class Cut:
     grades: np.ndarray | None = None
     top_grade: np.ndarray | None = None
     p: float = 0.8
+    unjudged: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -163,3 +169,9 @@ def expected_reciprocal_rank(cut: Cut) -> np.ndarray:
 def rank_biased_precision(cut: Cut) -> np.ndarray:
     """(1 - p) times the sum of p**(i - 1) over the relevant ranks i <= k."""
     return (1.0 - cut.p) * cut.per_user(cut.p ** cut.position.astype(np.float64))
+
+
+def rbp_residual(cut: Cut) -> np.ndarray:
+    """RBP's residual: p**k (the ranks beyond k) plus the weight of the unjudged items in the top k."""
+    tail = np.full(cut.n, cut.p**cut.k)
+    return tail if cut.unjudged is None else tail + cut.unjudged

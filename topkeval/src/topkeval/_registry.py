@@ -21,6 +21,7 @@ __all__ = [
     "BATCH_OPTIONS",
     "PARAMETERS",
     "BEYOND_METRICS",
+    "BEYOND_OPTIONS",
     "Metric",
     "Option",
     "Parameter",
@@ -105,7 +106,7 @@ class Metric:
     notation: str  # per-user notation
     mean_name: str  # what the mean over users is called
     formula: str
-    empty_value: float | None  # per-user value with no relevant item; None: raises ValueError (0/0)
+    empty_value: float | str | None  # per-user value with no relevant item (a str: in words); None: 0/0
     options: tuple[str, ...] = field(default_factory=tuple)  # names in OPTIONS or PARAMETERS
     family: str = "accuracy"  # "accuracy" or "user model" (for tables)
     by_default: bool = True  # computed by evaluate() when metrics=None
@@ -118,7 +119,9 @@ class Metric:
     @property
     def no_relevant(self) -> str:
         """What the per-user function does for a user with no relevant item, in words."""
-        return "raises ValueError (0/0)" if self.empty_value is None else repr(self.empty_value)
+        if self.empty_value is None:
+            return "raises ValueError (0/0)"
+        return self.empty_value if isinstance(self.empty_value, str) else repr(self.empty_value)
 
 
 OPTIONS: dict[str, Option] = {
@@ -227,7 +230,8 @@ BATCH_OPTIONS: dict[str, Option] = {
             ),
             Choice(
                 "zero",
-                "keep those users with every metric 0",
+                "keep those users with every metric 0 (the RBP residual keeps its value, p**k plus "
+                "any unjudged weight)",
                 also="",
             ),
         ),
@@ -330,8 +334,9 @@ METRICS: dict[str, Metric] = {
         function="err_at_k",
         notation="ERR@k",
         mean_name="ERR@k",
-        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) "
-        "/ 2**max_grade (cascade: the user stops at the first satisfying item)",
+        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / "
+        "2**max_grade "
+        "(cascade: the user stops at the first satisfying item; Chapelle et al. 2009)",
         empty_value=0.0,
         options=("max_grade",),
         family="user model",
@@ -343,9 +348,23 @@ METRICS: dict[str, Metric] = {
         function="rbp_at_k",
         notation="RBP@k",
         mean_name="RBP@k",
-        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) "
-        "(patience: read on with chance p)",
+        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance "
+        "p; "
+        "Moffat and Zobel 2008)",
         empty_value=0.0,
+        options=("p",),
+        family="user model",
+        by_default=False,
+    ),
+    "rbp_residual": Metric(
+        key="rbp_residual",
+        kernel=_kernels.rbp_residual,
+        function="rbp_residual_at_k",
+        notation="RBP residual@k",
+        mean_name="mean RBP residual@k",
+        formula="p**k + (1 - p) * sum over the ranks i <= k holding an unjudged item of p**(i - 1): how much "
+        "RBP@k could still grow (Moffat and Zobel 2008: report RBP as base + residual)",
+        empty_value="p**k plus the weight of unjudged items (it does not depend on the relevant ones)",
         options=("p",),
         family="user model",
         by_default=False,
@@ -356,7 +375,12 @@ METRICS: dict[str, Metric] = {
 PARAMETERS: dict[str, Parameter] = {
     "p": Parameter("p", 0.8, "RBP's persistence: the chance of reading on after each item", 0.0, 1.0),
     "max_grade": Parameter(
-        "max_grade", None, "ERR's top of the grade scale", 0.0, none_means="each user's highest grade"
+        "max_grade",
+        None,
+        "ERR's top of the grade scale",
+        0.0,
+        none_means="per user: 1, allowed only while no grade exceeds 1; in a batch: the largest grade "
+        "of the whole truth, at least 1, recorded in attrs['err_max_grade']",
     ),
 }
 
@@ -372,6 +396,38 @@ class BeyondMetric:
     formula: str
     scope: str  # "per user" (averaged over users) or "all users" (one number for the whole run)
     needs: str  # what besides the lists
+    options: tuple[str, ...] = ()  # keys of BEYOND_OPTIONS
+
+
+#: Options of the beyond-accuracy metrics, keyed ``<metric>_<keyword>``; ``Option.name`` is the keyword.
+BEYOND_OPTIONS: dict[str, Option] = {
+    "gini_denominator": Option(
+        name="denominator",
+        default="n",
+        choices=(
+            Choice(
+                "n",
+                "G = sum over i of (2i - n - 1) c_(i) / (n * sum c): the Gini coefficient of the n counts; "
+                "one item taking every slot gives 1 - 1/n",
+                also="RecBole GiniIndex and LensKit ListGini (lenskit.stats.gini); the usual Gini "
+                "coefficient",
+            ),
+            Choice(
+                "n_minus_1",
+                "G = sum over i of (2i - n - 1) c_(i) / ((n - 1) * sum c) = n/(n - 1) times the above; "
+                "one item taking every slot gives exactly 1",
+                also="Shani and Gunawardana, Evaluating Recommendation Systems (Recommender Systems "
+                "Handbook, 2011)",
+            ),
+        ),
+        why_default=(
+            "n is the Gini coefficient as statistics defines it and what RecBole and LensKit compute; the "
+            "two differ by the factor n/(n - 1), about 0.1 % for a catalogue of 1,000 items, so the "
+            "literature "
+            "gives no reason to move the default; Shani and Gunawardana's n - 1 rescales the maximum to 1."
+        ),
+    ),
+}
 
 
 BEYOND_METRICS: dict[str, BeyondMetric] = {
@@ -419,6 +475,7 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "Gini index of the number of top-k slots each catalogue item gets",
         "all users",
         "the catalogue",
+        options=("gini_denominator",),
     ),
 }
 
@@ -478,6 +535,29 @@ def document(*option_names: str):
     return decorate
 
 
+def document_beyond(*option_keys: str):
+    """Decorator: replace ``%(key)s`` in a docstring with the listing of a :data:`BEYOND_OPTIONS` entry."""
+
+    def decorate(function):
+        doc = function.__doc__ or ""
+        for key in option_keys:
+            option, marker = BEYOND_OPTIONS[key], f"%({key})s"
+            index = doc.find(marker)
+            if index < 0:
+                raise RuntimeError(f"{function.__name__}'s docstring has no {marker} placeholder")
+            indent = doc[doc.rfind("\n", 0, index) + 1 : index]
+            lines = [f"``{option.name}`` (default ``{option.default!r}``):", ""]
+            for choice in option.choices:
+                text = f"- ``{choice.value!r}``: {choice.formula}. Used by {choice.also}."
+                lines.append(textwrap.fill(text, width=76, subsequent_indent="  "))
+            lines += ["", textwrap.fill(f"Why the default: {option.why_default}", width=76)]
+            doc = doc.replace(marker, "\n".join(lines).replace("\n", "\n" + indent))
+        function.__doc__ = doc
+        return function
+
+    return decorate
+
+
 def _row(*cells: str) -> str:
     """One Markdown table row; a ``|`` inside a cell (as in ``|R|``) is escaped,
     or it would split the cell."""
@@ -520,10 +600,11 @@ def markdown_table() -> str:
             rows.append(_row(f"`{option.name}`", value, choice.formula, choice.used_by))
     rows += ["", "Beyond accuracy (`topkeval.beyond`: they read the lists, not relevance):", ""]
     rows += [
-        _row("metric", "function", "notation", "formula", "computed", "needs"),
-        "|---|---|---|---|---|---|",
+        _row("metric", "function", "notation", "formula", "computed", "needs", "options"),
+        "|---|---|---|---|---|---|---|",
     ]
     for beyond in BEYOND_METRICS.values():
+        options = ", ".join(_beyond_option_cell(name) for name in beyond.options) or "none"
         rows.append(
             _row(
                 f"`{beyond.key}`",
@@ -532,9 +613,24 @@ def markdown_table() -> str:
                 beyond.formula,
                 beyond.scope,
                 beyond.needs,
+                options,
             )
         )
+    for key, option in BEYOND_OPTIONS.items():
+        rows += ["", f"`{option.name}` of `{key.split('_')[0]}`:", ""]
+        rows += [_row("value", "formula", "used by"), "|---|---|---|"]
+        for choice in option.choices:
+            value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
+            rows.append(_row(value, choice.formula, choice.also))
+        rows += ["", f"Why the default: {option.why_default}"]
     return "\n".join(rows)
+
+
+def _beyond_option_cell(key: str) -> str:
+    option = BEYOND_OPTIONS[key]
+    return f"`{option.name}`: " + " / ".join(
+        f"**`{v}`**" if v == option.default else f"`{v}`" for v in option.values
+    )
 
 
 def _option_cell(name: str) -> str:

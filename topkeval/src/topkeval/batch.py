@@ -39,11 +39,11 @@ from ._validation import (
     check_columns,
     check_int,
     check_ks,
-    check_max_grade,
     check_option,
     check_options,
     check_parameters,
     describe_examples,
+    err_scale,
 )
 
 __all__ = ["evaluate", "evaluate_arrays"]
@@ -147,24 +147,53 @@ class _Shared:
         rel_gains: np.ndarray | None,
         grades: np.ndarray | None,
         top_grade: np.ndarray | None,
+        unjudged: dict[int, np.ndarray] | None = None,
     ):
         self.opts, self.disc, self.idcg_table = opts, disc, idcg_table
         self.rel_gains, self.grades, self.top_grade = rel_gains, grades, top_grade
+        self.unjudged = unjudged  # RBP residual: per cutoff, the weight of unjudged items per user
 
 
-def _top_grades(grades: np.ndarray | None, indptr: np.ndarray, max_grade: float | None) -> np.ndarray | None:
-    """ERR's top of the grade scale for every user: ``max_grade``, or each user's highest grade."""
-    n_users = indptr.size - 1
-    if max_grade is not None:
-        largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
-        return np.full(n_users, check_max_grade(max_grade, largest))
-    if grades is None:
+def _err_max_grade(grades: np.ndarray | None, max_grade: float | None) -> float:
+    """ERR's g_max for the whole batch: ``max_grade`` (checked), else the largest grade of the truth (>= 1).
+
+    g_max is a property of the grading scale (Chapelle et al. 2009), the same for every user; without
+    ``max_grade`` the truth's largest grade is the best estimate of the scale's top.
+    """
+    largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
+    return err_scale(max_grade, largest, batch=True)
+
+
+def _top_grades(n_users: int, max_grade: float | None, grades: np.ndarray | None) -> np.ndarray:
+    """ERR's top of the grade scale for every user: one value for all (see :func:`_err_max_grade`)."""
+    return np.full(n_users, _err_max_grade(grades, max_grade))
+
+
+def _unjudged_weight(
+    top: np.ndarray,
+    judged: tuple[np.ndarray, np.ndarray] | None,
+    n_items: int,
+    opts: _Options,
+    block_size: int,
+) -> dict[int, np.ndarray] | None:
+    """RBP's residual: per cutoff k, (1 - p) * sum of p**(i - 1) over the ranks i <= k with an unjudged item.
+
+    The listed items' weight minus the judged ones' (RBP with every judged item counted as a hit).
+    None when the residual is not asked for or every item is judged (``judged`` is None).
+    """
+    if judged is None or "rbp_residual" not in opts.keys:
         return None
-    top = np.ones(n_users)
-    has = np.diff(indptr) > 0
-    if has.any():
-        top[has] = np.maximum.reduceat(grades, indptr[:-1][has])
-    return top
+    kmax = max(opts.ks)
+    present = top[:, :kmax] >= 0
+    weights = (1.0 - opts.p) * opts.p ** np.arange(present.shape[1], dtype=np.float64)
+    listed = np.cumsum(present * weights, axis=1) if present.shape[1] else np.zeros((top.shape[0], 1))
+    as_hits = _Options(opts.ks, ("rbp",), opts.denominator, opts.gain, "all", opts.discount, opts.p)
+    judged_rbp = _compute(top, judged[0], judged[1], None, n_items, as_hits, block_size, "none", False)
+    out = {}
+    for k in opts.ks:
+        upto = listed[:, min(k, listed.shape[1]) - 1] if present.shape[1] else 0.0
+        out[k] = np.maximum(upto - judged_rbp[f"rbp@{k}"], 0.0)
+    return out
 
 
 def _ideal_cumulative(
@@ -238,6 +267,7 @@ def _block_metrics(
             grades=None if hit_grades is None else _take(hit_grades, sel),
             top_grade=top_grade,
             p=opts.p,
+            unjudged=None if shared.unjudged is None else shared.unjudged[k][b0 : b0 + nb],
         )
         for key in opts.keys:
             out[f"{key}@{k}"][b0 : b0 + nb] = _registry.METRICS[key].kernel(cut)
@@ -261,6 +291,7 @@ def _compute(
     block_size: int,
     duplicates: str,
     check_relevant: bool,
+    judged: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """Every metric for every row of ``top``, one block of users at a time.
 
@@ -273,7 +304,8 @@ def _compute(
     items finds a relevant item listed twice for one user (the later code
     overwrote the earlier). ``duplicates="all"`` sorts each row to find
     repeated recommendations; ``"hits"`` only counts how often each relevant
-    item was hit.
+    item was hit. ``judged`` is the CSR (indptr, items) of every judged item,
+    relevant or not, for RBP's residual; None when every item is judged.
     """
     n_users, length = top.shape
     kmax = max(opts.ks)
@@ -284,8 +316,9 @@ def _compute(
     disc = discounts(max(width, kmax), opts.discount)
     idcg_table = ideal_dcg_table(kmax, opts.discount)
     rel_gains = gains(grades, opts.gain) if (grades is not None and "ndcg" in opts.keys) else None
-    top_grade = _top_grades(grades, indptr, opts.max_grade) if "err" in opts.keys else None
-    shared = _Shared(opts, disc, idcg_table, rel_gains, grades, top_grade)
+    top_grade = _top_grades(n_users, opts.max_grade, grades) if "err" in opts.keys else None
+    unjudged = _unjudged_weight(top, judged, n_items, opts, block_size)
+    shared = _Shared(opts, disc, idcg_table, rel_gains, grades, top_grade, unjudged)
     # which relevant item each hit is: for graded metrics, and to find repeated recommendations
     need_rel = rel_gains is not None or (grades is not None and "err" in opts.keys) or duplicates != "none"
 
@@ -423,7 +456,11 @@ def evaluate_arrays(
         :func:`topkeval.ndcg_at_k`.
     p, max_grade : float
         RBP's persistence and ERR's top grade, as in :func:`topkeval.rbp_at_k`
-        and :func:`topkeval.err_at_k`.
+        and :func:`topkeval.err_at_k`; without ``max_grade``, ERR's g_max is
+        the largest of ``relevant_grades`` (at least 1; 1 without grades), in
+        ``attrs["err_max_grade"]``. With ``relevant_grades`` the CSR entries
+        are judgments: RBP's residual (``rbp_residual``) counts every listed
+        item not among them as unjudged.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as (see :func:`evaluate`).
     block_size : int
@@ -465,8 +502,14 @@ def evaluate_arrays(
     chosen = check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty)
     chosen.update(check_parameters(p=p, max_grade=max_grade))
     empty = chosen.pop("empty")
+    attrs = {}
+    if "err" in keys:
+        chosen["max_grade"] = attrs["err_max_grade"] = _err_max_grade(grades, chosen["max_grade"])
+    judged = None
+    if "rbp_residual" in keys and relevant_grades is not None:  # grades: the CSR lists judgments
+        judged = _check_csr(relevant_indptr, relevant_items, None, n_users)[:2]
     opts = _Options(ks, keys, **chosen)
-    largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
+    largest = max(int(top.max(initial=-1)), int((items if judged is None else judged[1]).max(initial=-1)))
     if n_items is None:
         n_items = largest + 1
     elif largest >= n_items:
@@ -479,12 +522,14 @@ def evaluate_arrays(
         # sparse ids (hashed, say): a bitmap row of n_items cells per user would not fit in the
         # cache, or in memory; renumber the ids that occur (order kept) and report the originals
         listed = top[top >= 0]
-        ids = np.unique(np.concatenate([listed, items]))
+        ids = np.unique(np.concatenate([listed, items] + ([judged[1]] if judged is not None else [])))
         coded = np.full(top.shape, -1, dtype=np.int64)
         coded[top >= 0] = np.searchsorted(ids, listed)
         original, top, items, n_items = top, coded, np.searchsorted(ids, items), ids.size
+        if judged is not None:
+            judged = (judged[0], np.searchsorted(ids, judged[1]))
     try:
-        result = _compute(top, indptr, items, grades, int(n_items), opts, int(block_size), mode, True)
+        result = _compute(top, indptr, items, grades, int(n_items), opts, int(block_size), mode, True, judged)
     except _DuplicateRelevant as err:
         if ids is None:
             raise
@@ -493,7 +538,7 @@ def evaluate_arrays(
         if ids is None:
             raise
         raise _DuplicateRecommendation(err.row, original[err.row], int(ids[err.item])) from None
-    return _apply_empty(result, pd.RangeIndex(n_users), np.diff(indptr) == 0, empty)
+    return _apply_empty(result, pd.RangeIndex(n_users), np.diff(indptr) == 0, empty, attrs)
 
 
 def _apply_empty(
@@ -514,8 +559,10 @@ def _apply_empty(
             "them out (trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
         )
     if n_empty and empty == "zero":
-        for values in result.values():
-            values[is_empty] = 0.0
+        for name, values in result.items():
+            # a metric whose value without relevant items is defined in words (RBP's residual) keeps it
+            if not isinstance(_registry.METRICS[name.rsplit("@", 1)[0]].empty_value, str):
+                values[is_empty] = 0.0
     elif n_empty:  # skip: filter the arrays before the frame exists (cheaper than frame.loc)
         keep = ~is_empty
         skipped = index[is_empty].tolist()
@@ -781,7 +828,13 @@ def evaluate(
     p : float
         RBP's persistence (``rbp`` column), as in :func:`topkeval.rbp_at_k`.
     max_grade : float, optional
-        ERR's top grade (``err`` column), as in :func:`topkeval.err_at_k`.
+        ERR's top of the grade scale (``err`` column), as in
+        :func:`topkeval.err_at_k`. Default: the largest grade in the whole
+        ``truth`` (at least 1; 1 without a relevance column), the same for
+        every user, since g_max belongs to the scale (Chapelle et al. 2009);
+        the value used is ``attrs["err_max_grade"]``. Pass the scale's top
+        (4 to match gdeval / ir_measures' ``ERR@k``) when the truth may not
+        reach it.
 
     Returns
     -------
@@ -790,7 +843,7 @@ def evaluate(
         precision, recall, hit, rr, ap, ndcg for each k. ``.mean()`` gives
         P@k, R@k, HR@k, MRR@k, MAP@k and NDCG@k. ``.attrs`` records the
         options, the number of users with no relevant item and which were
-        skipped.
+        skipped, and (with ``err``) ERR's g_max as ``err_max_grade``.
 
     Notes
     -----
@@ -803,6 +856,12 @@ def evaluate(
     %(empty)s
 
     %(ties)s
+
+    RBP's residual (``metrics=[..., "rbp", "rbp_residual"]``, Moffat and
+    Zobel 2008): with a ``relevance`` column the truth's rows are judgments,
+    so a listed item absent from it is unjudged and its weight joins the
+    residual; without one every unlisted item is judged not relevant and the
+    residual is p^k. RBP lies in [``rbp@k``, ``rbp@k + rbp_residual@k``].
 
     Ranks give the order only: a user's rows ranked 1, 5 and 9 are that
     user's first, second and third items, so all three count at k = 3 (as
@@ -848,12 +907,17 @@ def evaluate(
     lists = _Lists(users, run_users, heads, rec_items, len(item_index))
     key = _order_key(recommendations, by_rank, cols)
     top, list_length = _list_matrix(lists, key, by_rank, max(ks), ideal, ties, cols)
+    judged = None
+    if "rbp_residual" in keys and relevance_col in truth.columns:  # graded truth: its rows are judgments
+        judged = _truth_csr(truth, truth_users, truth_items, lists, cols, keep_zero=True)[:2]
     indptr, truth_items, rel_grades, n_relevant = _truth_csr(truth, truth_users, truth_items, lists, cols)
+    if "err" in keys:
+        max_grade = _err_max_grade(rel_grades, max_grade)
 
     opts = _Options(ks, keys, denominator, gain, ideal, discount, p, max_grade)
     try:
         result = _compute(
-            top, indptr, truth_items, rel_grades, lists.n_items, opts, _DEFAULT_BLOCK, "all", True
+            top, indptr, truth_items, rel_grades, lists.n_items, opts, _DEFAULT_BLOCK, "all", True, judged
         )
     except (_DuplicateRelevant, _DuplicateRecommendation) as err:
         raise _frame_error(err, lists, item_index) from None
@@ -868,6 +932,8 @@ def evaluate(
         ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
     )
+    if "err" in keys:
+        attrs["err_max_grade"] = max_grade
     return _apply_empty(result, pd.Index(users, name=user_col), n_relevant == 0, empty, attrs)
 
 
@@ -1009,11 +1075,19 @@ def _truth_grades(truth: pd.DataFrame, relevance_col: str) -> np.ndarray | None:
 
 
 def _truth_csr(
-    truth: pd.DataFrame, truth_users: np.ndarray, truth_items: np.ndarray, lists: _Lists, cols: dict[str, str]
+    truth: pd.DataFrame,
+    truth_users: np.ndarray,
+    truth_items: np.ndarray,
+    lists: _Lists,
+    cols: dict[str, str],
+    keep_zero: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-    """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user)."""
+    """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user).
+
+    With ``keep_zero`` every row counts, grade 0 too: the judged items (RBP's residual).
+    """
     grades = _truth_grades(truth, cols["relevance"])
-    if grades is not None:
+    if grades is not None and not keep_zero:
         positive = grades > 0
         truth_users, truth_items, grades = truth_users[positive], truth_items[positive], grades[positive]
     n_relevant = np.bincount(truth_users, minlength=lists.n_users)

@@ -168,6 +168,17 @@ _RX = "AmenRa/ranx ranx/metrics/"
 _TM = "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/"
 _MSR = "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py"
 _SP = "apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala"
+#: Spark's graded NDCG: when it came, and why PySpark does not reach it.
+_SP_GRADED = (
+    "; graded relevance (ndcgAt only, gain 2**rel - 1) since Spark 3.4.0: SPARK-39446, apache/spark PR "
+    "#36843, "
+    "and pyspark/mllib/evaluation.py's RankingMetrics docstring ('Since 3.4.0, it supports ndcg evaluation "
+    "with "
+    "relevance value'); PythonMLLibAPI.scala newRankingMetrics builds Tuple2(row.getSeq(0), row.getSeq(1)), "
+    "so from PySpark (checked in the 4.3.0 jar) the relevance column is dropped. "
+    "ml.evaluation.RankingEvaluator "
+    "takes no relevance at all"
+)
 _RB = "RUCAIBox/RecBole recbole/evaluator/metrics.py"
 _IM = "benfred/implicit implicit/evaluation.pyx (ranking_metrics_at_k)"
 _LK = "lenskit/lkpy src/lenskit/metrics/ranking/"
@@ -222,6 +233,20 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("ranx", "precision", "precision@k", {}, _QRELS, (), _RX + "precision.py"),
     _c("ranx", "recall", "recall@k", {}, _QRELS, (), _RX + "recall.py"),
     _c("ranx", "hit", "hit_rate@k", {}, _QRELS, (), _RX + "hit_rate.py"),
+    _c(
+        "ir_measures",
+        "err",
+        "ERR@k",
+        {"max_grade": 4},
+        _QRELS,
+        (),
+        _IRM + "providers/gdeval_provider.py; ir_measures/bin/gdeval.pl (TREC 2010 Web track script: "
+        "$MAX_JUDGMENT = 4, R = (2**g - 1) / 2**4 for g_max = 4 whatever the grades, ERR over the first k "
+        "documents; runOrder sorts by score, ties by docno descending)",
+        "gdeval: g_max fixed at 4 (a qrels grade above 4 is a format error), gain 2**g - 1, cutoff k; it "
+        "prints "
+        "5 decimals and needs numeric query ids",
+    ),
     _c(
         "ranx",
         "rr",
@@ -330,9 +355,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("spark", "precision", "precisionAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "recall", "recallAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "ap", "meanAveragePrecisionAt(k)", _MIN, _ZERO, (), _SP),
-    _c(
-        "spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + "; PythonMLLibAPI.scala newRankingMetrics"
-    ),
+    _c("spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + _SP_GRADED),
     # RecBole
     _c("recbole", "precision", "Precision", {}, _SKIP, (), _RB),
     _c("recbole", "recall", "Recall", {}, _SKIP, (), _RB),
@@ -402,6 +425,20 @@ CONVENTIONS: tuple[Convention, ...] = (
         ("binary",),
         _LK + "_weighting.py",
         default=False,
+    ),
+    _c(
+        "lenskit",
+        "rbp",
+        "RBP(n=k)",
+        {"p": 0.85},
+        _SKIP,
+        (),
+        _LK + "_rbp.py (patience=0.85, normalize=False: the sum of the hits' weights over "
+        "GeometricRankWeight.series_sum() = 1/(1 - p)), _weighting.py (GeometricRankWeight: p**(rank - 1)), "
+        "tag v2025.8.1",
+        "Moffat and Zobel's RBP with LensKit's default patience 0.85 (ours: 0.8); NaN for a user with no "
+        "test "
+        "item",
     ),
     # Cornac (its evaluator skips users without test positives)
     _c("cornac", "precision", "Precision(k)", {}, _SKIP, (), _CN),
@@ -484,7 +521,7 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
         "ndcgAt(k) with graded labels (Scala only)",
         "the ideal DCG takes the labels in the order you give them, not sorted, so it is not a "
         "normaliser of any ordering; PySpark drops the grades anyway",
-        _SP,
+        _SP + _SP_GRADED,
     ),
     NotReproduced(
         "spark",
@@ -507,6 +544,15 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
         "any metric on lists with repeats",
         "LensKit counts a repeated item again; our functions reject duplicates",
         _LK + "_pr.py",
+    ),
+    NotReproduced(
+        "lenskit",
+        "rbp",
+        "RBP(n=k, normalize=True)",
+        "divides by the RBP of min(|R|, list length) hits at the top, which LensKit marks experimental; "
+        "ours is "
+        "Moffat and Zobel's unnormalised RBP",
+        _LK + "_rbp.py",
     ),
     NotReproduced("cornac", "rr", "MRR()", "no cutoff, and it raises ValueError when no item is hit", _CN),
     NotReproduced("cornac", "ap", "MAP()", "no cutoff: LRAP-style over every scored item", _CN),
@@ -689,7 +735,9 @@ def evaluate_as(
     k : int
         The cutoff.
     metrics : list of str, optional
-        Our metric keys; default every metric the library has.
+        Our metric keys; default every metric the library has among those
+        :func:`topkeval.evaluate` computes by default (ERR and RBP only on
+        request, as there).
     variants : dict, optional
         ``{metric: function name}`` to use a non-default row of the table,
         e.g. ``{"ap": "map"}`` for Microsoft Recommenders' ``map``.
@@ -740,7 +788,7 @@ no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', '
     k = check_k(k)
     crash = check_option("crash", crash, ("raise", "skip"))
     if metrics is None:
-        metrics = supported_metrics(key)
+        metrics = [m for m in supported_metrics(key) if _registry.METRICS[m].by_default]
     elif isinstance(metrics, str):
         metrics = [metrics]
     variants = dict(variants or {})
