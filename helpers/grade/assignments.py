@@ -587,14 +587,15 @@ def _choosing() -> Assignment:
         ),
     )
     # The answers are numbers computed from public data with helpers, which is the point of the exercise:
-    # the sandbox holds helpers (read-only, the installed package only) and what it imports; the grader
+    # the sandbox holds helpers (read-only, the installed package only, without its grader) and what it
+    # needs, read from the installed packages' metadata (helpers.grade.isolation.package_paths); the grader
     # computes the expected values itself, outside.
     return Assignment(
         "choosing-metrics",
         "Choosing and interpreting metrics",
         questions,
         notes="helpers may be used; the answers are numbers.",
-        sandbox_packages=("numpy", "pandas", "dateutil", "six", "topkeval", "helpers"),
+        sandbox_packages=("helpers",),
     )
 
 

@@ -9,10 +9,12 @@ learners use it), so this module imports the standard library only. It
 
 1. reads the job (JSON), then points standard input at ``/dev/null``;
 2. applies the resource limits (CPU, address space, processes, file size,
-   open files, no core dumps) before any learner code runs;
-3. runs the learner's cells one top-level statement at a time (an error is
-   recorded and the next statement still runs, so one bad cell does not hide
-   the functions defined in the others);
+   open files, no core dumps) and marks itself first in line for the kernel's
+   out-of-memory killer before any learner code runs;
+3. runs the learner's cells one by one (each announced on the channel, so a
+   cell that hangs is known and skipped in the next run) and one top-level
+   statement at a time (an error is recorded and the next statement still
+   runs, so one bad cell does not hide the functions defined in the others);
 4. calls the learner's functions on each case and sends back *tagged plain
    values*, one JSON line per event, on the result pipe. Learner output
    goes to a size-capped file instead.
@@ -207,17 +209,31 @@ def apply_limits(limits: dict, channel: Channel) -> None:
         cap(resource.RLIMIT_FSIZE, int(limits["output_bytes"]))
         cap(resource.RLIMIT_CORE, 0)
         cap(resource.RLIMIT_NOFILE, 64)
-        cap(resource.RLIMIT_NPROC, int(limits["nproc"]))
+        if int(limits["nproc"]) > 0:
+            cap(resource.RLIMIT_NPROC, int(limits["nproc"]))
     except (ImportError, ValueError, OSError) as exc:  # pragma: no cover - platform specific
         channel.send({"ev": "warning", "text": f"could not set a resource limit: {exc}"})
+    try:  # the kernel's out-of-memory killer takes a sandbox before the grader or anything else
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        os.write(fd, b"1000")
+        os.close(fd)
+    except OSError:
+        pass
     # Writing past the file-size limit raises OSError(EFBIG) instead of killing the process.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-def run_cells(cells: list, namespace: dict) -> list:
-    """Run every top-level statement; return the errors (an error never stops the next statement)."""
+def run_cells(cells: list, namespace: dict, skip: list, channel: Channel) -> list:
+    """Run every top-level statement; return the errors (an error never stops the next statement).
+
+    Each cell is announced first (``{"ev": "cell", "i": index}``), so when a cell hangs or
+    ends the process, the grader knows which one and runs the notebook again without it.
+    """
     errors = []
     for cell in cells:
+        if cell["index"] in skip:
+            continue
+        channel.send({"ev": "cell", "i": cell["index"]})
         for stmt in cell["statements"]:
             try:
                 padded = "\n" * (int(stmt["line"]) - 1) + stmt["source"]
@@ -270,7 +286,7 @@ def main(job_bytes: bytes) -> None:
         if path not in sys.path:
             sys.path.append(path)
     namespace = {"__name__": "__main__", "__builtins__": builtins}
-    errors = run_cells(job["cells"], namespace)
+    errors = run_cells(job["cells"], namespace, job.get("skip", []), channel)
     channel.send({"ev": "loaded", "errors": errors[:50]})
     for question in job["questions"]:
         channel.send({"ev": "start", "q": question["name"]})

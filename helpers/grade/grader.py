@@ -479,7 +479,7 @@ def main(argv: list[str] | None = None) -> int:
         )
     except SandboxUnavailable as exc:
         print(
-            f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{isolation.INSTALL_HELP}",
+            f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{exc.fix}",
             file=sys.stderr,
         )
         return 2
