@@ -35,9 +35,9 @@ from __future__ import annotations
 
 import glob
 import importlib.util
-import re
 import os
 import platform
+import re
 import shutil
 import stat
 import subprocess
