@@ -257,6 +257,9 @@ def _merge_run(report: dict, raw: SandboxResult, helpers_names: set[str], allow_
 def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limits) -> None:
     a = plan.assignment
     sources = read_notebook(read_submission(path, limits.notebook_bytes))
+    too_much = limits.code_problem(sources)
+    if too_much:
+        raise NotebookError(too_much)
     cells, warnings, syntax_errors, trees = prepare_notebook(sources)
     report["warnings"].extend(warnings)
     report["cell_errors"].extend(syntax_errors)

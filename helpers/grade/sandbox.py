@@ -93,8 +93,13 @@ class Limits:
     )
     nproc: int = _limit(32, "--max-processes", "processes and threads a submission may run at once")
     tmp_mb: int = _limit(64, "--tmp-mb", "size of the submission's empty writable /tmp, in MiB")
-    result_bytes: int = _limit(16 * 1024 * 1024, None, "most bytes read back from one sandbox run")
-    notebook_bytes: int = _limit(5 * 1024 * 1024, None, "largest notebook file that is graded")
+    result_bytes: int = _limit(4 * 1024 * 1024, None, "most bytes read back from one sandbox run")
+    code_bytes: int = _limit(
+        128 * 1024, None, "most code (all code cells together) parsed outside the sandbox"
+    )
+    notebook_mb: float = _limit(
+        25.0, "--max-notebook-mb", "largest notebook file that is graded, in MiB (saved plots count)"
+    )
 
     def __post_init__(self) -> None:
         minimum = {
@@ -104,13 +109,37 @@ class Limits:
             "nproc": 0,
             "tmp_mb": 0,
             "result_bytes": 1023,
-            "notebook_bytes": 1023,
+            "notebook_mb": 0,
+            "code_bytes": 1023,
         }
         for f in fields(self):
             value = getattr(self, f.name)
             if not (isinstance(value, (int, float)) and math.isfinite(value) and value > minimum[f.name]):
                 name = f.metadata["flag"] or f.name
                 raise ValueError(f"{name} must be > {minimum[f.name]} (got {value})")
+
+    def code_problem(self, sources: list[str]) -> str | None:
+        """Why the code cells are too large to be parsed (parsing costs ~2 KiB per statement), or ``None``.
+
+        Examples
+        --------
+        >>> Limits().code_problem(["x = 1"]) is None
+        True
+        >>> Limits().code_problem(["a;" * 200_000])[:40]
+        'the code cells hold 390 KiB of code (mor'
+        """
+        size = sum(len(src.encode("utf-8", "surrogatepass")) for src in sources)
+        if size <= self.code_bytes:
+            return None
+        return (
+            f"the code cells hold {size >> 10} KiB of code (more than the {self.code_bytes >> 10} KiB "
+            "that are graded); outputs and images do not count, only code"
+        )
+
+    @property
+    def notebook_bytes(self) -> int:
+        """:attr:`notebook_mb` in bytes."""
+        return int(self.notebook_mb * 1024 * 1024)
 
     def for_child(self, n_phases: int, per_user_nproc: bool = True) -> dict:
         """The limits the child sets on itself (CPU time covers every phase of one run).
