@@ -57,8 +57,8 @@ BOOTSTRAP = (
 )
 _MAX_TEXT = 500
 _MAX_EVENTS = 10_000
-#: tasks the runner itself may need on top of the submission's own (its interpreter's threads)
-_RUNNER_TASKS = 4
+#: tasks of a sandbox that are not the submission's: bubblewrap's init inside the PID namespace
+_RUNNER_TASKS = 1
 
 
 def _limit(default: Any, flag: str | None, text: str) -> Any:
@@ -355,7 +355,12 @@ class _Reader:
             newline = self.buffer.find(b"\n", max(start, self.scanned))
             if newline < 0:
                 break
-            event = validate_event(bytes(self.buffer[start:newline]))
+            # a message is a JSON object: anything else is dropped without parsing it
+            event = (
+                validate_event(bytes(self.buffer[start:newline]))
+                if self.buffer[start : start + 1] == b"{"
+                else None
+            )
             start = newline + 1
             if event is None:
                 self.invalid += 1
