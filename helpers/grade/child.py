@@ -11,13 +11,18 @@ learners use it), so this module imports the standard library only. It
 2. applies the resource limits (CPU, address space, processes, file size,
    open files, no core dumps) and marks itself first in line for the kernel's
    out-of-memory killer before any learner code runs;
-3. runs the learner's cells one by one (each announced on the channel, so a
-   cell that hangs is known and skipped in the next run) and one top-level
-   statement at a time (an error is recorded and the next statement still
-   runs, so one bad cell does not hide the functions defined in the others);
-4. calls the learner's functions on each case and sends back *tagged plain
-   values*, one JSON line per event, on the result pipe. Learner output
-   goes to a size-capped file instead.
+3. forks the *runner*, the only process that runs learner code, and stays its
+   *supervisor*: the supervisor alone holds the grader's channel, is not
+   dumpable (so ``/proc/<pid>/fd`` and ``mem`` are closed to the runner) and
+   cannot be traced (the seccomp filter denies ``ptrace``). It sends the runner
+   one command at a time over a pipe (run cell *i*, answer question *q*) and
+   announces each phase to the grader before it starts, so the grader's
+   deadlines, restarts and blame follow messages learner code cannot write;
+4. the runner runs each cell one top-level statement at a time (an error is
+   recorded and the next statement still runs, so one bad cell does not hide
+   the functions defined in the others), calls the learner's functions on each
+   case and replies with *tagged plain values*; learner output goes to a
+   size-capped file.
 
 Tagging never calls a learner-defined method: values are recognised by their
 exact type (``type(x) is float``), read through the built-in types' own
@@ -223,23 +228,15 @@ def apply_limits(limits: dict, channel: Channel) -> None:
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-def run_cells(cells: list, namespace: dict, skip: list, channel: Channel) -> list:
-    """Run every top-level statement; return the errors (an error never stops the next statement).
-
-    Each cell is announced first (``{"ev": "cell", "i": index}``), so when a cell hangs or
-    ends the process, the grader knows which one and runs the notebook again without it.
-    """
+def run_cell(cell: dict, namespace: dict) -> list:
+    """Run one cell's top-level statements; return the errors (an error never stops the next statement)."""
     errors = []
-    for cell in cells:
-        if cell["index"] in skip:
-            continue
-        channel.send({"ev": "cell", "i": cell["index"]})
-        for stmt in cell["statements"]:
-            try:
-                padded = "\n" * (int(stmt["line"]) - 1) + stmt["source"]
-                exec(compile(padded, f"<cell {cell['index']}>", "exec"), namespace)
-            except BaseException as exc:
-                errors.append({"cell": cell["index"], "line": stmt["line"], "error": describe(exc)})
+    for stmt in cell["statements"]:
+        try:
+            padded = "\n" * (int(stmt["line"]) - 1) + stmt["source"]
+            exec(compile(padded, f"<cell {cell['index']}>", "exec"), namespace)
+        except BaseException as exc:
+            errors.append({"cell": cell["index"], "line": stmt["line"], "error": describe(exc)})
     return errors
 
 
@@ -275,26 +272,151 @@ def _quiet_stdin() -> None:
     os.close(devnull)
 
 
+class _Lines:
+    """Reads one JSON line at a time from a pipe (``None`` at end of file or for a line that is not JSON)."""
+
+    def __init__(self, fd: int, cap: int):
+        self.fd, self.cap = fd, cap
+        self.buffer = bytearray()
+
+    def read(self):
+        while True:
+            newline = self.buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self.buffer[:newline])
+                del self.buffer[: newline + 1]
+                try:
+                    return _loads(line)
+                except BaseException:
+                    return None
+            if len(self.buffer) > self.cap:
+                return None
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def runner(job: dict, commands: _Lines, replies: Channel) -> None:
+    """The learner's process: runs one command at a time (a cell, a question) and replies with plain data.
+
+    It never holds the grader's channel: what it writes can only be a reply to the supervisor.
+    """
+    for path in job["sys_path"]:
+        if path not in sys.path:
+            sys.path.append(path)
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    cells = {c["index"]: c for c in job["cells"]}
+    questions = job["questions"]
+    me = os.getpid()
+    while True:
+        command = commands.read()
+        if type(command) is not dict:
+            _exit(0)
+        if "cell" in command:
+            reply = {"errors": run_cell(cells[command["cell"]], namespace)[:50]}
+        elif "q" in command:
+            reply = answer(questions[command["q"]], namespace)
+        else:
+            reply = None
+        if os.getpid() != me:  # a process the learner forked came back here: it is not the runner
+            _exit(0)
+        if reply is not None:
+            replies.send(reply)
+        else:
+            _flush()
+            replies.send({"end": True})
+            _exit(0)
+
+
+def _undumpable(channel: Channel) -> None:
+    """PR_SET_DUMPABLE 0: another process of the same user cannot open this one's fds or memory in /proc."""
+    try:
+        import ctypes
+
+        if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")
+    except (ImportError, OSError, AttributeError) as exc:
+        channel.send({"ev": "warning", "text": f"the runner's channel is not protected: {exc}"})
+
+
+def _runner_status(pid: int) -> int:
+    """The exit status the runner ended with (128 + signal when a signal ended it), as the sandbox's own."""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return 1
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+def _step(command: dict, commands: Channel, replies: _Lines, pid: int):
+    """Send one command to the runner and wait for its reply; when the runner is gone, end like it did."""
+    try:
+        commands.send(command)
+    except OSError:
+        _exit(_runner_status(pid))
+    reply = replies.read()
+    if reply is None:
+        _exit(_runner_status(pid))
+    return reply if type(reply) is dict else {}
+
+
+def supervise(job: dict, channel: Channel, pid: int, commands: Channel, replies: _Lines) -> None:
+    """Drive the runner cell by cell, then question by question; only this process writes to the grader.
+
+    The grader's deadlines and blame follow these messages, which learner code cannot write:
+    it runs in the other process, which holds no descriptor of the channel, and this one is
+    not dumpable (no ``/proc/<pid>/fd`` or ``mem`` for it) and cannot be traced (seccomp).
+    """
+    errors = []
+    skip = job.get("skip", [])
+    for cell in job["cells"]:
+        if cell["index"] in skip:
+            continue
+        channel.send({"ev": "cell", "i": cell["index"]})
+        got = _step({"cell": cell["index"]}, commands, replies, pid).get("errors")
+        errors += got if type(got) is list else []
+    channel.send({"ev": "loaded", "errors": errors[:50]})
+    for i, question in enumerate(job["questions"]):
+        channel.send({"ev": "start", "q": question["name"]})
+        reply = _step({"q": i}, commands, replies, pid)
+        event = {"ev": "result", "q": question["name"]}
+        for key in ("status", "cases", "what"):
+            if key in reply:
+                event[key] = reply[key]
+        channel.send(event)
+    _step({"end": True}, commands, replies, pid)  # the runner flushes its output first
+    channel.send({"ev": "done"})
+    _exit(0)
+
+
 def main(job_bytes: bytes) -> None:
-    """Run one job: the cells, then every question; always end with ``os._exit``."""
+    """Run one job: fork the runner (learner code), supervise it from here; always end with ``os._exit``."""
     job = _loads(job_bytes)
     _quiet_stdin()
     channel = Channel(int(job["channel_fd"]))
     os.set_inheritable(channel.fd, False)
     apply_limits(job["limits"], channel)
-    for path in job["sys_path"]:
-        if path not in sys.path:
-            sys.path.append(path)
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
-    errors = run_cells(job["cells"], namespace, job.get("skip", []), channel)
-    channel.send({"ev": "loaded", "errors": errors[:50]})
-    for question in job["questions"]:
-        channel.send({"ev": "start", "q": question["name"]})
-        channel.send(answer(question, namespace))
-    for stream in (sys.stdout, sys.stderr):  # before "done": the grader stops the sandbox when it reads it
-        try:
-            stream.flush()
-        except BaseException:
-            pass
-    channel.send({"ev": "done"})
-    _exit(0)
+    cmd_r, cmd_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(channel.fd)
+        os.close(cmd_w)
+        os.close(rep_r)
+        runner(job, _Lines(cmd_r, 1 << 20), Channel(rep_w))
+        _exit(0)
+    os.close(cmd_r)
+    os.close(rep_w)
+    _undumpable(channel)
+    supervise(job, channel, pid, Channel(cmd_w), _Lines(rep_r, int(job.get("reply_bytes", 8 << 20))))

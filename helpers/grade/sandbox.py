@@ -10,18 +10,26 @@ dedicated pipe. Comparing values with the reference is the grader's job.
 What is enforced here, on the grader's side
 -------------------------------------------
 - Wall-clock time: ``timeout`` seconds for running the cells, then again for
-  each question. On expiry the whole sandbox (bwrap's process group, and with
-  it the PID namespace) is killed with SIGKILL, the question scores zero and a
-  new sandbox carries on with the questions after it. A crash (``os._exit``,
-  a signal) is handled the same way.
+  each question, and a hard cap of ``timeout * (questions + 1)`` for all runs of
+  one submission together, which nothing it sends can move. Phases are taken
+  only in the job's order, from the supervisor's messages (learner code runs in
+  another process that holds no descriptor of the channel: see
+  :mod:`helpers.grade.child`). On expiry the whole sandbox (bwrap's process
+  group, its PID namespace and its control group) is killed with SIGKILL; a
+  hung or crashed cell is reported and the notebook runs again without it; a
+  hung or crashed question scores zero and a new sandbox carries on with the
+  questions after it.
+- Every sandbox gets the seccomp filter of :mod:`helpers.grade.seccomp` and,
+  where one can be made, its own control group (:mod:`helpers.grade.cgroup`:
+  memory, processes and one CPU for the submission as a whole).
 - Nothing that comes back is trusted: the result channel is capped
-  (``Limits.result_bytes``), each line is parsed as plain JSON (no NaN or
-  Infinity literals), checked against the message schema
-  (:func:`validate_event`) and every string is cut and made printable; the
-  learner's printed output is capped and decoded with escapes.
+  (``Limits.result_bytes``) and read in time linear in what arrives, each line
+  is parsed as plain JSON (no NaN or Infinity literals), checked against the
+  message schema (:func:`validate_event`) and every string is cut and made
+  printable; the learner's printed output is capped and decoded with escapes.
 - Inside, before any learner code runs, the child sets CPU time, address
-  space, file size (hence output size), open files, process count and core
-  dump limits (soft = hard).
+  space, file size (hence output size), open files, process count (where no
+  control group counts them) and core dump limits (soft = hard).
 """
 
 from __future__ import annotations
@@ -57,8 +65,8 @@ BOOTSTRAP = (
 )
 _MAX_TEXT = 500
 _MAX_EVENTS = 10_000
-#: tasks of a sandbox that are not the submission's: bubblewrap's init inside the PID namespace
-_RUNNER_TASKS = 1
+#: tasks of a sandbox that are not the submission's: bubblewrap's init and the supervisor (child.py)
+_RUNNER_TASKS = 2
 
 
 def _limit(default: Any, flag: str | None, text: str) -> Any:
