@@ -273,7 +273,11 @@ def _quiet_stdin() -> None:
 
 
 class _Lines:
-    """Reads one JSON line at a time from a pipe (``None`` at end of file or for a line that is not JSON)."""
+    """Reads one line at a time from a pipe (``None`` at end of file or past ``cap`` bytes without a newline).
+
+    Bytes only: the runner reads its commands after learner code ran, which may have patched ``json``
+    or ``builtins``; a command is ``<kind> <number> <nonce>`` and needs no parser.
+    """
 
     def __init__(self, fd: int, cap: int):
         self.fd, self.cap = fd, cap
@@ -285,10 +289,7 @@ class _Lines:
             if newline >= 0:
                 line = bytes(self.buffer[:newline])
                 del self.buffer[: newline + 1]
-                try:
-                    return _loads(line)
-                except BaseException:
-                    return None
+                return line
             if len(self.buffer) > self.cap:
                 return None
             chunk = os.read(self.fd, 65536)
@@ -308,7 +309,8 @@ def _flush() -> None:
 def runner(job: dict, commands: _Lines, replies: Channel) -> None:
     """The learner's process: runs one command at a time (a cell, a question) and replies with plain data.
 
-    It never holds the grader's channel: what it writes can only be a reply to the supervisor.
+    It never holds the grader's channel: what it writes can only be a reply to the supervisor,
+    which takes a reply only when it carries the nonce of the command it answers.
     """
     for path in job["sys_path"]:
         if path not in sys.path:
@@ -318,22 +320,22 @@ def runner(job: dict, commands: _Lines, replies: Channel) -> None:
     questions = job["questions"]
     me = os.getpid()
     while True:
-        command = commands.read()
-        if type(command) is not dict:
+        line = commands.read()
+        if line is None:
             _exit(0)
-        if "cell" in command:
-            reply = {"errors": run_cell(cells[command["cell"]], namespace)[:50]}
-        elif "q" in command:
-            reply = answer(questions[command["q"]], namespace)
-        else:
-            reply = None
-        if os.getpid() != me:  # a process the learner forked came back here: it is not the runner
-            _exit(0)
-        if reply is not None:
-            replies.send(reply)
+        kind, number, nonce = line.split(b" ")
+        if kind == b"c":
+            reply = {"errors": run_cell(cells[int(number)], namespace)[:50]}
+        elif kind == b"q":
+            reply = answer(questions[int(number)], namespace)
         else:
             _flush()
-            replies.send({"end": True})
+            reply = {}
+        if os.getpid() != me:  # a process the learner forked came back here: it is not the runner
+            _exit(0)
+        reply["n"] = bytes.decode(nonce)
+        replies.send(reply)
+        if kind == b"e":
             _exit(0)
 
 
@@ -359,19 +361,35 @@ def _runner_status(pid: int) -> int:
     return os.WEXITSTATUS(status)
 
 
-def _step(command: dict, commands: Channel, replies: _Lines, pid: int):
-    """Send one command to the runner and wait for its reply; when the runner is gone, end like it did."""
-    try:
-        commands.send(command)
-    except OSError:
-        _exit(_runner_status(pid))
-    reply = replies.read()
-    if reply is None:
-        _exit(_runner_status(pid))
-    return reply if type(reply) is dict else {}
+class _Supervisor:
+    """Sends the runner one command at a time and takes the one reply that carries its nonce."""
+
+    def __init__(self, pid: int, commands: int, replies: _Lines):
+        self.pid, self.commands, self.replies = pid, commands, replies
+        self.ignored = 0
+
+    def step(self, kind: str, number: int = 0) -> dict:
+        """The runner's reply to one command; when the runner is gone, end the way it ended."""
+        nonce = bytes.hex(os.urandom(16))
+        data = str.encode(f"{kind} {number} {nonce}\n")
+        try:
+            _write(self.commands, data)
+        except OSError:
+            _exit(_runner_status(self.pid))
+        while True:
+            line = self.replies.read()
+            if line is None:
+                _exit(_runner_status(self.pid))
+            try:
+                reply = _loads(line)
+            except BaseException:
+                reply = None
+            if type(reply) is dict and reply.get("n") == nonce:
+                return reply
+            self.ignored += 1
 
 
-def supervise(job: dict, channel: Channel, pid: int, commands: Channel, replies: _Lines) -> None:
+def supervise(job: dict, channel: Channel, supervisor: _Supervisor) -> None:
     """Drive the runner cell by cell, then question by question; only this process writes to the grader.
 
     The grader's deadlines and blame follow these messages, which learner code cannot write:
@@ -384,18 +402,22 @@ def supervise(job: dict, channel: Channel, pid: int, commands: Channel, replies:
         if cell["index"] in skip:
             continue
         channel.send({"ev": "cell", "i": cell["index"]})
-        got = _step({"cell": cell["index"]}, commands, replies, pid).get("errors")
+        got = supervisor.step("c", cell["index"]).get("errors")
         errors += got if type(got) is list else []
     channel.send({"ev": "loaded", "errors": errors[:50]})
     for i, question in enumerate(job["questions"]):
         channel.send({"ev": "start", "q": question["name"]})
-        reply = _step({"q": i}, commands, replies, pid)
+        reply = supervisor.step("q", i)
         event = {"ev": "result", "q": question["name"]}
         for key in ("status", "cases", "what"):
             if key in reply:
                 event[key] = reply[key]
         channel.send(event)
-    _step({"end": True}, commands, replies, pid)  # the runner flushes its output first
+    supervisor.step("e")  # the runner flushes its output first
+    if supervisor.ignored:
+        channel.send(
+            {"ev": "warning", "text": f"ignored {supervisor.ignored} forged or garbled reply line(s)"}
+        )
     channel.send({"ev": "done"})
     _exit(0)
 
@@ -414,9 +436,9 @@ def main(job_bytes: bytes) -> None:
         os.close(channel.fd)
         os.close(cmd_w)
         os.close(rep_r)
-        runner(job, _Lines(cmd_r, 1 << 20), Channel(rep_w))
+        runner(job, _Lines(cmd_r, 4096), Channel(rep_w))
         _exit(0)
     os.close(cmd_r)
     os.close(rep_w)
     _undumpable(channel)
-    supervise(job, channel, pid, Channel(cmd_w), _Lines(rep_r, int(job.get("reply_bytes", 8 << 20))))
+    supervise(job, channel, _Supervisor(pid, cmd_w, _Lines(rep_r, int(job.get("reply_bytes", 8 << 20)))))

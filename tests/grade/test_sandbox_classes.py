@@ -190,3 +190,15 @@ def test_sandbox_packages_are_the_import_closure_read_from_metadata():
     assert not {"pytest", "jupyterlab", "matplotlib", "sklearn"} & set(site)
     assert all(os.path.exists(p) for p in site.values())
     assert set(isolation.package_paths(("numpy",))) <= {"numpy", "numpy.libs"}
+
+
+def test_learner_code_cannot_reach_the_channel_and_is_killed_first_when_memory_runs_out(bwrap):
+    code = (
+        "import os\nx = open('/proc/self/oom_score_adj').read().strip()\n"
+        "for path in (f'/proc/{os.getppid()}/fd', f'/proc/{os.getppid()}/mem'):\n"
+        "    try:\n        open(path, 'rb') if path.endswith('mem') else os.listdir(path)\n"
+        "        x += ' open'\n    except OSError as exc:\n        x += ' ' + type(exc).__name__\n"
+    )
+    with isolation.prepare(isolation.BUBBLEWRAP, ("numpy",)) as runtime:
+        result = run_submission(_cells(code), VALUE, runtime, Limits(timeout=10))
+    assert _value(result) == "1000 PermissionError PermissionError"
