@@ -315,6 +315,9 @@ def runner(job: dict, commands: _Lines, replies: Channel) -> None:
     for path in job["sys_path"]:
         if path not in sys.path:
             sys.path.append(path)
+    os.environ.update(
+        job.get("env", {})
+    )  # e.g. the grading run's seed, for exercise data that change per run
     namespace = {"__name__": "__main__", "__builtins__": builtins}
     cells = {c["index"]: c for c in job["cells"]}
     questions = job["questions"]

@@ -206,7 +206,7 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
         built = build_cases(assignment, q, seed)
         cases[q.name] = built
         if q.kind == "value":
-            expected[q.name] = [q.reference()]
+            expected[q.name] = [q.reference(seed)]  # an answer variable's data change with the run
             encoded[q.name] = []
         else:
             expected[q.name] = [q.reference(*copy.deepcopy(args)) for _, args in built]
@@ -269,7 +269,7 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         {"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
         for q in a.questions
     ]
-    raw = run_submission(cells, jobs, runtime, limits)
+    raw = run_submission(cells, jobs, runtime, limits, seed=plan.seed)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers)
     for q in a.questions:
         result = raw.questions.get(q.name, {"failure": "no result"})

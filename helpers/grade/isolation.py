@@ -143,10 +143,9 @@ def _stdlib() -> str:
     return os.path.realpath(os.path.dirname(os.__file__))
 
 
-#: Modules of an allowed package that no sandbox sees (covered by an empty read-only tmpfs). Empty for
-#: now: the choosing-metrics notebook imports its data and ``check`` from ``helpers.grade.assignments``,
-#: so withholding ``helpers.grade`` needs that learner API moved out of the grader first.
-WITHHELD: tuple[str, ...] = ()
+#: Modules of an allowed package that no sandbox sees (covered by an empty read-only tmpfs): the grader,
+#: its references and its cases. Notebooks take their exercise data from ``helpers.experiments``.
+WITHHELD: tuple[str, ...] = ("helpers.grade",)
 _NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 

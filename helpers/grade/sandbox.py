@@ -65,6 +65,8 @@ BOOTSTRAP = (
 )
 _MAX_TEXT = 500
 _MAX_EVENTS = 10_000
+#: helpers.experiments.exercise_data.SEED_VARIABLE (this module imports nothing of the course)
+_SEED_VARIABLE = "HELPERS_GRADING_SEED"
 #: tasks of a sandbox that are not the submission's: bubblewrap's init and the supervisor (child.py)
 _RUNNER_TASKS = 2
 
@@ -589,7 +591,11 @@ def _take_events(reader: _Reader, remaining: list[dict], result: SandboxResult, 
 
 
 def run_submission(
-    cells: list[dict], questions: list[dict], runtime: Runtime, limits: Limits | None = None
+    cells: list[dict],
+    questions: list[dict],
+    runtime: Runtime,
+    limits: Limits | None = None,
+    seed: int | None = None,
 ) -> SandboxResult:
     """Run ``cells`` in a fresh sandbox and call every question on its cases.
 
@@ -612,6 +618,9 @@ def run_submission(
         From :func:`helpers.grade.isolation.prepare`.
     limits : Limits
         Time, memory, output and process limits.
+    seed : int, optional
+        The grading run's seed, put into the sandbox's environment for the exercise data that
+        change with each run (:data:`helpers.experiments.exercise_data.SEED_VARIABLE`).
 
     Returns
     -------
@@ -630,6 +639,7 @@ def run_submission(
             "questions": remaining,
             "limits": limits.for_child(len(remaining), per_user_nproc=runtime.cgroups is None),
             "sys_path": runtime.sys_path,
+            "env": {} if seed is None else {_SEED_VARIABLE: str(seed)},
         }
         reader = _run_once(job, runtime, limits, result, end)
         _take_events(reader, remaining, result, first=not result.runs_loaded)

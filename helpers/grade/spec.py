@@ -41,7 +41,11 @@ class Check:
 
 @dataclass(frozen=True)
 class Question:
-    """One graded question: a function to write or an answer variable to set."""
+    """One graded question: a function to write or an answer variable to set.
+
+    ``reference`` computes the expected value: called with a case's arguments for a function,
+    and with the grading run's seed for an answer variable (whose data change with each run).
+    """
 
     name: str
     title: str

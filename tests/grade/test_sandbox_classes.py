@@ -204,3 +204,51 @@ def test_learner_code_cannot_reach_the_channel_and_is_killed_first_when_memory_r
     with isolation.prepare(isolation.BUBBLEWRAP, ("numpy",)) as runtime:
         result = run_submission(_cells(code), VALUE, runtime, Limits(timeout=10))
     assert _value(result) == "1000 PermissionError PermissionError"
+
+
+# ------------------------------------------------------------------ answers obtainable without computing them
+def test_choosing_metrics_answers_change_with_the_run_so_public_numbers_do_not_carry_over(tmp_path):
+    import json
+    import math
+
+    from helpers.grade.assignments import ASSIGNMENTS
+    from helpers.grade.grader import grade_many
+
+    assignment = ASSIGNMENTS["choosing-metrics"]
+    public = {q.target: q.reference(None) for q in assignment.questions}
+    cells = [
+        {
+            "cell_type": "code",
+            "metadata": {},
+            "outputs": [],
+            "execution_count": None,
+            "source": f"{name} = {value!r}",
+        }
+        for name, value in public.items()
+    ]
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (tmp_path / "copied.ipynb").write_text(json.dumps(nb))
+    seed = 12345
+    mode = isolation.BUBBLEWRAP if os.geteuid() == 0 or os.environ.get("CI") else isolation.UNSAFE
+    grade_many([tmp_path / "copied.ipynb"], assignment, tmp_path / "out", jobs=1, seed=seed, mode=mode)
+    report = json.loads((tmp_path / "out" / "copied.json").read_text())
+    # naive oracle: a copied number only scores where the run's answer happens to be the same
+    same = [
+        q
+        for q in assignment.questions
+        if math.isclose(public[q.target], q.reference(seed), rel_tol=q.rel_tol, abs_tol=q.abs_tol)
+    ]
+    assert report["score"] == sum(q.points for q in same) < assignment.max_score
+
+
+def test_no_grader_code_is_inside_the_choosing_metrics_sandbox(bwrap):
+    code = (
+        "import os\nx = str(sorted(os.listdir('/sandbox/site/helpers/grade')))\n"
+        "try:\n    from helpers.grade.assignments import ASSIGNMENTS\n    x += ' importable'\n"
+        "except ImportError:\n    x += ' withheld'\n"
+        "from helpers.experiments.exercise_data import choosing_metrics_data\n"
+        "x += ' ' + str(choosing_metrics_data() != choosing_metrics_data(seed=None) or 'same')\n"
+    )
+    with isolation.prepare(isolation.BUBBLEWRAP, ("helpers",)) as runtime:
+        result = run_submission(_cells(code), VALUE, runtime, Limits(timeout=20))
+    assert _value(result) == "[] withheld same"
