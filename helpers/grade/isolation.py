@@ -8,27 +8,36 @@ whole command; in short the sandbox has
   namespaces; inside it runs as uid/gid 65534 with no capabilities, no new
   privileges, no way to create further user namespaces, a new session and no
   environment but a few fixed variables; it dies with the grader;
+- a seccomp filter (``--seccomp FD``, :mod:`helpers.grade.seccomp`): no
+  ``ptrace``, no keyring calls, no ``io_uring``, ``perf_event_open``, ``bpf``,
+  namespace or mount calls;
+- where one can be made, its own control group (:mod:`helpers.grade.cgroup`):
+  memory, processes and one CPU for the submission as a whole; bwrap waits
+  on ``--block-fd`` until the grader has moved its first process (reported on
+  ``--info-fd``) into it. :attr:`Runtime.resources` says which limits apply;
 - read-only: the system's shared libraries (``/usr/lib``, ``/usr/lib64`` and
   the ``/lib`` links), the interpreter, its ``libpython`` and its standard
   library (every ``site-packages``/``dist-packages`` folder inside them
   covered by an empty read-only tmpfs), and ``/sandbox/site`` holding only
-  the packages the assignment allows (NumPy; for ``choosing-metrics`` also
-  ``helpers`` and pandas);
+  the packages the assignment allows and what they require, read from the
+  installed packages' metadata (:func:`package_paths`), never the grader
+  (:data:`WITHHELD`);
 - a fresh, size-limited, empty ``/tmp`` (its working directory), a new
   ``/proc`` (its own processes only) and a minimal read-only ``/dev``;
 - nothing else: not the repository, not the submissions, not the output
   folder, not the grader's environment or files.
 
 When the grader runs as root, bwrap itself is started as uid/gid 65534, so the
-learner's processes are not root on the host either (the kernel then enforces
-the process limit, which it never does for root). Files the sandbox needs
+learner's processes are not root on the host either. Files the sandbox needs
 that uid 65534 could not reach (e.g. a Python under ``/root``) are first
-hard-linked (or copied) into a private read-only staging folder.
+hard-linked (or copied) into a read-only staging folder, made where every user
+can search whatever ``TMPDIR`` is (:func:`_staging_parent`).
 
-Without a working ``bwrap`` the grader refuses to run (:class:`SandboxUnavailable`)
-unless the instructor passes ``--unsafe-no-sandbox`` for a trusted class: then
-the same child runs as a plain process with the same limits, and nothing
-more.
+Without a working sandbox the grader refuses to run (:class:`SandboxUnavailable`,
+whose ``fix`` names the real cause: bubblewrap missing, a package missing, no
+reachable staging folder, user namespaces disabled, ...) unless the instructor
+passes ``--unsafe-no-sandbox`` for a trusted class: then the same child runs as
+a plain process with the same per-process limits, and nothing more.
 """
 
 from __future__ import annotations
