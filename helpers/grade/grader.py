@@ -385,6 +385,8 @@ def grade_many(
         isolation.prepare(mode, assignment.sandbox_packages) as runtime,
         ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
     ):
+        if progress is not None and runtime.mode == isolation.BUBBLEWRAP:
+            print(f"limits per submission: {runtime.resources}", file=progress, flush=True)
         futures = {
             pool.submit(_safe_grade, p, plan, runtime, limits, names[i]): i for i, p in enumerate(paths)
         }

@@ -158,6 +158,7 @@ def test_cli_exits_zero_and_shows_progress(corpus_run):
     n = len(MANIFEST["cases"])
     assert f"[{n}/{n}]" in run["stderr"]
     assert f"graded {n} submission(s)" in run["stderr"] and "isolation bubblewrap" in run["stderr"]
+    assert "limits per submission: " in run["stderr"]  # the control group, or which limits apply instead
 
 
 def test_no_process_started_by_a_submission_is_alive(corpus_run):

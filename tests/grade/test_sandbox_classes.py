@@ -252,3 +252,20 @@ def test_no_grader_code_is_inside_the_choosing_metrics_sandbox(bwrap):
     with isolation.prepare(isolation.BUBBLEWRAP, ("helpers",)) as runtime:
         result = run_submission(_cells(code), VALUE, runtime, Limits(timeout=20))
     assert _value(result) == "[] withheld same"
+
+
+def test_a_cgroup_v2_group_gets_memory_processes_and_one_cpu(tmp_path):
+    from helpers.grade import cgroup
+
+    (tmp_path / "cgroup.subtree_control").write_text("cpu memory pids\n")
+    found, why = cgroup._detect_v2([(str(tmp_path), "cgroup2", set())], {"": "/"})
+    assert found is not None and found.version == 2, why
+    group = cgroup.Group(found, 200 << 20, 20)
+    folder = next(p for p in tmp_path.iterdir() if p.is_dir())
+    assert (folder / "memory.max").read_text() == str(200 << 20)
+    assert (folder / "pids.max").read_text() == "20"
+    assert (folder / "cpu.max").read_text() == "100000 100000"
+    (folder / "cgroup.procs").write_text("")
+    assert group.pids() == [] and not group.memory_exceeded()
+    (tmp_path / "cgroup.subtree_control").write_text("cpu\n")
+    assert cgroup._detect_v2([(str(tmp_path), "cgroup2", set())], {"": "/"})[0] is None
