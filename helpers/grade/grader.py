@@ -214,7 +214,7 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
         built = build_cases(assignment, q, seed)
         cases[q.name] = built
         if q.kind == "value":
-            expected[q.name] = [q.reference()]
+            expected[q.name] = [q.reference(seed)]  # an answer variable's data change with the run
             encoded[q.name] = []
         else:
             expected[q.name] = [q.reference(*copy.deepcopy(args)) for _, args in built]
@@ -265,6 +265,9 @@ def _merge_run(report: dict, raw: SandboxResult, helpers_names: set[str], allow_
 def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limits) -> None:
     a = plan.assignment
     sources = read_notebook(read_submission(path, limits.notebook_bytes))
+    too_much = limits.code_problem(sources)
+    if too_much:
+        raise NotebookError(too_much)
     cells, warnings, syntax_errors, trees = prepare_notebook(sources)
     report["warnings"].extend(warnings)
     report["cell_errors"].extend(syntax_errors)
@@ -274,7 +277,7 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         {"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
         for q in a.questions
     ]
-    raw = run_submission(cells, jobs, runtime, limits)
+    raw = run_submission(cells, jobs, runtime, limits, seed=plan.seed)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers)
     for q in a.questions:
         result = raw.questions.get(q.name, {"failure": "no result"})
@@ -378,6 +381,8 @@ def grade_many(
         isolation.prepare(mode, assignment.sandbox_packages) as runtime,
         ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
     ):
+        if progress is not None and runtime.mode == isolation.BUBBLEWRAP:
+            print(f"limits per submission: {runtime.resources}", file=progress, flush=True)
         futures = {
             pool.submit(_safe_grade, p, plan, runtime, limits, names[i]): i for i, p in enumerate(paths)
         }
@@ -518,7 +523,7 @@ def _mode(args: argparse.Namespace) -> str:
 
 def _no_sandbox(exc: SandboxUnavailable) -> int:
     print(
-        f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{isolation.INSTALL_HELP}",
+        f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{exc.fix}",
         file=sys.stderr,
     )
     return 2

@@ -158,6 +158,7 @@ def test_cli_exits_zero_and_shows_progress(corpus_run):
     n = len(MANIFEST["cases"])
     assert f"[{n}/{n}]" in run["stderr"]
     assert f"graded {n} submission(s)" in run["stderr"] and "isolation bubblewrap" in run["stderr"]
+    assert "limits per submission: " in run["stderr"]  # the control group, or which limits apply instead
 
 
 def test_no_process_started_by_a_submission_is_alive(corpus_run):
@@ -292,7 +293,8 @@ def _run(bwrap_mode: str, source: str, target: str = "x", limits: Limits | None 
 def test_inside_the_sandbox_no_root_no_capabilities_own_pid_namespace(bwrap):
     source = (
         "import os\nstatus = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines())\n"
-        "x = {k: status[k].split()[0] for k in ('Uid', 'Gid', 'CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs')}\n"
+        "x = {k: status[k].split()[0] for k in ('Uid', 'Gid', 'CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs', "
+        "'Seccomp')}\n"
         "x['pids'] = str(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
         "x['root'] = str(sorted(os.listdir('/')))\nx['env'] = str(sorted(os.environ))\n"
     )
@@ -301,7 +303,8 @@ def test_inside_the_sandbox_no_root_no_capabilities_own_pid_namespace(bwrap):
     assert seen["Uid"] == "65534" and seen["Gid"] == "65534"
     assert int(seen["CapEff"], 16) == int(seen["CapPrm"], 16) == int(seen["CapBnd"], 16) == 0
     assert seen["NoNewPrivs"] == "1"
-    assert seen["pids"] == "[1, 2]"  # bwrap's init and the child: no other process is visible
+    assert seen["pids"] == "[1, 2, 3]"  # bwrap's init, the supervisor, the runner: nothing else is visible
+    assert seen["Seccomp"] == "2"  # a seccomp filter is on (helpers.grade.seccomp)
     interpreter_top = os.path.realpath(sys.executable).split("/")[1]  # e.g. usr, or root for a pyenv Python
     allowed = {"dev", "lib", "lib32", "lib64", "proc", "sandbox", "tmp", "usr", interpreter_top}
     assert set(eval(seen["root"])) <= allowed
