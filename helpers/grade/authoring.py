@@ -282,7 +282,9 @@ def _question(index: int, entry: Any, namespace: dict) -> Question:
     points, abs_tol, rel_tol = _numbers(entry, where)
     answer = namespace[target]
     if not callable(answer):
-        checks, kind, reference = (Check("answer", lambda rng: [()]),), "value", lambda: copy.deepcopy(answer)
+        # an answer variable's reference is called with the run's seed; an authored answer is fixed
+        checks, kind = (Check("answer", lambda rng: [()]),), "value"
+        reference = lambda seed=None: copy.deepcopy(answer)
     else:
         raw = entry.get("checks") or []
         if not raw:
