@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from topkeval._registry import markdown_table
+from topkeval._docs import markdown_table
 
 START, END = "<!-- metric-table:start -->", "<!-- metric-table:end -->"
 

@@ -35,6 +35,8 @@ __all__ = [
     "convention",
     "library_table",
     "evaluate_as",
+    "used_by",
+    "libraries_using",
 ]
 
 
@@ -552,7 +554,7 @@ def supported_metrics(library: str) -> tuple[str, ...]:
     """
     key = _library_key(library)
     have = {c.metric for c in CONVENTIONS if c.library == key}
-    return tuple(m for m in _registry.METRIC_KEYS if m in have)
+    return tuple(m for m in _registry.metric_keys() if m in have)
 
 
 def convention(library: str, metric: str, variant: str | None = None) -> Convention:
@@ -587,11 +589,9 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
 
 
 def _check_metric(metric: Any) -> str:
-    if not isinstance(metric, str) or metric not in _registry.METRIC_KEYS:
-        raise ValueError(
-            f"metric must be one of {', '.join(repr(m) for m in _registry.METRIC_KEYS)}; got {metric!r}."
-        )
-    return metric
+    from ._validation import check_metric
+
+    return check_metric(metric)
 
 
 def library_table(defaults_only: bool = True) -> pd.DataFrame:
@@ -644,7 +644,7 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
                 }
             )
     frame = pd.DataFrame(rows)
-    order = {m: i for i, m in enumerate(_registry.METRIC_KEYS)}
+    order = {m: i for i, m in enumerate(_registry.metric_keys())}
     libs = {k: i for i, k in enumerate(LIBRARIES)}
     frame = frame.sort_values(
         ["library", "metric", "reproduced"],
@@ -1022,10 +1022,36 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
 
 
 # ------------------------------------------------------------------ who uses what
+def used_by(choice: _registry.Choice) -> str:
+    """Who uses one value of an option: the library functions of :data:`CONVENTIONS`, then the registry's ``also``.
+
+    The registry's option tables (docstrings, :func:`topkeval.metric_table`)
+    read this, so they cannot disagree with the convention table.
+
+    Parameters
+    ----------
+    choice : topkeval._registry.Choice
+        One value of an option in :data:`topkeval.OPTIONS` or :data:`topkeval.BATCH_OPTIONS`.
+
+    Returns
+    -------
+    str
+        The users, separated by ``"; "``, or a sentence saying there are none.
+
+    Examples
+    --------
+    >>> from topkeval import OPTIONS
+    >>> used_by(OPTIONS["denominator"].choices[2])
+    'torchmetrics RetrievalMAP(top_k=k)'
+    """
+    parts = [libraries_using(choice.option, choice.value), choice.also]
+    return "; ".join(p for p in parts if p) or "none of the libraries in topkeval.conventions"
+
+
 def libraries_using(option: str, value: str) -> str:
     """The library functions in :data:`CONVENTIONS` that use ``option=value``, grouped by library.
 
-    This is where the registry's "used by" text comes from (``topkeval._registry.Choice.used_by``),
+    This is where the registry's "used by" text comes from (:func:`used_by`),
     so the README's option table and this convention table cannot disagree.
 
     >>> libraries_using("denominator", "n_hits")
@@ -1046,6 +1072,8 @@ def libraries_using(option: str, value: str) -> str:
             by_library[row.library].append(row.name)
     return ", ".join(f"{LIBRARIES[key].name} {' / '.join(names)}" for key, names in by_library.items())
 
+
+_registry.USED_BY[:] = [used_by]  # Choice.used_by reads the table through this
 
 _KIND_WORDS = {
     "judged_empty": "for users in the truth with no relevant item",

@@ -1,6 +1,6 @@
 """Cumulative gain, step by step: CG, DCG, IDCG and NDCG for one user.
 
-``relevance`` is either a set of item ids (binary relevance: grade 1 each) or
+``relevant`` is either a set of item ids (binary relevance: grade 1 each) or
 a mapping item -> grade (graded relevance; 0 means judged not relevant).
 """
 
@@ -12,7 +12,14 @@ from typing import Any
 from . import _registry
 from ._cutoff import discount as _discount
 from ._cutoff import gain_of, top_k
-from ._validation import check_k, check_options, check_ranking, check_relevance, empty_relevant_error
+from ._validation import (
+    Relevant,
+    check_k,
+    check_options,
+    check_ranking,
+    check_relevance,
+    empty_relevant_error,
+)
 
 __all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table"]
 
@@ -21,9 +28,9 @@ _IDEAL = _registry.OPTIONS["ideal"]
 _DISCOUNT = _registry.OPTIONS["discount"]
 
 
-def _grades(ranking: Any, relevance: Any, k: Any, gain: Any) -> tuple[list, dict, int, str]:
+def _grades(ranking: Any, relevant: Relevant, k: Any, gain: Any) -> tuple[list, dict, int, str]:
     items = check_ranking(ranking)
-    grades = check_relevance(relevance, "relevance")
+    grades = check_relevance(relevant)
     k = check_k(k)
     gain = check_options(gain=gain)["gain"]
     return items, grades, k, gain
@@ -49,7 +56,7 @@ def _ideal_gains(items: list, grades: dict, k: int, gain: str, ideal: str) -> li
 
 
 def gains_at_k(
-    ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default
+    ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: str = _GAIN.default
 ) -> list[float]:
     """The gain at each of the first ``k`` ranks, best first.
 
@@ -57,7 +64,7 @@ def gains_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
         A set gives every listed relevant item grade 1.
     k : int
         Cutoff, at least 1.
@@ -77,11 +84,11 @@ def gains_at_k(
     >>> gains_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3, gain="exponential")
     [3.0, 0.0, 1.0]
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     return _gains(items, grades, k, gain)
 
 
-def cg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default) -> float:
+def cg_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: str = _GAIN.default) -> float:
     """Cumulative gain: the sum of the gains of the top ``k`` items, ignoring order.
 
     CG@k = sum over i <= k of gain_i
@@ -95,14 +102,14 @@ def cg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = 
     >>> cg_at_k(["b", "c", "a", "e", "d"], grades, k=5)  # same items, same CG
     11.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     return float(sum(_gains(items, grades, k, gain)))
 
 
 @_registry.document("gain", "discount")
 def dcg_at_k(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -116,7 +123,7 @@ def dcg_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
         A set means grade 1 for each listed item; grades must be >= 0.
     k : int
         Cutoff, at least 1.
@@ -156,7 +163,7 @@ def dcg_at_k(
     >>> dcg_at_k(["b", "a"], {"a"}, k=2, discount="clipped_log2")  # rank 2 weighs 1/log2(2) = 1
     1.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     discount = check_options(discount=discount)["discount"]
     return _dcg(_gains(items, grades, k, gain), discount)
 
@@ -164,7 +171,7 @@ def dcg_at_k(
 @_registry.document("ideal")
 def idcg_at_k(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -179,7 +186,7 @@ def idcg_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. Used only when ``ideal="listed"``.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
     k : int
     gain : {"linear", "exponential"}
     ideal : {"all", "listed"}
@@ -207,7 +214,7 @@ def idcg_at_k(
     >>> idcg_at_k(["a", "b"], {"a", "c", "x"}, k=2, ideal="listed")  # only "a" is listed
     1.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     ideal, discount = check_options(ideal=ideal, discount=discount).values()
     return _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
 
@@ -215,7 +222,7 @@ def idcg_at_k(
 @_registry.document("gain", "ideal", "discount")
 def ndcg_at_k(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -230,7 +237,7 @@ def ndcg_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
         A set means binary relevance. Must hold at least one item with
         grade > 0.
     k : int
@@ -283,7 +290,7 @@ def ndcg_at_k(
     >>> ndcg_at_k(["b", "a"], {"a"}, k=2, discount="clipped_log2")  # LensKit's default: 1/1
     1.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     ideal, discount = check_options(ideal=ideal, discount=discount).values()
     if not any(g > 0 for g in grades.values()):
         raise empty_relevant_error("ndcg_at_k")
@@ -295,7 +302,7 @@ def ndcg_at_k(
 
 def dcg_table(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -321,7 +328,7 @@ def dcg_table(
     """
     import pandas as pd
 
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     ideal, kind = check_options(ideal=ideal, discount=discount).values()
     shown = top_k(items, k)
     ideal_gains = _ideal_gains(items, grades, k, gain, ideal)

@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import functools
 import math
-import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -47,7 +46,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import topkeval
-from topkeval import _registry
+from topkeval import _docs, _registry
 
 __all__ = ["evaluate", "evaluate_arrays", "summary", "skipped_users"]
 
@@ -56,32 +55,7 @@ _ORDER = "__topkeval_row__"  # internal column: the input row order, for ties="i
 _ROWS_PER_BUCKET = 2_000_000  # recommendation rows per bucket when B is chosen from the data
 _ARROW = True  # cogroup().applyInArrow where Spark has it (4.0+); False forces applyInPandas (tests)
 _LINK = "_topkeval_evaluation"  # attribute linking a result to its unfiltered frame and empty option
-_DEFAULTS = {name: option.default for name, option in {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}.items()}
-_DEFAULTS.update({name: parameter.default for name, parameter in _registry.PARAMETERS.items()})
-
-
-def _document(*names: str):
-    """Fill ``%(name)s`` in a docstring with the option's values, formulas and users, from the registry."""
-    options = {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}
-
-    def decorate(function):
-        doc = function.__doc__
-        for name in names:
-            option = options[name]
-            lines = [f"``{name}`` (default ``{option.default!r}``):", ""]
-            lines += [
-                textwrap.fill(
-                    f"- ``{c.value!r}``: {c.formula}. Used by {c.used_by}.", width=72, subsequent_indent="  "
-                )
-                for c in option.choices
-            ]
-            doc = doc.replace(
-                f"%({name})s", "\n".join(lines).replace("\n", "\n    ").replace("\n    \n", "\n\n")
-            )
-        function.__doc__ = doc
-        return function
-
-    return decorate
+_DEFAULTS: dict[str, Any] = {name: _registry.default(name) for name in _registry.option_names("frames")}
 
 
 def _pyspark():
@@ -272,7 +246,7 @@ def _result_schema(user_type, names: Sequence[str], user_col: str):
     return T.StructType(fields + [T.StructField(_FLAG, T.ByteType(), False)])
 
 
-@_document("empty", "ties")
+@_docs.document("empty", "ties")
 def evaluate(
     recommendations,
     truth,

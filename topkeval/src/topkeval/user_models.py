@@ -19,15 +19,16 @@ Each has a per-user function here, written for reading; for many users at once
 ask :func:`topkeval.evaluate` or :func:`topkeval.evaluate_arrays` for the columns
 ``err@k`` and ``rbp@k`` (``metrics=[..., "err", "rbp"]``): their batch kernels
 live in ``topkeval._kernels`` with the other metrics' and are tested against
-these functions to 1e-12 (``tests/library/test_user_models.py``).
+these functions to 1e-12.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
-from typing import Any
 
+from . import _registry
 from ._validation import (
+    Relevant,
     check_k,
     check_max_grade,
     check_parameters,
@@ -39,9 +40,14 @@ from ._validation import (
 __all__ = ["err_at_k", "rbp_at_k"]
 
 
-# ----------------------------------------------------------------- checks
 # ----------------------------------------------------------------- per user
-def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: float | None = None) -> float:
+def err_at_k(
+    ranking: Sequence[Hashable],
+    relevant: Relevant,
+    k: int,
+    *,
+    max_grade: float | None = _registry.Settings.max_grade,
+) -> float:
     """Expected reciprocal rank: 1/(rank where the user stops), averaged over the cascade.
 
     ERR@k = sum over i = 1..k of (1/i) * R_i * prod over j < i of (1 - R_j),
@@ -52,7 +58,7 @@ def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: 
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : mapping item -> grade, or set of item ids
+    relevant : mapping item -> grade, or set of item ids
         Grades >= 0 (a set means grade 1 for each item). Unlisted items have
         grade 0.
     k : int
@@ -86,7 +92,7 @@ def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: 
     0.7812
     """
     items = check_ranking(ranking)
-    grades = check_relevance(relevance, "relevance")
+    grades = check_relevance(relevant)
     k = check_k(k)
     largest = max(grades.values(), default=0.0)
     top = check_max_grade(max_grade, largest)
@@ -102,7 +108,9 @@ def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: 
     return float(total)
 
 
-def rbp_at_k(ranking: Sequence[Hashable], relevant: Any, k: int, *, p: float = 0.8) -> float:
+def rbp_at_k(
+    ranking: Sequence[Hashable], relevant: Relevant, k: int, *, p: float = _registry.Settings.p
+) -> float:
     """Rank-biased precision: the patience model's expected rate of relevant items.
 
     RBP@k = (1 - p) * sum over the relevant ranks i <= k of p^(i - 1)
