@@ -11,6 +11,7 @@ from topkeval.conventions import library_table
 
 __all__ = ["recap_table", "DECISION_GUIDE", "q1", "q2", "q3", "q4"]
 
+
 def recap_table() -> pd.DataFrame:
     """One row per metric: formula, options, range, what it rewards and its leave-one-out form, all from the registry."""
     libraries = library_table()

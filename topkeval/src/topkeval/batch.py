@@ -13,7 +13,7 @@ block the hits are found with a cache-sized bitmap (one row of ``n_items``
 one-byte cells per user of a small sub-block), and the metrics are computed
 from the list of hit positions, so the work grows with the number of hits
 rather than with K. The results equal the per-user functions in
-``topkeval.metrics`` and ``topkeval.dcg`` to 1e-12 (``tests/library/test_batch.py``).
+``topkeval.metrics`` and ``topkeval.dcg`` to 1e-12 (the test suite checks it).
 
 :func:`evaluate` spends most of its time turning ids into integer codes. It
 is fastest when each user's rows come together with ranks 1..K (what a

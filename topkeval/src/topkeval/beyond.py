@@ -20,7 +20,7 @@ the lists are like, whatever the user liked:
 Per-user functions take one ranking, as the accuracy metrics do; the
 aggregate ones take every user's ranking. The batch versions take an integer
 (users x K) matrix as :func:`topkeval.evaluate_arrays` does; both are tested
-against slow oracles in ``tests/library/test_beyond.py``.
+against slow oracles.
 """
 
 from __future__ import annotations

@@ -9,8 +9,8 @@ library functions our options cannot express, and why.
 
 ``python -m topkeval.conventions record`` runs every installed library on the
 shared synthetic dataset (:func:`make_dataset`) and stores what each one
-printed, next to our numbers, in ``helpers/experiments/results/``; the course
-notebook reads the heavy libraries' numbers from there.
+printed, next to our numbers, as JSON (a record of what each library computed, for
+readers without those libraries installed).
 """
 
 from __future__ import annotations

@@ -52,7 +52,7 @@ def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> P
     if not path.is_file():
         raise FileNotFoundError(
             f"no file at {str(path)!r}. {loader} reads {expected_name} from the MovieLens download at {url}: "
-            "download and unzip it yourself (the course never downloads at run time), then pass the path, "
+            "download and unzip it yourself (this loader never downloads), then pass the path, "
             f"e.g. {loader}({example!r})."
         )
     return path
@@ -82,7 +82,7 @@ def _finish(users, items, ratings, times) -> pd.DataFrame:
 
 
 def load_movielens_100k(path) -> pd.DataFrame:
-    """Read MovieLens 100K's ``u.data`` into columns user, item, rating, timestamp.
+    r"""Read MovieLens 100K's ``u.data`` into columns user, item, rating, timestamp.
 
     Parameters
     ----------
@@ -114,7 +114,10 @@ def load_movielens_100k(path) -> pd.DataFrame:
     Examples
     --------
     >>> from topkeval.datasets import load_movielens_100k
-    >>> ratings = load_movielens_100k("tests/experiments/data/u.data")  # a small fixture in the u.data format
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "u.data"  # two lines in the u.data format
+    >>> _ = path.write_text("1\t12\t4\t884025600\n1\t13\t5\t884059903\n")
+    >>> ratings = load_movielens_100k(path)
     >>> list(ratings.columns)
     ['user', 'item', 'rating', 'timestamp']
     >>> ratings.iloc[0].tolist()
@@ -151,7 +154,7 @@ def load_movielens_100k(path) -> pd.DataFrame:
 
 
 def load_movielens_latest(path) -> pd.DataFrame:
-    """Read ml-latest(-small)'s ``ratings.csv`` into columns user, item, rating, timestamp.
+    r"""Read ml-latest(-small)'s ``ratings.csv`` into columns user, item, rating, timestamp.
 
     Parameters
     ----------
@@ -179,7 +182,10 @@ def load_movielens_latest(path) -> pd.DataFrame:
     Examples
     --------
     >>> from topkeval.datasets import load_movielens_latest
-    >>> ratings = load_movielens_latest("tests/experiments/data/ratings.csv")  # a small fixture in the same format
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "ratings.csv"  # two ratings in the same format
+    >>> _ = path.write_text("userId,movieId,rating,timestamp\n1,17,3.5,1500000000\n1,42,3.0,1500074105\n")
+    >>> ratings = load_movielens_latest(path)
     >>> ratings.dtypes.astype(str).tolist()
     ['int64', 'int64', 'float64', 'int64']
     >>> ratings.iloc[0].tolist()
@@ -216,7 +222,7 @@ def load_movielens_latest(path) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ download
-#: The MovieLens archives the course can fetch. ``md5`` is the published checksum, pinned where the
+#: The MovieLens archives this module can fetch. ``md5`` is the published checksum, pinned where the
 #: archive never changes; ``None`` means "read GroupLens's ``<archive>.md5`` file at download time"
 #: (ml-latest-small is re-released from time to time, so no value can be pinned for good).
 #: ml-100k's MD5 is the one GroupLens publishes at files.grouplens.org/datasets/movielens/ml-100k.zip.md5.

@@ -151,7 +151,7 @@ def dcg_at_k(
     Recommenders use the natural log, which cancels in NDCG but not in DCG.
     LensKit's default clips the discount to 1/log2(max(i, 2)), so ranks 1 and
     2 weigh the same. Järvelin and Kekäläinen's original DCG used that
-    clipped form. Taught in ``notebooks/05-dcg-ndcg.ipynb``.
+    clipped form.
 
     Examples
     --------
@@ -275,7 +275,7 @@ def ndcg_at_k(
     relevant items that exist but are not listed, IDCG is 0 and the result is
     0.0 (scikit-learn's rule). Binary NDCG cannot tell two relevant items
     apart: swapping them leaves it unchanged. With one relevant item at rank
-    r <= k, NDCG@k = 1/log2(r + 1). Taught in ``notebooks/05-dcg-ndcg.ipynb``.
+    r <= k, NDCG@k = 1/log2(r + 1).
 
     Examples
     --------

@@ -92,7 +92,7 @@ def precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> f
     (truncated) list instead, and implicit's "precision" by min(k, |R|).
 
     With no relevant item at all the result is 0.0 (no position can hold a
-    hit). Taught in ``notebooks/02-cutoffs.ipynb``.
+    hit).
 
     Examples
     --------
@@ -297,8 +297,7 @@ def average_precision_at_k(
     those that could not fit in k slots; ``"min_k_n_relevant"`` charges only
     the misses that could have fitted; ``"n_hits"`` charges none, so a list
     whose only hit is at rank 1 scores 1.0, and one more hit further down can
-    lower the score (seed 000: AP@9 = 0.903 but AP@10 = 0.852). Taught in
-    ``notebooks/03-average-precision.ipynb``.
+    lower the score.
 
     Examples
     --------

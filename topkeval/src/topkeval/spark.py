@@ -21,7 +21,7 @@ one Python worker as Arrow tables (``groupBy(bucket).cogroup(...)
 :func:`topkeval.evaluate` itself scores them. A user's rows all land in one
 bucket, and a user's metrics depend only on that user's rows, so the values
 are the ones :func:`topkeval.evaluate` gives on the whole data, bit for bit
-(``tests/test_spark.py``). Only DataFrame operations are used (no RDD, no
+(the test suite checks it). Only DataFrame operations are used (no RDD, no
 SparkContext), so the module also runs under Spark Connect. The executors
 need this package installed (it is imported there by name).
 

@@ -56,7 +56,7 @@ def leave_one_out_split(
       Remove repeats first if the model must not see the test item.
 
     With one held-out item per user, recall@k equals hit@k, AP@k equals
-    RR@k and NDCG@k = 1/log2(r + 1): see ``notebooks/06-leave-one-out.ipynb``.
+    RR@k and NDCG@k = 1/log2(r + 1).
 
     Examples
     --------
