@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ._cutoff import normalised, satisfaction
 from ._registry import Settings
 
 __all__ = [
@@ -137,7 +138,7 @@ def ndcg(cut: Cut) -> np.ndarray:
         idcg = cut.binary_idcg[np.minimum(listed, cut.k)]
     else:
         idcg = cut.ideal
-    return _ratio(dcg, idcg)
+    return normalised(dcg, idcg)
 
 
 def expected_reciprocal_rank(cut: Cut) -> np.ndarray:
@@ -149,7 +150,7 @@ def expected_reciprocal_rank(cut: Cut) -> np.ndarray:
     """
     grades = 1.0 if cut.grades is None else cut.grades
     top = np.ones(cut.n) if cut.top_grade is None else cut.top_grade
-    stop = (np.exp2(grades) - 1.0) / np.exp2(top[cut.row])
+    stop = satisfaction(grades, top[cut.row])
     log_go_on = np.log1p(-stop)
     through = np.cumsum(log_go_on)
     starts = np.cumsum(cut.hits) - cut.hits

@@ -22,7 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import _registry
-from ._cutoff import discounts
+from ._cutoff import dcg_of, discounts, normalised
 
 __all__ = [
     "LIBRARIES",
@@ -1015,9 +1015,8 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
         ends = np.cumsum(counts) - 1
         group_disc = np.diff(np.concatenate([[0.0], cum[ends]]))
         dcg = float((mean_gain * group_disc).sum())
-        ideal = np.sort(gain)[::-1]
-        idcg = float((ideal * d).sum())
-        value.loc[user] = dcg / idcg if idcg > 0 else 0.0
+        idcg = dcg_of(np.sort(gain)[::-1][:k].tolist())
+        value.loc[user] = float(normalised(dcg, idcg))
     return value
 
 

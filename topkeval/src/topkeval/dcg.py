@@ -10,8 +10,8 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from . import _registry
+from ._cutoff import dcg_of, gain_of, normalised, top_k
 from ._cutoff import discount as _discount
-from ._cutoff import gain_of, top_k
 from ._validation import (
     Relevant,
     check_k,
@@ -38,13 +38,6 @@ def _grades(ranking: Any, relevant: Relevant, k: Any, gain: Any) -> tuple[list, 
 
 def _gains(items: list, grades: dict, k: int, gain: str) -> list[float]:
     return [gain_of(grades.get(item, 0.0), gain) for item in top_k(items, k)]
-
-
-def _dcg(gains: list[float], kind: str = "log2") -> float:
-    total = 0.0
-    for rank, g in enumerate(gains, start=1):
-        total += g * _discount(rank, kind)
-    return total
 
 
 def _ideal_gains(items: list, grades: dict, k: int, gain: str, ideal: str) -> list[float]:
@@ -165,7 +158,7 @@ def dcg_at_k(
     """
     items, grades, k, gain = _grades(ranking, relevant, k, gain)
     discount = check_options(discount=discount)["discount"]
-    return _dcg(_gains(items, grades, k, gain), discount)
+    return dcg_of(_gains(items, grades, k, gain), discount)
 
 
 @_registry.document("ideal")
@@ -216,7 +209,7 @@ def idcg_at_k(
     """
     items, grades, k, gain = _grades(ranking, relevant, k, gain)
     ideal, discount = check_options(ideal=ideal, discount=discount).values()
-    return _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
+    return dcg_of(_ideal_gains(items, grades, k, gain, ideal), discount)
 
 
 @_registry.document("gain", "ideal", "discount")
@@ -294,10 +287,8 @@ def ndcg_at_k(
     ideal, discount = check_options(ideal=ideal, discount=discount).values()
     if not any(g > 0 for g in grades.values()):
         raise empty_relevant_error("ndcg_at_k")
-    best = _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
-    if best == 0.0:
-        return 0.0
-    return _dcg(_gains(items, grades, k, gain), discount) / best
+    best = dcg_of(_ideal_gains(items, grades, k, gain, ideal), discount)
+    return float(normalised(dcg_of(_gains(items, grades, k, gain), discount), best))
 
 
 def dcg_table(

@@ -27,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 from . import _registry
+from ._cutoff import satisfaction
 from ._validation import (
     Relevant,
     check_k,
@@ -99,10 +100,9 @@ def err_at_k(
     top = largest if top is None else top
     if largest == 0:
         return 0.0
-    scale = 2.0**top
     not_stopped, total = 1.0, 0.0
     for rank, item in enumerate(items[:k], start=1):
-        satisfied = (2.0 ** grades.get(item, 0.0) - 1.0) / scale
+        satisfied = float(satisfaction(grades.get(item, 0.0), top))
         total += not_stopped * satisfied / rank
         not_stopped *= 1.0 - satisfied
     return float(total)
