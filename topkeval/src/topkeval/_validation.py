@@ -119,7 +119,7 @@ def check_k(k: Any, name: str = "k") -> int:
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         hint = ""
         if isinstance(k, numbers.Real) and not isinstance(k, bool) and float(k).is_integer():
-            hint = f"; write {name}={int(k)}"
+            hint = f"; write {name}={int(float(k))}"
         raise InputTypeError(
             f"{name} must be an int >= 1 (the cutoff: how many top items count); "
             f"got {_short(k)} of type {type(k).__name__}{hint}."
@@ -217,7 +217,7 @@ def check_parameters(**values: Any) -> dict[str, float | None]:
     >>> check_parameters(p=0.5, max_grade=None)
     {'p': 0.5, 'max_grade': None}
     """
-    checked = {}
+    checked: dict[str, float | None] = {}
     for name, value in values.items():
         spec = PARAMETERS[name]
         if value is None and spec.none_means:

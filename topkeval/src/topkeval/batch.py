@@ -258,7 +258,7 @@ class _Bitmap:
         self.code_type = _smallest_uint(int(np.diff(indptr).max(initial=0)))
         cells = _BITMAP_BYTES // (self.stride * np.dtype(self.code_type).itemsize)
         self.sub = int(max(1, min(block_size, cells)))
-        self.cells = np.zeros(self.sub * self.stride, dtype=self.code_type)
+        self.cells: np.ndarray = np.zeros(self.sub * self.stride, dtype=self.code_type)
 
     def find(
         self,
@@ -280,8 +280,8 @@ class _Bitmap:
         gather = block + (local * stride)[:, None]
         if block.size and block.min() < 0:
             gather[block < 0] = (local * stride + self.n_items)[np.nonzero(block < 0)[0]]
-        hit_code = np.empty((nb, width), dtype=self.code_type)
-        back = np.empty(rel_items.size, dtype=self.code_type) if readback else None
+        hit_code: np.ndarray = np.empty((nb, width), dtype=self.code_type)
+        back: np.ndarray | None = np.empty(rel_items.size, dtype=self.code_type) if readback else None
         bounds = local_ptr[:-1][::sub].tolist() + [rel_items.size]
         for i, s0 in enumerate(range(0, nb, sub)):
             where = rel_flat[bounds[i] : bounds[i + 1]]
@@ -386,15 +386,15 @@ def evaluate_arrays(
     metrics: Iterable[str] | None = None,
     relevant_grades: Any = None,
     n_items: int | None = None,
-    denominator: str = _registry.OPTIONS["denominator"].default,
-    gain: str = _registry.OPTIONS["gain"].default,
-    ideal: str = _registry.OPTIONS["ideal"].default,
-    empty: str = _registry.BATCH_OPTIONS["empty"].default,
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    empty: str = Settings.empty,
     block_size: int = _DEFAULT_BLOCK,
-    discount: str = _registry.OPTIONS["discount"].default,
+    discount: str = Settings.discount,
     duplicates: str = "check_hits",
-    p: float = _registry.PARAMETERS["p"].default,
-    max_grade: float | None = _registry.PARAMETERS["max_grade"].default,
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ) -> pd.DataFrame:
     """Every metric for every row of an integer (users x K) matrix: the fast path.
 
@@ -514,7 +514,9 @@ def _renumber(top: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return ids, coded, np.searchsorted(ids, items)
 
 
-def _original_ids(err: InvalidInputError, ids: np.ndarray | None, coded: np.ndarray) -> InvalidInputError:
+def _original_ids(
+    err: DuplicateRelevantError | DuplicateRecommendationError, ids: np.ndarray | None, coded: np.ndarray
+) -> InvalidInputError:
     """A duplicate found on renumbered ids, told with the ids the caller passed."""
     if ids is None:
         return err
@@ -635,7 +637,7 @@ def _arrow_codes(
         import pyarrow.compute as pc
     except ImportError:
         return None
-    first, second = (pa.chunked_array(a()) for a in arrays)
+    first, second = (pa.chunked_array(a()) for a in arrays if a is not None)
     if first.type != second.type or not (
         pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
     ):
@@ -761,19 +763,19 @@ def evaluate(
     k: int | Sequence[int],
     *,
     metrics: Iterable[str] | None = None,
-    denominator: str = _registry.OPTIONS["denominator"].default,
-    gain: str = _registry.OPTIONS["gain"].default,
-    ideal: str = _registry.OPTIONS["ideal"].default,
-    empty: str = _registry.BATCH_OPTIONS["empty"].default,
-    ties: str = _registry.BATCH_OPTIONS["ties"].default,
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    empty: str = Settings.empty,
+    ties: str = Settings.ties,
     user_col: str = "user",
     item_col: str = "item",
     rank_col: str = "rank",
     score_col: str = "score",
     relevance_col: str = "relevance",
-    discount: str = _registry.OPTIONS["discount"].default,
-    p: float = _registry.PARAMETERS["p"].default,
-    max_grade: float | None = _registry.PARAMETERS["max_grade"].default,
+    discount: str = Settings.discount,
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ) -> pd.DataFrame:
     """Score every user's recommendations: one row per user, one column per metric.
 

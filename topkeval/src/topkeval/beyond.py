@@ -216,6 +216,7 @@ def intra_list_diversity_at_k(
         unit = {item: _vector(features, item) for item in items}
         total = sum(1.0 - float(unit[a] @ unit[b]) for a, b in pairs)
     else:
+        assert categories is not None  # one of the two was checked to be given
         sets = {item: _category_set(categories, item) for item in items}
         total = sum(_jaccard_distance(sets[a], sets[b]) for a, b in pairs)
     return float(total / len(pairs))

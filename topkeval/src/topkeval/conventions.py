@@ -816,7 +816,10 @@ class _Run:
         self.options = dict(row.options)
         self.metric, self.ks = row.metric, [k]
         self.need_hits = False
-        self.scores = self.value = self.hits = self.weight = None
+        self.scores: pd.DataFrame = pd.DataFrame()
+        self.value: pd.Series = pd.Series(dtype=float)
+        self.hits: pd.Series = pd.Series(dtype=float)
+        self.weight: pd.Series | None = None  # set by the pooled and capped steps
 
     @property
     def by_score(self) -> bool:
@@ -920,7 +923,7 @@ def _tie_rule(row: Convention, lib: Library, ties: str | None) -> str:
         "item_ascending": "item_ascending",
         "input_order": "input_order",
         "average": "input_order",
-        "given": ties,
+        "given": ties or "input_order",
     }[lib.ties]
 
 

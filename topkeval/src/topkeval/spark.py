@@ -46,7 +46,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import topkeval
-from topkeval import _docs, _registry
+from topkeval import _docs
+from topkeval._registry import Settings
 
 __all__ = ["evaluate", "evaluate_arrays", "summary", "skipped_users"]
 
@@ -55,7 +56,6 @@ _ORDER = "__topkeval_row__"  # internal column: the input row order, for ties="i
 _ROWS_PER_BUCKET = 2_000_000  # recommendation rows per bucket when B is chosen from the data
 _ARROW = True  # cogroup().applyInArrow where Spark has it (4.0+); False forces applyInPandas (tests)
 _LINK = "_topkeval_evaluation"  # attribute linking a result to its unfiltered frame and empty option
-_DEFAULTS: dict[str, Any] = {name: _registry.default(name) for name in _registry.option_names("frames")}
 
 
 def _pyspark():
@@ -253,20 +253,20 @@ def evaluate(
     k: int | Sequence[int],
     *,
     metrics: Iterable[str] | None = None,
-    denominator: str = _DEFAULTS["denominator"],
-    gain: str = _DEFAULTS["gain"],
-    ideal: str = _DEFAULTS["ideal"],
-    discount: str = _DEFAULTS["discount"],
-    empty: str = _DEFAULTS["empty"],
-    ties: str = _DEFAULTS["ties"],
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    discount: str = Settings.discount,
+    empty: str = Settings.empty,
+    ties: str = Settings.ties,
     user_col: str = "user",
     item_col: str = "item",
     rank_col: str = "rank",
     score_col: str = "score",
     relevance_col: str = "relevance",
     buckets: int | None = None,
-    p: float = _DEFAULTS["p"],
-    max_grade: float | None = _DEFAULTS["max_grade"],
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ):
     """Score every user's recommendations on Spark: one row per user, one column per metric.
 
@@ -376,7 +376,7 @@ def evaluate(
     if order:
         _, F, _ = _pyspark()
         recs = recs.withColumn(_ORDER, F.monotonically_increasing_id())
-    config = dict(
+    config: dict[str, Any] = dict(
         k=k,
         options=options,
         names=names,
@@ -476,17 +476,17 @@ def evaluate_arrays(
     k: int | Sequence[int],
     *,
     metrics: Iterable[str] | None = None,
-    denominator: str = _DEFAULTS["denominator"],
-    gain: str = _DEFAULTS["gain"],
-    ideal: str = _DEFAULTS["ideal"],
-    discount: str = _DEFAULTS["discount"],
-    empty: str = _DEFAULTS["empty"],
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    discount: str = Settings.discount,
+    empty: str = Settings.empty,
     user_col: str = "user",
     items_col: str = "items",
     relevant_col: str = "relevant",
     grades_col: str | None = None,
-    p: float = _DEFAULTS["p"],
-    max_grade: float | None = _DEFAULTS["max_grade"],
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ):
     """Score one row per user holding arrays: the shape of ALS ``recommendForAllUsers`` output.
 
@@ -534,7 +534,7 @@ def evaluate_arrays(
             f"lists is missing column {user_col!r}; it has {', '.join(map(repr, lists.columns))}. "
             "Pass user_col=... if yours is named differently."
         )
-    options = dict(
+    options: dict[str, Any] = dict(
         metrics=metrics,
         denominator=denominator,
         gain=gain,
@@ -550,7 +550,7 @@ def evaluate_arrays(
             relevant = F.coalesce(F.exists(_col(grades_col), lambda g: g > 0), F.lit(False))
         _raise_on_empty(lists.select(_col(user_col), relevant.cast("int").alias("relevant")), user_col)
     columns = [user_col, items_col, relevant_col] + ([grades_col] if grades_col else [])
-    config = dict(
+    config: dict[str, Any] = dict(
         k=k,
         options=options,
         names=list(probe.columns),

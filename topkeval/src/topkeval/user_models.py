@@ -32,7 +32,7 @@ from ._validation import (
     Relevant,
     check_k,
     check_max_grade,
-    check_parameters,
+    check_number,
     check_ranking,
     check_relevance,
     check_relevant_set,
@@ -149,6 +149,7 @@ def rbp_at_k(
     items = check_ranking(ranking)
     rel = check_relevant_set(relevant)
     k = check_k(k)
-    p = check_parameters(p=p)["p"]
+    spec = _registry.PARAMETERS["p"]
+    p = check_number(p, "p", spec.low, spec.high, low_open=spec.low_open, high_open=spec.high_open)
     total = sum(p ** (rank - 1) for rank, item in enumerate(items[:k], start=1) if item in rel)
     return float((1.0 - p) * total)
