@@ -145,6 +145,20 @@ def novelty_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) ->
 def arp_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) -> float:
     """Average recommendation popularity: the mean popularity share of the top ``k`` items.
 
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first.
+    k : int
+        Cutoff, at least 1.
+    popularity : mapping item -> float
+        Each item's popularity share (e.g. its share of the training interactions).
+
+    Returns
+    -------
+    float
+        The mean share over the top k (lower means less popular items).
+
     Examples
     --------
     >>> from topkeval.beyond import arp_at_k
@@ -191,6 +205,17 @@ def intra_list_diversity_at_k(
     Give exactly one of ``features`` (item -> vector; distance 1 - cosine
     similarity, in [0, 2]) and ``categories`` (item -> category or set of
     categories; Jaccard distance, in [0, 1]).
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first.
+    k : int
+        Cutoff, at least 1.
+    features : mapping item -> vector, optional
+        Item vectors (cosine distance).
+    categories : mapping item -> category or set of categories, optional
+        Item categories (Jaccard distance).
 
     Returns
     -------
@@ -248,6 +273,11 @@ def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection
     k : int
         Cutoff, at least 1.
 
+    Returns
+    -------
+    float
+        Distinct items shown in any top k / catalogue size, in [0, 1].
+
     Examples
     --------
     >>> from topkeval.beyond import catalog_coverage
@@ -262,6 +292,16 @@ def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection
 
 def gini_of_counts(counts: Any) -> float:
     """Gini index of a vector of non-negative counts (one per catalogue item, zeros included).
+
+    Parameters
+    ----------
+    counts : array-like of float
+        One non-negative count per catalogue item, zeros included.
+
+    Returns
+    -------
+    float
+        The Gini index in [0, 1 - 1/n].
 
     Examples
     --------
@@ -299,6 +339,20 @@ def gini_index(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: i
     count 0). G = 0 when every item is recommended equally often; it tends
     to 1 when one item takes every slot.
 
+    Parameters
+    ----------
+    rankings : iterable of sequences
+        Every user's ranking, best first.
+    catalog : collection of hashable
+        Every item that could be recommended; items never shown count 0.
+    k : int
+        Cutoff, at least 1.
+
+    Returns
+    -------
+    float
+        The Gini index in [0, 1).
+
     Examples
     --------
     >>> from topkeval.beyond import gini_index
@@ -325,6 +379,20 @@ def _n_items(top: np.ndarray, n_items: Any) -> int:
 def coverage_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
     """Catalogue coverage of an integer (users x K) matrix (negative ids are empty slots).
 
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1).
+    k : int, optional
+        Cutoff; default K.
+
+    Returns
+    -------
+    float
+        Distinct items in any top k / n_items.
+
     Examples
     --------
     >>> import numpy as np
@@ -339,6 +407,20 @@ def coverage_batch(top_items: Any, n_items: int, *, k: int | None = None) -> flo
 
 def gini_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
     """Gini index of the recommendation counts of an integer (users x K) matrix.
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1); items never shown count 0.
+    k : int, optional
+        Cutoff; default K.
+
+    Returns
+    -------
+    float
+        The Gini index in [0, 1): 0 when every item gets as many slots.
 
     Examples
     --------

@@ -563,6 +563,22 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
     Raises ValueError, listing what is supported, for an unknown library, a
     metric the library does not compute, or a function we do not reproduce.
 
+    Parameters
+    ----------
+    library : str
+        A key of :data:`LIBRARIES` or an alias (``"pytrec_eval"``).
+    metric : str
+        A metric name, as in :func:`topkeval.evaluate`'s ``metrics``.
+    variant : str, optional
+        The library function's name, for a row that is not its usual one.
+
+    Returns
+    -------
+    Convention
+        The row: the library's function name, our options, its steps and evidence.
+
+    Examples
+    --------
     >>> convention("ranx", "ap").options
     {'denominator': 'n_relevant'}
     >>> convention("ranx", "ndcg", "ndcg_burges@k").options
@@ -599,6 +615,19 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
 
     Rows that we do not reproduce say so in ``reproduced`` and ``why``.
 
+    Parameters
+    ----------
+    defaults_only : bool
+        True (default): each library's usual function only. False: its variants
+        too, and the functions we do not reproduce.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (library, metric).
+
+    Examples
+    --------
     >>> t = library_table()
     >>> t.loc[("lenskit", "ndcg"), "options"]
     "discount='clipped_log2'"
@@ -700,6 +729,8 @@ def evaluate_as(
         Only for libraries that take an already ranked list ("given" in
         :data:`LIBRARIES`): how you ordered tied scores. Default
         ``"input_order"``. Other libraries use their own rule.
+    user_col, item_col, rank_col, score_col, relevance_col : str
+        Column names, as in :func:`topkeval.evaluate`.
 
     Returns
     -------
@@ -1056,6 +1087,20 @@ def libraries_using(option: str, value: str) -> str:
     This is where the registry's "used by" text comes from (:func:`used_by`),
     so the README's option table and this convention table cannot disagree.
 
+    Parameters
+    ----------
+    option : str
+        An option name of the registry (``"denominator"``, ``"ties"``, ``"empty"``, ...).
+    value : str
+        One of its values.
+
+    Returns
+    -------
+    str
+        ``"<library> <function> / <function>, ..."``, or ``""`` when none uses it.
+
+    Examples
+    --------
     >>> libraries_using("denominator", "n_hits")
     'torchmetrics RetrievalMAP(top_k=k)'
     """

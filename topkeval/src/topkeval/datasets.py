@@ -239,7 +239,18 @@ class DownloadError(RuntimeError):
 
 
 def default_cache_dir() -> Path:
-    """``$TOPK_COURSE_DATA`` if set, else ``~/.cache/topk-course``."""
+    """Where downloaded archives are kept: ``$TOPK_COURSE_DATA`` if set, else ``~/.cache/topk-course``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (it may not exist yet).
+
+    Examples
+    --------
+    >>> default_cache_dir().is_absolute()
+    True
+    """
     return Path(os.environ.get(_CACHE_ENV) or Path.home() / ".cache" / "topk-course").expanduser()
 
 
@@ -364,8 +375,28 @@ def download_movielens(
 def load_movielens(name: str, cache_dir=None, *, download: bool = True, **options) -> pd.DataFrame:
     """The ratings of a MovieLens archive from the cache, downloading it first if allowed.
 
-    Raises FileNotFoundError when it is not cached and ``download`` is False.
-    Other keywords go to :func:`download_movielens`.
+    Parameters
+    ----------
+    name : str
+        A key of :data:`MOVIELENS`, e.g. ``"ml-100k"``.
+    cache_dir : str or path, optional
+        Where archives are kept; default :func:`default_cache_dir`.
+    download : bool
+        Fetch (and verify) the archive when it is not cached. False raises
+        FileNotFoundError instead.
+    **options
+        Passed to :func:`download_movielens` (e.g. ``timeout``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``user``, ``item``, ``rating``, ``timestamp``.
+
+    Examples
+    --------
+    >>> ratings = load_movielens("ml-100k")  # doctest: +SKIP
+    >>> len(ratings)  # doctest: +SKIP
+    100000
     """
     if name not in MOVIELENS:
         raise ValueError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")

@@ -86,6 +86,22 @@ def cg_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: st
 
     CG@k = sum over i <= k of gain_i
 
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        A set means grade 1 for each listed item.
+    k : int
+        Cutoff, at least 1.
+    gain : {"linear", "exponential"}
+        ``grade`` or ``2**grade - 1``.
+
+    Returns
+    -------
+    float
+        The sum of the top k gains (>= 0).
+
     Examples
     --------
     >>> from topkeval import cg_at_k
@@ -307,6 +323,22 @@ def dcg_table(
     ``discount="clipped_log2"``), ``dcg`` (running sum of gain * discount),
     ``ideal_gain`` and ``idcg`` (the same for the ideal ordering). The last
     row's ``dcg / idcg`` is NDCG@k.
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        A set means grade 1 for each listed item.
+    k : int
+        Cutoff, at least 1.
+    gain, ideal, discount : str
+        As in :func:`ndcg_at_k`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rank up to k (or up to the longer of the list and the ideal).
 
     Examples
     --------

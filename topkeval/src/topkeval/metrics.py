@@ -42,6 +42,20 @@ def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> l
     |R|): precision counts them, RR takes the first, AP averages the
     precision at each of them.
 
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        The user's relevant items (grade > 0 in a mapping).
+    k : int
+        Cutoff, at least 1.
+
+    Returns
+    -------
+    list of int
+        The hit ranks, smallest first.
+
     Examples
     --------
     >>> from topkeval import hit_ranks_at_k

@@ -594,6 +594,12 @@ def summary(per_user) -> pd.Series:
         ``n_skipped_users``; the last two are None for a frame that did not
         come straight from :func:`evaluate`. Per-user rows never reach the
         driver: only one row of sums and counts does.
+
+    Examples
+    --------
+    >>> summary(evaluate(recs_df, truth_df, k=10, empty="skip"))  # doctest: +SKIP
+    precision@10    0.0731
+    ...
     """
     _check_frame(per_user, "per_user")
     _, F, _ = _pyspark()
@@ -637,6 +643,17 @@ def skipped_users(per_user):
     ----------
     per_user : pyspark.sql.DataFrame
         The very frame :func:`evaluate` or :func:`evaluate_arrays` returned.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        One column, the user column, one row per skipped user.
+
+    Examples
+    --------
+    >>> per_user = evaluate(recs_df, truth_df, k=10, empty="skip")  # doctest: +SKIP
+    >>> skipped_users(per_user).count()  # doctest: +SKIP
+    3
     """
     _check_frame(per_user, "per_user")
     link = getattr(per_user, _LINK, None)

@@ -273,6 +273,17 @@ def paired_bootstrap_ci(
     a, b : array-like or pandas.Series
         Per-user scores of model A and model B. Series are matched by index
         (user id); arrays by position.
+    confidence : float
+        The interval's coverage, in (0, 1).
+    n_resamples : int
+        Bootstrap resamples of the users.
+    seed : int
+        Seed of the random generator (the same seed gives the same interval).
+
+    Returns
+    -------
+    ConfidenceInterval
+        The mean difference ``A - B`` and its interval (``low``, ``high``).
 
     Examples
     --------
@@ -291,6 +302,15 @@ def permutation_test(a, b, *, n_resamples: int = 10000, seed: int = 0) -> float:
     Under the null hypothesis each user's difference ``a_u - b_u`` is as
     likely to have either sign, so the labels A and B are swapped at random
     per user and the mean difference recomputed.
+
+    Parameters
+    ----------
+    a, b : array-like or pandas.Series
+        Per-user scores of the two models on the same users.
+    n_resamples : int
+        Random sign flips.
+    seed : int
+        Seed of the random generator.
 
     Returns
     -------
@@ -368,6 +388,16 @@ def paired_t_test(a, b) -> TTestResult:
     hundreds of users the t-test is still a fair approximation, and
     :func:`permutation_test` needs no such assumption.
 
+    Parameters
+    ----------
+    a, b : array-like of float
+        The two models' per-user scores, aligned user by user.
+
+    Returns
+    -------
+    TTestResult
+        The mean difference, t statistic, degrees of freedom and two-sided p-value.
+
     Examples
     --------
     >>> from topkeval.stats import paired_t_test
@@ -398,6 +428,12 @@ def compare(
     ----------
     a, b : array-like or pandas.Series
         Per-user scores of the two models on the same users.
+    confidence : float
+        The bootstrap interval's coverage, in (0, 1).
+    n_resamples, n_permutations : int
+        Bootstrap resamples and permutation sign flips.
+    seed : int
+        Seed of the random generator.
 
     Returns
     -------
