@@ -255,7 +255,18 @@ def _is_missing(item: Any) -> bool:
 
 
 def check_ranking(ranking: Any) -> list:
-    """Return ``ranking`` as a list of item ids, best first, or raise."""
+    """Return ``ranking`` as a list of item ids, best first, or raise.
+
+    >>> check_ranking(("a", "b"))
+    ['a', 'b']
+    """
+    items = _ranking_items(ranking)
+    _check_ranked_items(items)
+    return items
+
+
+def _ranking_items(ranking: Any) -> list:
+    """The ranking as a list, or raise for a set, a mapping, a string, a 2-D array or an unordered iterable."""
     if isinstance(ranking, (set, frozenset)):
         raise InputTypeError(
             "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first, "
@@ -289,6 +300,11 @@ def check_ranking(ranking: Any) -> list:
         raise InputTypeError(
             f"ranking must be a list, tuple or 1-D array of item ids, best first; got {type(ranking).__name__}."
         )
+    return items
+
+
+def _check_ranked_items(items: list) -> None:
+    """Raise for an unhashable, missing (NaN/None) or repeated item id."""
     seen: dict[Any, int] = {}
     for rank, item in enumerate(items, start=1):
         try:
@@ -308,7 +324,6 @@ def check_ranking(ranking: Any) -> list:
                 f"ranking must not contain duplicates; {item!r} appears at ranks {first} and {rank}. "
                 "A recommender shows each item once: remove the repeat (e.g. dict.fromkeys(ranking))."
             )
-    return items
 
 
 # -------------------------------------------------------------------- relevant

@@ -127,6 +127,16 @@ class _Shared:
         self.top_grade = _top_grades(grades, indptr, settings.max_grade) if "err" in keys else None
         self.kernels = {key: getattr(_kernels, _registry.METRICS[key].kernel) for key in keys}
 
+    def needs_hit_index(self, duplicates: str) -> bool:
+        """Which relevant item each hit is: needed for graded metrics, and to find repeated recommendations."""
+        return self.rel_gains is not None or self.grades is not None or duplicates != "none"
+
+
+def _list_width(request: _Request, length: int) -> int:
+    """How much of each list is read: the whole list for NDCG's ``ideal="listed"``, else up to the largest k."""
+    full = "ndcg" in request.keys and request.settings.ideal == "listed"
+    return length if full else min(length, max(request.ks))
+
 
 def _top_grades(grades: np.ndarray | None, indptr: np.ndarray, max_grade: float | None) -> np.ndarray | None:
     """ERR's top of the grade scale for every user: ``max_grade``, or each user's highest grade."""
@@ -164,6 +174,13 @@ def _take(values: np.ndarray, selection: np.ndarray | None) -> np.ndarray:
     return values if selection is None else values[selection]
 
 
+def _maybe(values: np.ndarray | None, selection: Any) -> np.ndarray | None:
+    """``values[selection]`` (everything when ``selection`` is None), or None when there are no values."""
+    if values is None:
+        return None
+    return values if selection is None else values[selection]
+
+
 class _Hits:
     """Where the hits of one block are: row, position and ordinal of each, per-user counts and first hit."""
 
@@ -189,19 +206,11 @@ def _block_metrics(
     out: dict[str, np.ndarray],
 ) -> None:
     """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~topkeval._kernels.Cut` per k."""
-    settings, nb = shared.settings, nrel.size
+    nb = nrel.size
     hits = _Hits(flat, width, nb)
-    hit_gains = shared.rel_gains[hit_rel] if shared.rel_gains is not None and hit_rel is not None else None
-    hit_grades = shared.grades[hit_rel] if shared.grades is not None and hit_rel is not None else None
-    top_grade = shared.top_grade[b0 : b0 + nb] if shared.top_grade is not None else None
-    ideal_cum = None
-    if shared.rel_gains is not None and hit_gains is not None:
-        seg, values = (
-            (seg_rel, shared.rel_gains[r0 : r0 + seg_rel.size])
-            if settings.ideal == "all"
-            else (hits.row, hit_gains)
-        )
-        ideal_cum = _ideal_cumulative(seg, values, nb, shared.ideal_width, shared.disc)
+    hit_gains = _maybe(shared.rel_gains, hit_rel) if hit_rel is not None else None
+    hit_grades = _maybe(shared.grades, hit_rel) if hit_rel is not None else None
+    ideal_cum = _block_ideal(shared, hits, hit_gains, seg_rel, r0, nb)
     for k in shared.request.ks:
         sel = None if k >= width else hits.pos < k
         cut = Cut(
@@ -213,16 +222,29 @@ def _block_metrics(
             position=_take(hits.pos, sel),
             ordinal=_take(hits.ordinal, sel),
             listed_hits=hits.counts,
-            gains=None if hit_gains is None else _take(hit_gains, sel),
-            ideal=None if ideal_cum is None else ideal_cum[:, min(k, shared.ideal_width) - 1],
+            gains=_maybe(hit_gains, sel),
+            ideal=_maybe(ideal_cum, (slice(None), min(k, shared.ideal_width) - 1)),
             discounts=shared.disc,
             binary_idcg=shared.idcg_table,
-            options=settings,
-            grades=None if hit_grades is None else _take(hit_grades, sel),
-            top_grade=top_grade,
+            options=shared.settings,
+            grades=_maybe(hit_grades, sel),
+            top_grade=_maybe(shared.top_grade, slice(b0, b0 + nb)),
         )
         for key, kernel in shared.kernels.items():
             out[f"{key}@{k}"][b0 : b0 + nb] = kernel(cut)
+
+
+def _block_ideal(
+    shared: _Shared, hits: _Hits, hit_gains: np.ndarray | None, seg_rel: np.ndarray, r0: int, nb: int
+) -> np.ndarray | None:
+    """Running IDCG per user of a block (graded relevance only): from all relevant items, or the listed hits."""
+    if shared.rel_gains is None or hit_gains is None:
+        return None
+    if shared.settings.ideal == "all":
+        seg, values = seg_rel, shared.rel_gains[r0 : r0 + seg_rel.size]
+    else:
+        seg, values = hits.row, hit_gains
+    return _ideal_cumulative(seg, values, nb, shared.ideal_width, shared.disc)
 
 
 def _smallest_uint(largest: int) -> type:
@@ -337,11 +359,9 @@ def _compute(
     ``"hits"`` only counts how often each relevant item was hit.
     """
     n_users, length = top.shape
-    full = "ndcg" in request.keys and request.settings.ideal == "listed"
-    width = length if full else min(length, max(request.ks))
+    width = _list_width(request, length)
     shared = _Shared(request, width, indptr, grades)
-    # which relevant item each hit is: for graded metrics, and to find repeated recommendations
-    need_rel = shared.rel_gains is not None or shared.grades is not None or duplicates != "none"
+    need_rel = shared.needs_hit_index(duplicates)
     bitmap = _Bitmap(n_items, indptr, block_size)
     readback = check_relevant and _relevant_may_repeat(items, indptr)
     out = {f"{key}@{k}": np.empty(n_users, dtype=np.float64) for k in request.ks for key in request.keys}
