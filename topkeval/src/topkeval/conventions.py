@@ -588,14 +588,22 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
     metric = _check_metric(metric)
     rows = [c for c in CONVENTIONS if c.library == key and c.metric == metric]
     if not rows:
-        gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
-        why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
-        raise ValueError(
-            f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; for {key!r} the supported metrics "
-            f"are {', '.join(repr(m) for m in supported_metrics(key))}."
-        )
+        raise _not_reproduced(key, metric)
     if variant is None:
         return next(c for c in rows if c.default)
+    return _variant(rows, key, metric, variant)
+
+
+def _not_reproduced(key: str, metric: str) -> ValueError:
+    gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
+    why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
+    return ValueError(
+        f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; for {key!r} the supported metrics "
+        f"are {', '.join(repr(m) for m in supported_metrics(key))}."
+    )
+
+
+def _variant(rows: list[Convention], key: str, metric: str, variant: str) -> Convention:
     for c in rows:
         if c.name == variant:
             return c
@@ -634,44 +642,9 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
     >>> sorted(set(t.index.get_level_values("library"))) == sorted(LIBRARIES)
     True
     """
-    rows = []
-    for c in CONVENTIONS:
-        if defaults_only and not c.default:
-            continue
-        rows.append(
-            {
-                "library": c.library,
-                "metric": c.metric,
-                "function": c.name,
-                "reproduced": True,
-                "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
-                "steps": ", ".join(c.steps),
-                "no relevant item": c.users["judged_empty"],
-                "not in truth": c.users["unjudged"],
-                "no recommendations": c.users["no_recommendations"],
-                "ties": LIBRARIES[c.library].ties,
-                "evidence": c.evidence,
-                "why": c.note,
-            }
-        )
+    rows = [_table_row(c) for c in CONVENTIONS if c.default or not defaults_only]
     if not defaults_only:
-        for n in NOT_REPRODUCED:
-            rows.append(
-                {
-                    "library": n.library,
-                    "metric": n.metric,
-                    "function": n.name,
-                    "reproduced": False,
-                    "options": "",
-                    "steps": "",
-                    "no relevant item": "",
-                    "not in truth": "",
-                    "no recommendations": "",
-                    "ties": "",
-                    "evidence": n.evidence,
-                    "why": n.why,
-                }
-            )
+        rows += [_gap_row(n) for n in NOT_REPRODUCED]
     frame = pd.DataFrame(rows)
     order = {m: i for i, m in enumerate(_registry.metric_keys())}
     libs = {k: i for i, k in enumerate(LIBRARIES)}
@@ -681,6 +654,40 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
         kind="stable",
     )
     return frame.set_index(["library", "metric"])
+
+
+def _table_row(c: Convention) -> dict[str, Any]:
+    """One reproduced row of :func:`library_table`."""
+    return {
+        "library": c.library,
+        "metric": c.metric,
+        "function": c.name,
+        "reproduced": True,
+        "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
+        "steps": ", ".join(c.steps),
+        "no relevant item": c.users["judged_empty"],
+        "not in truth": c.users["unjudged"],
+        "no recommendations": c.users["no_recommendations"],
+        "ties": LIBRARIES[c.library].ties,
+        "evidence": c.evidence,
+        "why": c.note,
+    }
+
+
+def _gap_row(n: NotReproduced) -> dict[str, Any]:
+    """One not-reproduced row of :func:`library_table`."""
+    blank = dict.fromkeys(
+        ("options", "steps", "no relevant item", "not in truth", "no recommendations", "ties"), ""
+    )
+    return {
+        "library": n.library,
+        "metric": n.metric,
+        "function": n.name,
+        "reproduced": False,
+        **blank,
+        "evidence": n.evidence,
+        "why": n.why,
+    }
 
 
 # ------------------------------------------------------------------ evaluate_as
@@ -761,22 +768,12 @@ def evaluate_as(
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
-    from ._validation import check_k, check_option, check_options
+    from ._validation import check_k, check_option
 
     k = check_k(k)
     crash = check_option("crash", crash, ("raise", "skip"))
-    if metrics is None:
-        metrics = supported_metrics(key)
-    elif isinstance(metrics, str):
-        metrics = [metrics]
-    variants = dict(variants or {})
-    rows = [convention(key, m, variants.pop(m, None)) for m in dict.fromkeys(metrics)]
-    if variants:
-        raise ValueError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
-    if lib.ties == "given":
-        ties = check_options(ties=ties or "input_order")["ties"]
-    elif ties is not None:
-        raise ValueError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
+    rows = _rows_asked(key, metrics, variants)
+    ties = _ties_given(lib, ties)
     cols = dict(
         user_col=user_col,
         item_col=item_col,
@@ -795,6 +792,30 @@ def evaluate_as(
         return frame
     out = pd.Series({name: col[1] for name, col in columns.items()}, name=key, dtype=float)
     return out
+
+
+def _rows_asked(key: str, metrics: Any, variants: dict | None) -> list[Convention]:
+    """The table rows of ``metrics`` (default: every metric the library has), with the variants asked for."""
+    if metrics is None:
+        metrics = supported_metrics(key)
+    elif isinstance(metrics, str):
+        metrics = [metrics]
+    variants = dict(variants or {})
+    rows = [convention(key, m, variants.pop(m, None)) for m in dict.fromkeys(metrics)]
+    if variants:
+        raise ValueError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
+    return rows
+
+
+def _ties_given(lib: Library, ties: str | None) -> str | None:
+    """How the caller ordered tied scores (libraries that take a ranked list), or None (the library's own rule)."""
+    from ._validation import check_options
+
+    if lib.ties == "given":
+        return check_options(ties=ties or "input_order")["ties"]
+    if ties is not None:
+        raise ValueError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
+    return None
 
 
 class _Inputs:
@@ -963,10 +984,7 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
 
     run = _Run(row, base, k, _tie_rule(row, lib, ties))
     steps = [name for name in _STEP_ORDER if name in row.steps]
-    for name in steps:
-        before = _STEP_CODE[name][0]
-        if before:
-            before(run)
+    _run_steps(run, steps, 0)
     need = [run.metric] + (["precision"] if run.need_hits else [])
     run.scores = evaluate(
         run.recs,
@@ -981,20 +999,27 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
     run.value = run.scores[f"{run.metric}@{k}"].astype(float)
     if run.need_hits:
         run.hits = (run.scores[f"precision@{k}"] * k).round()
-    for name in steps:
-        after = _STEP_CODE[name][1]
-        if after:
-            after(run)
+    _run_steps(run, steps, 1)
     keep = _apply_user_rules(run, crash)
     if run.weight is not None and "pooled_capped" in steps:
-        w = run.weight.where(keep & (run.weight > 0), np.nan)
-        total = (
-            float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w))
-            if np.nansum(w) > 0
-            else float("nan")
-        )
-        return run.value, total
+        return run.value, _pooled(run, run.weight, keep)
     return run.value, float(run.value.mean()) if run.value.notna().any() else float("nan")
+
+
+def _run_steps(run: _Run, steps: list[str], phase: int) -> None:
+    """Run each step's code before (phase 0) or after (phase 1) evaluate."""
+    for name in steps:
+        code = _STEP_CODE[name][phase]
+        if code:
+            code(run)
+
+
+def _pooled(run: _Run, weight: pd.Series, keep: np.ndarray) -> float:
+    """implicit's pooled ratio: the sum of hits over the kept users / the sum of their weights."""
+    w = weight.where(keep & (weight > 0), np.nan)
+    if not np.nansum(w) > 0:
+        return float("nan")
+    return float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w))
 
 
 def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
@@ -1108,10 +1133,14 @@ def libraries_using(option: str, value: str) -> str:
         return ", ".join(lib.name for lib in LIBRARIES.values() if lib.ties == value)
     if option == "empty":
         return _empty_users(value)
-    else:
-        default = _registry.OPTIONS[option].default
-        takes = {m.key for m in _registry.METRICS.values() if option in m.options}
-        rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
+    default = _registry.OPTIONS[option].default
+    takes = {m.key for m in _registry.METRICS.values() if option in m.options}
+    rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
+    return _by_library(rows)
+
+
+def _by_library(rows: list[Convention]) -> str:
+    """``"<library> <function> / <function>, ..."`` for table rows, grouped by library in table order."""
     by_library: dict[str, list[str]] = {}
     for row in rows:
         by_library.setdefault(row.library, [])
@@ -1130,14 +1159,22 @@ _KIND_WORDS = {
 
 def _empty_users(value: str) -> str:
     """Libraries whose users with no relevant item get ``value`` (zero, skip, raise), and which kind of user."""
-    parts = []
-    for key, lib in LIBRARIES.items():
-        rows = [c for c in CONVENTIONS if c.library == key]
-        kinds = [kind for kind in _KIND_WORDS if any(c.users.get(kind) == value for c in rows)]
-        if not kinds:
-            continue
-        some = [c.name for c in rows if any(c.users.get(kind) == value for kind in kinds)]
-        which = f" {' / '.join(dict.fromkeys(some))}" if len(some) < len(rows) else ""
-        only = f" ({_KIND_WORDS[kinds[0]]})" if len(kinds) == 1 else ""
-        parts.append(f"{lib.name}{which}{only}")
-    return ", ".join(parts)
+    parts = [_empty_users_of(key, value) for key in LIBRARIES]
+    return ", ".join(part for part in parts if part)
+
+
+def _any_user_rule(rows: list[Convention], kinds: list[str], value: str) -> bool:
+    """Whether any of ``rows`` treats any of ``kinds`` of user as ``value``."""
+    return any(c.users.get(kind) == value for c in rows for kind in kinds)
+
+
+def _empty_users_of(key: str, value: str) -> str:
+    """One library's part of :func:`_empty_users`: its name, which functions, which kind of user (or "")."""
+    rows = [c for c in CONVENTIONS if c.library == key]
+    kinds = [kind for kind in _KIND_WORDS if _any_user_rule(rows, [kind], value)]
+    if not kinds:
+        return ""
+    some = [c.name for c in rows if _any_user_rule([c], kinds, value)]
+    which = f" {' / '.join(dict.fromkeys(some))}" if len(some) < len(rows) else ""
+    only = f" ({_KIND_WORDS[kinds[0]]})" if len(kinds) == 1 else ""
+    return f"{LIBRARIES[key].name}{which}{only}"
