@@ -479,6 +479,13 @@ def _ild(top: np.ndarray, present: np.ndarray, item_vectors: Any, item_categorie
     return np.where(n_pairs > 0, total / np.maximum(n_pairs, 1), 0.0)
 
 
+def _check_shares(used: np.ndarray) -> None:
+    """Every recommended item's popularity share must be in (0, 1]."""
+    bad = (used <= 0) | (used > 1) | ~np.isfinite(used)
+    if bad.any():
+        raise ValueError("every recommended item needs a popularity share in (0, 1].")
+
+
 def evaluate_beyond(
     top_items: Any,
     *,
@@ -528,9 +535,7 @@ def evaluate_beyond(
     if item_vectors is not None and item_categories is not None:
         raise ValueError("give at most one of item_vectors and item_categories.")
     present_all = top >= 0
-    used = share[top[present_all]]
-    if used.size and (np.any(used <= 0) or np.any(used > 1) or not np.all(np.isfinite(used))):
-        raise ValueError("every recommended item needs a popularity share in (0, 1].")
+    _check_shares(share[top[present_all]])
     safe_share = np.where(present_all, share[np.where(present_all, top, 0)], 1.0)
     columns = {}
     for one in ks:

@@ -354,22 +354,27 @@ def download_movielens(
                 f"checksum mismatch for {url}: MD5 {actual}, published {expected}. The file may be damaged or "
                 "replaced; nothing was kept. Try again, or check the published checksum."
             )
-        unpacked = work / "unpacked"
-        try:
-            with zipfile.ZipFile(archive) as bundle:
-                broken = bundle.testzip()
-                if broken is not None:
-                    raise DownloadError(f"{spec['archive']} is corrupt: {broken} fails its CRC check.")
-                bundle.extractall(unpacked)
-        except (zipfile.BadZipFile, EOFError) as err:
-            raise DownloadError(f"{spec['archive']} is not a readable zip archive ({err}).") from None
-        found = sorted(unpacked.rglob(spec["ratings"]))
-        if not found:
-            raise DownloadError(f"{spec['archive']} has no {spec['ratings']}; is it the right archive?")
+        folder = _unpack(archive, work / "unpacked", spec)
         if final.exists():  # a half-finished folder from elsewhere: replace it
             shutil.rmtree(final)
-        os.replace(found[0].parent, final)
+        os.replace(folder, final)
     return final
+
+
+def _unpack(archive: Path, unpacked: Path, spec: dict) -> Path:
+    """Check and extract a downloaded zip; return the folder that holds the ratings file."""
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            broken = bundle.testzip()
+            if broken is not None:
+                raise DownloadError(f"{spec['archive']} is corrupt: {broken} fails its CRC check.")
+            bundle.extractall(unpacked)
+    except (zipfile.BadZipFile, EOFError) as err:
+        raise DownloadError(f"{spec['archive']} is not a readable zip archive ({err}).") from None
+    found = sorted(unpacked.rglob(spec["ratings"]))
+    if not found:
+        raise DownloadError(f"{spec['archive']} has no {spec['ratings']}; is it the right archive?")
+    return found[0].parent
 
 
 def load_movielens(name: str, cache_dir=None, *, download: bool = True, **options) -> pd.DataFrame:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
@@ -199,17 +201,7 @@ def temporal_split(
     if len(interactions) < 2:
         raise ValueError(f"a temporal split needs at least 2 interactions; got {len(interactions)}.")
     if test_fraction is not None:
-        test_fraction = check_number(test_fraction, "test_fraction", 0, 1, low_open=True, high_open=True)
-        ordered = np.sort(times.to_numpy(), kind="stable")
-        n_test = max(1, int(round(float(test_fraction) * len(ordered))))
-        cutoff = ordered[len(ordered) - n_test]
-        cutoff = (
-            cutoff.item()
-            if isinstance(cutoff, np.generic) and not isinstance(cutoff, np.datetime64)
-            else cutoff
-        )
-        if isinstance(cutoff, np.datetime64):
-            cutoff = pd.Timestamp(cutoff)
+        cutoff = _fraction_cutoff(times, test_fraction)
     is_test = (times >= cutoff).to_numpy()
     train, test = interactions.loc[~is_test], interactions.loc[is_test]
     if len(train) == 0 or len(test) == 0:
@@ -229,3 +221,14 @@ def temporal_split(
 
 
 __all__.append("temporal_split")
+
+
+def _fraction_cutoff(times: pd.Series, test_fraction: Any) -> Any:
+    """The timestamp at which the last ``test_fraction`` of the rows start (a builtin or a pandas Timestamp)."""
+    test_fraction = check_number(test_fraction, "test_fraction", 0, 1, low_open=True, high_open=True)
+    ordered = np.sort(times.to_numpy(), kind="stable")
+    n_test = max(1, int(round(float(test_fraction) * len(ordered))))
+    cutoff = ordered[len(ordered) - n_test]
+    if isinstance(cutoff, np.datetime64):
+        return pd.Timestamp(cutoff)
+    return cutoff.item() if isinstance(cutoff, np.generic) else cutoff
