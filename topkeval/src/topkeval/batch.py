@@ -588,6 +588,24 @@ def _codes(
     of ``values`` are then one per run, with a mask of the rows that start a
     run; ``other``'s codes are always one per row.
     """
+    _check_id_columns(values, other, what)
+    heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
+    other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
+    if runs:
+        values, other = values[heads], other[other_heads]
+    encoded = _small_int_codes(values, other) if not runs else None
+    if encoded is None:
+        encoded = _arrow_codes(values, other, sort)
+    if encoded is None:
+        encoded = _factorized(values, other, sort)
+    first, second, index = encoded
+    if runs:
+        second = _expand_runs(second, other_heads)
+    return first, second, index, heads
+
+
+def _check_id_columns(values: pd.Series, other: pd.Series, what: str) -> None:
+    """Both id columns of one kind (numbers, strings, ...) and with no missing id."""
     kinds = {_id_kind(values), _id_kind(other)} - {"empty"}
     if len(kinds) > 1:
         raise TypeError(
@@ -602,27 +620,17 @@ def _codes(
                 f"{int(column.isna().sum())} row(s); drop or fill those rows first, e.g. "
                 f"{frame}.dropna(subset=[{column.name!r}])."
             )
-    heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
-    other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
-    if runs:
-        values, other = values[heads], other[other_heads]
-    encoded = _small_int_codes(values, other) if not runs else None
-    if encoded is None:
-        encoded = _arrow_codes(values, other, sort)
-    if encoded is None:
-        parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [
-            values.reset_index(drop=True)
-        ]
-        both = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-        try:
-            codes, uniques = pd.factorize(both, sort=sort)
-        except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
-            codes, uniques = pd.factorize(both, sort=False)
-        encoded = codes[: len(values)], codes[len(values) :], pd.Index(uniques)
-    first, second, index = encoded
-    if runs:
-        second = _expand_runs(second, other_heads)
-    return first, second, index, heads
+
+
+def _factorized(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """Codes of both columns from one ``pd.factorize`` over the two (the general path)."""
+    parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [values.reset_index(drop=True)]
+    both = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    try:
+        codes, uniques = pd.factorize(both, sort=sort)
+    except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
+        codes, uniques = pd.factorize(both, sort=False)
+    return codes[: len(values)], codes[len(values) :], pd.Index(uniques)
 
 
 def _small_int_codes(values: pd.Series, other: pd.Series) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
@@ -649,39 +657,58 @@ def _arrow_codes(
     Half the memory traffic of ``pd.factorize`` on the concatenated columns:
     no concatenated copy, int32 codes, no unifying of per-chunk dictionaries.
     """
-    arrays = [getattr(c.array, "__arrow_array__", None) for c in (values, other)]
-    if any(a is None for a in arrays):
+    both = _arrow_strings(values, other)
+    if both is None:
         return None
-    try:  # optional (the `arrow` extra): a speed-up only; pandas' own factorize is the fallback
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:
-        return None
-    first, second = (pa.chunked_array(a()) for a in arrays if a is not None)
-    if first.type != second.type or not (
-        pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
-    ):
-        return None
+    import pyarrow as pa
+
+    first, second = both
     encoded = pa.chunked_array(first.chunks + second.chunks, type=first.type).dictionary_encode()
     if encoded.num_chunks == 0:
         return None
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
     if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks[:-1]):
         return None  # one memo table is shared across chunks, so this does not happen; be safe
-    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
-    split = first.num_chunks  # a one-chunk column's codes are a view of Arrow's buffer: no copy
-    parts = (chunks[:split], chunks[split:])
-    if sum(len(c) for c in parts[0]) != len(values):  # chunks not kept one for one: slice the whole
-        whole = np.concatenate(chunks)
-        parts = ([whole[: len(values)]], [whole[len(values) :]])
-    codes = [part[0] if len(part) == 1 else np.concatenate(part or [np.zeros(0, np.int32)]) for part in parts]
+    codes = _split_codes(encoded, first.num_chunks, len(values))
     if sort:
-        order = pc.array_sort_indices(dictionary).to_numpy()
-        rank = np.empty(order.size, dtype=np.int32)
-        rank[order] = np.arange(order.size, dtype=np.int32)
-        codes, dictionary = [rank[c] for c in codes], dictionary.take(pa.array(order))
+        codes, dictionary = _in_sorted_order(codes, dictionary)
     index = pd.Index(pd.array(dictionary, dtype=values.dtype))  # zero-copy
     return codes[0], codes[1], index
+
+
+def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | None:
+    """Both columns as Arrow chunked string arrays of one type, or None (no pyarrow, not strings)."""
+    arrays = [getattr(c.array, "__arrow_array__", None) for c in (values, other)]
+    if any(a is None for a in arrays):
+        return None
+    try:  # optional (the `arrow` extra): a speed-up only; pandas' own factorize is the fallback
+        import pyarrow as pa
+    except ImportError:
+        return None
+    first, second = (pa.chunked_array(a()) for a in arrays if a is not None)
+    strings = pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
+    return (first, second) if first.type == second.type and strings else None
+
+
+def _split_codes(encoded: Any, split: int, n_values: int) -> list[np.ndarray]:
+    """The dictionary codes of the first ``n_values`` rows and of the rest (chunks ``:split`` and ``split:``)."""
+    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
+    parts = (chunks[:split], chunks[split:])  # a one-chunk column's codes are a view of Arrow's buffer
+    if sum(len(c) for c in parts[0]) != n_values:  # chunks not kept one for one: slice the whole
+        whole = np.concatenate(chunks)
+        parts = ([whole[:n_values]], [whole[n_values:]])
+    return [part[0] if len(part) == 1 else np.concatenate(part or [np.zeros(0, np.int32)]) for part in parts]
+
+
+def _in_sorted_order(codes: list[np.ndarray], dictionary: Any) -> tuple[list[np.ndarray], Any]:
+    """Codes and dictionary renumbered so that the codes follow the ids' sorted order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order = pc.array_sort_indices(dictionary).to_numpy()
+    rank = np.empty(order.size, dtype=np.int32)
+    rank[order] = np.arange(order.size, dtype=np.int32)
+    return [rank[c] for c in codes], dictionary.take(pa.array(order))
 
 
 def _run_heads(column: pd.Series) -> np.ndarray:

@@ -246,6 +246,29 @@ def _result_schema(user_type, names: Sequence[str], user_col: str):
     return T.StructType(fields + [T.StructField(_FLAG, T.ByteType(), False)])
 
 
+def _check_columns_and_buckets(
+    recommendations, truth, order_col: str, relevance_col: str, buckets: Any
+) -> None:
+    """The rank (or score) and relevance columns are numeric; ``buckets`` is None or an int >= 1."""
+    _check_numeric(recommendations, order_col, "recommendations")
+    if relevance_col in truth.columns:
+        _check_numeric(truth, relevance_col, "truth")
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
+        raise ValueError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
+
+
+def _raise_on_empty_rows(recs, rows, user_col: str, relevance_col: str) -> None:
+    """``empty="raise"``: one aggregate query over both frames finds the users with no relevant item."""
+    _, F, _ = _pyspark()
+    relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)
+    _raise_on_empty(
+        recs.select(_col(user_col), F.lit(0).alias("relevant")).unionByName(
+            rows.select(_col(user_col), relevant.alias("relevant"))
+        ),
+        user_col,
+    )
+
+
 @_docs.document("empty", "ties")
 def evaluate(
     recommendations,
@@ -354,24 +377,15 @@ def evaluate(
     )
     names = _probe(recommendations, truth, k, options, empty)
     by_rank = rank_col in recommendations.columns
-    _check_numeric(recommendations, rank_col if by_rank else score_col, "recommendations")
-    if relevance_col in truth.columns:
-        _check_numeric(truth, relevance_col, "truth")
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
-        raise ValueError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
+    _check_columns_and_buckets(
+        recommendations, truth, rank_col if by_rank else score_col, relevance_col, buckets
+    )
     keep = [user_col, item_col, rank_col if by_rank else score_col]
     recs = recommendations.select(*[_col(c) for c in keep])  # only what is scored crosses the shuffle
     rows = truth.select(*[_col(c) for c in [user_col, item_col, relevance_col] if c in truth.columns])
     recs, rows = _align(recs, rows, user_col, item_col)
     if empty == "raise":
-        _, F, _ = _pyspark()
-        relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)
-        _raise_on_empty(
-            recs.select(_col(user_col), F.lit(0).alias("relevant")).unionByName(
-                rows.select(_col(user_col), relevant.alias("relevant"))
-            ),
-            user_col,
-        )
+        _raise_on_empty_rows(recs, rows, user_col, relevance_col)
     order = not by_rank and ties == "input_order"
     if order:
         _, F, _ = _pyspark()
@@ -617,17 +631,21 @@ def summary(per_user) -> pd.Series:
     aggregates += [F.count(F.when(scored, _col(n))).alias(f"count {n}") for n in names]
     if full is not None:
         aggregates.append(F.sum(_col(_FLAG).cast("long")).alias("n_empty"))
-    row = source.agg(*aggregates).first()
+    return _means(source.agg(*aggregates).first(), names, linked=full is not None, empty=empty)
+
+
+def _means(row: Any, names: list[str], *, linked: bool, empty: Any) -> pd.Series:
+    """The means from one row of sums and counts, with the user counts in ``attrs``."""
     means = pd.Series(
         {n: (row[f"sum {n}"] / row[f"count {n}"]) if row[f"count {n}"] else float("nan") for n in names},
         name="mean",
         dtype="float64",
     )
-    n_empty = None if full is None else int(row["n_empty"] or 0)
+    n_empty = int(row["n_empty"] or 0) if linked else None
     means.attrs.update(
         n_users=int(row["n_users"]),
         n_empty_users=n_empty,
-        n_skipped_users=None if full is None else (n_empty if empty == "skip" else 0),
+        n_skipped_users=(n_empty if empty == "skip" else 0) if linked else None,
     )
     return means
 
