@@ -239,7 +239,7 @@ def test_bad_input_gets_the_librarys_messages(data):
     recs, truth, recs_df, truth_df = data
     with pytest.raises(TypeError, match="must be a Spark DataFrame"):
         hs.evaluate(recs, truth_df, 3)
-    for kwargs in (dict(empty="skp"), dict(denominator="n"), dict(metrics=["map"]), dict(k=0)):
+    for kwargs in (dict(empty="skp"), dict(denominator="n"), dict(metrics=["mapp"]), dict(k=0)):
         args = {"k": 3, "empty": "zero", **kwargs}
         with pytest.raises(ValueError) as pandas_error:
             topkeval.evaluate(recs, truth, **args)

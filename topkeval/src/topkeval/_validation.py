@@ -20,6 +20,13 @@ from typing import Any, TypeAlias
 import numpy as np
 
 from . import _registry
+from ._errors import (
+    DuplicateRecommendationError,
+    DuplicateRelevantError,
+    InputTypeError,
+    InvalidInputError,
+    NoRelevantItemError,
+)
 from ._registry import BATCH_OPTIONS, OPTIONS, PARAMETERS, Settings
 
 __all__ = [
@@ -47,47 +54,6 @@ __all__ = [
 #: The relevant items of one user: a set (or any collection) of item ids, each of grade 1, or a mapping
 #: item -> grade (>= 0; 0 = judged not relevant). Every per-user function names this argument ``relevant``.
 Relevant: TypeAlias = Collection[Hashable] | Mapping[Hashable, float]
-
-
-class InvalidInputError(ValueError):
-    """A value topkeval cannot evaluate; the message says what was wrong and how to fix it.
-
-    A ``ValueError``, so ``except ValueError`` catches it too.
-    """
-
-    __module__ = "topkeval"
-
-
-class InputTypeError(TypeError):
-    """An argument of the wrong type (a set where a ranking is expected, floats where ids are)."""
-
-    __module__ = "topkeval"
-
-
-class NoRelevantItemError(InvalidInputError):
-    """A metric that is 0/0 for a user with no relevant item (recall, AP, NDCG), or ``empty="raise"``."""
-
-    __module__ = "topkeval"
-
-
-class DuplicateRecommendationError(InvalidInputError):
-    """A ranking lists an item more than once. ``user``, ``item`` and ``ranks`` say where."""
-
-    __module__ = "topkeval"
-
-    def __init__(self, message: str, user: Any, item: Any, ranks: list[int]):
-        super().__init__(message)
-        self.user, self.item, self.ranks = user, item, ranks
-
-
-class DuplicateRelevantError(InvalidInputError):
-    """A user's relevant items list an item more than once. ``user`` and ``item`` say which."""
-
-    __module__ = "topkeval"
-
-    def __init__(self, message: str, user: Any, item: Any):
-        super().__init__(message)
-        self.user, self.item = user, item
 
 
 def plain(value: Any) -> Any:

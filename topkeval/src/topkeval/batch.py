@@ -40,6 +40,7 @@ from ._registry import Settings
 from ._validation import (
     DuplicateRecommendationError,
     DuplicateRelevantError,
+    InputTypeError,
     InvalidInputError,
     check_columns,
     check_grades,
@@ -558,7 +559,7 @@ def _apply_empty(
     n_empty = int(is_empty.sum())
     skipped: list = []
     if n_empty and empty == "raise":
-        raise ValueError(
+        raise InvalidInputError(
             f"{n_empty} of {len(index)} users have no relevant item (e.g. {describe_examples(index[is_empty])}), "
             "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves "
             "them out (trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
@@ -608,7 +609,7 @@ def _check_id_columns(values: pd.Series, other: pd.Series, what: str) -> None:
     """Both id columns of one kind (numbers, strings, ...) and with no missing id."""
     kinds = {_id_kind(values), _id_kind(other)} - {"empty"}
     if len(kinds) > 1:
-        raise TypeError(
+        raise InputTypeError(
             f"{what} ids in recommendations are {_id_kind(values)} ({values.dtype}) but in truth they are "
             f"{_id_kind(other)} ({other.dtype}), so no id could ever match. Convert one side, e.g. "
             f".astype(str)."
@@ -978,7 +979,7 @@ def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict
     if cols["rank"] in recommendations.columns:
         return True
     if cols["score"] not in recommendations.columns:
-        raise ValueError(
+        raise InvalidInputError(
             f"recommendations needs a {cols['rank']!r} column (1 = best) or a {cols['score']!r} column "
             f"(higher = better); it has {', '.join(repr(str(c)) for c in recommendations.columns)}. "
             "Pass rank_col=... or score_col=... if yours are named differently."
@@ -993,7 +994,7 @@ def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str
     rank_col = cols["rank"]
     key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
     if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
-        raise ValueError(
+        raise InvalidInputError(
             f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
             f"{key[(key < 1) | (key != np.floor(key))][0].item():.15g}."
         )
@@ -1059,14 +1060,14 @@ def _sorted_lists(
     same = (sorted_users[1:] == sorted_users[:-1]) & (sorted_key[1:] == sorted_key[:-1])
     if by_rank and same.any():
         at = int(np.flatnonzero(same)[0])
-        raise ValueError(
+        raise InvalidInputError(
             f"user {plain(lists.users[sorted_users[at]])!r} has two items at {cols['rank']} {sorted_key[at]:g}; "
             "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
             "scores instead and choose ties=..."
         )
     if ties == "raise" and not by_rank and (same & (position[1:] < kmax)).any():
         at = int(np.flatnonzero(same & (position[1:] < kmax))[0])
-        raise ValueError(
+        raise InvalidInputError(
             f"user {plain(lists.users[sorted_users[at]])!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
             f"{kmax}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order."
         )
@@ -1110,7 +1111,7 @@ def _numeric(column: pd.Series, name: str, frame: str, keep_int: bool = False) -
     if len(column) == 0:
         return np.zeros(0, dtype=np.float64)
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-        raise TypeError(f"the {name!r} column of {frame} must be numeric; got dtype {column.dtype}.")
+        raise InputTypeError(f"the {name!r} column of {frame} must be numeric; got dtype {column.dtype}.")
     if keep_int and isinstance(column.dtype, np.dtype) and column.dtype.kind == "i":  # unsigned diffs wrap
         return column.to_numpy()
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)

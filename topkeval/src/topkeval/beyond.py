@@ -35,7 +35,7 @@ import pandas as pd
 
 from . import _registry
 from ._arrays import cut, top_matrix
-from ._validation import check_columns, check_k, check_ks, check_ranking
+from ._validation import InvalidInputError, check_columns, check_k, check_ks, check_ranking
 
 __all__ = [
     "item_popularity",
@@ -84,7 +84,7 @@ def item_popularity(
     check_columns(interactions, "interactions", [user_col, item_col], " (user_col=..., item_col=...)")
     n_users = interactions[user_col].nunique()
     if n_users == 0:
-        raise ValueError("interactions is empty; popularity needs at least one interaction.")
+        raise InvalidInputError("interactions is empty; popularity needs at least one interaction.")
     pairs = interactions[[user_col, item_col]].drop_duplicates()
     return (pairs.groupby(item_col).size() / n_users).rename("popularity").sort_index()
 
@@ -93,13 +93,13 @@ def _share(popularity: Mapping, item: Hashable) -> float:
     try:
         share = popularity[item]
     except KeyError:
-        raise ValueError(
+        raise InvalidInputError(
             f"item {item!r} has no popularity share; give every recommended item its share of the "
             "training users (topkeval.beyond.item_popularity(train))."
         ) from None
     share = float(share)
     if not 0 < share <= 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"item {item!r} has popularity share {share}; shares must be in (0, 1] (an item nobody "
             "interacted with has infinite self-information)."
         )
@@ -109,7 +109,7 @@ def _share(popularity: Mapping, item: Hashable) -> float:
 def _listed(ranking: Any, k: Any) -> list:
     items = check_ranking(ranking)[: check_k(k)]
     if not items:
-        raise ValueError("the ranking is empty, so it has no recommended item to describe.")
+        raise InvalidInputError("the ranking is empty, so it has no recommended item to describe.")
     return items
 
 
@@ -171,11 +171,11 @@ def arp_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) -> flo
 
 def _vector(features: Mapping, item: Hashable) -> np.ndarray:
     if item not in features:
-        raise ValueError(f"item {item!r} has no feature vector in features.")
+        raise InvalidInputError(f"item {item!r} has no feature vector in features.")
     vector = np.asarray(features[item], dtype=np.float64).ravel()
     norm = float(np.linalg.norm(vector))
     if norm == 0 or not math.isfinite(norm):
-        raise ValueError(
+        raise InvalidInputError(
             f"item {item!r} has a zero or non-finite feature vector; cosine distance is undefined."
         )
     return vector / norm
@@ -183,7 +183,7 @@ def _vector(features: Mapping, item: Hashable) -> np.ndarray:
 
 def _category_set(categories: Mapping, item: Hashable) -> frozenset:
     if item not in categories:
-        raise ValueError(f"item {item!r} has no entry in categories.")
+        raise InvalidInputError(f"item {item!r} has no entry in categories.")
     value = categories[item]
     return frozenset([value] if isinstance(value, (str, bytes, numbers.Number)) else value)
 
@@ -233,7 +233,9 @@ def intra_list_diversity_at_k(
     """
     items = _listed(ranking, k)
     if (features is None) == (categories is None):
-        raise ValueError("give exactly one of features= (item vectors) and categories= (item categories).")
+        raise InvalidInputError(
+            "give exactly one of features= (item vectors) and categories= (item categories)."
+        )
     pairs = [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
     if not pairs:
         return 0.0
@@ -252,11 +254,11 @@ def _counts(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int)
     k = check_k(k)
     counts = dict.fromkeys(catalog, 0)
     if not counts:
-        raise ValueError("catalog is empty; give the ids of every item that could be recommended.")
+        raise InvalidInputError("catalog is empty; give the ids of every item that could be recommended.")
     for ranking in rankings:
         for item in check_ranking(ranking)[:k]:
             if item not in counts:
-                raise ValueError(f"item {item!r} is recommended but is not in the catalog.")
+                raise InvalidInputError(f"item {item!r} is recommended but is not in the catalog.")
             counts[item] += 1
     return counts
 
@@ -313,18 +315,20 @@ def gini_of_counts(counts: Any) -> float:
     """
     values = np.asarray(counts, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
-        raise ValueError(
+        raise InvalidInputError(
             f"counts must be a non-empty 1-D sequence, one count per item; got shape {values.shape}."
         )
     if not np.all(np.isfinite(values)) or values.min() < 0:
-        raise ValueError("counts must be finite numbers >= 0.")
+        raise InvalidInputError("counts must be finite numbers >= 0.")
     return _gini(values)
 
 
 def _gini(counts: np.ndarray) -> float:
     total = counts.sum()
     if total == 0:
-        raise ValueError("no item was recommended, so the Gini index of the counts is undefined (0/0).")
+        raise InvalidInputError(
+            "no item was recommended, so the Gini index of the counts is undefined (0/0)."
+        )
     ordered = np.sort(counts.astype(np.float64))
     n = ordered.size
     ranks = np.arange(1, n + 1)
@@ -368,9 +372,9 @@ def gini_index(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: i
 # ----------------------------------------------------------------- batch
 def _n_items(top: np.ndarray, n_items: Any) -> int:
     if isinstance(n_items, bool) or not isinstance(n_items, numbers.Integral) or n_items < 1:
-        raise ValueError(f"n_items must be an int >= 1 (the catalogue size); got {n_items!r}.")
+        raise InvalidInputError(f"n_items must be an int >= 1 (the catalogue size); got {n_items!r}.")
     if top.size and int(top.max()) >= n_items:
-        raise ValueError(
+        raise InvalidInputError(
             f"n_items is {n_items} but an item id is {int(top.max())}; ids must be below n_items."
         )
     return int(n_items)
@@ -446,13 +450,13 @@ def _ild(top: np.ndarray, present: np.ndarray, item_vectors: Any, item_categorie
     if item_vectors is not None:
         vectors = np.asarray(item_vectors, dtype=np.float64)
         if vectors.ndim != 2 or vectors.shape[0] != n:
-            raise ValueError(
+            raise InvalidInputError(
                 f"item_vectors must be a 2-D array with one row per item ({n}); got shape {vectors.shape}."
             )
         norms = np.linalg.norm(vectors, axis=1)
         used = np.unique(top[present])
         if used.size and (np.any(norms[used] == 0) or not np.all(np.isfinite(norms[used]))):
-            raise ValueError(
+            raise InvalidInputError(
                 "a recommended item has a zero or non-finite vector; cosine distance is undefined."
             )
         unit = vectors / np.where(norms > 0, norms, 1.0)[:, None]
@@ -461,7 +465,7 @@ def _ild(top: np.ndarray, present: np.ndarray, item_vectors: Any, item_categorie
     else:
         member = np.asarray(item_categories).astype(bool)
         if member.ndim != 2 or member.shape[0] != n:
-            raise ValueError(
+            raise InvalidInputError(
                 f"item_categories must be a 2-D (n_items x n_categories) 0/1 array with {n} rows; "
                 f"got shape {member.shape}."
             )
@@ -483,7 +487,7 @@ def _check_shares(used: np.ndarray) -> None:
     """Every recommended item's popularity share must be in (0, 1]."""
     bad = (used <= 0) | (used > 1) | ~np.isfinite(used)
     if bad.any():
-        raise ValueError("every recommended item needs a popularity share in (0, 1].")
+        raise InvalidInputError("every recommended item needs a popularity share in (0, 1].")
 
 
 def evaluate_beyond(
@@ -529,11 +533,13 @@ def evaluate_beyond(
     top = top_matrix(top_items)
     share = np.asarray(popularity, dtype=np.float64)
     if share.ndim != 1:
-        raise ValueError(f"popularity must be a 1-D array with one share per item; got shape {share.shape}.")
+        raise InvalidInputError(
+            f"popularity must be a 1-D array with one share per item; got shape {share.shape}."
+        )
     n = _n_items(top, share.size)
     ks = check_ks(top.shape[1] if k is None else k)
     if item_vectors is not None and item_categories is not None:
-        raise ValueError("give at most one of item_vectors and item_categories.")
+        raise InvalidInputError("give at most one of item_vectors and item_categories.")
     present_all = top >= 0
     _check_shares(share[top[present_all]])
     safe_share = np.where(present_all, share[np.where(present_all, top, 0)], 1.0)

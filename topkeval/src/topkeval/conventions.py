@@ -23,6 +23,7 @@ import pandas as pd
 
 from . import _registry
 from ._cutoff import dcg_of, discounts, normalised
+from ._validation import InputTypeError, InvalidInputError
 
 __all__ = [
     "LIBRARIES",
@@ -537,13 +538,13 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
 # ------------------------------------------------------------------ lookups
 def _library_key(library: Any) -> str:
     if not isinstance(library, str):
-        raise TypeError(f"library must be a str naming a library; got {type(library).__name__}.")
+        raise InputTypeError(f"library must be a str naming a library; got {type(library).__name__}.")
     wanted = library.strip().lower().replace("-", "_")
     for lib in LIBRARIES.values():
         if wanted == lib.key or wanted in {a.lower().replace("-", "_") for a in lib.aliases}:
             return lib.key
     names = ", ".join(repr(k) for k in LIBRARIES)
-    raise ValueError(f"unknown library {library!r}; supported libraries are {names}.")
+    raise InvalidInputError(f"unknown library {library!r}; supported libraries are {names}.")
 
 
 def supported_metrics(library: str) -> tuple[str, ...]:
@@ -594,10 +595,10 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
     return _variant(rows, key, metric, variant)
 
 
-def _not_reproduced(key: str, metric: str) -> ValueError:
+def _not_reproduced(key: str, metric: str) -> InvalidInputError:
     gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
     why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
-    return ValueError(
+    return InvalidInputError(
         f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; for {key!r} the supported metrics "
         f"are {', '.join(repr(m) for m in supported_metrics(key))}."
     )
@@ -607,7 +608,7 @@ def _variant(rows: list[Convention], key: str, metric: str, variant: str) -> Con
     for c in rows:
         if c.name == variant:
             return c
-    raise ValueError(
+    raise InvalidInputError(
         f"unknown variant {variant!r} of {key!r} {metric!r}; choose one of {', '.join(repr(c.name) for c in rows)}."
     )
 
@@ -764,7 +765,7 @@ def evaluate_as(
     >>> evaluate_as("cornac", recs, truth, k=5, metrics=["rr"])
     Traceback (most recent call last):
     ...
-    ValueError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
+    topkeval.InvalidInputError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
@@ -803,7 +804,7 @@ def _rows_asked(key: str, metrics: Any, variants: dict | None) -> list[Conventio
     variants = dict(variants or {})
     rows = [convention(key, m, variants.pop(m, None)) for m in dict.fromkeys(metrics)]
     if variants:
-        raise ValueError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
+        raise InvalidInputError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
     return rows
 
 
@@ -814,7 +815,7 @@ def _ties_given(lib: Library, ties: str | None) -> str | None:
     if lib.ties == "given":
         return check_options(ties=ties or "input_order")["ties"]
     if ties is not None:
-        raise ValueError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
+        raise InvalidInputError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
     return None
 
 
@@ -1035,7 +1036,7 @@ def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
         if rule == "raise" and mask.any():
             if crash == "raise":
                 names = ", ".join(repr(x) for x in base.users[mask][:3])
-                raise ValueError(
+                raise InvalidInputError(
                     f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} ({kind.replace('_', ' ')}"
                     f": {row.note or 'the library raises'}); pass crash='skip' to leave them out instead."
                 )

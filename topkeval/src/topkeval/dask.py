@@ -11,6 +11,7 @@ from collections.abc import Sequence
 import pandas as pd
 
 import topkeval
+from topkeval._validation import InputTypeError, InvalidInputError
 
 __all__ = ["evaluate"]
 
@@ -70,7 +71,7 @@ def evaluate(
 
     for frame, name in ((recommendations, "recommendations"), (truth, "truth")):
         if not isinstance(frame, dd.DataFrame):
-            raise TypeError(
+            raise InputTypeError(
                 f"{name} must be a dask DataFrame; got {type(frame).__name__}. "
                 "For pandas DataFrames use topkeval.evaluate."
             )
@@ -82,7 +83,7 @@ def evaluate(
         recommendations = recommendations.shuffle(on=user, npartitions=n)
         truth = truth.shuffle(on=user, npartitions=n)
     elif recommendations.npartitions != truth.npartitions:
-        raise ValueError(
+        raise InvalidInputError(
             f"partitioned_by_user=True needs as many partitions in both frames; got "
             f"{recommendations.npartitions} and {truth.npartitions}."
         )

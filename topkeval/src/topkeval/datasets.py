@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._validation import InputTypeError, InvalidInputError
+
 __all__ = [
     "load_movielens_100k",
     "load_movielens_latest",
@@ -36,7 +38,7 @@ _LATEST_HEADER = ["userId", "movieId", "rating", "timestamp"]
 
 def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> Path:
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(
+        raise InputTypeError(
             f"{loader} needs a path (str or pathlib.Path) to {expected_name}; got {type(path).__name__}."
         )
     path = Path(path).expanduser()
@@ -70,7 +72,7 @@ def _to_int(
     bad = values.isna() | (values != np.floor(values))
     if bad.any():
         at = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} is not a whole number. "
             f"Expected format: {fmt}."
         )
@@ -132,20 +134,20 @@ def load_movielens_100k(path) -> pd.DataFrame:
             if first.replace(" ", "").lower().startswith("userid,movieid")
             else ""
         )
-        raise ValueError(f"{path.name} is comma-separated, but MovieLens 100K's {fmt}.{hint}")
+        raise InvalidInputError(f"{path.name} is comma-separated, but MovieLens 100K's {fmt}.{hint}")
     if "|" in first:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} is '|'-separated (like u.item or u.user), not the ratings file. Expected {fmt}; "
             "pass the path to u.data."
         )
     try:
         raw = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False, engine="python")
     except pd.errors.ParserError as err:
-        raise ValueError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
+        raise InvalidInputError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
     except pd.errors.EmptyDataError:
-        raise ValueError(f"{path.name} is empty. Expected {fmt}.") from None
+        raise InvalidInputError(f"{path.name} is empty. Expected {fmt}.") from None
     if raw.shape[1] != 4:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} has {raw.shape[1]} tab-separated fields per line, not 4. Expected {fmt}."
         )
     raw.columns = ["user", "item", "rating", "timestamp"]
@@ -195,26 +197,26 @@ def load_movielens_latest(path) -> pd.DataFrame:
     fmt = "a header line 'userId,movieId,rating,timestamp', then one comma-separated row per rating"
     first = _first_line(path)
     if "\t" in first and "," not in first:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} is tab-separated without a header, like MovieLens 100K's u.data; use "
             f"load_movielens_100k(path) for that file. ratings.csv has {fmt}."
         )
     header = [h.strip() for h in first.split(",")]
     if header != _LATEST_HEADER:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} starts with {first[:80]!r}, but ml-latest's ratings.csv has {fmt}. Pass the "
             "ratings.csv file (not movies.csv, tags.csv or links.csv)."
         )
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False)
     except pd.errors.ParserError as err:
-        raise ValueError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
+        raise InvalidInputError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
     users = _to_int(raw, "userId", "userId", path, 2, fmt)
     items = _to_int(raw, "movieId", "movieId", path, 2, fmt)
     rating = pd.to_numeric(raw["rating"], errors="coerce")
     if rating.isna().any():
         at = int(np.flatnonzero(rating.isna().to_numpy())[0])
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} line {at + 2}: rating {raw['rating'].iloc[at]!r} is not a number. Expected {fmt}."
         )
     times = _to_int(raw, "timestamp", "timestamp", path, 2, fmt)
@@ -332,10 +334,10 @@ def download_movielens(
     >>> download_movielens("ml-1m")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of 'ml-100k', 'ml-latest-small'; got 'ml-1m'.
+    topkeval.InvalidInputError: name must be one of 'ml-100k', 'ml-latest-small'; got 'ml-1m'.
     """
     if name not in MOVIELENS:
-        raise ValueError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
+        raise InvalidInputError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
     spec = MOVIELENS[name]
     cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     final = cache / name
@@ -404,7 +406,7 @@ def load_movielens(name: str, cache_dir=None, *, download: bool = True, **option
     100000
     """
     if name not in MOVIELENS:
-        raise ValueError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
+        raise InvalidInputError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
     cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     folder = cache / name
     if not (folder / MOVIELENS[name]["ratings"]).is_file():

@@ -48,6 +48,7 @@ import pyarrow.compute as pc
 import topkeval
 from topkeval import _docs
 from topkeval._registry import Settings
+from topkeval._validation import InputTypeError, InvalidInputError
 
 __all__ = ["evaluate", "evaluate_arrays", "summary", "skipped_users"]
 
@@ -74,7 +75,7 @@ def _pyspark():
 def _check_frame(frame: Any, name: str) -> None:
     DataFrame, _, _ = _pyspark()
     if not isinstance(frame, DataFrame):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be a Spark DataFrame (pyspark.sql.DataFrame); got {type(frame).__module__}."
             f"{type(frame).__name__}. For pandas DataFrames use topkeval.evaluate."
         )
@@ -117,7 +118,7 @@ def _common_type(left, right, what: str):
         return T.LongType() if integral else T.DoubleType()
     if _kind(left) == _kind(right) == "strings":
         return T.StringType()
-    raise TypeError(
+    raise InputTypeError(
         f"{what} ids in recommendations are {_kind(left)} ({left.simpleString()}) but in truth they are "
         f"{_kind(right)} ({right.simpleString()}), so no id could ever match. Cast one side, e.g. "
         f".withColumn({what!r}, F.col({what!r}).cast('string'))."
@@ -127,7 +128,7 @@ def _common_type(left, right, what: str):
 def _check_numeric(frame, column: str, name: str) -> None:
     dtype = frame.schema[column].dataType
     if _kind(dtype) != "numbers":
-        raise TypeError(f"{name}'s {column!r} column must be numeric; got {dtype.simpleString()}.")
+        raise InputTypeError(f"{name}'s {column!r} column must be numeric; got {dtype.simpleString()}.")
 
 
 def _align(recommendations, truth, user_col: str, item_col: str):
@@ -165,7 +166,7 @@ def _raise_on_empty(users, user_col: str) -> None:
         .collect()
     ]
     more = ", ..." if n_empty > len(examples) else ""
-    raise ValueError(
+    raise InvalidInputError(
         f"{n_empty} of {counts['n']} users have no relevant item (e.g. {', '.join(map(repr, examples))}{more}), "
         "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves them out "
         "(trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
@@ -254,7 +255,7 @@ def _check_columns_and_buckets(
     if relevance_col in truth.columns:
         _check_numeric(truth, relevance_col, "truth")
     if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
-        raise ValueError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
+        raise InvalidInputError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
 
 
 def _raise_on_empty_rows(recs, rows, user_col: str, relevance_col: str) -> None:
@@ -440,7 +441,7 @@ def _score_batch(batch: pa.RecordBatch, config: dict) -> pa.RecordBatch:
     if config["grades_col"]:
         grades = pc.list_flatten(batch.column(config["grades_col"])).to_numpy(zero_copy_only=False)
         if grades.size != len(relevant):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{config['grades_col']!r} must hold one grade per relevant item, row by row; got "
                 f"{grades.size} grades for {len(relevant)} relevant items in a batch."
             )
@@ -475,12 +476,12 @@ def _score_batches(batches: Iterator[pa.RecordBatch], config: dict) -> Iterator[
 def _check_list_column(frame, column: str, what: str) -> None:
     _, _, T = _pyspark()
     if column not in frame.columns:
-        raise ValueError(
+        raise InvalidInputError(
             f"lists is missing column {column!r} ({what}); it has "
             f"{', '.join(map(repr, frame.columns))}. Pass {what}=... if yours is named differently."
         )
     if not isinstance(frame.schema[column].dataType, T.ArrayType):
-        raise TypeError(
+        raise InputTypeError(
             f"lists' {column!r} column must be an array; got {frame.schema[column].dataType.simpleString()}."
         )
 
@@ -544,7 +545,7 @@ def evaluate_arrays(
     ):
         _check_list_column(lists, column, what)
     if user_col not in lists.columns:
-        raise ValueError(
+        raise InvalidInputError(
             f"lists is missing column {user_col!r}; it has {', '.join(map(repr, lists.columns))}. "
             "Pass user_col=... if yours is named differently."
         )
@@ -619,7 +620,7 @@ def summary(per_user) -> pd.Series:
     _, F, _ = _pyspark()
     names = _metric_columns(per_user)
     if not names:
-        raise ValueError(
+        raise InvalidInputError(
             f"per_user has no metric column (like 'ap@10'); it has {', '.join(per_user.columns)}."
         )
     full, empty, _ = getattr(per_user, _LINK, (None, None, None))
@@ -676,7 +677,7 @@ def skipped_users(per_user):
     _check_frame(per_user, "per_user")
     link = getattr(per_user, _LINK, None)
     if link is None:
-        raise ValueError(
+        raise InvalidInputError(
             "per_user must be the frame topkeval.spark.evaluate returned (a derived frame no longer "
             "knows which users were skipped); call skipped_users on that frame."
         )

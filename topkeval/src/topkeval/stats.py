@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_number
+from ._validation import InvalidInputError, check_int, check_number
 
 __all__ = [
     "ConfidenceInterval",
@@ -95,13 +95,13 @@ def _values(values, name: str = "values") -> np.ndarray:
         values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values, dtype=np.float64
     )
     if array.ndim != 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} must be one number per user (1-D); got shape {array.shape}. Pick one column."
         )
     if array.size < 2:
-        raise ValueError(f"{name} needs at least 2 users to measure uncertainty; got {array.size}.")
+        raise InvalidInputError(f"{name} needs at least 2 users to measure uncertainty; got {array.size}.")
     if not np.isfinite(array).all():
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} has NaN or infinite values; drop those users first (e.g. evaluate(..., empty='skip'))."
         )
     return array
@@ -110,17 +110,17 @@ def _values(values, name: str = "values") -> np.ndarray:
 def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(a, pd.Series) and isinstance(b, pd.Series):
         if not a.index.is_unique or not b.index.is_unique:
-            raise ValueError("a and b must have one value per user (their indexes have repeats).")
+            raise InvalidInputError("a and b must have one value per user (their indexes have repeats).")
         if set(a.index) != set(b.index):
             only_a, only_b = a.index.difference(b.index), b.index.difference(a.index)
-            raise ValueError(
+            raise InvalidInputError(
                 f"a and b must score the same users for a paired comparison; {len(only_a)} user(s) only in a, "
                 f"{len(only_b)} only in b. Evaluate both models on the same test users."
             )
         b = b.reindex(a.index)
     a, b = _values(a, "a"), _values(b, "b")
     if a.size != b.size:
-        raise ValueError(
+        raise InvalidInputError(
             f"a and b must have one value per user each, for the same users; got {a.size} and {b.size}."
         )
     return a, b
@@ -170,7 +170,7 @@ def percentile_interval(samples, confidence: float = 0.95) -> tuple[float, float
     """
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
-        raise ValueError("samples must be a non-empty 1-D sequence of finite numbers.")
+        raise InvalidInputError("samples must be a non-empty 1-D sequence of finite numbers.")
     confidence = _check_confidence(confidence)
     tail = (1 - confidence) / 2
     low, high = np.quantile(x, [tail, 1 - tail])
@@ -201,7 +201,7 @@ def sign_flip_p_value(differences, signs) -> float:
     d = np.asarray(differences, dtype=np.float64)
     flips = np.asarray(signs, dtype=np.float64)
     if d.ndim != 1 or flips.ndim != 2 or flips.shape[1] != d.size:
-        raise ValueError(
+        raise InvalidInputError(
             f"signs must have shape (B, n) with n = len(differences) = {d.size}; got {flips.shape}."
         )
     return float((1 + _count_extreme(d, flips)) / (1 + flips.shape[0]))
