@@ -260,3 +260,58 @@ def test_the_vocabulary_check_can_fail():
     assert COURSE_WORDS.search("Taught in ``notebooks/03-average-precision.ipynb``")
     assert COURSE_WORDS.search("(seed 000: AP@9 = 0.903)")
     assert not COURSE_WORDS.search("the seed of the random generator")
+
+
+def test_a_huge_k_on_arrays_with_a_listed_ideal_and_graded_relevance():
+    top = np.array([[0, 1, 2], [3, 0, -1]])
+    indptr, items, grades = np.array([0, 2, 4]), np.array([1, 9, 0, 3]), np.array([2.0, 3.0, 1.0, 2.0])
+    k = 10**9
+    for ideal in ("all", "listed"):
+        got = topkeval.evaluate_arrays(
+            top, indptr, items, relevant_grades=grades, k=k, metrics=["ndcg"], ideal=ideal, gain="exponential"
+        )
+        for user, ranking in enumerate(([0, 1, 2], [3, 0])):
+            relevant = dict(
+                zip(
+                    items[indptr[user] : indptr[user + 1]],
+                    grades[indptr[user] : indptr[user + 1]],
+                    strict=True,
+                )
+            )
+            want = topkeval.ndcg_at_k(ranking, relevant, k, ideal=ideal, gain="exponential")
+            assert got.loc[user, f"ndcg@{k}"] == pytest.approx(want, abs=1e-12)
+
+
+def _message(call) -> tuple[str, str]:
+    with pytest.raises((ValueError, TypeError)) as caught:
+        call()
+    return type(caught.value).__name__, str(caught.value)
+
+
+def test_a_bad_cutoff_gets_one_message_from_every_entry_point():
+    recs = pd.DataFrame({"user": [1], "item": ["a"], "rank": [1]})
+    truth = pd.DataFrame({"user": [1], "item": ["a"]})
+    calls = [
+        lambda: topkeval.precision_at_k(["a"], {"a"}, 0),
+        lambda: topkeval.ndcg_at_k(["a"], {"a"}, 0),
+        lambda: topkeval.evaluate(recs, truth, 0),
+        lambda: topkeval.evaluate_arrays(np.array([[0]]), [0, 1], [0], k=0),
+        lambda: topkeval.evaluate_as("ranx", recs, truth, 0),
+        lambda: beyond.evaluate_beyond(np.array([[0]]), popularity=np.ones(1), k=0),
+    ]
+    messages = {_message(call) for call in calls}
+    assert messages == {
+        ("InvalidInputError", "k must be an int >= 1 (the cutoff: how many top items count); got 0.")
+    }
+
+
+def test_an_unknown_metric_gets_one_message_from_every_entry_point():
+    recs = pd.DataFrame({"user": [1], "item": ["a"], "rank": [1]})
+    truth = pd.DataFrame({"user": [1], "item": ["a"]})
+    calls = [
+        lambda: topkeval.evaluate(recs, truth, 1, metrics=["ndgc"]),
+        lambda: topkeval.evaluate_arrays(np.array([[0]]), [0, 1], [0], metrics=["ndgc"]),
+        lambda: topkeval.evaluate_as("ranx", recs, truth, 1, metrics=["ndgc"]),
+        lambda: topkeval.conventions.convention("ranx", "ndgc"),
+    ]
+    assert len({_message(call) for call in calls}) == 1
