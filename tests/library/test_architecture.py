@@ -315,3 +315,20 @@ def test_an_unknown_metric_gets_one_message_from_every_entry_point():
         lambda: topkeval.conventions.convention("ranx", "ndgc"),
     ]
     assert len({_message(call) for call in calls}) == 1
+
+
+@pytest.mark.parametrize("k", [2, 3, 5, 50, 10**9])
+def test_elliots_map_mean_of_p1_to_pk_needs_no_column_per_cutoff(k):
+    recs = pd.DataFrame({"user": [1] * 3 + [2] * 2, "item": list("abcab"), "rank": [1, 2, 3, 1, 2]})
+    truth = pd.DataFrame({"user": [1, 1, 2], "item": ["b", "c", "a"]})
+    got = topkeval.evaluate_as("elliot", recs, truth, k, metrics=["ap"], per_user=True)[f"ap@{k}"]
+
+    def naive(ranking, relevant):  # the mean of P@1..P@k, with P@j = hits in the top j / j
+        hits = np.cumsum([item in relevant for item in ranking] + [0] * max(0, min(k, 10**4) - len(ranking)))
+        js = np.arange(1, hits.size + 1)
+        head = float(np.sum(hits[:k] / js[:k]))
+        tail = hits[-1] * (np.log(k + 0.5) - np.log(hits.size + 0.5)) if k > hits.size else 0.0
+        return (head + tail) / k
+
+    assert got.loc[1] == pytest.approx(naive(list("abc"), {"b", "c"}), rel=1e-9)
+    assert got.loc[2] == pytest.approx(naive(list("ab"), {"a"}), rel=1e-9)

@@ -15,6 +15,7 @@ readers without those libraries installed).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -915,7 +916,9 @@ def _needs_hits(run: _Run) -> None:
 
 
 def _mean_p1_to_pk_before(run: _Run) -> None:
-    run.metric, run.ks = "precision", list(range(1, run.k + 1))
+    """Ask for P@1..P@L only, L the longest list (beyond it P@j = hits / j), and P@k."""
+    longest = int(run.recs.groupby(run.base.u).size().max()) if len(run.recs) else 0
+    run.metric, run.ks = "precision", sorted({*range(1, min(run.k, longest) + 1), run.k})
 
 
 def _lenskit_ap_before(run: _Run) -> None:
@@ -923,7 +926,29 @@ def _lenskit_ap_before(run: _Run) -> None:
 
 
 def _mean_p1_to_pk(run: _Run) -> None:
-    run.value = run.scores[[f"precision@{j}" for j in run.ks]].mean(axis=1)
+    """The mean of P@1..P@k: the listed cutoffs from the columns, the rest as hits * (1/(L+1) + ... + 1/k)."""
+    listed = [j for j in run.ks if j < run.k or len(run.ks) == run.k]
+    total = run.scores[[f"precision@{j}" for j in listed]].sum(axis=1)
+    if len(listed) < run.k:  # cutoffs L+1..k: no list reaches them, so P@j = hits / j
+        hits = run.scores[f"precision@{run.k}"] * run.k
+        total = total + hits * _harmonic_span(max(listed, default=0), run.k)
+    run.value = total / run.k
+
+
+def _harmonic_span(low: int, high: int) -> float:
+    """1/(low + 1) + ... + 1/high, summed directly up to a million terms, else by the asymptotic series.
+
+    >>> round(_harmonic_span(0, 4), 6), round(_harmonic_span(10, 10**9) - _harmonic_span(10, 10**8), 9)
+    (2.083333, 2.302585088)
+    """
+    if high - low <= 1_000_000:
+        return float(np.sum(1.0 / np.arange(low + 1, high + 1, dtype=np.float64)))
+
+    def harmonic(n: int) -> float:  # H_n = ln n + gamma + 1/(2n) - 1/(12n^2) + 1/(120n^4), n > 10^6 here
+        return math.log(n) + 0.5772156649015329 + 1 / (2 * n) - 1 / (12 * n**2) + 1 / (120 * n**4)
+
+    head = _harmonic_span(low, 1_000_000) if low < 1_000_000 else 0.0
+    return head + harmonic(high) - harmonic(max(low, 1_000_000))
 
 
 def _capped(run: _Run) -> None:
