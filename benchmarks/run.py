@@ -403,7 +403,8 @@ def print_rows(rows: list[dict], out=sys.stdout) -> None:
         head = f"K={r['k']:<4} U={r['users']:>9,}  {r['route']:<12}"
         if r["route"] in ("arrays", "frames"):
             print(
-                f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  peak +{r['peak_gib']:.3f} GiB "
+                f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  "
+                f"peak +{r['peak_gib']:.3f} GiB "
                 f"(inputs {r['input_gib']:.3f} GiB, {r['peak_gib'] / max(r['input_gib'], 1e-9):.2f}x)  "
                 f"max |diff| {r['agreement']:.1e}",
                 file=out,

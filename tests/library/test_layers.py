@@ -91,7 +91,8 @@ def imports(path: Path, base: Path) -> list[tuple[str, int, bool]]:
 
 
 def _dynamic_import(node: ast.Call) -> bool:
-    """``importlib.import_module(...)``, ``import_module(...)`` or ``__import__(...)``: an import by string."""
+    """``importlib.import_module(...)``, ``import_module(...)`` or ``__import__(...)``:
+    an import by string."""
     func = node.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     return name in ("import_module", "__import__")
@@ -249,7 +250,8 @@ HEAVY = (
 def loaded_after(statement: str) -> list[str]:
     code = (
         f"import json, sys; {statement}; "
-        f"print(json.dumps(sorted(m for m in sys.modules if m.split('.')[0] in {('helpers', 'topkeval') + HEAVY!r})))"
+        "print(json.dumps(sorted(m for m in sys.modules "
+        f"if m.split('.')[0] in {('helpers', 'topkeval') + HEAVY!r})))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     return json.loads(out)

@@ -47,7 +47,9 @@ OTHER_VALUE = {"p": 0.5, "max_grade": 4}
 
 @pytest.mark.parametrize("metric", [m for m in _registry.METRICS.values() if m.options], ids=lambda m: m.key)
 def test_each_option_is_wired_and_its_default_is_the_registry_default(metric):
-    relevance = GRADES if ("gain" in metric.options or metric.key == "err") else set(GRADES)
+    # ERR without max_grade takes binary relevance only (g_max is the scale's top, which a user's grades
+    # cannot give)
+    relevance = GRADES if "gain" in metric.options else set(GRADES)
     plain = getattr(topkeval, metric.function)(RANKING, relevance, 3)
     for name in metric.options:
         option = _registry.OPTIONS.get(name) or _registry.PARAMETERS[name]
@@ -80,6 +82,8 @@ def test_used_by_is_generated_from_the_convention_table():
 
     for row in CONVENTIONS:
         for name, value in row.options.items():
+            if name in _registry.PARAMETERS:  # numbers (RBP's p, ERR's max_grade), not named choices
+                continue
             choice = next(c for c in _registry.OPTIONS[name].choices if c.value == value)
             assert LIBRARIES[row.library].name in choice.used_by, (row, name)
     listed = _registry.OPTIONS["ideal"].choices[1].used_by

@@ -58,7 +58,8 @@ def test_ranking_mapping_suggests_a_swap():
 def test_ranking_string():
     with raises(
         TypeError,
-        "ranking must be a sequence of item ids, not a single string ('abc'); wrap it in a list, e.g. ['abc'].",
+        "ranking must be a sequence of item ids, not a single string ('abc'); "
+        "wrap it in a list, e.g. ['abc'].",
     ):
         h.hit_at_k("abc", {"a"}, 1)
 
@@ -109,7 +110,8 @@ def test_ranking_duplicates_name_both_ranks():
 def test_relevant_string():
     with raises(
         TypeError,
-        "relevant must be a set of item ids or a mapping item -> grade, not a single string ('a'); wrap it in a set",
+        "relevant must be a set of item ids or a mapping item -> grade, "
+        "not a single string ('a'); wrap it in a set",
     ):
         h.precision_at_k(["a"], "a", 1)
 
@@ -148,7 +150,9 @@ def test_grade_negative():
 def test_empty_relevant_points_to_the_batch_policy():
     with raises(
         ValueError,
-        "recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'.",
+        "recall_at_k is undefined when the user has no relevant item (its denominator is 0). "
+        "Leave such users out, or, in topkeval.evaluate, "
+        "choose what they count as with empty='skip', 'zero' or 'raise'.",
     ):
         h.recall_at_k(["a"], set(), 1)
 
@@ -157,7 +161,8 @@ def test_empty_relevant_points_to_the_batch_policy():
 def test_unknown_option_lists_choices_and_suggests():
     with raises(
         ValueError,
-        "denominator must be one of 'min_k_n_relevant', 'n_hits', 'n_relevant'; got 'n_rel'. Did you mean 'n_relevant'?",
+        "denominator must be one of 'min_k_n_relevant', 'n_hits', 'n_relevant'; "
+        "got 'n_rel'. Did you mean 'n_relevant'?",
     ):
         h.average_precision_at_k(["a"], {"a"}, 1, denominator="n_rel")
 
@@ -170,8 +175,8 @@ def test_option_of_wrong_type():
 def test_unknown_metric_name():
     with raises(
         ValueError,
-        "metrics must be among 'precision', 'recall', 'hit', 'rr', 'ap', 'ndcg', 'err', 'rbp' (or a common "
-        "name of one, such as 'map' for 'ap'); got 'mapp'. Did you mean 'ap'?",
+        "metrics must be among 'precision', 'recall', 'hit', 'rr', 'ap', 'ndcg', 'err', 'rbp', "
+        "'rbp_residual' (or a common name of one, such as 'map' for 'ap'); got 'mapp'. Did you mean 'ap'?",
     ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], metrics=["mapp"])
 
@@ -209,7 +214,8 @@ def test_arrays_indptr_length():
 def test_arrays_indptr_shape():
     with raises(
         ValueError,
-        "relevant_indptr must start at 0, never decrease and end at len(relevant_items) = 1; got start 0 and end 2.",
+        "relevant_indptr must start at 0, never decrease and end at len(relevant_items) = 1; "
+        "got start 0 and end 2.",
     ):
         h.evaluate_arrays(np.array([[1]]), [0, 2], [1])
 
@@ -264,7 +270,8 @@ def test_evaluate_needs_dataframes():
 def test_evaluate_missing_columns_lists_what_is_there():
     with raises(
         ValueError,
-        "truth is missing column(s) 'item'; it has 'user', 'movie'. Rename them or pass the column names (user_col=..., item_col=...",
+        "truth is missing column(s) 'item'; it has 'user', 'movie'. "
+        "Rename them or pass the column names (user_col=..., item_col=...",
     ):
         h.evaluate(RECS, pd.DataFrame({"user": ["u"], "movie": ["a"]}), k=1)
 
@@ -272,7 +279,8 @@ def test_evaluate_missing_columns_lists_what_is_there():
 def test_evaluate_needs_rank_or_score():
     with raises(
         ValueError,
-        "recommendations needs a 'rank' column (1 = best) or a 'score' column (higher = better); it has 'user', 'item'.",
+        "recommendations needs a 'rank' column (1 = best) or a 'score' column (higher = better); "
+        "it has 'user', 'item'.",
     ):
         h.evaluate(RECS[["user", "item"]], TRUTH, k=1)
 
@@ -280,7 +288,8 @@ def test_evaluate_needs_rank_or_score():
 def test_evaluate_id_types_must_match():
     with raises(
         TypeError,
-        "item ids in recommendations are strings or objects (object) but in truth they are numbers (int64), so no id could ever match. Convert one side, e.g. .astype(str).",
+        "item ids in recommendations are strings or objects (object) but in truth they are numbers (int64), "
+        "so no id could ever match. Convert one side, e.g. .astype(str).",
     ):
         h.evaluate(RECS.astype({"item": object}), pd.DataFrame({"user": ["u"], "item": [1]}), k=1)
 
@@ -352,7 +361,8 @@ def test_evaluate_duplicate_recommendations():
     recs = pd.DataFrame({"user": ["u", "u"], "item": ["b", "b"], "rank": [1, 2]})
     with raises(
         ValueError,
-        "recommendations list item 'b' more than once for user 'u' (at positions 1, 2 of its list); a ranking must not contain duplicates.",
+        "recommendations list item 'b' more than once for user 'u' (at positions 1, 2 of its list); "
+        "a ranking must not contain duplicates.",
     ):
         h.evaluate(recs, TRUTH, k=2)
 
@@ -374,7 +384,8 @@ def test_evaluate_bad_grades():
         h.evaluate(RECS, TRUTH.assign(relevance=[np.nan]), k=1)
     with raises(
         ValueError,
-        "relevance grades must be finite numbers >= 0; the 'relevance' column of truth holds NaN or infinity.",
+        "relevance grades must be finite numbers >= 0; the 'relevance' column of truth holds NaN or "
+        "infinity.",
     ):
         h.evaluate(RECS, TRUTH.assign(relevance=[np.inf]), k=1)
 
@@ -383,7 +394,8 @@ def test_evaluate_tied_scores_when_asked_to_raise():
     recs = pd.DataFrame({"user": ["u", "u"], "item": ["a", "b"], "score": [1.0, 1.0]})
     with raises(
         ValueError,
-        "user 'u' has tied scores (1.0) in its top 2; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order.",
+        "user 'u' has tied scores (1.0) in its top 2; "
+        "pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order.",
     ):
         h.evaluate(recs, TRUTH, k=2, ties="raise")
 

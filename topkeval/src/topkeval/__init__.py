@@ -5,7 +5,7 @@ relevance) and a cutoff ``k``, and return a ``float``:
 
     hit_ranks_at_k, precision_at_k, recall_at_k, hit_at_k, reciprocal_rank_at_k,
     average_precision_at_k, gains_at_k, cg_at_k, dcg_at_k, idcg_at_k,
-    ndcg_at_k, dcg_table, err_at_k (cascade), rbp_at_k (patience)
+    ndcg_at_k, dcg_table, err_at_k (cascade), rbp_at_k and rbp_residual_at_k (patience)
 
 Many users at once: :func:`evaluate` (pandas, Arrow or Polars frames, any ids),
 :func:`evaluate_arrays` (integer arrays, the fast path) and :func:`evaluate_as`
@@ -18,7 +18,7 @@ Submodules:
 - :mod:`topkeval.splits`: leave-one-out and temporal splits.
 - :mod:`topkeval.conventions`: how thirteen libraries define each metric.
 - :mod:`topkeval.beyond`: coverage, novelty, diversity and concentration.
-- :mod:`topkeval.stats`: bootstrap intervals and paired tests over per-user scores.
+- :mod:`topkeval.stats`: bootstrap intervals, paired tests, verdicts and power over per-user scores.
 - :mod:`topkeval.datasets`: MovieLens readers and a verified, cached download.
 - :mod:`topkeval.spark`, :mod:`topkeval.dask`: the same metrics on a cluster
   (extras ``spark`` and ``dask``; importing :mod:`topkeval` loads neither).
@@ -51,7 +51,7 @@ from .metrics import (
     reciprocal_rank_at_k,
 )
 from .splits import leave_one_out_split, temporal_split
-from .user_models import err_at_k, rbp_at_k
+from .user_models import err_at_k, rbp_at_k, rbp_residual_at_k
 
 __all__ = [
     "hit_ranks_at_k",
@@ -68,6 +68,7 @@ __all__ = [
     "dcg_table",
     "err_at_k",
     "rbp_at_k",
+    "rbp_residual_at_k",
     "evaluate",
     "evaluate_arrays",
     "evaluate_as",

@@ -1,4 +1,5 @@
-"""Cutoff, gain and discount: the only place that cuts a list at k, finds hits, or defines a gain or a discount.
+"""Cutoff, gain and discount: the only place that cuts a list at k, finds hits, or defines a gain or \
+a discount.
 
 Per-user metrics (``topkeval.metrics``, ``topkeval.dcg``), the batch kernels
 (``topkeval._kernels``, ``topkeval.batch``), the library conventions

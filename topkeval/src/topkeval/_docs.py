@@ -9,11 +9,14 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable
+from typing import TypeVar
 
 from . import _registry
 from .conventions import used_by
 
-__all__ = ["option_table", "metric_list", "fill", "fill_pending", "markdown_table"]
+F = TypeVar("F", bound=Callable[..., object])
+
+__all__ = ["option_table", "beyond_option_table", "metric_list", "fill", "fill_pending", "markdown_table"]
 
 
 def option_table(name: str, width: int = 76) -> str:
@@ -31,6 +34,35 @@ def option_table(name: str, width: int = 76) -> str:
         lines.append(textwrap.fill(text, width=width, subsequent_indent="  "))
     lines += ["", textwrap.fill(f"Why the default: {option.why_default}", width=width)]
     return "\n".join(lines)
+
+
+def beyond_option_table(key: str, width: int = 76) -> str:
+    """The listing of one option of a beyond-accuracy metric (:data:`topkeval._registry.BEYOND_OPTIONS`).
+
+    The convention table covers accuracy metrics only, so who uses each value
+    is the registry's ``also``.
+
+    Examples
+    --------
+    >>> print(beyond_option_table("gini_denominator").splitlines()[0])
+    ``denominator`` (default ``'n'``):
+    """
+    option = _registry.BEYOND_OPTIONS[key]
+    lines = [f"``{option.name}`` (default ``{option.default!r}``):", ""]
+    for choice in option.choices:
+        text = f"- ``{choice.value!r}``: {choice.formula}. Used by {choice.also}."
+        lines.append(textwrap.fill(text, width=width, subsequent_indent="  "))
+    lines += ["", textwrap.fill(f"Why the default: {option.why_default}", width=width)]
+    return "\n".join(lines)
+
+
+def _table(name: str) -> str:
+    """The text a ``%(name)s`` placeholder stands for: the metric list, or an option's listing."""
+    if name == "metrics":
+        return metric_list()
+    if name in _registry.BEYOND_OPTIONS:
+        return beyond_option_table(name)
+    return option_table(name)
 
 
 def metric_list() -> str:
@@ -60,7 +92,7 @@ def fill(doc: str, names: tuple[str, ...]) -> str:
     True
     """
     for name in names:
-        table = metric_list() if name == "metrics" else option_table(name)
+        table = _table(name)
         marker = f"%({name})s"
         index = doc.find(marker)
         if index < 0:
@@ -85,7 +117,7 @@ def fill_pending() -> None:
         function.__doc__ = fill(function.__doc__ or "", names)
 
 
-def document(*names: str) -> Callable[[Callable[..., object]], Callable[..., object]]:
+def document(*names: str) -> Callable[[F], F]:
     """Decorator for modules loaded after topkeval (Spark, Dask): fill the placeholders at once.
 
     Examples
@@ -97,7 +129,7 @@ def document(*names: str) -> Callable[[Callable[..., object]], Callable[..., obj
     True
     """
 
-    def decorate(function: Callable[..., object]) -> Callable[..., object]:
+    def decorate(function: F) -> F:
         function.__doc__ = fill(function.__doc__ or "", names)
         return function
 
@@ -105,7 +137,8 @@ def document(*names: str) -> Callable[[Callable[..., object]], Callable[..., obj
 
 
 def _row(*cells: str) -> str:
-    """One Markdown table row; a ``|`` inside a cell (as in ``|R|``) is escaped, or it would split the cell."""
+    """One Markdown table row; a ``|`` inside a cell (as in ``|R|``) is escaped,
+    or it would split the cell."""
     return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
 
 
@@ -131,13 +164,28 @@ def _option_rows() -> list[str]:
 
 def _beyond_rows() -> list[str]:
     rows = [
-        _row("metric", "function", "notation", "formula", "computed", "needs"),
-        "|---|---|---|---|---|---|",
+        _row("metric", "function", "notation", "formula", "computed", "needs", "options"),
+        "|---|---|---|---|---|---|---|",
     ]
     for beyond in _registry.BEYOND_METRICS.values():
+        options = ", ".join(_beyond_option_cell(key) for key in beyond.options) or "none"
         cells = (f"`{beyond.key}`", f"`{beyond.function}`", beyond.notation, beyond.formula)
-        rows.append(_row(*cells, beyond.scope, beyond.needs))
+        rows.append(_row(*cells, beyond.scope, beyond.needs, options))
+    for key, option in _registry.BEYOND_OPTIONS.items():
+        rows += ["", f"`{option.name}` of `{key.split('_')[0]}`:", ""]
+        rows += [_row("value", "formula", "used by"), "|---|---|---|"]
+        for choice in option.choices:
+            value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
+            rows.append(_row(value, choice.formula, choice.also))
+        rows += ["", f"Why the default: {option.why_default}"]
     return rows
+
+
+def _beyond_option_cell(key: str) -> str:
+    option = _registry.BEYOND_OPTIONS[key]
+    return f"`{option.name}`: " + " / ".join(
+        f"**`{v}`**" if v == option.default else f"`{v}`" for v in option.values
+    )
 
 
 def markdown_table() -> str:
@@ -146,14 +194,15 @@ def markdown_table() -> str:
     Returns
     -------
     str
-        Three Markdown tables: the metrics, who uses which option value, and
-        the beyond-accuracy metrics.
+        Markdown tables: the metrics, who uses which option value, the
+        beyond-accuracy metrics and their options.
 
     Examples
     --------
     >>> import topkeval
     >>> print(topkeval.metric_table().splitlines()[0])
-    | column in `evaluate` | per-user function | notation | mean over users | formula | no relevant item | options |
+    | column in `evaluate` | per-user function | notation | mean over users | formula | no relevant item \
+| options |
     """
     rows = _metric_rows()
     rows += ["", "Which libraries compute which variant:", ""] + _option_rows()

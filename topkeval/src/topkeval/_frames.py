@@ -131,7 +131,8 @@ def as_pandas(frame: Any, name: str) -> pd.DataFrame:
     >>> as_pandas({"user": [1]}, "truth")
     Traceback (most recent call last):
     ...
-    topkeval.InputTypeError: truth must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; got dict. Build one from the columns: pandas.DataFrame(truth).
+    topkeval.InputTypeError: truth must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; \
+got dict. Build one from the columns: pandas.DataFrame(truth).
     """
     if isinstance(frame, pd.DataFrame):
         return frame

@@ -27,6 +27,7 @@ __all__ = [
     "ndcg",
     "expected_reciprocal_rank",
     "rank_biased_precision",
+    "rbp_residual",
 ]
 
 
@@ -64,6 +65,10 @@ class Cut:
         Grade of each hit in the top k (ERR); None for binary relevance (grade 1).
     top_grade : array of float or None
         The top of each user's grade scale (ERR's g_max); None means 1.
+    unjudged : array of float, shape (n,) or None
+        (1 - p) times the sum of p**(i - 1) over the ranks i <= k that hold
+        an item the truth does not judge (RBP's residual); None when every
+        item is judged (a truth of relevant items only).
     """
 
     k: int
@@ -81,6 +86,7 @@ class Cut:
     options: Settings
     grades: np.ndarray | None = None
     top_grade: np.ndarray | None = None
+    unjudged: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -163,3 +169,9 @@ def rank_biased_precision(cut: Cut) -> np.ndarray:
     """(1 - p) times the sum of p**(i - 1) over the relevant ranks i <= k."""
     p = cut.options.p
     return (1.0 - p) * cut.per_user(p ** cut.position.astype(np.float64))
+
+
+def rbp_residual(cut: Cut) -> np.ndarray:
+    """RBP's residual: p**k (the ranks beyond k) plus the weight of the unjudged items in the top k."""
+    tail = np.full(cut.n, cut.options.p**cut.k)
+    return tail if cut.unjudged is None else tail + cut.unjudged

@@ -33,6 +33,7 @@ __all__ = [
     "BATCH_OPTIONS",
     "PARAMETERS",
     "BEYOND_METRICS",
+    "BEYOND_OPTIONS",
     "Metric",
     "Option",
     "Parameter",
@@ -124,7 +125,7 @@ class Metric:
     notation: str  # per-user notation
     mean_name: str  # what the mean over users is called
     formula: str
-    empty_value: float | None  # per-user value with no relevant item; None: raises ValueError (0/0)
+    empty_value: float | str | None  # per-user value with no relevant item (a str: in words); None: 0/0
     options: tuple[str, ...] = field(default_factory=tuple)  # names in OPTIONS or PARAMETERS
     family: str = "accuracy"  # "accuracy" or "user model" (for tables)
     by_default: bool = True  # computed by evaluate() when metrics=None
@@ -136,7 +137,9 @@ class Metric:
     @property
     def no_relevant(self) -> str:
         """What the per-user function does for a user with no relevant item, in words."""
-        return "raises ValueError (0/0)" if self.empty_value is None else repr(self.empty_value)
+        if self.empty_value is None:
+            return "raises ValueError (0/0)"
+        return self.empty_value if isinstance(self.empty_value, str) else repr(self.empty_value)
 
 
 OPTIONS: dict[str, Option] = {
@@ -245,7 +248,8 @@ BATCH_OPTIONS: dict[str, Option] = {
             ),
             Choice(
                 "zero",
-                "keep those users with every metric 0",
+                "keep those users with every metric 0 (the RBP residual keeps its value, p**k plus "
+                "any unjudged weight)",
                 also="",
             ),
         ),
@@ -335,7 +339,7 @@ METRICS: dict[str, Metric] = {
         formula="1 / rank of the first relevant item if it is within the top k, else 0",
         empty_value=0.0,
         aliases=("mrr", "reciprocal_rank", "recip_rank", "mean_reciprocal_rank"),
-        value_range="{0} or 1/n",
+        value_range="0, or 1/r for a first hit at rank r <= k",
         rewards="the first relevant item being near the top",
         leave_one_out="1/r if r <= k",
     ),
@@ -373,8 +377,9 @@ METRICS: dict[str, Metric] = {
         function="err_at_k",
         notation="ERR@k",
         mean_name="ERR@k",
-        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / 2**max_grade "
-        "(cascade: the user stops at the first satisfying item)",
+        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / "
+        "2**max_grade "
+        "(cascade: the user stops at the first satisfying item; Chapelle et al. 2009)",
         empty_value=0.0,
         options=("max_grade",),
         family="user model",
@@ -390,7 +395,9 @@ METRICS: dict[str, Metric] = {
         function="rbp_at_k",
         notation="RBP@k",
         mean_name="RBP@k",
-        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance p)",
+        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance "
+        "p; "
+        "Moffat and Zobel 2008)",
         empty_value=0.0,
         options=("p",),
         family="user model",
@@ -400,13 +407,34 @@ METRICS: dict[str, Metric] = {
         rewards="relevant items within a patient user's reach",
         leave_one_out="(1 - p) p^(r - 1) if r <= k",
     ),
+    "rbp_residual": Metric(
+        key="rbp_residual",
+        kernel="rbp_residual",
+        function="rbp_residual_at_k",
+        notation="RBP residual@k",
+        mean_name="mean RBP residual@k",
+        formula="p**k + (1 - p) * sum over the ranks i <= k holding an unjudged item of p**(i - 1): how much "
+        "RBP@k could still grow (Moffat and Zobel 2008: report RBP as base + residual)",
+        empty_value="p**k plus the weight of unjudged items (it does not depend on the relevant ones)",
+        options=("p",),
+        family="user model",
+        by_default=False,
+        value_range="[p^k, 1]",
+        rewards="(not a score) how much RBP@k could still grow: report it beside RBP",
+        leave_one_out="p^k when every listed item is judged",
+    ),
 }
 
 #: Numeric options of single metrics (ERR's grade scale, RBP's persistence).
 PARAMETERS: dict[str, Parameter] = {
     "p": Parameter("p", 0.8, "RBP's persistence: the chance of reading on after each item", 0.0, 1.0),
     "max_grade": Parameter(
-        "max_grade", None, "ERR's top of the grade scale", 0.0, none_means="each user's highest grade"
+        "max_grade",
+        None,
+        "ERR's top of the grade scale",
+        0.0,
+        none_means="per user: 1, allowed only while no grade exceeds 1; in a batch: the largest grade "
+        "of the whole truth, at least 1, recorded in attrs['err_max_grade']",
     ),
 }
 
@@ -425,6 +453,38 @@ class BeyondMetric:
     value_range: str = ""  # the values it can take
     rewards: str = ""  # what a high (or low) value rewards
     leave_one_out: str = "no relevance needed"
+    options: tuple[str, ...] = ()  # keys of BEYOND_OPTIONS
+
+
+#: Options of the beyond-accuracy metrics, keyed ``<metric>_<keyword>``; ``Option.name`` is the keyword.
+BEYOND_OPTIONS: dict[str, Option] = {
+    "gini_denominator": Option(
+        name="denominator",
+        default="n",
+        choices=(
+            Choice(
+                "n",
+                "G = sum over i of (2i - n - 1) c_(i) / (n * sum c): the Gini coefficient of the n counts; "
+                "one item taking every slot gives 1 - 1/n",
+                also="RecBole GiniIndex and LensKit ListGini (lenskit.stats.gini); the usual Gini "
+                "coefficient",
+            ),
+            Choice(
+                "n_minus_1",
+                "G = sum over i of (2i - n - 1) c_(i) / ((n - 1) * sum c) = n/(n - 1) times the above; "
+                "one item taking every slot gives exactly 1",
+                also="Shani and Gunawardana, Evaluating Recommendation Systems (Recommender Systems "
+                "Handbook, 2011)",
+            ),
+        ),
+        why_default=(
+            "n is the Gini coefficient as statistics defines it and what RecBole and LensKit compute; the "
+            "two differ by the factor n/(n - 1), about 0.1 % for a catalogue of 1,000 items, so the "
+            "literature gives no reason to move the default; Shani and Gunawardana's n - 1 rescales the "
+            "maximum to 1."
+        ),
+    ),
+}
 
 
 BEYOND_METRICS: dict[str, BeyondMetric] = {
@@ -480,8 +540,9 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "Gini index of the number of top-k slots each catalogue item gets",
         "all users",
         "the catalogue",
-        value_range="[0, 1)",
+        value_range="[0, 1 - 1/n] (denominator 'n'), [0, 1] ('n_minus_1')",
         rewards="(lower is better) spreading exposure evenly",
+        options=("gini_denominator",),
     ),
 }
 

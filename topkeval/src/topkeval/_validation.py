@@ -210,6 +210,32 @@ def check_max_grade(max_grade: Any, largest: float) -> float | None:
     return max_grade
 
 
+def err_scale(max_grade: Any, largest: float, *, batch: bool = False) -> float:
+    """ERR's g_max: ``max_grade`` if given; else 1 for grades <= 1, or (``batch``) the largest grade.
+
+    g_max is a property of the grading scale (Chapelle et al. 2009), so one
+    user's grades cannot stand for it: without ``max_grade`` a single user
+    with a grade above 1 is refused. A batch sees the whole truth, whose
+    largest grade is the best estimate of the scale's top (at least 1).
+
+    >>> err_scale(None, 1.0)
+    1.0
+    >>> err_scale(None, 3.0, batch=True)
+    3.0
+    """
+    top = check_max_grade(max_grade, largest)
+    if top is not None:
+        return top
+    if largest > 1 and not batch:
+        raise InvalidInputError(
+            f"a relevance grade is {largest:g}, so ERR needs the top of the grade scale: pass "
+            "max_grade=... (e.g. 4 for grades 0-4 as in TREC and gdeval, 5 for 1-5 stars). "
+            "ERR's R = (2**grade - 1) / 2**max_grade is a property of the scale, not of one "
+            "user's grades; without max_grade only binary relevance (grades <= 1) is accepted."
+        )
+    return max(1.0, float(largest))
+
+
 # --------------------------------------------------------------------- ranking
 def _is_missing(item: Any) -> bool:
     """True for None, NaN (float or NumPy) and pandas' NA and NaT: not an item id."""
@@ -232,7 +258,8 @@ def check_ranking(ranking: Any) -> list:
 
 
 def _ranking_items(ranking: Any) -> list:
-    """The ranking as a list, or raise for a set, a mapping, a string, a 2-D array or an unordered iterable."""
+    """The ranking as a list, or raise for a set, a mapping, a string, a 2-D array
+    or an unordered iterable."""
     if isinstance(ranking, (set, frozenset)):
         raise InputTypeError(
             "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first, "
@@ -264,7 +291,8 @@ def _ranking_items(ranking: Any) -> list:
         )
     else:
         raise InputTypeError(
-            f"ranking must be a list, tuple or 1-D array of item ids, best first; got {type(ranking).__name__}."
+            "ranking must be a list, tuple or 1-D array of item ids, best first; "
+            f"got {type(ranking).__name__}."
         )
     return items
 
@@ -472,7 +500,8 @@ def check_top_items(top_items: Any, *, duplicates: bool = True) -> np.ndarray:
     >>> check_top_items([[3, 3]])
     Traceback (most recent call last):
     ...
-    topkeval.DuplicateRecommendationError: row 0 of top_items lists item 3 more than once (at ranks 1, 2); a ranking must not contain duplicates. Remove repeats before evaluating.
+    topkeval.DuplicateRecommendationError: row 0 of top_items lists item 3 more than once (at ranks 1, 2); \
+a ranking must not contain duplicates. Remove repeats before evaluating.
     """
     top = check_id_array(top_items, "top_items", 2)
     if duplicates and top.shape[1] > 1:

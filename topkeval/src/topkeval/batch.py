@@ -26,7 +26,7 @@ paths against pytrec_eval, ranx and a plain Python loop.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -47,7 +47,6 @@ from ._validation import (
     check_id_array,
     check_int,
     check_ks,
-    check_max_grade,
     check_metrics,
     check_option,
     check_settings,
@@ -55,6 +54,7 @@ from ._validation import (
     duplicate_in_frames,
     duplicate_recommendation,
     duplicate_relevant,
+    err_scale,
     plain,
 )
 
@@ -88,7 +88,8 @@ def _check_csr(
     grades = check_grades(grades, "relevant_grades holds")
     if grades.shape != items.shape:
         raise InvalidInputError(
-            f"relevant_grades must have one grade per relevant item ({items.shape[0]}); got shape {grades.shape}."
+            f"relevant_grades must have one grade per relevant item ({items.shape[0]}); "
+            f"got shape {grades.shape}."
         )
     keep = grades > 0
     if not keep.all():  # judged-not-relevant entries do not count in |R|
@@ -109,7 +110,8 @@ class _Request:
 
 
 class _Shared:
-    """What every block needs besides its own hits: options, discounts, gains and grades of the relevant items.
+    """What every block needs besides its own hits: options, discounts, gains and grades of the relevant
+    items, and the weight of unjudged items (RBP's residual).
 
     Tables are sized by what the data can reach, never by k alone: the
     discounts by the list width and the largest |R|, the ideal DCG by
@@ -125,33 +127,67 @@ class _Shared:
         self.idcg_table = ideal_dcg_table(self.ideal_width, settings.discount)
         self.rel_gains = gains(grades, settings.gain) if (grades is not None and "ndcg" in keys) else None
         self.grades = grades if "err" in keys else None
-        self.top_grade = _top_grades(grades, indptr, settings.max_grade) if "err" in keys else None
+        self.top_grade = _top_grades(indptr.size - 1, settings.max_grade, grades) if "err" in keys else None
         self.kernels = {key: getattr(_kernels, _registry.METRICS[key].kernel) for key in keys}
+        #: RBP's residual: per cutoff, the weight of each user's unjudged items (None: every item judged)
+        self.unjudged: dict[int, np.ndarray] | None = None
 
     def needs_hit_index(self, duplicates: str) -> bool:
-        """Which relevant item each hit is: needed for graded metrics, and to find repeated recommendations."""
+        """Which relevant item each hit is: needed for graded metrics,
+        and to find repeated recommendations."""
         return self.rel_gains is not None or self.grades is not None or duplicates != "none"
+
+    def unjudged_at(self, k: int, b0: int, nb: int) -> np.ndarray | None:
+        """The weight of the unjudged items in the top k of users ``b0 .. b0 + nb - 1``, or None."""
+        return None if self.unjudged is None else self.unjudged[k][b0 : b0 + nb]
 
 
 def _list_width(request: _Request, length: int) -> int:
-    """How much of each list is read: the whole list for NDCG's ``ideal="listed"``, else up to the largest k."""
+    """How much of each list is read: the whole list for NDCG's ``ideal="listed"``,
+    else up to the largest k."""
     full = "ndcg" in request.keys and request.settings.ideal == "listed"
     return length if full else min(length, max(request.ks))
 
 
-def _top_grades(grades: np.ndarray | None, indptr: np.ndarray, max_grade: float | None) -> np.ndarray | None:
-    """ERR's top of the grade scale for every user: ``max_grade``, or each user's highest grade."""
-    n_users = indptr.size - 1
-    if max_grade is not None:
-        largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
-        return np.full(n_users, check_max_grade(max_grade, largest))
-    if grades is None:
+def _err_max_grade(grades: np.ndarray | None, max_grade: float | None) -> float:
+    """ERR's g_max for the whole batch: ``max_grade`` (checked), else the largest grade of the truth (>= 1).
+
+    g_max is a property of the grading scale (Chapelle et al. 2009), the same for every user; without
+    ``max_grade`` the truth's largest grade is the best estimate of the scale's top.
+    """
+    largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
+    return err_scale(max_grade, largest, batch=True)
+
+
+def _top_grades(n_users: int, max_grade: float | None, grades: np.ndarray | None) -> np.ndarray:
+    """ERR's top of the grade scale for every user: one value for all (see :func:`_err_max_grade`)."""
+    return np.full(n_users, _err_max_grade(grades, max_grade))
+
+
+def _unjudged_weight(
+    top: np.ndarray,
+    judged: tuple[np.ndarray, np.ndarray] | None,
+    n_items: int,
+    request: _Request,
+    block_size: int,
+) -> dict[int, np.ndarray] | None:
+    """RBP's residual: per cutoff k, (1 - p) * sum of p**(i - 1) over the ranks i <= k with an unjudged item.
+
+    The listed items' weight minus the judged ones' (RBP with every judged item counted as a hit).
+    None when the residual is not asked for or every item is judged (``judged`` is None).
+    """
+    if judged is None or "rbp_residual" not in request.keys:
         return None
-    top = np.ones(n_users)
-    has = np.diff(indptr) > 0
-    if has.any():
-        top[has] = np.maximum.reduceat(grades, indptr[:-1][has])
-    return top
+    p = request.settings.p
+    present = top[:, : max(request.ks)] >= 0  # never wider than the lists: a huge k costs nothing
+    weights = (1.0 - p) * p ** np.arange(present.shape[1], dtype=np.float64)
+    listed = np.cumsum(present * weights, axis=1) if present.shape[1] else np.zeros((top.shape[0], 1))
+    as_hits = _Request(request.ks, ("rbp",), request.settings)
+    judged_rbp = _compute(top, judged[0], judged[1], None, n_items, as_hits, block_size, "none", False)
+    return {
+        k: np.maximum(listed[:, min(k, listed.shape[1]) - 1] - judged_rbp[f"rbp@{k}"], 0.0)
+        for k in request.ks
+    }
 
 
 def _ideal_cumulative(
@@ -206,7 +242,8 @@ def _block_metrics(
     shared: _Shared,
     out: dict[str, np.ndarray],
 ) -> None:
-    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~topkeval._kernels.Cut` per k."""
+    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff:
+    one :class:`~topkeval._kernels.Cut` per k."""
     nb = nrel.size
     hits = _Hits(flat, width, nb)
     hit_gains = _maybe(shared.rel_gains, hit_rel) if hit_rel is not None else None
@@ -230,6 +267,7 @@ def _block_metrics(
             options=shared.settings,
             grades=_maybe(hit_grades, sel),
             top_grade=_maybe(shared.top_grade, slice(b0, b0 + nb)),
+            unjudged=shared.unjudged_at(k, b0, nb),
         )
         for key, kernel in shared.kernels.items():
             out[f"{key}@{k}"][b0 : b0 + nb] = kernel(cut)
@@ -238,7 +276,8 @@ def _block_metrics(
 def _block_ideal(
     shared: _Shared, hits: _Hits, hit_gains: np.ndarray | None, seg_rel: np.ndarray, r0: int, nb: int
 ) -> np.ndarray | None:
-    """Running IDCG per user of a block (graded relevance only): from all relevant items, or the listed hits."""
+    """Running IDCG per user of a block (graded relevance only): from all relevant items,
+    or the listed hits."""
     if shared.rel_gains is None or hit_gains is None:
         return None
     if shared.settings.ideal == "all":
@@ -266,7 +305,8 @@ def _relevant_may_repeat(items: np.ndarray, indptr: np.ndarray) -> bool:
 
 
 class _Bitmap:
-    """The hit finder: each user of a sub-block owns a row of ``n_items + 1`` cells (the last for empty slots).
+    """The hit finder: each user of a sub-block owns a row of ``n_items + 1`` cells (the last for empty
+    slots).
 
     A cell holds 0, or 1 + the position of that item among the user's
     relevant items, so its dtype only needs to hold the largest |R| (usually
@@ -292,7 +332,8 @@ class _Bitmap:
         b0: int,
         readback: bool,
     ) -> np.ndarray:
-        """Hit codes (nb x width) of a block; raises when a user's relevant items repeat (with ``readback``)."""
+        """Hit codes (nb x width) of a block; raises when a user's relevant items repeat
+        (with ``readback``)."""
         nb, width = block.shape
         sub, stride = self.sub, self.stride
         local = np.arange(nb, dtype=np.int64) % sub
@@ -353,15 +394,19 @@ def _compute(
     block_size: int,
     duplicates: str,
     check_relevant: bool,
+    judged: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
     """Every metric for every row of ``top``, one block of users at a time (hits found by a :class:`_Bitmap`).
 
     ``duplicates="all"`` sorts each row to find repeated recommendations;
-    ``"hits"`` only counts how often each relevant item was hit.
+    ``"hits"`` only counts how often each relevant item was hit. ``judged``
+    is the CSR (indptr, items) of every judged item, relevant or not, for
+    RBP's residual; None when every item is judged.
     """
     n_users, length = top.shape
     width = _list_width(request, length)
     shared = _Shared(request, width, indptr, grades)
+    shared.unjudged = _unjudged_weight(top, judged, n_items, request, block_size)
     need_rel = shared.needs_hit_index(duplicates)
     bitmap = _Bitmap(n_items, indptr, block_size)
     readback = check_relevant and _relevant_may_repeat(items, indptr)
@@ -446,7 +491,11 @@ def evaluate_arrays(
         :func:`topkeval.ndcg_at_k`.
     p, max_grade : float
         RBP's persistence and ERR's top grade, as in :func:`topkeval.rbp_at_k`
-        and :func:`topkeval.err_at_k`.
+        and :func:`topkeval.err_at_k`; without ``max_grade``, ERR's g_max is
+        the largest of ``relevant_grades`` (at least 1; 1 without grades), in
+        ``attrs["err_max_grade"]``. With ``relevant_grades`` the CSR entries
+        are judgments: RBP's residual (``rbp_residual``) counts every listed
+        item not among them as unjudged.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as (see :func:`evaluate`).
     block_size : int
@@ -494,20 +543,43 @@ def evaluate_arrays(
         p=p,
         max_grade=max_grade,
     )
-    request = _Request(ks, check_metrics(metrics), settings)
-    n_items = _check_n_items(n_items, top, items)
+    request, attrs = _with_err_scale(_Request(ks, check_metrics(metrics), settings), grades)
+    judged = _judged_csr(request, relevant_indptr, relevant_items, relevant_grades, n_users)
+    n_items = _check_n_items(n_items, top, items if judged is None else judged[1])
     block_size = check_int(block_size, "block_size")
     duplicates = check_option("duplicates", duplicates, ("check_hits", "check_all", "none"))
     mode = {"check_hits": "hits", "check_all": "all", "none": "none"}[duplicates]
     ids = None
     if n_items > _SPARSE_IDS and n_items > top.size + items.size:
-        ids, top, items = _renumber(top, items)
+        ids, top, items, judged = _renumber(top, items, judged)
         n_items = ids.size
     try:
-        result = _compute(top, indptr, items, grades, n_items, request, block_size, mode, True)
+        result = _compute(top, indptr, items, grades, n_items, request, block_size, mode, True, judged)
     except (DuplicateRelevantError, DuplicateRecommendationError) as err:
         raise _original_ids(err, ids, top) from None
-    return _apply_empty(result, pd.RangeIndex(n_users), np.diff(indptr) == 0, settings.empty)
+    return _apply_empty(result, pd.RangeIndex(n_users), np.diff(indptr) == 0, settings.empty, attrs)
+
+
+def _with_err_scale(request: _Request, grades: np.ndarray | None) -> tuple[_Request, dict[str, Any]]:
+    """ERR's g_max settled once for the whole batch (:func:`_err_max_grade`), and ``attrs`` recording it."""
+    if "err" not in request.keys:
+        return request, {}
+    top = _err_max_grade(grades, request.settings.max_grade)
+    return replace(request, settings=request.settings.replaced(max_grade=top)), {"err_max_grade": top}
+
+
+def _judged_csr(
+    request: _Request, indptr: Any, items: Any, grades: Any, n_users: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every judged item (grade 0 too) in CSR form, for RBP's residual; None when every item is judged.
+
+    With ``relevant_grades`` the CSR entries are judgments, so an item not among them is unjudged;
+    without grades they are the relevant items and every other item is judged not relevant.
+    """
+    if "rbp_residual" not in request.keys or grades is None:
+        return None
+    indptr, items, _ = _check_csr(indptr, items, None, n_users)
+    return indptr, items
 
 
 def _check_n_items(n_items: Any, top: np.ndarray, items: np.ndarray) -> int:
@@ -523,16 +595,21 @@ def _check_n_items(n_items: Any, top: np.ndarray, items: np.ndarray) -> int:
     return n_items
 
 
-def _renumber(top: np.ndarray, items: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Sparse ids (hashed, say) as 0..n-1 in order: (the original ids, the coded top_items and relevant items).
+def _renumber(
+    top: np.ndarray, items: np.ndarray, judged: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Sparse ids (hashed, say) as 0..n-1 in order: the original ids, then top_items, the relevant items
+    and the judged ones (RBP's residual; None stays None) in those codes.
 
     A bitmap row of n_items cells per user would not fit in the cache, or in memory.
     """
     listed = top[top >= 0]
-    ids = np.unique(np.concatenate([listed, items]))
+    ids = np.unique(np.concatenate([listed, items] + ([judged[1]] if judged is not None else [])))
     coded = np.full(top.shape, -1, dtype=np.int64)
     coded[top >= 0] = np.searchsorted(ids, listed)
-    return ids, coded, np.searchsorted(ids, items)
+    if judged is not None:
+        judged = (judged[0], np.searchsorted(ids, judged[1]))
+    return ids, coded, np.searchsorted(ids, items), judged
 
 
 def _original_ids(
@@ -560,13 +637,16 @@ def _apply_empty(
     skipped: list = []
     if n_empty and empty == "raise":
         raise InvalidInputError(
-            f"{n_empty} of {len(index)} users have no relevant item (e.g. {describe_examples(index[is_empty])}), "
+            f"{n_empty} of {len(index)} users have no relevant item "
+            f"(e.g. {describe_examples(index[is_empty])}), "
             "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves "
             "them out (trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
         )
     if n_empty and empty == "zero":
-        for values in result.values():
-            values[is_empty] = 0.0
+        for name, values in result.items():
+            # a metric whose value without relevant items is defined in words (RBP's residual) keeps it
+            if not isinstance(_registry.METRICS[name.rsplit("@", 1)[0]].empty_value, str):
+                values[is_empty] = 0.0
     elif n_empty:  # skip: filter the arrays before the frame exists (cheaper than frame.loc)
         keep = ~is_empty
         skipped = index[is_empty].tolist()
@@ -692,7 +772,8 @@ def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | Non
 
 
 def _split_codes(encoded: Any, split: int, n_values: int) -> list[np.ndarray]:
-    """The dictionary codes of the first ``n_values`` rows and of the rest (chunks ``:split`` and ``split:``)."""
+    """The dictionary codes of the first ``n_values`` rows and of the rest
+    (chunks ``:split`` and ``split:``)."""
     chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
     parts = (chunks[:split], chunks[split:])  # a one-chunk column's codes are a view of Arrow's buffer
     if sum(len(c) for c in parts[0]) != n_values:  # chunks not kept one for one: slice the whole
@@ -859,7 +940,13 @@ def evaluate(
     p : float
         RBP's persistence (``rbp`` column), as in :func:`topkeval.rbp_at_k`.
     max_grade : float, optional
-        ERR's top grade (``err`` column), as in :func:`topkeval.err_at_k`.
+        ERR's top of the grade scale (``err`` column), as in
+        :func:`topkeval.err_at_k`. Default: the largest grade in the whole
+        ``truth`` (at least 1; 1 without a relevance column), the same for
+        every user, since g_max belongs to the scale (Chapelle et al. 2009);
+        the value used is ``attrs["err_max_grade"]``. Pass the scale's top
+        (4 to match gdeval / ir_measures' ``ERR@k``) when the truth may not
+        reach it.
 
     Returns
     -------
@@ -868,7 +955,7 @@ def evaluate(
         precision, recall, hit, rr, ap, ndcg for each k. ``.mean()`` gives
         P@k, R@k, HR@k, MRR@k, MAP@k and NDCG@k. ``.attrs`` records the
         options, the number of users with no relevant item and which were
-        skipped.
+        skipped, and (with ``err``) ERR's g_max as ``err_max_grade``.
 
     Notes
     -----
@@ -881,6 +968,12 @@ def evaluate(
     %(empty)s
 
     %(ties)s
+
+    RBP's residual (``metrics=[..., "rbp", "rbp_residual"]``, Moffat and
+    Zobel 2008): with a ``relevance`` column the truth's rows are judgments,
+    so a listed item absent from it is unjudged and its weight joins the
+    residual; without one every unlisted item is judged not relevant and the
+    residual is p^k. RBP lies in [``rbp@k``, ``rbp@k + rbp_residual@k``].
 
     Ranks give the order only: a user's rows ranked 1, 5 and 9 are that
     user's first, second and third items, so all three count at k = 3 (as
@@ -934,11 +1027,12 @@ def evaluate(
     lists = _Lists(users, run_users, heads, rec_items, len(item_index))
     key = _order_key(recommendations, by_rank, cols)
     top, list_length = _list_matrix(lists, key, by_rank, max(ks), ideal, ties, cols)
+    judged = _truth_judged(request, truth, truth_users, truth_items, lists, cols)
     indptr, truth_items, rel_grades, n_relevant = _truth_csr(truth, truth_users, truth_items, lists, cols)
-
+    request, err_attrs = _with_err_scale(request, rel_grades)
     try:
         result = _compute(
-            top, indptr, truth_items, rel_grades, lists.n_items, request, _DEFAULT_BLOCK, "all", True
+            top, indptr, truth_items, rel_grades, lists.n_items, request, _DEFAULT_BLOCK, "all", True, judged
         )
     except (DuplicateRelevantError, DuplicateRecommendationError) as err:
         raise duplicate_in_frames(err, lists.user_of_row(err.user), item_index[err.item]) from None
@@ -952,6 +1046,7 @@ def evaluate(
         discount=discount,
         ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
+        **err_attrs,
     )
     return _apply_empty(result, pd.Index(users, name=user_col), n_relevant == 0, empty, attrs)
 
@@ -1061,21 +1156,24 @@ def _sorted_lists(
     if by_rank and same.any():
         at = int(np.flatnonzero(same)[0])
         raise InvalidInputError(
-            f"user {plain(lists.users[sorted_users[at]])!r} has two items at {cols['rank']} {sorted_key[at]:g}; "
+            f"user {plain(lists.users[sorted_users[at]])!r} has two items at {cols['rank']} "
+            f"{sorted_key[at]:g}; "
             "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
             "scores instead and choose ties=..."
         )
     if ties == "raise" and not by_rank and (same & (position[1:] < kmax)).any():
         at = int(np.flatnonzero(same & (position[1:] < kmax))[0])
         raise InvalidInputError(
-            f"user {plain(lists.users[sorted_users[at]])!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
+            f"user {plain(lists.users[sorted_users[at]])!r} has tied scores ({float(-sorted_key[at])!r}) "
+            "in its top "
             f"{kmax}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order."
         )
     return sorted_users, sorted_items, position
 
 
 def _truth_grades(truth: pd.DataFrame, relevance_col: str) -> np.ndarray | None:
-    """The relevance column as checked float grades (booleans are 0/1), or None when there is none (binary)."""
+    """The relevance column as checked float grades (booleans are 0/1),
+    or None when there is none (binary)."""
     if relevance_col not in truth.columns:
         return None
     column = truth[relevance_col]
@@ -1086,12 +1184,39 @@ def _truth_grades(truth: pd.DataFrame, relevance_col: str) -> np.ndarray | None:
     )
 
 
+def _truth_judged(
+    request: _Request,
+    truth: pd.DataFrame,
+    truth_users: np.ndarray,
+    truth_items: np.ndarray,
+    lists: _Lists,
+    cols: dict[str, str],
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every judged item (the truth's rows, grade 0 too) as CSR, for RBP's residual; None when not needed.
+
+    Only a truth with a relevance column lists judgments; without one every unlisted item is judged not
+    relevant, and nothing is unjudged.
+    """
+    if "rbp_residual" not in request.keys or cols["relevance"] not in truth.columns:
+        return None
+    indptr, items, _, _ = _truth_csr(truth, truth_users, truth_items, lists, cols, keep_zero=True)
+    return indptr, items
+
+
 def _truth_csr(
-    truth: pd.DataFrame, truth_users: np.ndarray, truth_items: np.ndarray, lists: _Lists, cols: dict[str, str]
+    truth: pd.DataFrame,
+    truth_users: np.ndarray,
+    truth_items: np.ndarray,
+    lists: _Lists,
+    cols: dict[str, str],
+    keep_zero: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-    """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user)."""
+    """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user).
+
+    With ``keep_zero`` every row counts, grade 0 too: the judged items (RBP's residual).
+    """
     grades = _truth_grades(truth, cols["relevance"])
-    if grades is not None:
+    if grades is not None and not keep_zero:
         positive = grades > 0
         truth_users, truth_items, grades = truth_users[positive], truth_items[positive], grades[positive]
     n_relevant = np.bincount(truth_users, minlength=lists.n_users)

@@ -35,7 +35,8 @@ import pandas as pd
 
 from . import _registry
 from ._arrays import cut, top_matrix
-from ._validation import InvalidInputError, check_columns, check_k, check_ks, check_ranking
+from ._docs import document
+from ._validation import InvalidInputError, check_columns, check_k, check_ks, check_option, check_ranking
 
 __all__ = [
     "item_popularity",
@@ -292,18 +293,29 @@ def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection
     return float(sum(1 for c in counts.values() if c > 0) / len(counts))
 
 
-def gini_of_counts(counts: Any) -> float:
+_GINI = _registry.BEYOND_OPTIONS["gini_denominator"]
+
+
+@document("gini_denominator")
+def gini_of_counts(counts: Any, *, denominator: str = _GINI.default) -> float:
     """Gini index of a vector of non-negative counts (one per catalogue item, zeros included).
 
     Parameters
     ----------
     counts : array-like of float
-        One non-negative count per catalogue item, zeros included.
+        One count >= 0 per catalogue item, never-recommended items included.
+    denominator : {"n", "n_minus_1"}
+        Which published Gini: see Notes.
 
     Returns
     -------
     float
-        The Gini index in [0, 1 - 1/n].
+        The Gini index: in [0, 1 - 1/n] with ``denominator="n"``, in [0, 1]
+        with ``"n_minus_1"``.
+
+    Notes
+    -----
+    %(gini_denominator)s
 
     Examples
     --------
@@ -312,6 +324,8 @@ def gini_of_counts(counts: Any) -> float:
     0.0
     >>> gini_of_counts([0, 0, 0, 8])  # one item of four takes every slot: 1 - 1/4
     0.75
+    >>> gini_of_counts([0, 0, 0, 8], denominator="n_minus_1")  # Shani and Gunawardana: 0.75 * 4/3
+    1.0
     """
     values = np.asarray(counts, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
@@ -320,10 +334,12 @@ def gini_of_counts(counts: Any) -> float:
         )
     if not np.all(np.isfinite(values)) or values.min() < 0:
         raise InvalidInputError("counts must be finite numbers >= 0.")
-    return _gini(values)
+    return _gini(values, denominator)
 
 
-def _gini(counts: np.ndarray) -> float:
+def _gini(counts: np.ndarray, denominator: str = _GINI.default) -> float:
+    """sum over i of (2i - n - 1) c_(i) / (d * sum c), counts sorted ascending; d = n or n - 1."""
+    denominator = check_option("denominator", denominator, _GINI.values)
     total = counts.sum()
     if total == 0:
         raise InvalidInputError(
@@ -331,17 +347,27 @@ def _gini(counts: np.ndarray) -> float:
         )
     ordered = np.sort(counts.astype(np.float64))
     n = ordered.size
+    if denominator == "n_minus_1" and n < 2:
+        raise InvalidInputError(
+            "denominator='n_minus_1' divides by n - 1, which is 0 for a catalogue of one item; "
+            "use denominator='n' (it gives 0) or a larger catalogue."
+        )
     ranks = np.arange(1, n + 1)
-    return float((2.0 * np.sum(ranks * ordered)) / (n * total) - (n + 1) / n)
+    gini = float((2.0 * np.sum(ranks * ordered)) / (n * total) - (n + 1) / n)  # the n form
+    return gini if denominator == "n" else gini * n / (n - 1)
 
 
-def gini_index(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int) -> float:
+@document("gini_denominator")
+def gini_index(
+    rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int, *, denominator: str = _GINI.default
+) -> float:
     """Gini index of how many top-``k`` slots each catalogue item gets.
 
     G = sum over i of (2i - n - 1) c_(i) / (n * sum c), with the counts c
     sorted ascending over the n catalogue items (never-recommended items
     count 0). G = 0 when every item is recommended equally often; it tends
-    to 1 when one item takes every slot.
+    to 1 when one item takes every slot (reaches 1 with
+    ``denominator="n_minus_1"``).
 
     Parameters
     ----------
@@ -351,11 +377,21 @@ def gini_index(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: i
         Every item that could be recommended; items never shown count 0.
     k : int
         Cutoff, at least 1.
+    denominator : {"n", "n_minus_1"}
+        Which published Gini: see Notes.
 
     Returns
     -------
     float
-        The Gini index in [0, 1).
+        The Gini index: in [0, 1 - 1/n] with ``denominator="n"``, in [0, 1]
+        with ``"n_minus_1"``.
+
+    Notes
+    -----
+    Same name, different numbers: the two published denominators differ by
+    the factor n/(n - 1).
+
+    %(gini_denominator)s
 
     Examples
     --------
@@ -366,7 +402,7 @@ def gini_index(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: i
     0.5
     """
     counts = _counts(rankings, catalog, k)
-    return _gini(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
+    return _gini(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)), denominator)
 
 
 # ----------------------------------------------------------------- batch
@@ -409,7 +445,9 @@ def coverage_batch(top_items: Any, n_items: int, *, k: int | None = None) -> flo
     return float(np.unique(top[top >= 0]).size / n)
 
 
-def gini_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
+def gini_batch(
+    top_items: Any, n_items: int, *, k: int | None = None, denominator: str = _GINI.default
+) -> float:
     """Gini index of the recommendation counts of an integer (users x K) matrix.
 
     Parameters
@@ -420,11 +458,14 @@ def gini_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
         The catalogue size (ids are 0..n_items-1); items never shown count 0.
     k : int, optional
         Cutoff; default K.
+    denominator : {"n", "n_minus_1"}
+        As in :func:`gini_index`.
 
     Returns
     -------
     float
-        The Gini index in [0, 1): 0 when every item gets as many slots.
+        The Gini index, 0 when every item gets as many slots; in [0, 1 - 1/n]
+        with ``denominator="n"``, in [0, 1] with ``"n_minus_1"``.
 
     Examples
     --------
@@ -435,7 +476,7 @@ def gini_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
     """
     top, _ = cut(top_matrix(top_items), k)
     n = _n_items(top, n_items)
-    return _gini(np.bincount(top[top >= 0], minlength=n))
+    return _gini(np.bincount(top[top >= 0], minlength=n), denominator)
 
 
 def _row_mean(values: np.ndarray, present: np.ndarray) -> np.ndarray:

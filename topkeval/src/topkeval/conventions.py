@@ -131,16 +131,18 @@ LIBRARIES: dict[str, Library] = {
 #: Pre- and post-processing steps a convention may need, with what each does.
 STEPS: dict[str, str] = {
     "binary": "grades are ignored: every truth row with grade > 0 counts as grade 1",
-    "listed_truth": "a score-matrix API only sees the items you pass, so the truth is cut to each user's listed "
-    "items (|R| and the ideal DCG count only those)",
+    "listed_truth": "a score-matrix API only sees the items you pass, so the truth is cut to each user's "
+    "listed items (|R| and the ideal DCG count only those)",
     "positive_scores": "items with score <= 0 count as not retrieved (dropped before ranking)",
     "tie_average": "tied scores share the mean gain of their group (scikit-learn _tie_averaged_dcg)",
     "pooled_capped": "sum of hits over users / sum of min(k, |R|) over users: one pooled ratio, not a mean",
     "mean_p1_to_pk": "the mean of P@1, P@2, ..., P@k (not average precision)",
     "list_length_precision": "hits / min(k, length of the list); an empty list gives NaN (left out)",
     "capped_recall": "hits / min(k, |R|)",
-    "lenskit_ap": "sum of P@i at the hit ranks / min(|R|, length of the list cut at k); an empty list gives NaN",
-    "elliot_gain": "gain 2**(grade - t + 1) - 1 with relevance_threshold t = 0: our exponential gain of grade + 1",
+    "lenskit_ap": "sum of P@i at the hit ranks / min(|R|, length of the list cut at k); "
+    "an empty list gives NaN",
+    "elliot_gain": "gain 2**(grade - t + 1) - 1 with relevance_threshold t = 0: "
+    "our exponential gain of grade + 1",
 }
 """What each step does, in words; the code of each is a pair of functions in :data:`_STEP_CODE`."""
 
@@ -170,6 +172,17 @@ _RX = "AmenRa/ranx ranx/metrics/"
 _TM = "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/"
 _MSR = "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py"
 _SP = "apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala"
+#: Spark's graded NDCG: when it came, and why PySpark does not reach it.
+_SP_GRADED = (
+    "; graded relevance (ndcgAt only, gain 2**rel - 1) since Spark 3.4.0: SPARK-39446, apache/spark PR "
+    "#36843, "
+    "and pyspark/mllib/evaluation.py's RankingMetrics docstring ('Since 3.4.0, it supports ndcg evaluation "
+    "with "
+    "relevance value'); PythonMLLibAPI.scala newRankingMetrics builds Tuple2(row.getSeq(0), row.getSeq(1)), "
+    "so from PySpark (checked in the 4.3.0 jar) the relevance column is dropped. "
+    "ml.evaluation.RankingEvaluator "
+    "takes no relevance at all"
+)
 _RB = "RUCAIBox/RecBole recbole/evaluator/metrics.py"
 _IM = "benfred/implicit implicit/evaluation.pyx (ranking_metrics_at_k)"
 _LK = "lenskit/lkpy src/lenskit/metrics/ranking/"
@@ -224,6 +237,20 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("ranx", "precision", "precision@k", {}, _QRELS, (), _RX + "precision.py"),
     _c("ranx", "recall", "recall@k", {}, _QRELS, (), _RX + "recall.py"),
     _c("ranx", "hit", "hit_rate@k", {}, _QRELS, (), _RX + "hit_rate.py"),
+    _c(
+        "ir_measures",
+        "err",
+        "ERR@k",
+        {"max_grade": 4},
+        _QRELS,
+        (),
+        _IRM + "providers/gdeval_provider.py; ir_measures/bin/gdeval.pl (TREC 2010 Web track script: "
+        "$MAX_JUDGMENT = 4, R = (2**g - 1) / 2**4 for g_max = 4 whatever the grades, ERR over the first k "
+        "documents; runOrder sorts by score, ties by docno descending)",
+        "gdeval: g_max fixed at 4 (a qrels grade above 4 is a format error), gain 2**g - 1, cutoff k; it "
+        "prints "
+        "5 decimals and needs numeric query ids",
+    ),
     _c(
         "ranx",
         "rr",
@@ -332,9 +359,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("spark", "precision", "precisionAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "recall", "recallAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "ap", "meanAveragePrecisionAt(k)", _MIN, _ZERO, (), _SP),
-    _c(
-        "spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + "; PythonMLLibAPI.scala newRankingMetrics"
-    ),
+    _c("spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + _SP_GRADED),
     # RecBole
     _c("recbole", "precision", "Precision", {}, _SKIP, (), _RB),
     _c("recbole", "recall", "Recall", {}, _SKIP, (), _RB),
@@ -404,6 +429,20 @@ CONVENTIONS: tuple[Convention, ...] = (
         ("binary",),
         _LK + "_weighting.py",
         default=False,
+    ),
+    _c(
+        "lenskit",
+        "rbp",
+        "RBP(n=k)",
+        {"p": 0.85},
+        _SKIP,
+        (),
+        _LK + "_rbp.py (patience=0.85, normalize=False: the sum of the hits' weights over "
+        "GeometricRankWeight.series_sum() = 1/(1 - p)), _weighting.py (GeometricRankWeight: p**(rank - 1)), "
+        "tag v2025.8.1",
+        "Moffat and Zobel's RBP with LensKit's default patience 0.85 (ours: 0.8); NaN for a user with no "
+        "test "
+        "item",
     ),
     # Cornac (its evaluator skips users without test positives)
     _c("cornac", "precision", "Precision(k)", {}, _SKIP, (), _CN),
@@ -486,7 +525,7 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
         "ndcgAt(k) with graded labels (Scala only)",
         "the ideal DCG takes the labels in the order you give them, not sorted, so it is not a "
         "normaliser of any ordering; PySpark drops the grades anyway",
-        _SP,
+        _SP + _SP_GRADED,
     ),
     NotReproduced(
         "spark",
@@ -509,6 +548,15 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
         "any metric on lists with repeats",
         "LensKit counts a repeated item again; our functions reject duplicates",
         _LK + "_pr.py",
+    ),
+    NotReproduced(
+        "lenskit",
+        "rbp",
+        "RBP(n=k, normalize=True)",
+        "divides by the RBP of min(|R|, list length) hits at the top, which LensKit marks experimental; "
+        "ours is "
+        "Moffat and Zobel's unnormalised RBP",
+        _LK + "_rbp.py",
     ),
     NotReproduced("cornac", "rr", "MRR()", "no cutoff, and it raises ValueError when no item is hit", _CN),
     NotReproduced("cornac", "ap", "MAP()", "no cutoff: LRAP-style over every scored item", _CN),
@@ -610,7 +658,8 @@ def _variant(rows: list[Convention], key: str, metric: str, variant: str) -> Con
         if c.name == variant:
             return c
     raise InvalidInputError(
-        f"unknown variant {variant!r} of {key!r} {metric!r}; choose one of {', '.join(repr(c.name) for c in rows)}."
+        f"unknown variant {variant!r} of {key!r} {metric!r}; "
+        f"choose one of {', '.join(repr(c.name) for c in rows)}."
     )
 
 
@@ -723,7 +772,9 @@ def evaluate_as(
     k : int
         The cutoff.
     metrics : list of str, optional
-        Our metric keys; default every metric the library has.
+        Our metric keys; default every metric the library has among those
+        :func:`topkeval.evaluate` computes by default (ERR and RBP only on
+        request, as there).
     variants : dict, optional
         ``{metric: function name}`` to use a non-default row of the table,
         e.g. ``{"ap": "map"}`` for Microsoft Recommenders' ``map``.
@@ -766,7 +817,8 @@ def evaluate_as(
     >>> evaluate_as("cornac", recs, truth, k=5, metrics=["rr"])
     Traceback (most recent call last):
     ...
-    topkeval.InvalidInputError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
+    topkeval.InvalidInputError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises \
+ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
@@ -797,9 +849,10 @@ def evaluate_as(
 
 
 def _rows_asked(key: str, metrics: Any, variants: dict | None) -> list[Convention]:
-    """The table rows of ``metrics`` (default: every metric the library has), with the variants asked for."""
+    """The table rows of ``metrics`` (default: the library's metrics that :func:`topkeval.evaluate` computes
+    by default), with the variants asked for."""
     if metrics is None:
-        metrics = supported_metrics(key)
+        metrics = [m for m in supported_metrics(key) if _registry.METRICS[m].by_default]
     elif isinstance(metrics, str):
         metrics = [metrics]
     variants = dict(variants or {})
@@ -810,7 +863,8 @@ def _rows_asked(key: str, metrics: Any, variants: dict | None) -> list[Conventio
 
 
 def _ties_given(lib: Library, ties: str | None) -> str | None:
-    """How the caller ordered tied scores (libraries that take a ranked list), or None (the library's own rule)."""
+    """How the caller ordered tied scores (libraries that take a ranked list),
+    or None (the library's own rule)."""
     from ._validation import check_options
 
     if lib.ties == "given":
@@ -1062,7 +1116,8 @@ def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
             if crash == "raise":
                 names = ", ".join(repr(x) for x in base.users[mask][:3])
                 raise InvalidInputError(
-                    f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} ({kind.replace('_', ' ')}"
+                    f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} "
+                    f"({kind.replace('_', ' ')}"
                     f": {row.note or 'the library raises'}); pass crash='skip' to leave them out instead."
                 )
             rule = "skip"
@@ -1107,7 +1162,8 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
 
 # ------------------------------------------------------------------ who uses what
 def used_by(choice: _registry.Choice) -> str:
-    """Who uses one value of an option: the library functions of :data:`CONVENTIONS`, then the registry's ``also``.
+    """Who uses one value of an option: the library functions of :data:`CONVENTIONS`, then the registry's
+    ``also``.
 
     The registry's option tables (docstrings, :func:`topkeval.metric_table`)
     read this, so they cannot disagree with the convention table.
@@ -1184,7 +1240,8 @@ _KIND_WORDS = {
 
 
 def _empty_users(value: str) -> str:
-    """Libraries whose users with no relevant item get ``value`` (zero, skip, raise), and which kind of user."""
+    """Libraries whose users with no relevant item get ``value`` (zero, skip, raise),
+    and which kind of user."""
     parts = [_empty_users_of(key, value) for key in LIBRARIES]
     return ", ".join(part for part in parts if part)
 

@@ -77,6 +77,10 @@ def evaluate(
             )
     empty = {c: pd.Series([], dtype=d) for c, d in recommendations.dtypes.items()}
     meta = topkeval.evaluate(pd.DataFrame(empty), truth._meta, k, **options)  # checks every option
+    relevance = options.get("relevance_col", "relevance")
+    if options.get("max_grade") is None and "err_max_grade" in meta.attrs and relevance in truth.columns:
+        # ERR's g_max is the scale's top, one for every partition: the whole truth's largest grade
+        options = {**options, "max_grade": max(1.0, float(truth[relevance].max().compute()))}
     user = options.get("user_col", "user")
     if not partitioned_by_user:
         n = npartitions or max(recommendations.npartitions, truth.npartitions)

@@ -54,8 +54,9 @@ def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> P
     if not path.is_file():
         raise FileNotFoundError(
             f"no file at {str(path)!r}. {loader} reads {expected_name} from the MovieLens download at {url}: "
-            "download and unzip it yourself (this loader never downloads), then pass the path, "
-            f"e.g. {loader}({example!r})."
+            "download and unzip it, then pass the path, "
+            f"e.g. {loader}({example!r}); or let load_movielens({example.split('/')[0]!r}) download, verify "
+            "and cache it."
         )
     return path
 
@@ -73,7 +74,8 @@ def _to_int(
     if bad.any():
         at = int(np.flatnonzero(bad.to_numpy())[0])
         raise InvalidInputError(
-            f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} is not a whole number. "
+            f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} "
+            "is not a whole number. "
             f"Expected format: {fmt}."
         )
     return values.to_numpy(dtype=np.int64)
@@ -353,7 +355,8 @@ def download_movielens(
         actual = _md5(archive)
         if actual != expected:
             raise DownloadError(
-                f"checksum mismatch for {url}: MD5 {actual}, published {expected}. The file may be damaged or "
+                f"checksum mismatch for {url}: MD5 {actual}, published {expected}. "
+                "The file may be damaged or "
                 "replaced; nothing was kept. Try again, or check the published checksum."
             )
         folder = _unpack(archive, work / "unpacked", spec)

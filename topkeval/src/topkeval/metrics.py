@@ -164,7 +164,9 @@ def recall_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> floa
     >>> recall_at_k(["a", "b"], set(), k=2)
     Traceback (most recent call last):
     ...
-    topkeval.NoRelevantItemError: recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'.
+    topkeval.NoRelevantItemError: recall_at_k is undefined when the user has no relevant item (its \
+denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with \
+empty='skip', 'zero' or 'raise'.
     """
     items, rel, k = _prepare(ranking, relevant, k)
     if not rel:

@@ -99,6 +99,31 @@ def _probe(recommendations, truth, k, options: dict, empty: str) -> list[str]:
     return list(topkeval.evaluate(recs, rows, k, empty=empty, **options).columns)
 
 
+def _largest_grade(grades) -> float:
+    """ERR's g_max for the whole truth (one aggregate query): its largest grade, at least 1.
+
+    Each task sees only some users, so the scale's top is fixed here, as
+    :func:`topkeval.evaluate` fixes it from the whole truth frame.
+    """
+    _, F, _ = _pyspark()
+    largest = grades.agg(F.max(F.col("g").cast("double"))).first()[0]
+    return max(1.0, float(largest or 0.0))
+
+
+def _set_err_scale(options: dict, names: list[str], frame, column: str | None, explode: bool = False) -> None:
+    """Fix ERR's g_max in ``options`` from the whole truth's grades (``column`` of ``frame``), when needed.
+
+    Needed when ERR is asked for, ``max_grade`` is not given and there are
+    grades; ``explode`` reads a column of grade lists (array input).
+    """
+    asks_err = any(name.startswith("err@") for name in names)
+    if options["max_grade"] is not None or not asks_err or not column or column not in frame.columns:
+        return
+    _, F, _ = _pyspark()
+    grades = F.explode(_col(column)) if explode else _col(column)
+    options["max_grade"] = _largest_grade(frame.select(grades.alias("g")))
+
+
 def _kind(dtype) -> str:
     _, _, T = _pyspark()
     if isinstance(dtype, T.BooleanType):
@@ -167,7 +192,8 @@ def _raise_on_empty(users, user_col: str) -> None:
     ]
     more = ", ..." if n_empty > len(examples) else ""
     raise InvalidInputError(
-        f"{n_empty} of {counts['n']} users have no relevant item (e.g. {', '.join(map(repr, examples))}{more}), "
+        f"{n_empty} of {counts['n']} users have no relevant item "
+        f"(e.g. {', '.join(map(repr, examples))}{more}), "
         "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves them out "
         "(trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
     )
@@ -191,21 +217,18 @@ def _score_frames(
 ) -> tuple[np.ndarray, dict, np.ndarray]:
     """Run topkeval.evaluate on one bucket; return users, metric columns and the no-relevant flags.
 
-    Users with no relevant item are skipped by topkeval.evaluate and added
-    back with every metric 0 and flag 1 (exactly what ``empty="zero"``
-    gives); with ``empty="skip"`` the caller filters them out.
+    Users with no relevant item are scored as ``empty="zero"`` scores them
+    (every metric 0, RBP's residual kept) and flagged 1; with
+    ``empty="skip"`` the caller filters them out.
     """
     if config["order"]:
         recs = recs.sort_values(_ORDER, kind="stable").drop(columns=_ORDER)
     scores = topkeval.evaluate(recs, truth, config["k"], empty=config["bucket_empty"], **config["options"])
-    skipped = scores.attrs["skipped_users"]
     users = scores.index.to_numpy()
+    user_col, relevance_col = config["user_col"], config["options"]["relevance_col"]
+    relevant = truth[truth[relevance_col] > 0] if relevance_col in truth.columns else truth
+    flags = (~scores.index.isin(relevant[user_col].unique())).astype(np.int8)
     columns = {name: scores[name].to_numpy(dtype=np.float64) for name in config["names"]}
-    flags = np.zeros(len(users) + len(skipped), dtype=np.int8)
-    if skipped:
-        flags[len(users) :] = 1
-        users = np.concatenate([users, np.asarray(skipped, dtype=users.dtype if users.size else None)])
-        columns = {name: np.concatenate([v, np.zeros(len(skipped))]) for name, v in columns.items()}
     return users, columns, flags
 
 
@@ -385,6 +408,7 @@ def evaluate(
     recs = recommendations.select(*[_col(c) for c in keep])  # only what is scored crosses the shuffle
     rows = truth.select(*[_col(c) for c in [user_col, item_col, relevance_col] if c in truth.columns])
     recs, rows = _align(recs, rows, user_col, item_col)
+    _set_err_scale(options, names, rows, relevance_col)
     if empty == "raise":
         _raise_on_empty_rows(recs, rows, user_col, relevance_col)
     order = not by_rank and ties == "input_order"
@@ -397,7 +421,7 @@ def evaluate(
         names=names,
         user_col=user_col,
         order=order,
-        bucket_empty="raise" if empty == "raise" else "skip",
+        bucket_empty="raise" if empty == "raise" else "zero",
     )
     schema = _result_schema(recs.schema[user_col].dataType, names, user_col)
     full = _cogroup(recs, rows, buckets or _choose_buckets(recs), config, schema)
@@ -456,9 +480,9 @@ def _score_batch(batch: pa.RecordBatch, config: dict) -> pa.RecordBatch:
         duplicates="check_all",
         **config["options"],
     )
-    skipped = np.asarray(scores.attrs["skipped_users"], dtype=np.int64)
-    flags = np.zeros(n, dtype=np.int8)
-    flags[skipped] = 1
+    relevant_rows = np.repeat(np.arange(n), rel_len)
+    positive = grades > 0 if grades is not None else np.ones(relevant_rows.size, dtype=bool)
+    flags = (np.bincount(relevant_rows[positive], minlength=n) == 0).astype(np.int8)  # no relevant item
     arrays = {config["user_col"]: batch.column(config["user_col"])}
     for name in config["names"]:
         values = np.zeros(n)
@@ -536,7 +560,8 @@ def evaluate_arrays(
     >>> recs = als_model.recommendForAllUsers(100)  # doctest: +SKIP
     >>> lists = recs.join(truth.groupBy("user").agg(F.collect_list("item").alias("relevant")),
     ...                   "user", "full")  # doctest: +SKIP
-    >>> summary(evaluate_arrays(lists, k=[10, 100], items_col="recommendations", empty="skip"))  # doctest: +SKIP
+    >>> summary(evaluate_arrays(lists, k=[10, 100], items_col="recommendations",
+    ...                         empty="skip"))  # doctest: +SKIP
     """
     _check_frame(lists, "lists")
     _, F, T = _pyspark()
@@ -559,6 +584,7 @@ def evaluate_arrays(
         max_grade=max_grade,
     )
     probe = topkeval.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
+    _set_err_scale(options, list(probe.columns), lists, grades_col, explode=True)
     if empty == "raise":
         relevant = F.coalesce(F.size(_col(relevant_col)), F.lit(0)) > 0
         if grades_col:
@@ -575,7 +601,7 @@ def evaluate_arrays(
         grades_col=grades_col,
         kmax=int(max(np.atleast_1d(k))),
         full_lists=ideal == "listed",
-        bucket_empty="raise" if empty == "raise" else "skip",
+        bucket_empty="raise" if empty == "raise" else "zero",
     )
     frame = lists.select(*[_col(c) for c in columns])
     if grades_col:

@@ -224,7 +224,8 @@ __all__.append("temporal_split")
 
 
 def _fraction_cutoff(times: pd.Series, test_fraction: Any) -> Any:
-    """The timestamp at which the last ``test_fraction`` of the rows start (a builtin or a pandas Timestamp)."""
+    """The timestamp at which the last ``test_fraction`` of the rows start
+    (a builtin or a pandas Timestamp)."""
     test_fraction = check_number(test_fraction, "test_fraction", 0, 1, low_open=True, high_open=True)
     ordered = np.sort(times.to_numpy(), kind="stable")
     n_test = max(1, int(round(float(test_fraction) * len(ordered))))
