@@ -15,7 +15,7 @@ import ast
 import sys
 from pathlib import Path
 
-from topkeval._registry import markdown_table
+from topkeval._docs import markdown_table
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "topkeval" / "src" / "topkeval"

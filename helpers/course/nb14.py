@@ -11,36 +11,6 @@ from topkeval.conventions import library_table
 
 __all__ = ["recap_table", "DECISION_GUIDE", "q1", "q2", "q3", "q4"]
 
-#: What the registry does not hold: range, what the metric rewards, its leave-one-out form.
-_TEACHING = {
-    "precision": ("[0, 1]; at most |R|/k", "many relevant items in the list, in any order", "HR@k / k"),
-    "recall": ("[0, 1]; at most k/|R|", "finding the user's relevant items, in any order", "HR@k"),
-    "hit": ("{0, 1}", "at least one relevant item in the list", "itself"),
-    "rr": (
-        "0, or 1/r for a first hit at rank r <= k",
-        "the first relevant item being near the top",
-        "1/r if r <= k",
-    ),
-    "ap": ("[0, 1]", "every relevant item high, early ones most", "RR@k"),
-    "ndcg": ("[0, 1]", "graded relevance with a smooth position discount", "1/log2(r + 1) if r <= k"),
-    "err": ("[0, 1)", "one satisfying item early (cascade user)", "R/r with R = 1/2: half of RR@k"),
-    "rbp": ("[0, 1 - p^k]", "relevant items within a patient user's reach", "(1 - p) p^(r - 1) if r <= k"),
-    "rbp_residual": (
-        "[p^k, 1]",
-        "(not a score) how much RBP@k could still grow: report it beside RBP",
-        "p^k when every listed item is judged",
-    ),
-    "novelty": ("[0, log2(#users)] bits", "recommending less-known items", "no relevance needed"),
-    "arp": ("(0, 1]", "(lower is better) not leaning on popular items", "no relevance needed"),
-    "ild": (
-        "[0, 1] (Jaccard), [0, 2] (cosine)",
-        "lists mixing different kinds of item",
-        "no relevance needed",
-    ),
-    "coverage": ("(0, 1]", "showing more of the catalogue, across all users", "no relevance needed"),
-    "gini": ("[0, 1)", "(lower is better) spreading exposure evenly", "no relevance needed"),
-}
-
 
 #: The columns of the library table that, with the option settings, make one library's convention
 #: for a metric.
@@ -85,12 +55,12 @@ def _option_text(name: str) -> str:
 
 
 def recap_table() -> pd.DataFrame:
-    """One row per metric: formula and options from the registries, ranges and readings from the course."""
+    """One row per metric: formula, options, range, what it rewards and its leave-one-out form (all from the
+    registry), and how many libraries of notebook 07's table compute it with how many conventions."""
     libraries = library_table()
     rows = []
     entries = [(m, m.family) for m in METRICS.values()] + [(m, "beyond") for m in BEYOND_METRICS.values()]
     for metric, family in entries:
-        span, rewards, loo = _TEACHING[metric.key]
         options = "; ".join(_option_text(name) for name in getattr(metric, "options", ())) or "none"
         n_libraries, n_conventions = _conventions(libraries, metric)
         rows.append(
@@ -98,9 +68,9 @@ def recap_table() -> pd.DataFrame:
                 "metric": metric.notation,
                 "family": family,
                 "formula": metric.formula,
-                "range": span,
-                "rewards": rewards,
-                "leave-one-out form": loo,
+                "range": metric.value_range,
+                "rewards": metric.rewards,
+                "leave-one-out form": metric.leave_one_out,
                 "helpers options": options,
                 "libraries in notebook 07's table": n_libraries,
                 "distinct conventions among them": n_conventions,

@@ -16,7 +16,7 @@ from .strategies import user_case
 
 def _per_user(metric):
     """The registry's per-user function, called with the options the metric takes."""
-    return lambda r, g, k, o: metric.per_user(
+    return lambda r, g, k, o: getattr(h, metric.function)(
         r, g, k, **{name: o[name] for name in metric.options if name in o}
     )
 

@@ -98,8 +98,9 @@ def test_unsupported_metric_and_variant_list_what_is_supported():
         L.convention("sklearn", "ap")
     with pytest.raises(ValueError, match="choose one of 'map_at_k', 'map'"):
         L.convention("recommenders", "ap", "mapk")
-    with pytest.raises(ValueError, match="metric must be one of"):
-        L.convention("ranx", "map")
+    assert L.convention("ranx", "MAP") == L.convention("ranx", "ap")  # common names map to the key
+    with pytest.raises(ValueError, match="metrics must be among .* got 'mapk'. Did you mean 'ap'"):
+        L.convention("ranx", "mapk")
 
 
 def test_ties_only_for_libraries_taking_a_ranked_list():

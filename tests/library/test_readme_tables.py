@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from topkeval._registry import markdown_table
+from topkeval._docs import markdown_table
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")

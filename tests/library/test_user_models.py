@@ -270,7 +270,7 @@ def test_batch_checks_its_inputs():
 def test_err_and_rbp_are_registry_metrics_computed_on_request():
     for key in ("err", "rbp", "rbp_residual"):
         metric = topkeval.METRICS[key]
-        assert metric.per_user is getattr(topkeval.user_models, metric.function)
+        assert getattr(topkeval, metric.function) is getattr(topkeval.user_models, metric.function)
         assert not metric.by_default
     plain = evaluate_arrays(np.array([[0, 1]]), [0, 1], [0], k=2)
     assert not any(c.startswith(("err", "rbp")) for c in plain.columns)

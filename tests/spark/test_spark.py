@@ -240,7 +240,7 @@ def test_bad_input_gets_the_librarys_messages(data):
     recs, truth, recs_df, truth_df = data
     with pytest.raises(TypeError, match="must be a Spark DataFrame"):
         hs.evaluate(recs, truth_df, 3)
-    for kwargs in (dict(empty="skp"), dict(denominator="n"), dict(metrics=["map"]), dict(k=0)):
+    for kwargs in (dict(empty="skp"), dict(denominator="n"), dict(metrics=["mapp"]), dict(k=0)):
         args = {"k": 3, "empty": "zero", **kwargs}
         with pytest.raises(ValueError) as pandas_error:
             topkeval.evaluate(recs, truth, **args)
@@ -362,7 +362,8 @@ CONNECT_SCRIPT = """
 import os, sys
 import numpy as np
 from pyspark.sql import SparkSession
-import topkeval, topkeval.spark as hs
+import topkeval
+import topkeval.spark as hs
 sys.path.insert(0, os.path.dirname(sys.argv[1]))
 from test_spark import make_data
 spark = SparkSession.builder.remote("local[2]").config("spark.sql.shuffle.partitions", "4").getOrCreate()

@@ -28,9 +28,17 @@ Submodules:
 0.6309297535714575
 """
 
+from ._docs import fill_pending
+from ._docs import markdown_table as metric_table
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
 from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
-from ._registry import markdown_table as metric_table
+from ._validation import (
+    DuplicateRecommendationError,
+    DuplicateRelevantError,
+    InputTypeError,
+    InvalidInputError,
+    NoRelevantItemError,
+)
 from .batch import evaluate, evaluate_arrays
 from .conventions import evaluate_as
 from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
@@ -71,6 +79,14 @@ __all__ = [
     "OPTIONS",
     "BATCH_OPTIONS",
     "metric_table",
+    "InvalidInputError",
+    "InputTypeError",
+    "NoRelevantItemError",
+    "DuplicateRecommendationError",
+    "DuplicateRelevantError",
 ]
+
+# the option tables of the docstrings name who uses each value (from the convention table)
+fill_pending()
 
 __version__ = "0.3.0"

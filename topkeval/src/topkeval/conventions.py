@@ -9,12 +9,13 @@ library functions our options cannot express, and why.
 
 ``python -m topkeval.conventions record`` runs every installed library on the
 shared synthetic dataset (:func:`make_dataset`) and stores what each one
-printed, next to our numbers, in ``helpers/experiments/results/``; the course
-notebook reads the heavy libraries' numbers from there.
+printed, next to our numbers, as JSON (a record of what each library computed, for
+readers without those libraries installed).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from . import _registry
-from ._cutoff import discounts
+from ._cutoff import dcg_of, discounts, normalised
+from ._validation import InputTypeError, InvalidInputError
 
 __all__ = [
     "LIBRARIES",
@@ -35,6 +37,8 @@ __all__ = [
     "convention",
     "library_table",
     "evaluate_as",
+    "used_by",
+    "libraries_using",
 ]
 
 
@@ -583,13 +587,13 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
 # ------------------------------------------------------------------ lookups
 def _library_key(library: Any) -> str:
     if not isinstance(library, str):
-        raise TypeError(f"library must be a str naming a library; got {type(library).__name__}.")
+        raise InputTypeError(f"library must be a str naming a library; got {type(library).__name__}.")
     wanted = library.strip().lower().replace("-", "_")
     for lib in LIBRARIES.values():
         if wanted == lib.key or wanted in {a.lower().replace("-", "_") for a in lib.aliases}:
             return lib.key
     names = ", ".join(repr(k) for k in LIBRARIES)
-    raise ValueError(f"unknown library {library!r}; supported libraries are {names}.")
+    raise InvalidInputError(f"unknown library {library!r}; supported libraries are {names}.")
 
 
 def supported_metrics(library: str) -> tuple[str, ...]:
@@ -600,7 +604,7 @@ def supported_metrics(library: str) -> tuple[str, ...]:
     """
     key = _library_key(library)
     have = {c.metric for c in CONVENTIONS if c.library == key}
-    return tuple(m for m in _registry.METRIC_KEYS if m in have)
+    return tuple(m for m in _registry.metric_keys() if m in have)
 
 
 def convention(library: str, metric: str, variant: str | None = None) -> Convention:
@@ -609,6 +613,22 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
     Raises ValueError, listing what is supported, for an unknown library, a
     metric the library does not compute, or a function we do not reproduce.
 
+    Parameters
+    ----------
+    library : str
+        A key of :data:`LIBRARIES` or an alias (``"pytrec_eval"``).
+    metric : str
+        A metric name, as in :func:`topkeval.evaluate`'s ``metrics``.
+    variant : str, optional
+        The library function's name, for a row that is not its usual one.
+
+    Returns
+    -------
+    Convention
+        The row: the library's function name, our options, its steps and evidence.
+
+    Examples
+    --------
     >>> convention("ranx", "ap").options
     {'denominator': 'n_relevant'}
     >>> convention("ranx", "ndcg", "ndcg_burges@k").options
@@ -618,30 +638,35 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
     metric = _check_metric(metric)
     rows = [c for c in CONVENTIONS if c.library == key and c.metric == metric]
     if not rows:
-        gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
-        why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
-        raise ValueError(
-            f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; "
-            f"for {key!r} the supported metrics "
-            f"are {', '.join(repr(m) for m in supported_metrics(key))}."
-        )
+        raise _not_reproduced(key, metric)
     if variant is None:
         return next(c for c in rows if c.default)
+    return _variant(rows, key, metric, variant)
+
+
+def _not_reproduced(key: str, metric: str) -> InvalidInputError:
+    gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
+    why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
+    return InvalidInputError(
+        f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; for {key!r} the supported metrics "
+        f"are {', '.join(repr(m) for m in supported_metrics(key))}."
+    )
+
+
+def _variant(rows: list[Convention], key: str, metric: str, variant: str) -> Convention:
     for c in rows:
         if c.name == variant:
             return c
-    raise ValueError(
+    raise InvalidInputError(
         f"unknown variant {variant!r} of {key!r} {metric!r}; "
         f"choose one of {', '.join(repr(c.name) for c in rows)}."
     )
 
 
 def _check_metric(metric: Any) -> str:
-    if not isinstance(metric, str) or metric not in _registry.METRIC_KEYS:
-        raise ValueError(
-            f"metric must be one of {', '.join(repr(m) for m in _registry.METRIC_KEYS)}; got {metric!r}."
-        )
-    return metric
+    from ._validation import check_metric
+
+    return check_metric(metric)
 
 
 def library_table(defaults_only: bool = True) -> pd.DataFrame:
@@ -649,52 +674,30 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
 
     Rows that we do not reproduce say so in ``reproduced`` and ``why``.
 
+    Parameters
+    ----------
+    defaults_only : bool
+        True (default): each library's usual function only. False: its variants
+        too, and the functions we do not reproduce.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (library, metric).
+
+    Examples
+    --------
     >>> t = library_table()
     >>> t.loc[("lenskit", "ndcg"), "options"]
     "discount='clipped_log2'"
     >>> sorted(set(t.index.get_level_values("library"))) == sorted(LIBRARIES)
     True
     """
-    rows = []
-    for c in CONVENTIONS:
-        if defaults_only and not c.default:
-            continue
-        rows.append(
-            {
-                "library": c.library,
-                "metric": c.metric,
-                "function": c.name,
-                "reproduced": True,
-                "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
-                "steps": ", ".join(c.steps),
-                "no relevant item": c.users["judged_empty"],
-                "not in truth": c.users["unjudged"],
-                "no recommendations": c.users["no_recommendations"],
-                "ties": LIBRARIES[c.library].ties,
-                "evidence": c.evidence,
-                "why": c.note,
-            }
-        )
+    rows = [_table_row(c) for c in CONVENTIONS if c.default or not defaults_only]
     if not defaults_only:
-        for n in NOT_REPRODUCED:
-            rows.append(
-                {
-                    "library": n.library,
-                    "metric": n.metric,
-                    "function": n.name,
-                    "reproduced": False,
-                    "options": "",
-                    "steps": "",
-                    "no relevant item": "",
-                    "not in truth": "",
-                    "no recommendations": "",
-                    "ties": "",
-                    "evidence": n.evidence,
-                    "why": n.why,
-                }
-            )
+        rows += [_gap_row(n) for n in NOT_REPRODUCED]
     frame = pd.DataFrame(rows)
-    order = {m: i for i, m in enumerate(_registry.METRIC_KEYS)}
+    order = {m: i for i, m in enumerate(_registry.metric_keys())}
     libs = {k: i for i, k in enumerate(LIBRARIES)}
     frame = frame.sort_values(
         ["library", "metric", "reproduced"],
@@ -702,6 +705,40 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
         kind="stable",
     )
     return frame.set_index(["library", "metric"])
+
+
+def _table_row(c: Convention) -> dict[str, Any]:
+    """One reproduced row of :func:`library_table`."""
+    return {
+        "library": c.library,
+        "metric": c.metric,
+        "function": c.name,
+        "reproduced": True,
+        "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
+        "steps": ", ".join(c.steps),
+        "no relevant item": c.users["judged_empty"],
+        "not in truth": c.users["unjudged"],
+        "no recommendations": c.users["no_recommendations"],
+        "ties": LIBRARIES[c.library].ties,
+        "evidence": c.evidence,
+        "why": c.note,
+    }
+
+
+def _gap_row(n: NotReproduced) -> dict[str, Any]:
+    """One not-reproduced row of :func:`library_table`."""
+    blank = dict.fromkeys(
+        ("options", "steps", "no relevant item", "not in truth", "no recommendations", "ties"), ""
+    )
+    return {
+        "library": n.library,
+        "metric": n.metric,
+        "function": n.name,
+        "reproduced": False,
+        **blank,
+        "evidence": n.evidence,
+        "why": n.why,
+    }
 
 
 # ------------------------------------------------------------------ evaluate_as
@@ -752,6 +789,8 @@ def evaluate_as(
         Only for libraries that take an already ranked list ("given" in
         :data:`LIBRARIES`): how you ordered tied scores. Default
         ``"input_order"``. Other libraries use their own rule.
+    user_col, item_col, rank_col, score_col, relevance_col : str
+        Column names, as in :func:`topkeval.evaluate`.
 
     Returns
     -------
@@ -778,27 +817,17 @@ def evaluate_as(
     >>> evaluate_as("cornac", recs, truth, k=5, metrics=["rr"])
     Traceback (most recent call last):
     ...
-    ValueError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises ValueError when \
-no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
+    topkeval.InvalidInputError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises \
+ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
-    from ._validation import check_k, check_option, check_options
+    from ._validation import check_k, check_option
 
     k = check_k(k)
     crash = check_option("crash", crash, ("raise", "skip"))
-    if metrics is None:
-        metrics = [m for m in supported_metrics(key) if _registry.METRICS[m].by_default]
-    elif isinstance(metrics, str):
-        metrics = [metrics]
-    variants = dict(variants or {})
-    rows = [convention(key, m, variants.pop(m, None)) for m in dict.fromkeys(metrics)]
-    if variants:
-        raise ValueError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
-    if lib.ties == "given":
-        ties = check_options(ties=ties or "input_order")["ties"]
-    elif ties is not None:
-        raise ValueError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
+    rows = _rows_asked(key, metrics, variants)
+    ties = _ties_given(lib, ties)
     cols = dict(
         user_col=user_col,
         item_col=item_col,
@@ -817,6 +846,32 @@ no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', '
         return frame
     out = pd.Series({name: col[1] for name, col in columns.items()}, name=key, dtype=float)
     return out
+
+
+def _rows_asked(key: str, metrics: Any, variants: dict | None) -> list[Convention]:
+    """The table rows of ``metrics`` (default: the library's metrics that :func:`topkeval.evaluate` computes
+    by default), with the variants asked for."""
+    if metrics is None:
+        metrics = [m for m in supported_metrics(key) if _registry.METRICS[m].by_default]
+    elif isinstance(metrics, str):
+        metrics = [metrics]
+    variants = dict(variants or {})
+    rows = [convention(key, m, variants.pop(m, None)) for m in dict.fromkeys(metrics)]
+    if variants:
+        raise InvalidInputError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
+    return rows
+
+
+def _ties_given(lib: Library, ties: str | None) -> str | None:
+    """How the caller ordered tied scores (libraries that take a ranked list),
+    or None (the library's own rule)."""
+    from ._validation import check_options
+
+    if lib.ties == "given":
+        return check_options(ties=ties or "input_order")["ties"]
+    if ties is not None:
+        raise InvalidInputError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
+    return None
 
 
 class _Inputs:
@@ -869,7 +924,10 @@ class _Run:
         self.options = dict(row.options)
         self.metric, self.ks = row.metric, [k]
         self.need_hits = False
-        self.scores = self.value = self.hits = self.weight = None
+        self.scores: pd.DataFrame = pd.DataFrame()
+        self.value: pd.Series = pd.Series(dtype=float)
+        self.hits: pd.Series = pd.Series(dtype=float)
+        self.weight: pd.Series | None = None  # set by the pooled and capped steps
 
     @property
     def by_score(self) -> bool:
@@ -912,7 +970,9 @@ def _needs_hits(run: _Run) -> None:
 
 
 def _mean_p1_to_pk_before(run: _Run) -> None:
-    run.metric, run.ks = "precision", list(range(1, run.k + 1))
+    """Ask for P@1..P@L only, L the longest list (beyond it P@j = hits / j), and P@k."""
+    longest = int(run.recs.groupby(run.base.u).size().max()) if len(run.recs) else 0
+    run.metric, run.ks = "precision", sorted({*range(1, min(run.k, longest) + 1), run.k})
 
 
 def _lenskit_ap_before(run: _Run) -> None:
@@ -920,7 +980,29 @@ def _lenskit_ap_before(run: _Run) -> None:
 
 
 def _mean_p1_to_pk(run: _Run) -> None:
-    run.value = run.scores[[f"precision@{j}" for j in run.ks]].mean(axis=1)
+    """The mean of P@1..P@k: the listed cutoffs from the columns, the rest as hits * (1/(L+1) + ... + 1/k)."""
+    listed = [j for j in run.ks if j < run.k or len(run.ks) == run.k]
+    total = run.scores[[f"precision@{j}" for j in listed]].sum(axis=1)
+    if len(listed) < run.k:  # cutoffs L+1..k: no list reaches them, so P@j = hits / j
+        hits = run.scores[f"precision@{run.k}"] * run.k
+        total = total + hits * _harmonic_span(max(listed, default=0), run.k)
+    run.value = total / run.k
+
+
+def _harmonic_span(low: int, high: int) -> float:
+    """1/(low + 1) + ... + 1/high, summed directly up to a million terms, else by the asymptotic series.
+
+    >>> round(_harmonic_span(0, 4), 6), round(_harmonic_span(10, 10**9) - _harmonic_span(10, 10**8), 9)
+    (2.083333, 2.302585088)
+    """
+    if high - low <= 1_000_000:
+        return float(np.sum(1.0 / np.arange(low + 1, high + 1, dtype=np.float64)))
+
+    def harmonic(n: int) -> float:  # H_n = ln n + gamma + 1/(2n) - 1/(12n^2) + 1/(120n^4), n > 10^6 here
+        return math.log(n) + 0.5772156649015329 + 1 / (2 * n) - 1 / (12 * n**2) + 1 / (120 * n**4)
+
+    head = _harmonic_span(low, 1_000_000) if low < 1_000_000 else 0.0
+    return head + harmonic(high) - harmonic(max(low, 1_000_000))
 
 
 def _capped(run: _Run) -> None:
@@ -973,7 +1055,7 @@ def _tie_rule(row: Convention, lib: Library, ties: str | None) -> str:
         "item_ascending": "item_ascending",
         "input_order": "input_order",
         "average": "input_order",
-        "given": ties,
+        "given": ties or "input_order",
     }[lib.ties]
 
 
@@ -982,10 +1064,7 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
 
     run = _Run(row, base, k, _tie_rule(row, lib, ties))
     steps = [name for name in _STEP_ORDER if name in row.steps]
-    for name in steps:
-        before = _STEP_CODE[name][0]
-        if before:
-            before(run)
+    _run_steps(run, steps, 0)
     need = [run.metric] + (["precision"] if run.need_hits else [])
     run.scores = evaluate(
         run.recs,
@@ -1000,20 +1079,27 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
     run.value = run.scores[f"{run.metric}@{k}"].astype(float)
     if run.need_hits:
         run.hits = (run.scores[f"precision@{k}"] * k).round()
-    for name in steps:
-        after = _STEP_CODE[name][1]
-        if after:
-            after(run)
+    _run_steps(run, steps, 1)
     keep = _apply_user_rules(run, crash)
     if run.weight is not None and "pooled_capped" in steps:
-        w = run.weight.where(keep & (run.weight > 0), np.nan)
-        total = (
-            float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w))
-            if np.nansum(w) > 0
-            else float("nan")
-        )
-        return run.value, total
+        return run.value, _pooled(run, run.weight, keep)
     return run.value, float(run.value.mean()) if run.value.notna().any() else float("nan")
+
+
+def _run_steps(run: _Run, steps: list[str], phase: int) -> None:
+    """Run each step's code before (phase 0) or after (phase 1) evaluate."""
+    for name in steps:
+        code = _STEP_CODE[name][phase]
+        if code:
+            code(run)
+
+
+def _pooled(run: _Run, weight: pd.Series, keep: np.ndarray) -> float:
+    """implicit's pooled ratio: the sum of hits over the kept users / the sum of their weights."""
+    w = weight.where(keep & (weight > 0), np.nan)
+    if not np.nansum(w) > 0:
+        return float("nan")
+    return float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w))
 
 
 def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
@@ -1029,7 +1115,7 @@ def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
         if rule == "raise" and mask.any():
             if crash == "raise":
                 names = ", ".join(repr(x) for x in base.users[mask][:3])
-                raise ValueError(
+                raise InvalidInputError(
                     f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} "
                     f"({kind.replace('_', ' ')}"
                     f": {row.note or 'the library raises'}); pass crash='skip' to leave them out instead."
@@ -1069,19 +1155,59 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
         ends = np.cumsum(counts) - 1
         group_disc = np.diff(np.concatenate([[0.0], cum[ends]]))
         dcg = float((mean_gain * group_disc).sum())
-        ideal = np.sort(gain)[::-1]
-        idcg = float((ideal * d).sum())
-        value.loc[user] = dcg / idcg if idcg > 0 else 0.0
+        idcg = dcg_of(np.sort(gain)[::-1][:k].tolist())
+        value.loc[user] = float(normalised(dcg, idcg))
     return value
 
 
 # ------------------------------------------------------------------ who uses what
+def used_by(choice: _registry.Choice) -> str:
+    """Who uses one value of an option: the library functions of :data:`CONVENTIONS`, then the registry's
+    ``also``.
+
+    The registry's option tables (docstrings, :func:`topkeval.metric_table`)
+    read this, so they cannot disagree with the convention table.
+
+    Parameters
+    ----------
+    choice : topkeval._registry.Choice
+        One value of an option in :data:`topkeval.OPTIONS` or :data:`topkeval.BATCH_OPTIONS`.
+
+    Returns
+    -------
+    str
+        The users, separated by ``"; "``, or a sentence saying there are none.
+
+    Examples
+    --------
+    >>> from topkeval import OPTIONS
+    >>> used_by(OPTIONS["denominator"].choices[2])
+    'torchmetrics RetrievalMAP(top_k=k)'
+    """
+    parts = [libraries_using(choice.option, choice.value), choice.also]
+    return "; ".join(p for p in parts if p) or "none of the libraries in topkeval.conventions"
+
+
 def libraries_using(option: str, value: str) -> str:
     """The library functions in :data:`CONVENTIONS` that use ``option=value``, grouped by library.
 
-    This is where the registry's "used by" text comes from (``topkeval._registry.Choice.used_by``),
+    This is where the registry's "used by" text comes from (:func:`used_by`),
     so the README's option table and this convention table cannot disagree.
 
+    Parameters
+    ----------
+    option : str
+        An option name of the registry (``"denominator"``, ``"ties"``, ``"empty"``, ...).
+    value : str
+        One of its values.
+
+    Returns
+    -------
+    str
+        ``"<library> <function> / <function>, ..."``, or ``""`` when none uses it.
+
+    Examples
+    --------
     >>> libraries_using("denominator", "n_hits")
     'torchmetrics RetrievalMAP(top_k=k)'
     """
@@ -1089,10 +1215,14 @@ def libraries_using(option: str, value: str) -> str:
         return ", ".join(lib.name for lib in LIBRARIES.values() if lib.ties == value)
     if option == "empty":
         return _empty_users(value)
-    else:
-        default = _registry.OPTIONS[option].default
-        takes = {m.key for m in _registry.METRICS.values() if option in m.options}
-        rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
+    default = _registry.OPTIONS[option].default
+    takes = {m.key for m in _registry.METRICS.values() if option in m.options}
+    rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
+    return _by_library(rows)
+
+
+def _by_library(rows: list[Convention]) -> str:
+    """``"<library> <function> / <function>, ..."`` for table rows, grouped by library in table order."""
     by_library: dict[str, list[str]] = {}
     for row in rows:
         by_library.setdefault(row.library, [])
@@ -1100,6 +1230,8 @@ def libraries_using(option: str, value: str) -> str:
             by_library[row.library].append(row.name)
     return ", ".join(f"{LIBRARIES[key].name} {' / '.join(names)}" for key, names in by_library.items())
 
+
+_registry.USED_BY[:] = [used_by]  # Choice.used_by reads the table through this
 
 _KIND_WORDS = {
     "judged_empty": "for users in the truth with no relevant item",
@@ -1110,14 +1242,22 @@ _KIND_WORDS = {
 def _empty_users(value: str) -> str:
     """Libraries whose users with no relevant item get ``value`` (zero, skip, raise),
     and which kind of user."""
-    parts = []
-    for key, lib in LIBRARIES.items():
-        rows = [c for c in CONVENTIONS if c.library == key]
-        kinds = [kind for kind in _KIND_WORDS if any(c.users.get(kind) == value for c in rows)]
-        if not kinds:
-            continue
-        some = [c.name for c in rows if any(c.users.get(kind) == value for kind in kinds)]
-        which = f" {' / '.join(dict.fromkeys(some))}" if len(some) < len(rows) else ""
-        only = f" ({_KIND_WORDS[kinds[0]]})" if len(kinds) == 1 else ""
-        parts.append(f"{lib.name}{which}{only}")
-    return ", ".join(parts)
+    parts = [_empty_users_of(key, value) for key in LIBRARIES]
+    return ", ".join(part for part in parts if part)
+
+
+def _any_user_rule(rows: list[Convention], kinds: list[str], value: str) -> bool:
+    """Whether any of ``rows`` treats any of ``kinds`` of user as ``value``."""
+    return any(c.users.get(kind) == value for c in rows for kind in kinds)
+
+
+def _empty_users_of(key: str, value: str) -> str:
+    """One library's part of :func:`_empty_users`: its name, which functions, which kind of user (or "")."""
+    rows = [c for c in CONVENTIONS if c.library == key]
+    kinds = [kind for kind in _KIND_WORDS if _any_user_rule(rows, [kind], value)]
+    if not kinds:
+        return ""
+    some = [c.name for c in rows if _any_user_rule([c], kinds, value)]
+    which = f" {' / '.join(dict.fromkeys(some))}" if len(some) < len(rows) else ""
+    only = f" ({_KIND_WORDS[kinds[0]]})" if len(kinds) == 1 else ""
+    return f"{LIBRARIES[key].name}{which}{only}"

@@ -34,7 +34,7 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_number
+from ._validation import InputTypeError, InvalidInputError, check_int, check_number
 
 __all__ = [
     "ConfidenceInterval",
@@ -115,13 +115,13 @@ def _values(values, name: str = "values") -> np.ndarray:
         values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values, dtype=np.float64
     )
     if array.ndim != 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} must be one number per user (1-D); got shape {array.shape}. Pick one column."
         )
     if array.size < 2:
-        raise ValueError(f"{name} needs at least 2 users to measure uncertainty; got {array.size}.")
+        raise InvalidInputError(f"{name} needs at least 2 users to measure uncertainty; got {array.size}.")
     if not np.isfinite(array).all():
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} has NaN or infinite values; drop those users first (e.g. evaluate(..., empty='skip'))."
         )
     return array
@@ -130,10 +130,10 @@ def _values(values, name: str = "values") -> np.ndarray:
 def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(a, pd.Series) and isinstance(b, pd.Series):
         if not a.index.is_unique or not b.index.is_unique:
-            raise ValueError("a and b must have one value per user (their indexes have repeats).")
+            raise InvalidInputError("a and b must have one value per user (their indexes have repeats).")
         if set(a.index) != set(b.index):
             only_a, only_b = a.index.difference(b.index), b.index.difference(a.index)
-            raise ValueError(
+            raise InvalidInputError(
                 "a and b must score the same users for a paired comparison; "
                 f"{len(only_a)} user(s) only in a, "
                 f"{len(only_b)} only in b. Evaluate both models on the same test users."
@@ -141,7 +141,7 @@ def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
         b = b.reindex(a.index)
     a, b = _values(a, "a"), _values(b, "b")
     if a.size != b.size:
-        raise ValueError(
+        raise InvalidInputError(
             f"a and b must have one value per user each, for the same users; got {a.size} and {b.size}."
         )
     return a, b
@@ -191,7 +191,7 @@ def percentile_interval(samples, confidence: float = 0.95) -> tuple[float, float
     """
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
-        raise ValueError("samples must be a non-empty 1-D sequence of finite numbers.")
+        raise InvalidInputError("samples must be a non-empty 1-D sequence of finite numbers.")
     confidence = _check_confidence(confidence)
     tail = (1 - confidence) / 2
     low, high = np.quantile(x, [tail, 1 - tail])
@@ -222,7 +222,7 @@ def sign_flip_p_value(differences, signs) -> float:
     d = np.asarray(differences, dtype=np.float64)
     flips = np.asarray(signs, dtype=np.float64)
     if d.ndim != 1 or flips.ndim != 2 or flips.shape[1] != d.size:
-        raise ValueError(
+        raise InvalidInputError(
             f"signs must have shape (B, n) with n = len(differences) = {d.size}; got {flips.shape}."
         )
     return float((1 + _count_extreme(d, flips)) / (1 + flips.shape[0]))
@@ -294,6 +294,17 @@ def paired_bootstrap_ci(
     a, b : array-like or pandas.Series
         Per-user scores of model A and model B. Series are matched by index
         (user id); arrays by position.
+    confidence : float
+        The interval's coverage, in (0, 1).
+    n_resamples : int
+        Bootstrap resamples of the users.
+    seed : int
+        Seed of the random generator (the same seed gives the same interval).
+
+    Returns
+    -------
+    ConfidenceInterval
+        The mean difference ``A - B`` and its interval (``low``, ``high``).
 
     Examples
     --------
@@ -312,6 +323,15 @@ def permutation_test(a, b, *, n_resamples: int = 10000, seed: int = 0) -> float:
     Under the null hypothesis each user's difference ``a_u - b_u`` is as
     likely to have either sign, so the labels A and B are swapped at random
     per user and the mean difference recomputed.
+
+    Parameters
+    ----------
+    a, b : array-like or pandas.Series
+        Per-user scores of the two models on the same users.
+    n_resamples : int
+        Random sign flips.
+    seed : int
+        Seed of the random generator.
 
     Returns
     -------
@@ -389,6 +409,16 @@ def paired_t_test(a, b) -> TTestResult:
     hundreds of users the t-test is still a fair approximation, and
     :func:`permutation_test` needs no such assumption.
 
+    Parameters
+    ----------
+    a, b : array-like of float
+        The two models' per-user scores, aligned user by user.
+
+    Returns
+    -------
+    TTestResult
+        The mean difference, t statistic, degrees of freedom and two-sided p-value.
+
     Examples
     --------
     >>> from topkeval.stats import paired_t_test
@@ -419,6 +449,12 @@ def compare(
     ----------
     a, b : array-like or pandas.Series
         Per-user scores of the two models on the same users.
+    confidence : float
+        The bootstrap interval's coverage, in (0, 1).
+    n_resamples, n_permutations : int
+        Bootstrap resamples and permutation sign flips.
+    seed : int
+        Seed of the random generator.
 
     Returns
     -------
@@ -565,7 +601,7 @@ def users_needed(effect: float, sd: float, *, alpha: float = 0.05, power: float 
     """
     effect = abs(check_number(effect, "effect (the difference to detect)", -math.inf))
     if effect == 0.0:
-        raise ValueError("effect must not be 0: no sample size detects a difference of exactly 0.")
+        raise InvalidInputError("effect must not be 0: no sample size detects a difference of exactly 0.")
     sd = _check_sd(sd)
     alpha, power = _check_power_settings(alpha, power)
     z = NormalDist().inv_cdf(1.0 - alpha / 2.0) + NormalDist().inv_cdf(power)
@@ -648,7 +684,7 @@ def holm(p_values) -> list[float]:
     """
     p = np.asarray(p_values, dtype=np.float64)
     if p.ndim != 1 or p.size == 0 or not np.isfinite(p).all() or (p < 0).any() or (p > 1).any():
-        raise ValueError("p_values must be a non-empty 1-D sequence of numbers in [0, 1].")
+        raise InvalidInputError("p_values must be a non-empty 1-D sequence of numbers in [0, 1].")
     order = np.argsort(p, kind="stable")
     scaled = np.minimum(1.0, (p.size - np.arange(p.size)) * p[order])
     adjusted = np.empty_like(p)
@@ -829,7 +865,7 @@ def verdict(
         p = permutation_test(x, y, n_resamples=n_permutations, seed=seed)
     sd = float((x - y).std(ddof=1))
     if isinstance(names, str) or len(names) != 2:
-        raise ValueError(
+        raise InvalidInputError(
             f"names must be two names, for A and for B, e.g. ('EASE', 'ItemKNN'); got {names!r}."
         )
     name_a, name_b = (str(name) for name in names)
@@ -895,10 +931,10 @@ def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
         and all(isinstance(item, Verdict) for item in comparisons)
     ):
         if settings:
-            raise TypeError(f"settings {sorted(settings)} only apply to a mapping of per-user scores.")
+            raise InputTypeError(f"settings {sorted(settings)} only apply to a mapping of per-user scores.")
         items = list(comparisons)
     else:
-        raise TypeError(
+        raise InputTypeError(
             "comparisons must be a non-empty mapping {(name_a, name_b): (a, b)} or a sequence of Verdict "
             "objects."
         )
@@ -912,10 +948,10 @@ def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
 
 def _checked_pairs(comparisons: Mapping) -> Mapping:
     if not comparisons:
-        raise TypeError("comparisons is empty: a family needs at least one comparison.")
+        raise InputTypeError("comparisons is empty: a family needs at least one comparison.")
     for key, value in comparisons.items():
         if not (isinstance(key, tuple) and len(key) == 2 and isinstance(value, tuple) and len(value) == 2):
-            raise TypeError(
+            raise InputTypeError(
                 f"each entry must map (name_a, name_b) to (scores_a, scores_b); got {key!r} -> "
                 f"{type(value).__name__}."
             )

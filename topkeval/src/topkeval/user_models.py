@@ -22,20 +22,21 @@ it describes a person. The two metrics here start from a story instead:
 
 Each has a per-user function here, written for reading; for many users at once
 ask :func:`topkeval.evaluate` or :func:`topkeval.evaluate_arrays` for the columns
-``err@k``, ``rbp@k`` and ``rbp_residual@k`` (``metrics=[..., "err", "rbp", "rbp_residual"]``): their batch
-kernels
-live in ``topkeval._kernels`` with the other metrics' and are tested against
-these functions to 1e-12 (``tests/library/test_user_models.py``).
+``err@k``, ``rbp@k`` and ``rbp_residual@k`` (``metrics=[..., "err", "rbp", "rbp_residual"]``): their
+batch kernels live in ``topkeval._kernels`` with the other metrics' and are tested against
+these functions to 1e-12.
 """
 
 from __future__ import annotations
 
 from collections.abc import Hashable, Mapping, Sequence
-from typing import Any
 
+from . import _registry
+from ._cutoff import satisfaction
 from ._validation import (
+    Relevant,
     check_k,
-    check_parameters,
+    check_number,
     check_ranking,
     check_relevance,
     check_relevant_set,
@@ -45,9 +46,14 @@ from ._validation import (
 __all__ = ["err_at_k", "rbp_at_k", "rbp_residual_at_k"]
 
 
-# ----------------------------------------------------------------- checks
 # ----------------------------------------------------------------- per user
-def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: float | None = None) -> float:
+def err_at_k(
+    ranking: Sequence[Hashable],
+    relevant: Relevant,
+    k: int,
+    *,
+    max_grade: float | None = _registry.Settings.max_grade,
+) -> float:
     """Expected reciprocal rank: 1/(rank where the user stops), averaged over the cascade.
 
     ERR@k = sum over i = 1..k of (1/i) * R_i * prod over j < i of (1 - R_j),
@@ -58,7 +64,7 @@ def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: 
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : mapping item -> grade, or set of item ids
+    relevant : mapping item -> grade, or set of item ids
         Grades >= 0 (a set means grade 1 for each item). Unlisted items have
         grade 0.
     k : int
@@ -105,22 +111,23 @@ def err_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, max_grade: 
     0.0625
     """
     items = check_ranking(ranking)
-    grades = check_relevance(relevance, "relevance")
+    grades = check_relevance(relevant)
     k = check_k(k)
     largest = max(grades.values(), default=0.0)
     top = err_scale(max_grade, largest)
     if largest == 0:
         return 0.0
-    scale = 2.0**top
     not_stopped, total = 1.0, 0.0
     for rank, item in enumerate(items[:k], start=1):
-        satisfied = (2.0 ** grades.get(item, 0.0) - 1.0) / scale
+        satisfied = float(satisfaction(grades.get(item, 0.0), top))
         total += not_stopped * satisfied / rank
         not_stopped *= 1.0 - satisfied
     return float(total)
 
 
-def rbp_at_k(ranking: Sequence[Hashable], relevant: Any, k: int, *, p: float = 0.8) -> float:
+def rbp_at_k(
+    ranking: Sequence[Hashable], relevant: Relevant, k: int, *, p: float = _registry.Settings.p
+) -> float:
     """Rank-biased precision: the patience model's expected rate of relevant items.
 
     RBP@k = (1 - p) * sum over the relevant ranks i <= k of p^(i - 1)
@@ -161,12 +168,20 @@ def rbp_at_k(ranking: Sequence[Hashable], relevant: Any, k: int, *, p: float = 0
     items = check_ranking(ranking)
     rel = check_relevant_set(relevant)
     k = check_k(k)
-    p = check_parameters(p=p)["p"]
+    p = _check_p(p)
     total = sum(p ** (rank - 1) for rank, item in enumerate(items[:k], start=1) if item in rel)
     return float((1.0 - p) * total)
 
 
-def rbp_residual_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, p: float = 0.8) -> float:
+def _check_p(p: float) -> float:
+    """RBP's persistence, checked against the registry's range."""
+    spec = _registry.PARAMETERS["p"]
+    return check_number(p, "p", spec.low, spec.high, low_open=spec.low_open, high_open=spec.high_open)
+
+
+def rbp_residual_at_k(
+    ranking: Sequence[Hashable], relevant: Relevant, k: int, *, p: float = _registry.Settings.p
+) -> float:
     """RBP's residual: how much RBP@k could still grow, from unjudged items and the ranks beyond k.
 
     residual@k = p^k + (1 - p) * sum over the ranks i <= k holding an unjudged item of p^(i - 1)
@@ -182,9 +197,10 @@ def rbp_residual_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, p:
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : set of hashable, or mapping item -> grade
-        A set (or list, tuple, array) lists the relevant items and every other item counts as judged
-        not relevant (the usual recommender truth), so the residual is p^k.
+    relevant : set of hashable, or mapping item -> grade
+        A set (or list, tuple, array) lists the relevant items and every
+        other item counts as judged not relevant (the usual recommender
+        truth), so the residual is p^k.
         A mapping is a set of judgments (qrels): grade > 0 relevant, grade 0
         judged not relevant, and an item absent from it is unjudged.
     k : int
@@ -208,10 +224,10 @@ def rbp_residual_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, p:
     0.375
     """
     items = check_ranking(ranking)
-    grades = check_relevance(relevance, "relevance")  # checked either way; a mapping is a set of judgments
+    grades = check_relevance(relevant)  # checked either way; a mapping is a set of judgments
     k = check_k(k)
-    p = check_parameters(p=p)["p"]
+    p = _check_p(p)
     unjudged = 0.0
-    if isinstance(relevance, Mapping):
+    if isinstance(relevant, Mapping):
         unjudged = sum(p ** (rank - 1) for rank, item in enumerate(items[:k], start=1) if item not in grades)
     return float(p**k + (1.0 - p) * unjudged)
