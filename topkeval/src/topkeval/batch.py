@@ -132,7 +132,7 @@ class _Options:
         self.ks, self.keys = ks, keys
         self.denominator, self.gain, self.ideal = denominator, gain, ideal
         self.discount = discount  # "log2" or "clipped_log2" (LensKit); see _cutoff.discounts
-        self.p, self.max_grade = p, max_grade  # RBP's persistence, ERR's top grade (None: each user's own)
+        self.p, self.max_grade = p, max_grade  # RBP's persistence, ERR's top grade (None: truth's largest)
 
 
 class _Shared:
