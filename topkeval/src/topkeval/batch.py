@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _registry
+from . import _ranking, _registry
 from ._cutoff import discounts, gains, ideal_dcg_table
 from ._frames import as_pandas
 from ._kernels import Cut
@@ -923,14 +923,19 @@ def _list_matrix(
     grouped = (
         lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1
     )  # one block of rows per user
-    if by_rank and grouped:
+    found = None
+    if by_rank and grouped:  # the common case: every user has a list of the same length, best first
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
-        if found is not None:  # the common case: every user has a list of the same length, best first
-            top, list_length, in_run_order = found
-            if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
-                lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
-                lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
-            return top, list_length
+    elif not by_rank:  # per-user sorts (topkeval._ranking); None only for ties="raise" with a tie
+        found = _ranking.top_by_score(
+            key, lists.items, lists.run_users, heads, lists.n_users, kmax, ideal, ties
+        )
+    if found is not None:
+        top, list_length, in_run_order = found
+        if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
+            lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
+            lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
+        return top, list_length
     rec_users = _expand_runs(lists.run_users, heads)
     if by_rank and grouped and np.all((key[1:] > key[:-1]) | heads[1:]):
         # rows grouped by user, best first: no sort needed
