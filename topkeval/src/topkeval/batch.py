@@ -928,7 +928,7 @@ def _list_matrix(
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
     elif not by_rank:  # per-user sorts (topkeval._ranking); None only for ties="raise" with a tie
         found = _ranking.top_by_score(
-            key, lists.items, lists.run_users, heads, lists.n_users, kmax, ideal, ties
+            key, lists.items, lists.run_users, run_start, run_length, lists.n_users, kmax, ideal, ties
         )
     if found is not None:
         top, list_length, in_run_order = found
