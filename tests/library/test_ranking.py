@@ -120,6 +120,6 @@ def test_nan_padding_never_beats_an_infinite_score():
 
 def test_grouping_sort_is_stable():
     run_users = np.array([3, 1, 3, 0, 1], dtype=np.int32)
-    groups = _ranking._grouped(run_users, np.arange(5), np.ones(5, dtype=np.int64), 4)
+    groups = _ranking._grouped(run_users, np.ones(5, dtype=bool), False, 4)
     assert groups.pick.tolist() == [3, 1, 4, 0, 2]
     assert groups.user.tolist() == [0, 1, 3] and groups.length.tolist() == [1, 2, 2]

@@ -44,12 +44,16 @@ class _Groups:
         self.pick, self.start, self.length, self.user = pick, start, length, user  # pick None: identity
 
 
-def _grouped(run_users: np.ndarray, run_start: np.ndarray, run_length: np.ndarray, n_users: int) -> _Groups:
+def _grouped(run_users: np.ndarray, heads: np.ndarray, grouped: bool, n_users: int) -> _Groups:
     """Groups of rows for users: the runs themselves when each user is one run, else a grouping sort."""
-    if run_users.size == 0 or np.bincount(run_users, minlength=n_users).max() == 1:
-        return _Groups(None, run_start, run_length, run_users)
-    n = int(run_length.sum())
-    codes = run_users if run_users.size == n else np.repeat(run_users, run_length)  # one code per row
+    n = heads.size
+    if grouped:
+        start = np.flatnonzero(heads)
+        return _Groups(None, start, np.diff(np.append(start, n)), run_users)
+    if run_users.size == n:  # every row starts a run (shuffled rows): the run codes are the row codes
+        codes = run_users
+    else:
+        codes = np.repeat(run_users, np.diff(np.append(np.flatnonzero(heads), n)))
     shift = max(1, int(n - 1).bit_length())
     packed = codes.astype(np.int64) << shift  # user code, then row index: sorting the values is stable
     packed |= np.arange(n, dtype=np.int64)
@@ -125,8 +129,8 @@ def top_by_score(
     key: np.ndarray,
     items: np.ndarray,
     run_users: np.ndarray,
-    run_start: np.ndarray,
-    run_length: np.ndarray,
+    heads: np.ndarray,
+    grouped: bool,
     n_users: int,
     kmax: int,
     ideal: str,
@@ -136,14 +140,14 @@ def top_by_score(
 
     ``key`` is minus the score per row, ``items`` the item codes (sorted like
     the ids, so the item tie rules compare codes), ``run_users`` the user code
-    of each run of rows (runs start at rows ``run_start`` and are
-    ``run_length`` long). Returns the matrix, each
+    of each run of rows (a run starts at each True of ``heads``);
+    ``grouped`` says that each user is one run. Returns the matrix, each
     user's list length, and whether the matrix rows are in run order (True
     only when every user is one run of the same length and the runs are not
     in user order); None when ``ties="raise"`` finds a tie (the caller's
     general path then raises its error).
     """
-    groups = _grouped(run_users, run_start, run_length, n_users)
+    groups = _grouped(run_users, heads, grouped, n_users)
     list_length = np.zeros(n_users, dtype=np.int64)
     list_length[groups.user] = groups.length
     longest = int(groups.length.max(initial=0))

@@ -550,8 +550,9 @@ def _codes(
             )
     heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
     other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
-    if runs:
-        values, other = values[heads], other[other_heads]
+    if runs:  # every row a head (shuffled rows): no masked copy of the column
+        values = values if heads.all() else values[heads]
+        other = other if other_heads.all() else other[other_heads]
     encoded = _small_int_codes(values, other) if not runs else None
     if encoded is None:
         encoded = _arrow_codes(values, other, sort)
@@ -634,9 +635,31 @@ def _run_heads(column: pd.Series) -> np.ndarray:
     """True for each row whose value differs from the row before it."""
     if len(column) == 0:
         return np.zeros(0, dtype=bool)
-    heads = np.array(column.ne(column.shift(1)).to_numpy(dtype=bool, na_value=True))
+    values = _arrow_strings(column) if len(column) > 1 else None
+    if values is not None:  # Arrow strings: compare two zero-copy slices, no shifted copy of the column
+        import pyarrow.compute as pc
+
+        differs = pc.not_equal(values.slice(1), values.slice(0, len(column) - 1))
+        heads = np.empty(len(column), dtype=bool)
+        heads[1:] = pc.fill_null(differs, True).to_numpy(zero_copy_only=False)
+    else:
+        heads = np.array(column.ne(column.shift(1)).to_numpy(dtype=bool, na_value=True))
     heads[0] = True
     return heads
+
+
+def _arrow_strings(column: pd.Series):
+    """The column's Arrow string data (zero-copy), or None when it is not Arrow-backed strings."""
+    arrow = getattr(column.array, "__arrow_array__", None)
+    if arrow is None or isinstance(column.dtype, pd.CategoricalDtype):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    values = arrow()
+    kinds = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    return values if any(kind(values.type) for kind in kinds) else None
 
 
 def _expand_runs(codes: np.ndarray, heads: np.ndarray) -> np.ndarray:
@@ -918,18 +941,18 @@ def _list_matrix(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The (users x width) matrix of item codes, best first, -1 for empty slots; and each list's length."""
     heads = lists.heads
-    run_start = np.flatnonzero(heads)
-    run_length = np.diff(np.append(run_start, heads.size))
     grouped = (
         lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1
     )  # one block of rows per user
     found = None
+    if not by_rank:  # per-user sorts (topkeval._ranking); None only for ties="raise" with a tie
+        found = _ranking.top_by_score(
+            key, lists.items, lists.run_users, heads, grouped, lists.n_users, kmax, ideal, ties
+        )
+    run_start = np.flatnonzero(heads) if found is None else None
+    run_length = np.diff(np.append(run_start, heads.size)) if found is None else None
     if by_rank and grouped:  # the common case: every user has a list of the same length, best first
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
-    elif not by_rank:  # per-user sorts (topkeval._ranking); None only for ties="raise" with a tie
-        found = _ranking.top_by_score(
-            key, lists.items, lists.run_users, run_start, run_length, lists.n_users, kmax, ideal, ties
-        )
     if found is not None:
         top, list_length, in_run_order = found
         if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
