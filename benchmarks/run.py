@@ -57,6 +57,7 @@ import ctypes
 import gc
 import importlib.util
 import math
+import os
 import statistics
 import sys
 import time
@@ -487,7 +488,7 @@ def run(
     rows = []
     print(
         f"helpers {helpers.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
-        f"peers: {', '.join(peers) or 'none'}; median of {repeats}",
+        f"peers: {', '.join(peers) or 'none'}; median of {repeats}; load average {_load()} at the start",
         file=out,
     )
     if "ranx" in peers:  # warm up numba (its first compile takes ~30 s) on tiny data
@@ -506,10 +507,19 @@ def run(
                 row["versus"] = {name: row["seconds"] / by_name[name] for name in by_name}
                 rows.append(row)
             print_rows([r for r in rows if r["k"] == k and r["users"] == n_users], out)
+            print(f"  (load average {_load()} after K={k}, U={n_users:,})", file=out)
             del data, arrays, values
             gc.collect()
     print_targets(rows, out)
     return rows
+
+
+def _load() -> str:
+    """The 1, 5 and 15 minute load averages (the machine may be shared: they qualify every time printed)."""
+    try:
+        return " / ".join(f"{x:.1f}" for x in os.getloadavg())
+    except OSError:
+        return "n/a"
 
 
 def _memory(r: dict) -> str:

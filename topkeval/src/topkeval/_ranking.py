@@ -55,8 +55,10 @@ def _grouped(run_users: np.ndarray, heads: np.ndarray, grouped: bool, n_users: i
     else:
         codes = np.repeat(run_users, np.diff(np.append(np.flatnonzero(heads), n)))
     shift = max(1, int(n - 1).bit_length())
-    packed = codes.astype(np.int64) << shift  # user code, then row index: sorting the values is stable
-    packed |= np.arange(n, dtype=np.int64)
+    packed = codes.astype(np.int64)  # user code, then row index: sorting the values is stable
+    packed <<= shift
+    for s0 in range(0, n, _BLOCK_ROWS):  # in blocks: no full-length temporary
+        packed[s0 : s0 + _BLOCK_ROWS] |= np.arange(s0, min(n, s0 + _BLOCK_ROWS), dtype=np.int64)
     packed.sort()
     packed &= (1 << shift) - 1
     counts = np.bincount(codes, minlength=n_users)
