@@ -19,8 +19,11 @@ rather than with K. The results equal the per-user functions in
 is fastest when each user's rows come together with ranks 1..K (what a
 recommender's top-K output looks like: the list matrix is then a reshape),
 and when ids are small non-negative integers (their own codes) or pandas 3
-strings (one Arrow hash pass). ``python -m benchmarks.run`` measures both
-paths against pytrec_eval, ranx and a plain Python loop.
+strings (one Arrow hash pass). Score rows are ordered per user, not by one
+global sort (:mod:`topkeval._ranking`): a row-wise sort or partition when
+each user's rows come together, after one grouping sort when they are
+shuffled. ``python -m benchmarks.run`` measures every input kind against
+pytrec_eval, ranx and a plain Python loop.
 """
 
 from __future__ import annotations
