@@ -161,9 +161,10 @@ def top_by_score(
     for g0, g1 in bounds:
         members = slice(g0, g1) if order is None else order[g0:g1]
         size = int(groups.length[members].max(initial=0))
-        if order is None and groups.pick is None:  # equal lengths, rows in place: a reshape, no copy
+        if order is None:  # equal lengths: the block's rows are consecutive (in place, or in pick order)
             rows = slice(int(groups.start[g0]), int(groups.start[g0]) + (g1 - g0) * size)
-            block_key, block_items = key[rows].reshape(-1, size), items[rows].reshape(-1, size)
+            index = rows if groups.pick is None else groups.pick[rows]  # a reshape, no copy, when in place
+            block_key, block_items = key[index].reshape(-1, size), items[index].reshape(-1, size)
         else:
             index, valid = _block_rows(groups, members, size)
             block_key = np.where(valid, key[index], np.nan)  # NaN (never a real key) sorts last
