@@ -928,7 +928,12 @@ def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict
 def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str]) -> np.ndarray:
     """What orders each user's rows, smallest first: the rank, or minus the score."""
     if not by_rank:
-        return -_numeric(recommendations[cols["score"]], cols["score"], "recommendations")
+        scores = recommendations[cols["score"]]
+        if scores.dtype == np.float64 and isinstance(scores.dtype, np.dtype):  # one pass, no NA-filled copy
+            key = np.negative(scores.to_numpy())
+            if not np.isnan(key).any():
+                return key
+        return -_numeric(scores, cols["score"], "recommendations")  # its checks and messages
     rank_col = cols["rank"]
     key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
     if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
