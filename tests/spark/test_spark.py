@@ -361,6 +361,7 @@ CONNECT_SCRIPT = """
 import os, sys
 import numpy as np
 from pyspark.sql import SparkSession
+import topkeval
 import topkeval.spark as hs
 sys.path.insert(0, os.path.dirname(sys.argv[1]))
 from test_spark import make_data
