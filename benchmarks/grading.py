@@ -41,7 +41,8 @@ CORRECT = {
     "            hits += 1\n            total += hits / i\n"
     "    return total / min(k, len(relevant))",
     "dcg_at_k": "def dcg_at_k(ranking, relevant, k):\n"
-    "    return float(sum(1 / math.log2(i + 1) for i, x in enumerate(ranking[:k], start=1) if x in relevant))",
+    "    return float(sum(1 / math.log2(i + 1) for i, x in enumerate(ranking[:k], start=1) "
+    "if x in relevant))",
     "ndcg_at_k": "def ndcg_at_k(ranking, relevant, k):\n"
     "    ideal = sum(1 / math.log2(i + 1) for i in range(1, min(k, len(relevant)) + 1))\n"
     "    return dcg_at_k(ranking, relevant, k) / ideal",

@@ -252,7 +252,7 @@ def as_library(frame: pd.DataFrame, library: str | None):
 
 
 def our_inputs(data, k: int):
-    """Yield (route name, recommendations, truth) for every input kind, building each frame only when needed."""
+    """Yield (route name, recommendations, truth) for every input kind; each frame built when needed."""
     _, _, _, recs, truth = data
     for kind in KINDS:
         rows = recs if kind == "frames" else score_rows(recs, k)
@@ -356,7 +356,7 @@ def timed(function, *args, repeats: int) -> tuple[float, int, pd.DataFrame, floa
 def full_agreement(
     peer: str, got: pd.DataFrame, ours: dict[str, pd.DataFrame], indptr: np.ndarray, partial: bool = False
 ) -> float:
-    """Largest |difference| between a peer and our values over every user it scored (users with relevant items)."""
+    """Largest |difference| between a peer and our values over every user it scored (with relevant items)."""
     if peer == "python":  # one row per user with relevant items, in user order
         want = ours["arrays"].to_numpy()[np.diff(indptr) > 0]
         got_values = got.to_numpy()

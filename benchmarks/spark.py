@@ -379,14 +379,16 @@ def _print(rows, n_users, k, out):
     table = [r for r in rows if r["users"] == n_users and r["k"] == k]
     ours = next((r["seconds"] for r in table if r["route"] == "ours"), None)
     print(
-        f"{'route':<10} {'seconds':>8} {'users/s':>11} {'vs ours':>9} {'CPU s':>7} {'max |mean - evaluate|':>22} "
+        f"{'route':<10} {'seconds':>8} {'users/s':>11} {'vs ours':>9} {'CPU s':>7} "
+        f"{'max |mean - evaluate|':>22} "
         f"{'JVM heap GiB':>12} {'workers GiB':>11} {'shuffle MiB':>11}",
         file=out,
     )
     for r in table:
         ratio = f"{r['seconds'] / ours:.1f}x" if ours else "-"
         print(
-            f"{r['route']:<10} {r['seconds']:8.1f} {n_users / r['seconds']:11,.0f} {ratio:>9} {r['cpu']:7.1f} "
+            f"{r['route']:<10} {r['seconds']:8.1f} {n_users / r['seconds']:11,.0f} {ratio:>9} "
+            f"{r['cpu']:7.1f} "
             f"{r['agreement']:22.1e} {r['heap'] / 2**30:12.2f} {r['workers'] / 2**30:11.2f} "
             f"{r['shuffle'] / 2**20:11.0f}",
             file=out,

@@ -25,7 +25,7 @@ enforces every arrow). ``helpers.progress()`` and ``helpers.reset_progress()``
 load the course on first use.
 """
 
-from topkeval import *
+from topkeval import *  # noqa: F403  (the library's public API, under the course's name)
 from topkeval import __all__ as _LIBRARY_ALL
 
 __version__ = "0.3.0"  # the course package's own version (the library's is topkeval.__version__)

@@ -35,7 +35,8 @@ def _require(component: str, available: object, how_to_install: str, reason: str
 
 @pytest.fixture(scope="session")
 def require():
-    """``require(component, available, how_to_install, reason="")``: skip loudly (fail on CI) when not available."""
+    """``require(component, available, how_to_install, reason="")``: skip loudly (fail on CI)
+    when not available."""
     return _require
 
 

@@ -182,7 +182,8 @@ def test_postbuild_is_an_executable_bash_script_that_stops_on_errors():
     assert first in {"#!/bin/bash", "#!/usr/bin/env bash"}, f"bash shebang expected, got {first!r}"
     commands = [line.strip() for line in rest if line.strip() and not line.strip().startswith("#")]
     assert re.fullmatch(r"set -[a-z]*e[a-z]*( pipefail)?( -o pipefail)?", commands[0].split(" #")[0]), (
-        f"the first command must be `set -euo pipefail` (postBuild ignores errors otherwise), got {commands[0]!r}"
+        "the first command must be `set -euo pipefail` (postBuild ignores errors otherwise), "
+        f"got {commands[0]!r}"
     )
     assert re.search(r"pip install .*(-e \.|\s\.)(\s|$)", text, re.M), (
         "postBuild must pip install the course package"
@@ -217,9 +218,21 @@ def test_postbuild_installs_the_package_and_the_overrides(tmp_path):
     )
     assert result.returncode == 0, result.stderr
     calls = log.read_text().splitlines()
-    assert calls[0].split() == ["-m", "pip", "install", "--no-deps", "--no-cache-dir", "-e", "."]
+    assert calls[0].split() == [
+        "-m",
+        "pip",
+        "install",
+        "--no-deps",
+        "--no-cache-dir",
+        "-e",
+        "./topkeval",
+        "-e",
+        ".",
+    ]
     installed = tmp_path / "app" / "settings" / "overrides.json"
     assert json.loads(installed.read_text()) == json.loads((BINDER / "overrides.json").read_text())
+    server = tmp_path / ".jupyter" / "jupyter_server_config.py"  # the answer key is not served on Binder
+    assert server.read_text() == (ROOT / "tools" / "jupyter_server_config.py").read_text()
 
 
 def test_postbuild_fails_when_a_step_fails(tmp_path):

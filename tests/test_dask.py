@@ -9,7 +9,7 @@ import pytest
 import topkeval
 
 dd = pytest.importorskip("dask.dataframe", reason='dask is not installed (pip install -e ".[dask]")')
-import topkeval.dask as hd
+import topkeval.dask as hd  # noqa: E402
 
 
 def make_data(n_users: int = 200, seed: int = 6):
@@ -76,3 +76,14 @@ def test_bad_input_gets_the_librarys_messages():
         hd.evaluate(dd.from_pandas(recs, npartitions=1), dd.from_pandas(truth, npartitions=1), 3, empty="no")
     with pytest.raises(ValueError, match="no relevant item"):
         hd.evaluate(dd.from_pandas(recs, npartitions=2), dd.from_pandas(truth, npartitions=2), 3).compute()
+
+
+def test_err_scale_and_rbp_residual_are_those_of_the_whole_truth():
+    """ERR's g_max is the whole truth's largest grade even where a partition's grades stop lower."""
+    recs, truth = make_data()
+    truth.loc[truth.index[0], "relevance"] = 5  # one grade 5, in one partition only
+    options = dict(metrics=["err", "rbp", "rbp_residual"], empty="zero")
+    expected = topkeval.evaluate(recs, truth, 5, **options)
+    assert expected.attrs["err_max_grade"] == 5.0
+    got = hd.evaluate(dd.from_pandas(recs, npartitions=4), dd.from_pandas(truth, npartitions=3), 5, **options)
+    _same(got.compute(), expected)

@@ -4,7 +4,8 @@ Each test starts JupyterLab in the background on a free port with a fake browser
 that writes down the URL JupyterLab asks it to open), waits until the server answers on
 127.0.0.1, then checks what a newcomer needs: the repository root is served, so
 ``notebooks/`` and the assignments in ``exercises/`` are both in reach; notebook 00 is the page
-opened; Binder's settings apply (the news prompt is off). Then it stops the server.
+opened; Binder's settings apply (the news prompt is off); the answer key ``exercises/source/`` is
+neither listed nor served (``/api/contents``, ``/files``). Then it stops the server.
 
 The command is ``make lab LAB_ARGS="..."`` when ``.venv`` is installed and up to date (after
 ``make test`` or ``make lab``), so the Makefile target itself runs; otherwise it is the launcher
@@ -155,7 +156,33 @@ def _check_course(lab: _Lab) -> float:
         "binder/overrides.json (no 'get Jupyter news?' prompt) is not applied"
     )
     assert f"lab/tree/{NOTEBOOK}" in lab.opened_url(), "make lab must open notebook 00 first"
+    _check_answer_key_is_not_served(lab, exercises)
     return seconds
+
+
+def _status(lab: _Lab, path: str) -> int:
+    try:
+        lab.get(path)
+    except urllib.error.HTTPError as exc:
+        return exc.code
+    return 200
+
+
+def _check_answer_key_is_not_served(lab: _Lab, exercises: set[str]) -> None:
+    """exercises/source/ (solutions): not in the file browser's listing, 404 however it is asked for."""
+    assert "source" not in exercises, f"the answer key is listed in exercises/: {sorted(exercises)}"
+    assert (REPO / "exercises" / "source" / "from-scratch.ipynb").is_file()  # it exists: hidden, not absent
+    for path in (
+        "/api/contents/exercises/source",
+        "/api/contents/exercises/source/from-scratch.ipynb",
+        "/api/contents/exercises/source/from-scratch.ipynb?content=1&type=notebook",
+        "/api/contents/exercises/./source/from-scratch.ipynb",
+        "/api/contents/exercises//source/leave-one-out.ipynb",
+        "/api/contents/notebooks/../exercises/source/from-scratch.ipynb",
+        "/files/exercises/source/from-scratch.ipynb",
+    ):
+        assert _status(lab, path) in (400, 403, 404), f"{path} is served to learners"
+    assert _status(lab, "/api/contents/exercises/from-scratch.ipynb?content=0") == 200  # learners' copy is
 
 
 def test_make_lab_opens_the_course_as_the_current_user(tmp_path):

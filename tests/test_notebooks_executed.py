@@ -133,7 +133,9 @@ ASSIGNMENTS = {"from-scratch", "leave-one-out", "choosing-metrics"}
 NUMBER_WORDS = {
     word: n
     for n, word in enumerate(
-        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen".split()
+        (
+            "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen"
+        ).split()
     )
 }
 
@@ -173,7 +175,8 @@ def test_notebook_00_progress_output_counts_every_exercise():
     total = len(course.all_questions())
     shown = re.findall(r"Exercises correct: \d+ of (\d+)", _outputs(NOTEBOOK_DIR / "00-start-here.ipynb"))
     assert shown and all(int(n) == total for n in shown), (
-        f"00-start-here's stored progress() output says {shown} exercises; helpers.course has {total}: re-execute it"
+        f"00-start-here's stored progress() output says {shown} exercises; "
+        f"helpers.course has {total}: re-execute it"
     )
 
 
@@ -192,3 +195,17 @@ def test_notebook_07_library_counts_come_from_helpers():
     assert with_map and said and NUMBER_WORDS[said.group(1).lower()] == int(with_map.group(1)), (
         "07's opening sentence must say how many libraries have a MAP@10, as its printed count does"
     )
+
+
+def test_capstone_outputs_come_from_the_real_movielens_100k():
+    """Notebook 13's committed run is on the real ratings (counts pinned in tests/movielens_wheel.py).
+
+    Not on the synthetic log.
+    """
+    from tests import movielens_wheel as real
+
+    path = NOTEBOOK_DIR / "13-capstone-movielens.ipynb"
+    assert path.name in real.REAL_DATA_NOTEBOOKS
+    first = f"MovieLens 100K: {real.N_RATINGS:,} ratings, {real.N_USERS} users, {real.N_ITEMS:,} items"
+    assert first in _outputs(path), f"{path.name} must be executed on the real MovieLens 100K ({first!r})"
+    assert "synthetic" not in _outputs(path).lower()

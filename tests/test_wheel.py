@@ -201,7 +201,7 @@ def test_installed_grader_cli_answers_help(course_env):
 
 
 def test_installed_command_line_scores_a_trec_run(library_env):
-    """The wheel installs the `topkeval` console script; it and `python -m topkeval` need only numpy and pandas."""
+    """The wheel installs the `topkeval` console script; it and `python -m topkeval` need numpy and pandas."""
     python, project, env = library_env
     (project / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n")
     (project / "run").write_text("q1 Q0 d2 1 2.0 s\nq1 Q0 d1 2 1.0 s\n")

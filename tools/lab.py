@@ -5,6 +5,9 @@ activated environment. It starts ``jupyter lab`` with:
 
 * the repository root as the served folder, so ``notebooks/`` and ``exercises/`` are both in
   the file browser, and ``notebooks/00-start-here.ipynb`` opened first (Binder's ``urlpath``);
+* the course's server settings (``tools/jupyter_server_config.py``, loaded with ``--config``; Binder's
+  postBuild installs the same file): the
+  answer key ``exercises/source/`` is neither listed in the file browser nor served by ``/api/contents``;
 * Binder's JupyterLab settings (``binder/overrides.json``, e.g. no "get Jupyter news?"
   prompt), read in place through ``--LabApp.app_settings_dir``: nothing is written into
   ``.venv`` or your home directory;
@@ -18,6 +21,7 @@ The process becomes ``jupyter lab`` itself (``os.execv``): Ctrl-C stops it as us
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -25,6 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 FIRST_NOTEBOOK = Path("notebooks") / "00-start-here.ipynb"
 SETTINGS = REPO / "binder"  # overrides.json: the same file binder/postBuild installs on Binder
+SERVER_CONFIG = REPO / "tools" / "jupyter_server_config.py"  # the answer key exercises/source/ is not served
 
 
 def command(extra: list[str], python: str = sys.executable, is_root: bool | None = None) -> list[str]:
@@ -52,6 +57,7 @@ def command(extra: list[str], python: str = sys.executable, is_root: bool | None
         "jupyterlab",
         f"--ServerApp.root_dir={REPO}",
         f"--LabApp.app_settings_dir={SETTINGS}",
+        f"--config={SERVER_CONFIG}",
     ]
     if is_root:
         argv.append("--allow-root")
@@ -62,15 +68,13 @@ def main(argv: list[str]) -> int:
     if any(arg in ("-h", "--help") for arg in argv[1:]):
         print(__doc__.strip())
         return 0
-    for needed in (REPO / FIRST_NOTEBOOK, SETTINGS / "overrides.json"):
+    for needed in (REPO / FIRST_NOTEBOOK, SETTINGS / "overrides.json", SERVER_CONFIG):
         if not needed.is_file():
             print(
                 f"error: {needed} is missing; run this from a complete clone of the course.", file=sys.stderr
             )
             return 2
-    try:
-        import jupyterlab
-    except ImportError:
+    if importlib.util.find_spec("jupyterlab") is None:
         print(
             f"error: JupyterLab is not installed for {sys.executable}. Run `make lab` (it installs the "
             '`course` extra into .venv), or `pip install -e ".[course]"` in your environment.',

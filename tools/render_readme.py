@@ -1,34 +1,88 @@
-"""``python tools/render_readme.py``: rewrite README.md's generated metric table.
+"""``python tools/render_readme.py``: rewrite README.md's generated parts.
 
-The table between the ``<!-- metric-table:start -->`` and
-``<!-- metric-table:end -->`` markers comes from ``topkeval._registry``;
-``tests/library/test_registry.py`` fails when the README is out of date.
+Two blocks of README.md are generated, each between its markers:
+
+- the metric table (``<!-- metric-table:start -->`` ... ``end``), from ``topkeval._registry``;
+- the layout tree (``<!-- layout:start -->`` ... ``end``), from the packages themselves: every
+  module of ``topkeval`` and every subpackage of ``helpers`` with the first line of its docstring.
+
+``tests/library/test_registry.py`` and ``tests/test_readme_layout.py`` fail when README.md is out of date.
 """
 
 from __future__ import annotations
 
+import ast
 import sys
 from pathlib import Path
 
-from topkeval._registry import markdown_table
+from topkeval._docs import markdown_table
 
-START, END = "<!-- metric-table:start -->", "<!-- metric-table:end -->"
+ROOT = Path(__file__).resolve().parent.parent
+LIBRARY = ROOT / "topkeval" / "src" / "topkeval"
+COURSE = ROOT / "helpers"
+TABLE = ("<!-- metric-table:start -->", "<!-- metric-table:end -->")
+LAYOUT = ("<!-- layout:start -->", "<!-- layout:end -->")
+
+#: The repository's top-level folders that are not Python packages, in reading order.
+FOLDERS = {
+    "notebooks/": "the course, numbered in reading order, committed executed (nbval re-runs them)",
+    "exercises/": "graded assignments (learner versions generated from exercises/source/)",
+    "tests/": "mirror the packages: library/ (topkeval), experiments/, course/, grade/, spark/, browser/",
+    "benchmarks/": "`make bench`, `make bench-grading`, `make bench-spark` (peers measured in the same run)",
+    "tools/": "`make lab`'s launcher and the commands that write into the repository",
+    "binder/": "Binder's environment (generated) and its post-build step",
+}
+
+
+def summary(path: Path) -> str:
+    """The first line of a module's docstring, with reST roles reduced to their text."""
+    doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8"))) or ""
+    line = doc.strip().splitlines()[0] if doc.strip() else "(no docstring)"
+    for role in (":mod:", ":func:", ":class:", ":data:"):
+        line = line.replace(role, "")
+    return line.replace("``", "`")
+
+
+def layout() -> str:
+    """The layout tree, as a fenced block."""
+    width = 30
+    rows = [
+        "topkeval/                      the metrics library, its own distribution (topkeval/pyproject.toml)"
+    ]
+    for path in sorted(LIBRARY.glob("*.py")):
+        rows.append(f"  src/topkeval/{path.name}".ljust(width) + " " + summary(path))
+    rows.append("helpers/".ljust(width) + " " + summary(COURSE / "__init__.py"))
+    aliases = sorted(p.name for p in COURSE.glob("*.py") if p.name != "__init__.py")
+    rows.append(
+        f"  {' '.join(aliases)}".ljust(width) + " the notebooks' names for topkeval's modules (aliases)"
+    )
+    for package in sorted(p.parent for p in COURSE.glob("*/__init__.py")):
+        rows.append(f"  {package.name}/".ljust(width) + " " + summary(package / "__init__.py"))
+    rows += [name.ljust(width) + " " + text for name, text in FOLDERS.items()]
+    return "```\n" + "\n".join(rows) + "\n```"
+
+
+def _replace(readme: str, markers: tuple[str, str], body: str) -> str:
+    start, end = markers
+    if start not in readme or end not in readme:
+        raise ValueError(f"README has no {start} ... {end} markers")
+    head, rest = readme.split(start, 1)
+    _, tail = rest.split(end, 1)
+    return f"{head}{start}\n{body}\n{end}{tail}"
 
 
 def render(readme: str) -> str:
-    """Return ``readme`` with the generated table between the markers."""
-    if START not in readme or END not in readme:
-        raise ValueError(f"README has no {START} ... {END} markers")
-    head, rest = readme.split(START, 1)
-    _, tail = rest.split(END, 1)
-    return f"{head}{START}\n{markdown_table()}\n{END}{tail}"
+    """Return ``readme`` with both generated blocks written anew."""
+    return _replace(_replace(readme, TABLE, markdown_table()), LAYOUT, layout())
 
 
 def main(argv: list[str]) -> int:
     if argv[1:]:
-        print("usage: python tools/render_readme.py   (rewrites README.md's metric table)", file=sys.stderr)
+        print(
+            "usage: python tools/render_readme.py   (rewrites README.md's generated blocks)", file=sys.stderr
+        )
         return 2
-    path = Path(__file__).resolve().parent.parent / "README.md"
+    path = ROOT / "README.md"
     path.write_text(render(path.read_text(encoding="utf-8")), encoding="utf-8")
     print(f"updated {path.name}")
     return 0

@@ -1,7 +1,7 @@
 """Write environment.yml and binder/environment.yml from pyproject.toml (the one source).
 
-Both conda files hold the library's dependencies plus the ``course`` extra (what the
-notebooks need), with pyproject's specifiers::
+Both conda files hold the dependencies of the library (topkeval/pyproject.toml) and of the course
+package plus its ``course`` extra (what the notebooks need), with pyproject's specifiers::
 
     python tools/sync_environment.py           # rewrite both files
     python tools/sync_environment.py --check   # exit 1 if either is stale
@@ -36,24 +36,39 @@ HEADERS = {
 }
 
 
-def requirements(extra: str = "course") -> list[str]:
-    """The core dependencies plus ``extra``, with self-references expanded, in a stable order."""
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    extras = project["optional-dependencies"]
-    name = project["name"]
-    out: list[str] = list(project["dependencies"])
-    todo, seen = [extra], set()
+def _project(path: Path) -> dict:
+    return tomllib.loads(path.read_text(encoding="utf-8"))["project"]
+
+
+def _expand(project: dict, extras: list[str], out: list[str], local: dict[str, dict]) -> None:
+    """Add ``project``'s requirements for ``extras`` to ``out``; a local distribution is expanded in place."""
+    todo, seen = list(extras), set()
     while todo:
         current = todo.pop(0)
         if current in seen:
             continue
         seen.add(current)
-        for req in extras[current]:
-            inner = re.fullmatch(rf"{re.escape(name)}\[([a-z0-9_,-]+)\]", req)
-            if inner:
-                todo.extend(inner.group(1).split(","))
+        for req in project["optional-dependencies"][current] if current else project["dependencies"]:
+            match = re.fullmatch(r"([A-Za-z0-9_.-]+)(?:\[([a-z0-9_,-]+)\])?", req)
+            name, inner = (match.group(1), match.group(2)) if match else (None, None)
+            if name == project["name"]:
+                todo.extend(inner.split(","))
+            elif name in local:
+                _expand(local[name], ["", *(inner.split(",") if inner else [])], out, local)
             elif req not in out:
                 out.append(req)
+
+
+def requirements(extra: str = "course") -> list[str]:
+    """The core dependencies plus ``extra``, with this repository's own distributions expanded,
+    in a stable order.
+
+    The course depends on the library ``topkeval``, which is installed from ``topkeval/`` (not from a
+    package index): its own dependencies and extras take its place in the conda files.
+    """
+    library = _project(ROOT / "topkeval" / "pyproject.toml")
+    out: list[str] = []
+    _expand(_project(ROOT / "pyproject.toml"), ["", extra], out, {library["name"]: library})
     return out
 
 

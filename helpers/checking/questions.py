@@ -298,7 +298,8 @@ class _Question:
         """Show the reference solution: real code, importable from this module."""
         source = textwrap.dedent(inspect.getsource(self.solution_code)).rstrip()
         return Text(
-            f"Solution to {self.id} ({self.solution_code.__module__}.{self.solution_code.__name__}):\n\n{source}"
+            f"Solution to {self.id} ({self.solution_code.__module__}.{self.solution_code.__name__}):"
+            f"\n\n{source}"
         )
 
     def check(self, answer: Any, *, record: bool = True) -> CheckResult:
@@ -443,6 +444,8 @@ def _copy(args: tuple) -> tuple:
             out.append(set(a))
         elif isinstance(a, dict):
             out.append(dict(a))
+        elif hasattr(a, "copy") and hasattr(a, "tolist"):  # NumPy arrays
+            out.append(a.copy())
         else:
             out.append(a)
     return tuple(out)

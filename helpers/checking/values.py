@@ -1,4 +1,5 @@
-"""One rule set for judging a learner's value, shared by the notebooks' checks, the assignments' self-check and the grader.
+"""One rule set for judging a learner's value, shared by the notebooks' checks, the assignments' self-check
+and the grader.
 
 - A *number* is a built-in ``int`` or ``float`` or a NumPy integer or floating
   scalar (``np.float64(0.5)`` is a number: NumPy's own ``float64`` even
@@ -92,7 +93,8 @@ def _rounding_problem(number: float, expected: float, decimals: int) -> str | No
     scale = 10**decimals
     if math.isclose(number, math.trunc(expected * scale) / scale, abs_tol=0.5 / scale / 10):
         return (
-            f"{number:.{decimals}f} is {_fraction_hint(expected)} cut to {decimals} decimals instead of rounded "
+            f"{number:.{decimals}f} is {_fraction_hint(expected)} cut to {decimals} decimals "
+            "instead of rounded "
             "(rounding gives the last digit one more)"
         )
     return None
@@ -160,6 +162,46 @@ def judge_item(value: Any, expected: int | str) -> Verdict:
     return Verdict(True) if value == expected else Verdict(False, "wrong id")
 
 
+def _format_scalar(value: Any, digits: int) -> str | None:
+    """Text for None, bools, numbers and strings; None for anything else."""
+    if isinstance(value, bool) or value is None or value is Ellipsis:
+        return repr(value)
+    if isinstance(value, numbers.Integral):
+        return str(int(value))
+    if isinstance(value, numbers.Real):
+        number = float(value)
+        if math.isnan(number) or math.isinf(number):
+            return repr(number)
+        return f"{number:.{digits}g}" if number != 0 else "0.0"
+    if isinstance(value, str):
+        return repr(value)
+    return None
+
+
+def _format_unordered(value: Any, digits: int) -> str | None:
+    """Text for sets (sorted, so the text is deterministic) and mappings; None for anything else."""
+    if isinstance(value, (Set, frozenset)):
+        items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
+        return "{" + ", ".join(format_value(v, digits) for v in items) + "}" if items else "set()"
+    if isinstance(value, Mapping):
+        return (
+            "{" + ", ".join(f"{format_value(k)}: {format_value(v, digits)}" for k, v in value.items()) + "}"
+        )
+    return None
+
+
+def _format_sequence(value: Any, digits: int) -> str | None:
+    """Text for tuples, lists and NumPy arrays or scalars (through ``tolist``); None for anything else."""
+    if isinstance(value, tuple):
+        inner = ", ".join(format_value(v, digits) for v in value)
+        return f"({inner},)" if len(value) == 1 else f"({inner})"
+    if isinstance(value, list):
+        return "[" + ", ".join(format_value(v, digits) for v in value) + "]"
+    if hasattr(value, "tolist"):  # NumPy arrays and scalars
+        return format_value(value.tolist(), digits)
+    return None
+
+
 def format_value(value: Any, digits: int = 6) -> str:
     """Deterministic, readable text for a value: sets sorted, floats rounded.
 
@@ -172,29 +214,8 @@ def format_value(value: Any, digits: int = 6) -> str:
     >>> format_value([1, 0.5, "x"])
     "[1, 0.5, 'x']"
     """
-    if isinstance(value, bool) or value is None or value is Ellipsis:
-        return repr(value)
-    if isinstance(value, numbers.Integral):
-        return str(int(value))
-    if isinstance(value, numbers.Real):
-        number = float(value)
-        if math.isnan(number) or math.isinf(number):
-            return repr(number)
-        return f"{number:.{digits}g}" if number != 0 else "0.0"
-    if isinstance(value, str):
-        return repr(value)
-    if isinstance(value, (Set, frozenset)):
-        items = sorted(value, key=lambda v: (type(v).__name__, repr(v)))
-        return "{" + ", ".join(format_value(v, digits) for v in items) + "}" if items else "set()"
-    if isinstance(value, Mapping):
-        return (
-            "{" + ", ".join(f"{format_value(k)}: {format_value(v, digits)}" for k, v in value.items()) + "}"
-        )
-    if isinstance(value, tuple):
-        inner = ", ".join(format_value(v, digits) for v in value)
-        return f"({inner},)" if len(value) == 1 else f"({inner})"
-    if isinstance(value, list):
-        return "[" + ", ".join(format_value(v, digits) for v in value) + "]"
-    if hasattr(value, "tolist"):  # NumPy arrays and scalars
-        return format_value(value.tolist(), digits)
+    for formatter in (_format_scalar, _format_unordered, _format_sequence):
+        text = formatter(value, digits)
+        if text is not None:
+            return text
     return repr(value)

@@ -71,6 +71,7 @@ NOTEBOOKS: dict[str, str] = {
     "12": "12-user-models-and-online-evaluation",
     "13": "13-capstone-movielens",
     "14": "14-recap",
+    "15": "15-unobserved-is-not-irrelevant",
 }
 
 

@@ -75,7 +75,8 @@ class ChoiceQuestion(ValueQuestion):
         if answer is Ellipsis or answer is None:
             return self._result(
                 NOT_ATTEMPTED,
-                f'Not attempted yet: replace the ... with the letter of your answer, e.g. "{next(iter(self.options))}", '
+                "Not attempted yet: replace the ... with the letter of your answer, "
+                f'e.g. "{next(iter(self.options))}", '
                 "then run the cell again.",
             )
         letters = ", ".join(f'"{letter}"' for letter in self.options)
@@ -101,7 +102,8 @@ def choice(id: str, title: str, prompt: str, options: dict[str, tuple], hints: l
     Examples
     --------
     >>> q = choice("99.q1", "demo", "the larger number", {
-    ...     "a": ("1", "1 < 2."), "b": ("2", "Yes: 2 > 1.", True), "c": ("0", "0 is the smallest.")}, ["Compare."])
+    ...     "a": ("1", "1 < 2."), "b": ("2", "Yes: 2 > 1.", True),
+    ...     "c": ("0", "0 is the smallest.")}, ["Compare."])
     >>> q.check("B", record=False).outcome
     'correct'
     >>> print(q.check("a", record=False).message.splitlines()[1])

@@ -44,7 +44,8 @@ q1 = FunctionQuestion(
     hints=[
         "Only the first k items count: ranking[:k] (Python slices are 0-based, ranks are 1-based, "
         "and ranking[:k] holds ranks 1 to k).",
-        "Count the items of ranking[:k] that are in relevant: sum(1 for item in ranking[:k] if item in relevant).",
+        "Count the items of ranking[:k] that are in relevant: "
+        "sum(1 for item in ranking[:k] if item in relevant).",
     ],
     solution_code=hits_at_k,
     mistakes=[
@@ -60,7 +61,8 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "one item too few (ranking[:k - 1])",
-            "ranking[:k - 1] stops at rank k - 1, so a hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k.",
+            "ranking[:k - 1] stops at rank k - 1, so a hit exactly at rank k is lost; "
+            "ranking[:k] holds ranks 1 to k.",
             _one_too_few,
         ),
     ],

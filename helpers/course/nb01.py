@@ -45,7 +45,8 @@ q1 = FunctionQuestion(
     hints=[
         "hits = the recommended items that are relevant. Precision divides the hits by what you "
         "recommended, recall by what was relevant.",
-        "hits = len(set(recommended) & set(relevant)); return (hits / len(recommended), hits / len(relevant)).",
+        "hits = len(set(recommended) & set(relevant)); "
+        "return (hits / len(recommended), hits / len(relevant)).",
     ],
     solution_code=precision_recall,
     mistakes=[

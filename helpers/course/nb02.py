@@ -46,7 +46,8 @@ q1 = FunctionQuestion(
     cases=_CASES,
     hints=[
         "Count the hits in ranking[:k], then divide.",
-        "Divide by k, even when the list has fewer than k items: an empty slot is a slot the user saw nothing useful in.",
+        "Divide by k, even when the list has fewer than k items: "
+        "an empty slot is a slot the user saw nothing useful in.",
         "hits = sum(1 for item in ranking[:k] if item in relevant); return hits / k",
     ],
     solution_code=precision_at_k,
@@ -114,8 +115,9 @@ q2 = FunctionQuestion(
         ),
         Mistake(
             "divides by the relevant items found in the ranking",
-            "Seed 001 divides by len(R), its found positions; that equals |R| only when the ranking holds the whole "
-            "catalogue. A relevant item the list never shows still counts: divide by len(relevant).",
+            "Seed 001 divides by len(R), its found positions; that equals |R| only when the ranking "
+            "holds the whole catalogue. A relevant item the list never shows still counts: "
+            "divide by len(relevant).",
             lambda ranking, relevant, k: (
                 _hits(ranking, relevant, k) / sum(1 for item in ranking if item in relevant)
             ),

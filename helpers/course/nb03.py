@@ -127,8 +127,8 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "k shrunk to the list length",
-            "Seed 004's code sets k = min(k, len(ranking)), so a 3-item list is divided by at most 3. Notebook 03 "
-            "shows why that hides the empty slots: keep k, divide by min(k, len(relevant)).",
+            "Seed 004's code sets k = min(k, len(ranking)), so a 3-item list is divided by at most 3. "
+            "Notebook 03 shows why that hides the empty slots: keep k, divide by min(k, len(relevant)).",
             _shrunk_k,
         ),
         Mistake(
@@ -139,7 +139,8 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "one item too few at the cutoff (ranking[:k - 1])",
-            "ranking[:k - 1] stops at rank k - 1, so a hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k.",
+            "ranking[:k - 1] stops at rank k - 1, so a hit exactly at rank k is lost; "
+            "ranking[:k] holds ranks 1 to k.",
             _cut(lambda ranking, k: k - 1),
         ),
         Mistake(
@@ -201,7 +202,8 @@ q3 = ValueQuestion(
     decimals=2,
     hints=[
         "Hits at ranks 1, 3 and 5: P@1, P@3 and P@5 are 1/1, 2/3 and 3/5.",
-        "Their mean is (1/1 + 2/3 + 3/5) / 3. Round it to 2 decimals (round(x, 2)), or give the expression itself.",
+        "Their mean is (1/1 + 2/3 + 3/5) / 3. "
+        "Round it to 2 decimals (round(x, 2)), or give the expression itself.",
     ],
     solution_code=case_a_seed000,
     mistakes=[

@@ -26,7 +26,10 @@ _CASES = [
     *EDGE_CASES,
 ]
 
-_TOO_FEW = "ranking[:k - 1] stops at rank k - 1, so a first hit exactly at rank k is lost; ranking[:k] holds ranks 1 to k."
+_TOO_FEW = (
+    "ranking[:k - 1] stops at rank k - 1, so a first hit exactly at rank k is lost; "
+    "ranking[:k] holds ranks 1 to k."
+)
 _TOO_MANY = (
     "ranking[:k + 1] reaches rank k + 1, which the user was not shown; ranking[:k] holds ranks 1 to k."
 )

@@ -129,7 +129,8 @@ q2 = FunctionQuestion(
     cases=_CASES,
     hints=[
         "The ideal order is the grades sorted best first: sorted(grades, reverse=True). Cut it at k too.",
-        "Sort the WHOLE list before cutting: a great item at rank k + 3 belongs at the top of the ideal list.",
+        "Sort the WHOLE list before cutting: "
+        "a great item at rank k + 3 belongs at the top of the ideal list.",
     ],
     solution_code=ndcg,
     mistakes=[
@@ -150,13 +151,14 @@ q2 = FunctionQuestion(
         ),
         Mistake(
             "IDCG not cut at k",
-            "The ideal list is cut at k too: IDCG@k is the DCG of the k best grades, or NDCG could never reach 1.",
+            "The ideal list is cut at k too: IDCG@k is the DCG of the k best grades, "
+            "or NDCG could never reach 1.",
             lambda grades, k: _dcg_with(grades, k) / _dcg_with(sorted(grades, reverse=True), len(grades)),
         ),
         Mistake(
             "0- vs 1-based rank",
-            "log2(rank + 2) with a 1-based rank scores every rank as the next one, in DCG and IDCG alike; the ratio "
-            "does not cancel it. Use log2(rank + 1) with rank starting at 1.",
+            "log2(rank + 2) with a 1-based rank scores every rank as the next one, in DCG and IDCG alike; "
+            "the ratio does not cancel it. Use log2(rank + 1) with rank starting at 1.",
             lambda grades, k: (
                 _dcg_with(grades, k, shift=2) / _dcg_with(sorted(grades, reverse=True), k, shift=2)
             ),

@@ -87,12 +87,14 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "one rank too few at the cutoff (r < k)",
-            "Rank k is still in the top k: the test is r <= k, so an item exactly at rank k scores 1/log2(k + 1).",
+            "Rank k is still in the top k: the test is r <= k, "
+            "so an item exactly at rank k scores 1/log2(k + 1).",
             lambda r, k: 0.0 if r is None or r >= k else 1 / math.log2(r + 1),
         ),
         Mistake(
             "that is reciprocal rank",
-            "1/r is RR@k. NDCG discounts by 1/log2(r + 1): with one relevant item IDCG = 1 and NDCG is that discount.",
+            "1/r is RR@k. NDCG discounts by 1/log2(r + 1): "
+            "with one relevant item IDCG = 1 and NDCG is that discount.",
             lambda r, k: 0.0 if r is None or r > k else 1 / r,
         ),
     ],
@@ -119,7 +121,8 @@ q2 = ValueQuestion(
     mistakes=[
         Mistake(
             "0- vs 1-based rank",
-            "1/log2(r + 2) with the 1-based rank r = 3 is seed 001's printed 0.4307; the rank-3 score is 1/log2(4).",
+            "1/log2(r + 2) with the 1-based rank r = 3 is seed 001's printed 0.4307; "
+            "the rank-3 score is 1/log2(4).",
             lambda: 1 / math.log2(SEED001_P.index(SEED001_LOO_TARGET) + 1 + 2),
         ),
         Mistake(
@@ -139,7 +142,8 @@ def cliff_score(r, k):
     return 0.5 + 0.5 / math.log2(r + 1)
 
 
-#: Cutoffs the rules are tested at (k = 2 cannot satisfy rule 5: its only drop is both the first and the last).
+#: Cutoffs the rules are tested at
+#: (k = 2 cannot satisfy rule 5: its only drop is both the first and the last).
 _KS = (3, 4, 5, 10, 20, 50)
 
 
@@ -160,7 +164,10 @@ def _zero_outside(function):
         for r in (None, k + 1, k + 5):
             value = function(r, k)
             if not math.isclose(value, 0.0, abs_tol=1e-12):
-                return f"{_call(function, r, k)} returned {format_value(value)}; an item not in the top k scores 0."
+                return (
+                    f"{_call(function, r, k)} returned {format_value(value)}; "
+                    "an item not in the top k scores 0."
+                )
     return None
 
 
@@ -212,7 +219,8 @@ q3 = PropertyQuestion(
     ],
     probe_cases=[(r, k) for k in _KS for r in (None, *range(1, k + 3))],
     hints=[
-        "Start from a curve that drops fast at the top, such as 1/log2(r + 1), and lift it for every listed rank.",
+        "Start from a curve that drops fast at the top, such as 1/log2(r + 1), "
+        "and lift it for every listed rank.",
         "Mix a constant for 'being listed' with a rank-dependent part: c + (1 - c) * f(r) for r <= k, "
         "0 otherwise, with f(1) = 1, f decreasing and c >= 0.5.",
     ],

@@ -65,7 +65,8 @@ q1 = FunctionQuestion(
     cases=[(_EVEN, 0.9), (_EVEN, 0.5), (_SKEWED, 0.95), (_SKEWED, 0.8)],
     hints=[
         "A 95% interval leaves 2.5% of the samples below it and 2.5% above it.",
-        "np.quantile(samples, [tail, 1 - tail]) with tail = (1 - confidence) / 2; return a tuple of two floats.",
+        "np.quantile(samples, [tail, 1 - tail]) with tail = (1 - confidence) / 2; "
+        "return a tuple of two floats.",
     ],
     solution_code=percentile_interval,
     mistakes=[

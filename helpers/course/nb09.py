@@ -30,7 +30,8 @@ q1 = FunctionQuestion(
         (1.0, []),  # no negatives at all
     ],
     hints=[
-        "Rank 1 means no negative beats the held-out item; a negative with exactly the same score does not beat it.",
+        "Rank 1 means no negative beats the held-out item; "
+        "a negative with exactly the same score does not beat it.",
         "Count the negatives with a higher score and add 1.",
     ],
     solution_code=rank_among,
@@ -47,8 +48,8 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "ties counted as above",
-            "A negative with exactly the held-out item's score does not beat it: count score > positive_score, "
-            "not >=.",
+            "A negative with exactly the held-out item's score does not beat it: "
+            "count score > positive_score, not >=.",
             lambda positive, negatives: 1 + sum(1 for s in negatives if s >= positive),
         ),
     ],
@@ -81,8 +82,9 @@ q2 = ValueQuestion(
         ),
         Mistake(
             "divided by all 1000 candidates",
-            "4.9 is 100 * 49 / 1000, as if the held-out item could be drawn as its own negative; negatives come from "
-            "the 999 other items. (If you rounded the right value to one decimal instead: the question asks for 3.)",
+            "4.9 is 100 * 49 / 1000, as if the held-out item could be drawn as its own negative; "
+            "negatives come from the 999 other items. "
+            "(If you rounded the right value to one decimal instead: the question asks for 3.)",
             lambda: 100 * 49 / 1000,
         ),
         Mistake(
@@ -118,7 +120,8 @@ q3 = ValueQuestion(
     prompt="the smallest exact rank (of 1000 candidates) with P(sampled hit@10, 100 negatives) < 0.5",
     reference=lambda: _first_below(0.5),
     hints=[
-        "expected_sampled_hit(rank, 1000, 100, 10) is the probability for one rank; it falls as the rank grows.",
+        "expected_sampled_hit(rank, 1000, 100, 10) is the probability for one rank; "
+        "it falls as the rank grows.",
         "Start at rank 1 and step down until the probability is below 0.5; return that rank.",
     ],
     solution_code=first_rank_below_half,

@@ -79,14 +79,15 @@ q2 = FunctionQuestion(
     cases=[([5, 5, 5, 5],), ([0, 0, 0, 8],), ([3, 0, 1, 0, 6],), ([1, 2, 3, 4, 10],), ([7, 0],)],
     hints=[
         "Sort the counts in increasing order first; c_(1) is the smallest.",
-        "G = sum over i = 1..n of (2i - n - 1) * c_(i), divided by n * sum(c). Keep the zeros: they are items "
-        "nobody was shown.",
+        "G = sum over i = 1..n of (2i - n - 1) * c_(i), divided by n * sum(c). "
+        "Keep the zeros: they are items nobody was shown.",
     ],
     solution_code=gini,
     mistakes=[
         Mistake(
             "drops the zeros",
-            "Items recommended to nobody are the heart of popularity bias; they stay in the catalogue with count 0.",
+            "Items recommended to nobody are the heart of popularity bias; "
+            "they stay in the catalogue with count 0.",
             lambda counts: gini_of_counts([c for c in counts if c > 0]),
         ),
         Mistake(
@@ -113,14 +114,16 @@ q3 = choice(
             "ten most popular items gets the 11th, 12th, ... instead.",
         ),
         "b": (
-            "More than 10, but far fewer than the personalised models: one ranking, minus what each user has.",
-            "Yes: the list is shared, but seen items are excluded, so users who own popular items reach a bit "
-            "further down the popularity order.",
+            "More than 10, but far fewer than the personalised models: "
+            "one ranking, minus what each user has.",
+            "Yes: the list is shared, but seen items are excluded, "
+            "so users who own popular items reach a bit further down the popularity order.",
             True,
         ),
         "c": (
             "About as many as Random: every user gets different items.",
-            "MostPopular ignores who the user is; only the exclusion of seen items makes lists differ at all.",
+            "MostPopular ignores who the user is; "
+            "only the exclusion of seen items makes lists differ at all.",
         ),
     },
     [
@@ -139,15 +142,17 @@ q4 = choice(
             "Both models are scored on exactly the same test users; the table says so.",
         ),
         "b": (
-            "Summing similarities over more neighbours favours items similar to many things, i.e. popular ones, "
-            "and popular items are more often in a user's test set.",
-            "Yes: ARP rises and novelty falls with more neighbours, so the lists lean to popular items; those "
-            "are the likeliest hits, so NDCG rises while fewer distinct items get shown.",
+            "Summing similarities over more neighbours favours items similar to many things, "
+            "i.e. popular ones, and popular items are more often in a user's test set.",
+            "Yes: ARP rises and novelty falls with more neighbours, so the lists lean to popular items; "
+            "those are the likeliest hits, so NDCG rises while fewer distinct items get shown.",
             True,
         ),
         "c": (
             "NDCG and coverage always move in opposite directions.",
-            "Not always: in the table ItemKNN beats EASE on both. A trade-off is common, not a law.",
+            "Not always: in the table ItemKNN(100) has both a higher mean NDCG@10 and a wider coverage than "
+            "EASE(100). "
+            "A trade-off is common, not a law.",
         ),
     },
     [

@@ -23,8 +23,8 @@ q1 = choice(
         ),
         "b": (
             "L2: grades [2, 2, 2], three good items.",
-            "More relevant material in total, but each grade-2 item satisfies only 3/8 of users, and those who "
-            "go on meet the others at ranks 2 and 3, worth 1/2 and 1/3.",
+            "More relevant material in total, but each grade-2 item satisfies only 3/8 of users, "
+            "and those who go on meet the others at ranks 2 and 3, worth 1/2 and 1/3.",
         ),
         "c": (
             "They are equal: both sum to more than 2.",
@@ -60,8 +60,10 @@ q2 = FunctionQuestion(
     reference=lambda ranking, relevant, k, p: rbp_at_k(ranking, relevant, k, p=p),
     cases=_RBP_CASES,
     hints=[
-        "The user reads rank 1, then each next rank with probability p: rank i is read with probability p^(i-1).",
-        "(1 - p) * sum(p ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) if item in relevant)",
+        "The user reads rank 1, then each next rank with probability p: "
+        "rank i is read with probability p^(i-1).",
+        "(1 - p) * sum(p ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) "
+        "if item in relevant)",
     ],
     solution_code=rbp,
     mistakes=[
@@ -99,10 +101,10 @@ q3 = choice(
             "Neither average drops anyone; micro sums hits and relevant items over all users.",
         ),
         "b": (
-            "Heavy users have many relevant items, so their recall@10 is capped low, and micro averaging gives "
-            "each of them weight in proportion to that many items.",
-            "Yes: micro recall = total hits / total relevant items, a mean weighted by |R|. Users with |R| > 10 "
-            "cannot reach recall 1 at k = 10, and they carry the most weight.",
+            "Heavy users have many relevant items, so their recall@10 is capped low, "
+            "and micro averaging gives each of them weight in proportion to that many items.",
+            "Yes: micro recall = total hits / total relevant items, a mean weighted by |R|. "
+            "Users with |R| > 10 cannot reach recall 1 at k = 10, and they carry the most weight.",
             True,
         ),
         "c": (
@@ -138,11 +140,24 @@ def _ips_reference(clicks, target_probs, logging_probs):
     return ips_estimate(log, target).estimate
 
 
+# The prompt says arrays, so the cases are arrays: np.mean(clicks * target_probs / logging_probs)
+# works as written.
+# The first case's estimate is above 1 and the last one's only click carries a weight of 45: clipping the
+# estimate to [0, 1], or capping the weights, changes the answer (the mistakes below).
 _IPS_CASES = [
-    ([1, 0, 1, 1], [1.0, 0.0, 0.5, 0.2], [0.5, 0.25, 0.5, 0.1]),
-    ([0, 0, 1], [0.3, 0.3, 0.3], [0.9, 0.1, 0.6]),
-    ([1, 1, 1, 0, 0], [1.0, 1.0, 0.0, 1.0, 0.0], [0.2, 0.8, 0.5, 0.5, 0.5]),
+    tuple(np.asarray(column, dtype=float) for column in case)
+    for case in [
+        ([1, 0, 1, 1], [1.0, 0.0, 0.5, 0.2], [0.5, 0.25, 0.5, 0.1]),
+        ([0, 0, 1], [0.3, 0.3, 0.3], [0.9, 0.1, 0.6]),
+        ([1, 1, 1, 0, 0], [1.0, 1.0, 0.0, 1.0, 0.0], [0.2, 0.8, 0.5, 0.5, 0.5]),
+        ([1, 0, 0, 0, 0], [0.9, 0.025, 0.025, 0.025, 0.025], [0.02, 0.245, 0.245, 0.245, 0.245]),
+    ]
 ]
+
+
+def _clipped_weights(c, t, lp, cap=10.0):
+    return float(np.mean(np.asarray(c) * np.minimum(np.asarray(t) / np.asarray(lp), cap)))
+
 
 q4 = FunctionQuestion(
     id="12.q4",
@@ -171,8 +186,27 @@ q4 = FunctionQuestion(
             ),
         ),
         Mistake(
+            "clips the estimate to [0, 1]",
+            "A click rate lies in [0, 1], but an IPS estimate need not: a rare event with a large weight "
+            "can push "
+            "one estimate above 1 (notebook 12 shows one). IPS is unbiased only unclipped; clipping is "
+            "another, "
+            "biased estimator.",
+            lambda c, t, lp: float(
+                min(1.0, max(0.0, np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp))))
+            ),
+        ),
+        Mistake(
+            "caps the weights (clipped IPS)",
+            "Capping each weight w = target / logging probability lowers the variance but biases the "
+            "estimate "
+            "down; plain IPS keeps every weight as it is.",
+            _clipped_weights,
+        ),
+        Mistake(
             "plain click rate of the log",
-            "That is the logging policy's own click rate; the weights are what turn it into the new policy's.",
+            "That is the logging policy's own click rate; "
+            "the weights are what turn it into the new policy's.",
             lambda c, t, lp: float(np.mean(c)),
         ),
     ],
@@ -188,8 +222,8 @@ q5 = choice(
             "The merged list has the same length k as either ranker's list.",
         ),
         "b": (
-            "Each interleaved session compares both rankers on the same user at the same moment, so the large "
-            "differences between users cancel; an A/B test compares different users.",
+            "Each interleaved session compares both rankers on the same user at the same moment, "
+            "so the large differences between users cancel; an A/B test compares different users.",
             "Yes: in an A/B test most of the variance in clicks per session comes from who the user is; "
             "interleaving asks each user to choose between the two, a paired comparison.",
             True,

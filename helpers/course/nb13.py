@@ -38,8 +38,8 @@ q1 = choice(
         ),
         "d": (
             "The IDCG is missing: it must divide by the ideal DCG.",
-            "With one relevant item the ideal list has it at rank 1, so IDCG = 1 / log2(2) = 1: dividing changes "
-            "nothing.",
+            "With one relevant item the ideal list has it at rank 1, so IDCG = 1 / log2(2) = 1: "
+            "dividing changes nothing.",
         ),
     },
     [

@@ -6,62 +6,74 @@ import pandas as pd
 
 from helpers import METRICS, OPTIONS
 from helpers.course.choice import choice
-from topkeval._registry import BEYOND_METRICS
+from topkeval._registry import BEYOND_METRICS, BEYOND_OPTIONS
 from topkeval.conventions import library_table
 
 __all__ = ["recap_table", "DECISION_GUIDE", "q1", "q2", "q3", "q4"]
 
-#: What the registry does not hold: range, what the metric rewards, its leave-one-out form.
-_TEACHING = {
-    "precision": ("[0, 1]; at most |R|/k", "many relevant items in the list, in any order", "HR@k / k"),
-    "recall": ("[0, 1]; at most k/|R|", "finding the user's relevant items, in any order", "HR@k"),
-    "hit": ("{0, 1}", "at least one relevant item in the list", "itself"),
-    "rr": ("{0} or 1/n", "the first relevant item being near the top", "1/r if r <= k"),
-    "ap": ("[0, 1]", "every relevant item high, early ones most", "RR@k"),
-    "ndcg": ("[0, 1]", "graded relevance with a smooth position discount", "1/log2(r + 1) if r <= k"),
-    "err": ("[0, 1)", "one satisfying item early (cascade user)", "R/r with R = 1/2: half of RR@k"),
-    "rbp": ("[0, 1 - p^k]", "relevant items within a patient user's reach", "(1 - p) p^(r - 1) if r <= k"),
-    "novelty": ("[0, log2(#users)] bits", "recommending less-known items", "no relevance needed"),
-    "arp": ("(0, 1]", "(lower is better) not leaning on popular items", "no relevance needed"),
-    "ild": (
-        "[0, 1] (Jaccard), [0, 2] (cosine)",
-        "lists mixing different kinds of item",
-        "no relevance needed",
-    ),
-    "coverage": ("(0, 1]", "showing more of the catalogue, across all users", "no relevance needed"),
-    "gini": ("[0, 1)", "(lower is better) spreading exposure evenly", "no relevance needed"),
-}
+
+#: The columns of the library table that, with the option settings, make one library's convention
+#: for a metric.
+_RULES = ["steps", "no relevant item", "not in truth", "no recommendations", "ties"]
+
+
+def _settings(options: str, names) -> tuple:
+    """The option settings of a library table row, defaults written out.
+
+    ``"gain='linear'"`` becomes ``(("gain", "linear"), ...)``.
+    """
+    given = {}
+    for part in options.split(","):
+        if "=" in part:
+            name, value = part.split("=", 1)
+            given[name.strip()] = value.strip().strip("'\"")
+    return tuple((name, given.get(name, OPTIONS[name].default)) for name in names if name in OPTIONS)
+
+
+def _conventions(libraries: pd.DataFrame, metric) -> tuple[int, int]:
+    """(libraries of notebook 07 with this metric, distinct conventions among them).
+
+    A convention is the option settings with defaults written out, the extra steps and the rules for
+    awkward users (no relevant item, not in the truth, no recommendations, ties): two libraries share one
+    only if all agree.
+    """
+    if metric.key not in set(libraries.index.get_level_values("metric")):
+        return 0, 0
+    rows = libraries.xs(metric.key, level="metric")
+    names = getattr(metric, "options", ())
+    found = {(_settings(row["options"], names), *(row[c] for c in _RULES)) for _, row in rows.iterrows()}
+    return len(rows), len(found)
+
+
+def _option_text(name: str) -> str:
+    """An option and its values (a beyond-accuracy option under its keyword); a numeric one by name."""
+    if name in OPTIONS:
+        return f"{name}: " + " / ".join(OPTIONS[name].values)
+    if name in BEYOND_OPTIONS:
+        return f"{BEYOND_OPTIONS[name].name}: " + " / ".join(BEYOND_OPTIONS[name].values)
+    return name
 
 
 def recap_table() -> pd.DataFrame:
-    """One row per metric: formula and options from the registries, ranges and readings from the course."""
+    """One row per metric: formula, options, range, what it rewards and its leave-one-out form (all from the
+    registry), and how many libraries of notebook 07's table compute it with how many conventions."""
     libraries = library_table()
     rows = []
     entries = [(m, m.family) for m in METRICS.values()] + [(m, "beyond") for m in BEYOND_METRICS.values()]
     for metric, family in entries:
-        span, rewards, loo = _TEACHING[metric.key]
-        options = (
-            "; ".join(
-                f"{name}: " + " / ".join(OPTIONS[name].values) if name in OPTIONS else name
-                for name in getattr(metric, "options", ())
-            )
-            or "none"
-        )
-        variants = (
-            libraries.xs(metric.key, level="metric")["options"].nunique()
-            if metric.key in set(libraries.index.get_level_values("metric"))
-            else 0
-        )
+        options = "; ".join(_option_text(name) for name in getattr(metric, "options", ())) or "none"
+        n_libraries, n_conventions = _conventions(libraries, metric)
         rows.append(
             {
                 "metric": metric.notation,
                 "family": family,
                 "formula": metric.formula,
-                "range": span,
-                "rewards": rewards,
-                "leave-one-out form": loo,
+                "range": metric.value_range,
+                "rewards": metric.rewards,
+                "leave-one-out form": metric.leave_one_out,
                 "helpers options": options,
-                "option settings used by the libraries in notebook 07": variants,
+                "libraries in notebook 07's table": n_libraries,
+                "distinct conventions among them": n_conventions,
             }
         )
     return pd.DataFrame(rows).set_index("metric")
@@ -76,12 +88,15 @@ DECISION_GUIDE = pd.DataFrame(
             "one item: HR says whether, RR says how high",
         ),
         (
-            "Many relevant items, binary, order inside the list does not matter (a grid of tiles)?",
+            "Many relevant items, binary, every slot equally likely to be seen (a small grid taken in at a "
+            "glance)?",
             "P@k and R@k",
-            "set metrics; P when slots are scarce, R when coverage of the user's tastes matters",
+            "set metrics; P when slots are scarce, R when coverage of the user's tastes matters; graded "
+            "relevance or "
+            "a grid that scrolls makes position matter (next rows)",
         ),
         (
-            "Many relevant items and position matters (a vertical feed)?",
+            "Many relevant items and position matters (a vertical feed, a grid that scrolls)?",
             "MAP@k or NDCG@k",
             "both reward early hits; state the AP denominator",
         ),
@@ -121,13 +136,14 @@ q1 = choice(
         ),
         "b": (
             "HR@1 (is the first song one the user keeps?), with MRR@10 as a secondary signal.",
-            "Yes: one slot, one relevant item; HR@1 is exactly the product's success, and MRR@10 shows how close "
-            "the misses were.",
+            "Yes: one slot, one relevant item; HR@1 is exactly the product's success, "
+            "and MRR@10 shows how close the misses were.",
             True,
         ),
         "c": (
             "Catalogue coverage@10.",
-            "Coverage says nothing about whether this user likes the song; keep it as a guard-rail, not the goal.",
+            "Coverage says nothing about whether this user likes the song; "
+            "keep it as a guard-rail, not the goal.",
         ),
     },
     ["How many items does the user actually see?"],
@@ -140,7 +156,11 @@ q2 = choice(
     {
         "a": (
             "P@20.",
-            "Binary and order-blind: a 5-star item at slot 1 counts as much as a 4-star one at slot 20.",
+            "Binary and order-blind: a 5-star item counts as much as a 3-star one, and slot 1 as much as "
+            "slot 20. "
+            "The decision guide's P@k row is for binary relevance and slots all seen alike; star ratings "
+            "make this "
+            "grid graded, and a grid of 20 scrolls, so its first rows are seen more.",
         ),
         "b": (
             "NDCG@20 with the gain stated (linear or exponential) and the ideal list from all judged items.",
@@ -159,13 +179,15 @@ q3 = choice(
     {
         "a": (
             "Ship it: NDCG is the main metric and it went up.",
-            "Check first whether +0.004 is larger than the noise (a paired interval), and what losing coverage "
-            "costs the catalogue.",
+            "Check first whether +0.004 is larger than the noise (a paired interval, and the smallest "
+            "difference the "
+            "test set can detect), and what losing coverage costs the catalogue.",
         ),
         "b": (
             "Report both with their uncertainty and let the product goal decide; test online if it matters.",
-            "Yes: the gain may be noise (notebook 08's paired interval), while the coverage loss is certain; which "
-            "matters more is a product question, and only an online test measures the effect on users.",
+            "Yes: the gain may be noise (notebook 08's paired interval), "
+            "while the coverage loss is certain; which matters more is a product question, "
+            "and only an online test measures the effect on users.",
             True,
         ),
         "c": (
@@ -187,8 +209,8 @@ q4 = choice(
         ),
         "b": (
             "Leave-one-out: with one relevant item per user, AP@k equals RR@k.",
-            "Yes: one hit at rank r gives AP = (1/r)/1 = RR. Under leave-one-out, report HR and NDCG/MRR and skip "
-            "the duplicates.",
+            "Yes: one hit at rank r gives AP = (1/r)/1 = RR. "
+            "Under leave-one-out, report HR and NDCG/MRR and skip the duplicates.",
             True,
         ),
         "c": (

@@ -40,7 +40,8 @@ def progress_path() -> Path | None:
     >>> os.environ["TOPK_COURSE_PROGRESS"] = "/tmp/course/progress.json"
     >>> progress_path().name
     'progress.json'
-    >>> _ = os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None else os.environ.update(TOPK_COURSE_PROGRESS=saved)
+    >>> _ = (os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None
+    ...      else os.environ.update(TOPK_COURSE_PROGRESS=saved))
     """
     value = os.environ.get(ENV_VAR, "").strip()
     if value.lower() in ("off", "none", "memory"):
@@ -170,7 +171,8 @@ def progress() -> Progress:
     True
     >>> print(repr(summary).splitlines()[0])  # doctest: +ELLIPSIS
     Exercises correct: ... of ...
-    >>> _ = os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None else os.environ.update(TOPK_COURSE_PROGRESS=saved)
+    >>> _ = (os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None
+    ...      else os.environ.update(TOPK_COURSE_PROGRESS=saved))
     """
     from . import NOTEBOOKS, load_all  # the question modules register themselves on import
 

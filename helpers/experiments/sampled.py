@@ -13,7 +13,9 @@ module computes both from the same model so the two can be compared:
 - :func:`rank_metrics` turns ranks into per-user hit@k, rr@k and ndcg@k;
 - :func:`compare_protocols` does all of it for several models;
 - :func:`expected_sampled_hit` says what sampled HR@k a given full rank
-  turns into on average.
+  turns into on average;
+- :func:`sampled_rank_distribution` and :func:`minimal_bias_values` give
+  Krichene and Rendle's corrected ("minimal bias") values for sampled ranks.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ __all__ = [
     "expected_sampled_hit",
     "expected_negatives_above",
     "rank_among",
+    "sampled_rank_distribution",
+    "minimal_bias_values",
 ]
 
 
@@ -96,7 +100,8 @@ def sample_negatives(
     >>> sample_negatives(train, test, n_negatives=1, seed=0)  # user 1 has touched all of a, b, c
     Traceback (most recent call last):
     ...
-    ValueError: user 1 has only 0 item(s) left to sample from (catalog of 3 minus 3 of their own); ask for fewer negatives or pass a larger items=... catalog.
+    ValueError: user 1 has only 0 item(s) left to sample from (catalog of 3 minus 3 of their own); \
+ask for fewer negatives or pass a larger items=... catalog.
     >>> sample_negatives(train, test, n_negatives=1, items=["a", "b", "c", "d"], seed=0)
        user item
     0     1    d
@@ -419,6 +424,140 @@ def expected_negatives_above(full_rank: int, n_candidates: int, n_negatives: int
             f"need 1 <= full_rank <= n_candidates and n_candidates >= 2; got {full_rank} and {n_candidates}."
         )
     return float(n_negatives * (full_rank - 1) / (n_candidates - 1))
+
+
+def _check_sampling(n_candidates: int, n_negatives: int) -> tuple[int, int]:
+    n_candidates = check_k(n_candidates, "n_candidates")
+    n_negatives = check_k(n_negatives, "n_negatives")
+    if n_negatives > n_candidates - 1:
+        raise ValueError(
+            f"n_negatives ({n_negatives}) cannot exceed the {n_candidates - 1} items other than the "
+            "held-out one "
+            f"(n_candidates = {n_candidates})."
+        )
+    return n_candidates, n_negatives
+
+
+def sampled_rank_distribution(n_candidates: int, n_negatives: int = 100) -> np.ndarray:
+    """``P[R - 1, r - 1]``: probability that an item at exact rank ``R`` has sampled rank ``r``.
+
+    The sampled rank is one more than the number of the ``n_negatives``
+    uniformly drawn negatives (without replacement, from the
+    ``n_candidates - 1`` other candidates) that outscore the item; that number
+    is hypergeometric: ``R - 1`` of the others are above it.
+
+    Parameters
+    ----------
+    n_candidates : int
+        The held-out item plus every item that could be sampled as a negative.
+    n_negatives : int
+        Negatives drawn per user.
+
+    Returns
+    -------
+    numpy.ndarray
+        Shape ``(n_candidates, n_negatives + 1)``; every row sums to 1.
+
+    Examples
+    --------
+    >>> from helpers.experiments.sampled import sampled_rank_distribution
+    >>> sampled_rank_distribution(4, 3)   # every other item drawn: the sampled rank is the exact rank
+    array([[1., 0., 0., 0.],
+           [0., 1., 0., 0.],
+           [0., 0., 1., 0.],
+           [0., 0., 0., 1.]])
+    >>> sampled_rank_distribution(3, 1).round(2)   # one negative out of two
+    array([[1. , 0. ],
+           [0.5, 0.5],
+           [0. , 1. ]])
+    """
+    n_candidates, n_negatives = _check_sampling(n_candidates, n_negatives)
+    log_factorial = np.array([math.lgamma(i + 1.0) for i in range(n_candidates + 1)])
+
+    def log_comb(n, j):
+        ok = (j >= 0) & (j <= n)
+        safe_j = np.clip(j, 0, n)
+        value = log_factorial[n] - log_factorial[safe_j] - log_factorial[n - safe_j]
+        return np.where(ok, value, -np.inf)
+
+    above = np.arange(n_candidates)[:, None]  # R - 1 others outscore the item
+    drawn_above = np.arange(n_negatives + 1)[None, :]  # r - 1 of them are drawn
+    log_p = (
+        log_comb(above, drawn_above)
+        + log_comb(n_candidates - 1 - above, n_negatives - drawn_above)
+        - (
+            log_factorial[n_candidates - 1]
+            - log_factorial[n_negatives]
+            - log_factorial[n_candidates - 1 - n_negatives]
+        )
+    )
+    return np.exp(log_p)
+
+
+def minimal_bias_values(
+    n_candidates: int,
+    n_negatives: int = 100,
+    k: int = 10,
+    metric: str = "hit",
+    *,
+    variance_weight: float = 0.1,
+) -> np.ndarray:
+    """Krichene and Rendle's corrected values for sampled ranks (their bias-variance estimator).
+
+    A sampled metric scores sampled rank ``r`` with the metric's own value at
+    ``r``, which overstates it: a sampled hit@10 needs only a moderate exact
+    rank. The correction scores it with ``v[r - 1]`` instead, chosen so that
+    for every exact rank ``R`` the expected value over the sampling,
+    ``E_R = sum_r P[R-1, r-1] v[r-1]``, is close to the metric ``M(R)``, while
+    the spread over the sampling stays small. With ``g = variance_weight``,
+    ``v`` minimises ``sum_R (E_R - M(R))**2 + g * Var_R`` (Krichene and Rendle,
+    KDD 2020, section 4: ``g = 0`` is their minimal-bias estimator, ill-conditioned
+    in practice; ``g = 1`` is the posterior mean of ``M(R)`` given ``r`` under a
+    uniform prior on ``R``). The minimiser solves
+    ``((1 - g) P'P + g diag(P'1)) v = P'M``.
+
+    Parameters
+    ----------
+    n_candidates, n_negatives : int
+        As in :func:`sampled_rank_distribution`.
+    k : int
+        The metric's cutoff.
+    metric : {"hit", "rr", "ndcg"}
+        As in :func:`rank_metrics`.
+    variance_weight : float
+        ``g`` in [0, 1]; the default 0.1 keeps the values moderate (a choice
+        of this module, not a value from the paper).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``v``, of length ``n_negatives + 1``: ``v[r - 1]`` is the corrected
+        value of sampled rank ``r``. The values are not probabilities; some
+        fall outside [0, 1]. The corrected metric of a run is the mean of
+        ``v[sampled_rank - 1]`` over its users.
+
+    Examples
+    --------
+    >>> from helpers.experiments.sampled import minimal_bias_values
+    >>> minimal_bias_values(4, 3, k=2).round(6)   # every other item drawn: no sampling, the metric itself
+    array([1., 1., 0., 0.])
+    >>> v = minimal_bias_values(1000, 100, k=10)
+    >>> # sampled rank 1 counts a little more than a hit, rank 2 far less
+    >>> float(v[0]) > 1 > 0.5 > float(v[1])
+    True
+    """
+    if metric not in ("hit", "rr", "ndcg"):
+        raise ValueError(f"metric must be 'hit', 'rr' or 'ndcg'; got {metric!r}.")
+    g = variance_weight
+    if isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 <= g <= 1:
+        raise ValueError(f"variance_weight must be a number in [0, 1]; got {variance_weight!r}.")
+    k = check_k(k)
+    distribution = sampled_rank_distribution(n_candidates, n_negatives)
+    exact = rank_metrics(pd.Series(np.arange(1, n_candidates + 1)), k)[f"{metric}@{k}"].to_numpy()
+    if g == 0:
+        return np.linalg.lstsq(distribution, exact, rcond=None)[0]
+    system = (1 - g) * distribution.T @ distribution + g * np.diag(distribution.sum(axis=0))
+    return np.linalg.solve(system, distribution.T @ exact)
 
 
 def rank_among(positive_score: float, candidate_scores) -> int:

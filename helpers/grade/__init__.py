@@ -8,6 +8,14 @@
 - :mod:`helpers.grade.grader`: the command line; reads notebooks, plans cases,
   grades submissions in parallel, writes reports and ``grades.csv``.
 - :mod:`helpers.grade.scoring`: turns validated results into points and feedback.
+- :mod:`helpers.grade.reports`: statuses and reasons, the roster, ``grades.csv`` and the
+  learners' Markdown feedback (no hidden input or expected value in it).
+- :mod:`helpers.grade.exports`: Canvas's gradebook CSV and Gradescope's ``results.json``
+  (``python -m helpers.grade gradescope`` is the ``run_autograder`` entry point).
+- :mod:`helpers.grade.authoring`: ``python -m helpers.grade author``: a source notebook with
+  solution markers and a grading declaration becomes a learner notebook and a graded spec.
+- :mod:`helpers.grade.similarity`: ``python -m helpers.grade similarity``: normalised code
+  compared across a class and with the course's own solutions.
 - :mod:`helpers.grade.files`: reads submissions (regular files only) and writes
   results atomically under safe, unique names.
 - :mod:`helpers.grade.isolation`: the bubblewrap sandbox (or the explicit unsafe

@@ -1,4 +1,5 @@
-"""The three graded assignments, written in the spec of :mod:`helpers.grade.spec`, and the learner's ``check``.
+"""The three graded assignments, written in the spec of :mod:`helpers.grade.spec`, and the learner's
+``check``.
 
 Each assignment in :data:`ASSIGNMENTS` lists its questions. A question names
 the function (or answer variable) the learner writes, its points, the
@@ -35,6 +36,7 @@ from collections.abc import Callable
 from typing import Any
 
 from helpers.checking.values import format_value
+from helpers.experiments.exercise_data import choosing_metrics_data
 
 from .spec import Assignment, Check, Question, _is_number, build_cases, compare, type_problem
 
@@ -456,54 +458,20 @@ def _leave_one_out() -> Assignment:
 
 
 # ---- choosing and interpreting metrics
-def choosing_metrics_data() -> tuple[dict, dict]:
-    """Recommendations of two models and the users' relevant items (exercise 3).
-
-    Returns
-    -------
-    recommendations : dict
-        ``{"A": {user: ranked items}, "B": {user: ranked items}}``, ten items each.
-    relevant : dict
-        ``{user: sorted list of relevant items}``; one user has none.
-
-    Examples
-    --------
-    >>> recs, relevant = choosing_metrics_data()
-    >>> sorted(recs), len(relevant), sum(1 for items in relevant.values() if not items)
-    (['A', 'B'], 8, 1)
-    """
-    rng = random.Random(7)
-    users = [f"user{i}" for i in range(1, 9)]
-    relevant = {}
-    recs = {"A": {}, "B": {}}
-    for i, user in enumerate(users):
-        n_rel = 0 if i == 7 else rng.randint(1, 6)
-        rel = sorted(rng.sample(range(100), n_rel))
-        relevant[user] = rel
-        for model, boost in (("A", 0.35), ("B", 0.5)):
-            pool = [x for x in range(100) if x not in rel]
-            ranking = rng.sample(pool, 10)
-            for item in rel:
-                if rng.random() < boost:
-                    ranking.insert(rng.randint(0 if model == "A" else 2, 8), item)
-            recs[model][user] = ranking[:10]
-    return recs, relevant
-
-
-def _frames(model: str):
+def _frames(seed: int | None, model: str):
     import pandas as pd
 
-    recs, relevant = choosing_metrics_data()
+    recs, relevant = choosing_metrics_data(seed)
     rows = [(u, item, r) for u, items in recs[model].items() for r, item in enumerate(items, start=1)]
     truth = [(u, item) for u, items in relevant.items() for item in items]
     return pd.DataFrame(rows, columns=["user", "item", "rank"]), pd.DataFrame(truth, columns=["user", "item"])
 
 
-def _mean(model: str, metric: str, k: int, **options) -> float:
+def _mean(seed: int | None, model: str, metric: str, k: int, **options) -> float:
     import helpers
 
-    recs, truth = _frames(model)
-    users = sorted(choosing_metrics_data()[1])
+    recs, truth = _frames(seed, model)
+    users = sorted(choosing_metrics_data(seed)[1])
     table = helpers.evaluate(recs, truth, k, metrics=[metric], **options)
     column = table[f"{metric}@{k}"]
     if options.get("empty") == "skip":
@@ -511,10 +479,10 @@ def _mean(model: str, metric: str, k: int, **options) -> float:
     return float(column.reindex(users, fill_value=0.0).mean())
 
 
-def _answer_q3() -> int:
+def _answer_q3(seed: int | None) -> int:
     import helpers
 
-    recs, relevant = choosing_metrics_data()
+    recs, relevant = choosing_metrics_data(seed)
     wins = 0
     for user, rel in relevant.items():
         if rel and helpers.ndcg_at_k(recs["A"][user], set(rel), 5) > helpers.ndcg_at_k(
@@ -532,7 +500,7 @@ def _choosing() -> Assignment:
             "Five slots, every liked item counts: mean P@5 of model A",
             "answer_q1",
             2.0,
-            lambda: _mean("A", "precision", 5, empty="zero"),
+            lambda seed: _mean(seed, "A", "precision", 5, empty="zero"),
             value_check,
             kind="value",
             result="number",
@@ -543,7 +511,7 @@ def _choosing() -> Assignment:
             "Users stop at the first liked item: MRR@5 of B minus MRR@5 of A",
             "answer_q2",
             2.0,
-            lambda: _mean("B", "rr", 5, empty="zero") - _mean("A", "rr", 5, empty="zero"),
+            lambda seed: _mean(seed, "B", "rr", 5, empty="zero") - _mean(seed, "A", "rr", 5, empty="zero"),
             value_check,
             kind="value",
             result="number",
@@ -565,9 +533,9 @@ def _choosing() -> Assignment:
             "MAP@5 of A: denominator |R| minus denominator min(k, |R|)",
             "answer_q4",
             2.0,
-            lambda: (
-                _mean("A", "ap", 5, empty="skip", denominator="n_relevant")
-                - _mean("A", "ap", 5, empty="skip", denominator="min_k_n_relevant")
+            lambda seed: (
+                _mean(seed, "A", "ap", 5, empty="skip", denominator="n_relevant")
+                - _mean(seed, "A", "ap", 5, empty="skip", denominator="min_k_n_relevant")
             ),
             value_check,
             kind="value",
@@ -579,22 +547,24 @@ def _choosing() -> Assignment:
             "Mean recall@5 of B over the users who have relevant items",
             "answer_q5",
             2.0,
-            lambda: _mean("B", "recall", 5, empty="skip"),
+            lambda seed: _mean(seed, "B", "recall", 5, empty="skip"),
             value_check,
             kind="value",
             result="number",
             abs_tol=1e-3,
         ),
     )
-    # The answers are numbers computed from public data with helpers, which is the point of the exercise:
-    # the sandbox holds helpers (read-only, the installed package only) and what it imports; the grader
+    # The answers are numbers computed with helpers, which is the point of the exercise, from data drawn
+    # afresh for each grading run (helpers.experiments.exercise_data: the run's seed reaches the sandbox):
+    # the sandbox holds helpers (read-only, the installed package only, without its grader) and what it
+    # needs, read from the installed packages' metadata (helpers.grade.isolation.package_paths); the grader
     # computes the expected values itself, outside.
     return Assignment(
         "choosing-metrics",
         "Choosing and interpreting metrics",
         questions,
         notes="helpers may be used; the answers are numbers.",
-        sandbox_packages=("numpy", "pandas", "dateutil", "six", "topkeval", "helpers"),
+        sandbox_packages=("helpers",),
     )
 
 
@@ -633,56 +603,75 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
     >>> def precision_at_k(ranking, relevant, k):
     ...     return sum(1 for item in ranking[:k] if item in relevant) / k
     >>> check("precision_at_k", precision_at_k)
-    precision_at_k: public checks passed (4/4). Hidden checks will also test: k larger than the list, single relevant item, relevant items never recommended, only the top k positions count, no relevant item gives 0.0, randomized cases.
+    precision_at_k: public checks passed (4/4). Hidden checks will also test: k larger than the list, \
+single relevant item, relevant items never recommended, only the top k positions count, \
+no relevant item gives 0.0, randomized cases.
     True
     """
-    found = [
-        (a, q)
-        for a in ASSIGNMENTS.values()
-        for q in a.questions
-        if q.target == name and assignment in (None, a.name)
-    ]
-    if not found:
-        raise ValueError(f"no graded question is called {name!r}; check the spelling of the function name")
-    a, q = found[0]
+    a, q = _find_question(name, assignment)
     if q.kind == "value":
-        if answer is Ellipsis:
-            print(f"{name}: not attempted yet (still ...).")
-            return False
-        if not _is_number(answer) or (isinstance(answer, float) and not math.isfinite(answer)):
-            print(f"{name}: must be a plain number (int or float), got {type(answer).__name__}.")
-            return False
-        print(f"{name}: a number; its value is checked only by the grader.")
-        return True
-    cases = [
-        (c, args)
-        for c, args in build_cases(a, q, PUBLIC_SEED)
-        if not next(x for x in q.checks if x.name == c).hidden
-    ]
+        return _check_value(name, answer)
+    cases = _public_cases(a, q)
     failures = []
     for chk, args in cases:
-        expected = q.reference(*copy.deepcopy(args))
         try:
-            value = answer(*copy.deepcopy(args))
+            problem = _public_problem(q, answer, args)
         except NotImplementedError:
             print(f"{name}: not attempted yet (raises NotImplementedError).")
             return False
-        except Exception as exc:
-            failures.append(f"{chk}: {name}{_show(args)} raised {type(exc).__name__}: {exc}")
-            continue
-        problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)
         if problem:
-            failures.append(f"{chk}: {name}{_show(args)} returned {format_value(value)} ({problem})")
-    hidden = ", ".join(x.name for x in q.checks if x.hidden)
+            failures.append(f"{chk}: {name}{_show(args)} {problem}")
     if failures:
         print(f"{name}: {len(failures)} of {len(cases)} public checks FAILED:")
         for line in failures:
             print("  - " + line)
         return False
+    hidden = ", ".join(x.name for x in q.checks if x.hidden)
     print(
         f"{name}: public checks passed ({len(cases)}/{len(cases)}). Hidden checks will also test: {hidden}."
     )
     return True
+
+
+def _find_question(name: str, assignment: str | None) -> tuple[Assignment, Question]:
+    for a in ASSIGNMENTS.values():
+        for q in a.questions:
+            if q.target == name and assignment in (None, a.name):
+                return a, q
+    raise ValueError(f"no graded question is called {name!r}; check the spelling of the function name")
+
+
+def _check_value(name: str, answer: Any) -> bool:
+    """An answer variable: only whether it is a usable number (its value is the grader's to judge)."""
+    if answer is Ellipsis:
+        print(f"{name}: not attempted yet (still ...).")
+        return False
+    if not _is_number(answer) or (isinstance(answer, float) and not math.isfinite(answer)):
+        print(f"{name}: must be a plain number (int or float), got {type(answer).__name__}.")
+        return False
+    print(f"{name}: a number; its value is checked only by the grader.")
+    return True
+
+
+def _public_cases(a: Assignment, q: Question) -> list[tuple[str, tuple]]:
+    hidden = {c.name for c in q.checks if c.hidden}
+    return [(c, args) for c, args in build_cases(a, q, PUBLIC_SEED) if c not in hidden]
+
+
+def _public_problem(q: Question, answer: Callable[..., Any], args: tuple) -> str | None:
+    """What is wrong with ``answer`` on one public case (``None`` if right).
+
+    A ``NotImplementedError`` from the learner's stub propagates.
+    """
+    expected = q.reference(*copy.deepcopy(args))
+    try:
+        value = answer(*copy.deepcopy(args))
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        return f"raised {type(exc).__name__}: {exc}"
+    problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)
+    return f"returned {format_value(value)} ({problem})" if problem else None
 
 
 def _show(args: tuple) -> str:

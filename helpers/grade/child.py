@@ -9,13 +9,20 @@ learners use it), so this module imports the standard library only. It
 
 1. reads the job (JSON), then points standard input at ``/dev/null``;
 2. applies the resource limits (CPU, address space, processes, file size,
-   open files, no core dumps) before any learner code runs;
-3. runs the learner's cells one top-level statement at a time (an error is
+   open files, no core dumps) and marks itself first in line for the kernel's
+   out-of-memory killer before any learner code runs;
+3. forks the *runner*, the only process that runs learner code, and stays its
+   *supervisor*: the supervisor alone holds the grader's channel, is not
+   dumpable (so ``/proc/<pid>/fd`` and ``mem`` are closed to the runner) and
+   cannot be traced (the seccomp filter denies ``ptrace``). It sends the runner
+   one command at a time over a pipe (run cell *i*, answer question *q*) and
+   announces each phase to the grader before it starts, so the grader's
+   deadlines, restarts and blame follow messages learner code cannot write;
+4. the runner runs each cell one top-level statement at a time (an error is
    recorded and the next statement still runs, so one bad cell does not hide
-   the functions defined in the others);
-4. calls the learner's functions on each case and sends back *tagged plain
-   values*, one JSON line per event, on the result pipe. Learner output
-   goes to a size-capped file instead.
+   the functions defined in the others), calls the learner's functions on each
+   case and replies with *tagged plain values*; learner output goes to a
+   size-capped file.
 
 Tagging never calls a learner-defined method: values are recognised by their
 exact type (``type(x) is float``), read through the built-in types' own
@@ -153,7 +160,8 @@ def tag(value, depth=0):
 
 
 def untag(arg):
-    """Inputs arrive as ``{"set": [...]}`` / ``{"tuple": [...]}`` / ``{"dict": [[k, v], ...]}`` or plain JSON."""
+    """Inputs arrive as ``{"set": [...]}`` / ``{"tuple": [...]}`` / ``{"dict": [[k, v], ...]}``
+    or plain JSON."""
     if type(arg) is dict and len(arg) == 1:
         ((key, val),) = arg.items()
         if key == "set":
@@ -207,23 +215,29 @@ def apply_limits(limits: dict, channel: Channel) -> None:
         cap(resource.RLIMIT_FSIZE, int(limits["output_bytes"]))
         cap(resource.RLIMIT_CORE, 0)
         cap(resource.RLIMIT_NOFILE, 64)
-        cap(resource.RLIMIT_NPROC, int(limits["nproc"]))
+        if int(limits["nproc"]) > 0:
+            cap(resource.RLIMIT_NPROC, int(limits["nproc"]))
     except (ImportError, ValueError, OSError) as exc:  # pragma: no cover - platform specific
         channel.send({"ev": "warning", "text": f"could not set a resource limit: {exc}"})
+    try:  # the kernel's out-of-memory killer takes a sandbox before the grader or anything else
+        fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
+        os.write(fd, b"1000")
+        os.close(fd)
+    except OSError:
+        pass
     # Writing past the file-size limit raises OSError(EFBIG) instead of killing the process.
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
 
 
-def run_cells(cells: list, namespace: dict) -> list:
-    """Run every top-level statement; return the errors (an error never stops the next statement)."""
+def run_cell(cell: dict, namespace: dict) -> list:
+    """Run one cell's top-level statements; return the errors (an error never stops the next statement)."""
     errors = []
-    for cell in cells:
-        for stmt in cell["statements"]:
-            try:
-                padded = "\n" * (int(stmt["line"]) - 1) + stmt["source"]
-                exec(compile(padded, f"<cell {cell['index']}>", "exec"), namespace)
-            except BaseException as exc:
-                errors.append({"cell": cell["index"], "line": stmt["line"], "error": describe(exc)})
+    for stmt in cell["statements"]:
+        try:
+            padded = "\n" * (int(stmt["line"]) - 1) + stmt["source"]
+            exec(compile(padded, f"<cell {cell['index']}>", "exec"), namespace)
+        except BaseException as exc:
+            errors.append({"cell": cell["index"], "line": stmt["line"], "error": describe(exc)})
     return errors
 
 
@@ -259,26 +273,176 @@ def _quiet_stdin() -> None:
     os.close(devnull)
 
 
+class _Lines:
+    """Reads one line at a time from a pipe (``None`` at end of file or past ``cap`` bytes without a newline).
+
+    Bytes only: the runner reads its commands after learner code ran, which may have patched ``json``
+    or ``builtins``; a command is ``<kind> <number> <nonce>`` and needs no parser.
+    """
+
+    def __init__(self, fd: int, cap: int):
+        self.fd, self.cap = fd, cap
+        self.buffer = bytearray()
+
+    def read(self):
+        while True:
+            newline = self.buffer.find(b"\n")
+            if newline >= 0:
+                line = bytes(self.buffer[:newline])
+                del self.buffer[: newline + 1]
+                return line
+            if len(self.buffer) > self.cap:
+                return None
+            chunk = os.read(self.fd, 65536)
+            if not chunk:
+                return None
+            self.buffer += chunk
+
+
+def _flush() -> None:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except BaseException:
+            pass
+
+
+def runner(job: dict, commands: _Lines, replies: Channel) -> None:
+    """The learner's process: runs one command at a time (a cell, a question) and replies with plain data.
+
+    It never holds the grader's channel: what it writes can only be a reply to the supervisor,
+    which takes a reply only when it carries the nonce of the command it answers.
+    """
+    for path in job["sys_path"]:
+        if path not in sys.path:
+            sys.path.append(path)
+    os.environ.update(
+        job.get("env", {})
+    )  # e.g. the grading run's seed, for exercise data that change per run
+    namespace = {"__name__": "__main__", "__builtins__": builtins}
+    cells = {c["index"]: c for c in job["cells"]}
+    questions = job["questions"]
+    me = os.getpid()
+    while True:
+        line = commands.read()
+        if line is None:
+            _exit(0)
+        kind, number, nonce = line.split(b" ")
+        if kind == b"c":
+            reply = {"errors": run_cell(cells[int(number)], namespace)[:50]}
+        elif kind == b"q":
+            reply = answer(questions[int(number)], namespace)
+        else:
+            _flush()
+            reply = {}
+        if os.getpid() != me:  # a process the learner forked came back here: it is not the runner
+            _exit(0)
+        reply["n"] = bytes.decode(nonce)
+        replies.send(reply)
+        if kind == b"e":
+            _exit(0)
+
+
+def _undumpable(channel: Channel) -> None:
+    """PR_SET_DUMPABLE 0: another process of the same user cannot open this one's fds or memory in /proc."""
+    try:
+        import ctypes
+
+        if ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE) failed")
+    except (ImportError, OSError, AttributeError) as exc:
+        channel.send({"ev": "warning", "text": f"the runner's channel is not protected: {exc}"})
+
+
+def _runner_status(pid: int) -> int:
+    """The exit status the runner ended with (128 + signal when a signal ended it), as the sandbox's own."""
+    try:
+        _, status = os.waitpid(pid, 0)
+    except ChildProcessError:
+        return 1
+    if os.WIFSIGNALED(status):
+        return 128 + os.WTERMSIG(status)
+    return os.WEXITSTATUS(status)
+
+
+class _Supervisor:
+    """Sends the runner one command at a time and takes the one reply that carries its nonce."""
+
+    def __init__(self, pid: int, commands: int, replies: _Lines):
+        self.pid, self.commands, self.replies = pid, commands, replies
+        self.ignored = 0
+
+    def step(self, kind: str, number: int = 0) -> dict:
+        """The runner's reply to one command; when the runner is gone, end the way it ended."""
+        nonce = bytes.hex(os.urandom(16))
+        data = str.encode(f"{kind} {number} {nonce}\n")
+        try:
+            _write(self.commands, data)
+        except OSError:
+            _exit(_runner_status(self.pid))
+        while True:
+            line = self.replies.read()
+            if line is None:
+                _exit(_runner_status(self.pid))
+            try:
+                reply = _loads(line)
+            except BaseException:
+                reply = None
+            if type(reply) is dict and reply.get("n") == nonce:
+                return reply
+            self.ignored += 1
+
+
+def supervise(job: dict, channel: Channel, supervisor: _Supervisor) -> None:
+    """Drive the runner cell by cell, then question by question; only this process writes to the grader.
+
+    The grader's deadlines and blame follow these messages, which learner code cannot write:
+    it runs in the other process, which holds no descriptor of the channel, and this one is
+    not dumpable (no ``/proc/<pid>/fd`` or ``mem`` for it) and cannot be traced (seccomp).
+    """
+    errors = []
+    skip = job.get("skip", [])
+    for cell in job["cells"]:
+        if cell["index"] in skip:
+            continue
+        channel.send({"ev": "cell", "i": cell["index"]})
+        got = supervisor.step("c", cell["index"]).get("errors")
+        errors += got if type(got) is list else []
+    channel.send({"ev": "loaded", "errors": errors[:50]})
+    for i, question in enumerate(job["questions"]):
+        channel.send({"ev": "start", "q": question["name"]})
+        reply = supervisor.step("q", i)
+        event = {"ev": "result", "q": question["name"]}
+        for key in ("status", "cases", "what"):
+            if key in reply:
+                event[key] = reply[key]
+        channel.send(event)
+    supervisor.step("e")  # the runner flushes its output first
+    if supervisor.ignored:
+        channel.send(
+            {"ev": "warning", "text": f"ignored {supervisor.ignored} forged or garbled reply line(s)"}
+        )
+    channel.send({"ev": "done"})
+    _exit(0)
+
+
 def main(job_bytes: bytes) -> None:
-    """Run one job: the cells, then every question; always end with ``os._exit``."""
+    """Run one job: fork the runner (learner code), supervise it from here; always end with ``os._exit``."""
     job = _loads(job_bytes)
     _quiet_stdin()
     channel = Channel(int(job["channel_fd"]))
     os.set_inheritable(channel.fd, False)
     apply_limits(job["limits"], channel)
-    for path in job["sys_path"]:
-        if path not in sys.path:
-            sys.path.append(path)
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
-    errors = run_cells(job["cells"], namespace)
-    channel.send({"ev": "loaded", "errors": errors[:50]})
-    for question in job["questions"]:
-        channel.send({"ev": "start", "q": question["name"]})
-        channel.send(answer(question, namespace))
-    for stream in (sys.stdout, sys.stderr):  # before "done": the grader stops the sandbox when it reads it
-        try:
-            stream.flush()
-        except BaseException:
-            pass
-    channel.send({"ev": "done"})
-    _exit(0)
+    cmd_r, cmd_w = os.pipe()
+    rep_r, rep_w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(channel.fd)
+        os.close(cmd_w)
+        os.close(rep_r)
+        runner(job, _Lines(cmd_r, 4096), Channel(rep_w))
+        _exit(0)
+    os.close(cmd_r)
+    os.close(rep_w)
+    _undumpable(channel)
+    supervise(job, channel, _Supervisor(pid, cmd_w, _Lines(rep_r, int(job.get("reply_bytes", 8 << 20)))))

@@ -43,7 +43,14 @@ _KINDS = (
 
 
 class NotebookError(ValueError):
-    """The file cannot be graded as a notebook (the reason is the message)."""
+    """The file cannot be graded as a notebook (the reason is the message).
+
+    ``status`` is the submission's status in ``grades.csv`` (see :mod:`helpers.grade.reports`).
+    """
+
+    def __init__(self, message: str, status: str = "not a notebook"):
+        super().__init__(message)
+        self.status = status
 
 
 def collect(paths: list[str]) -> list[Path]:
@@ -81,20 +88,24 @@ def read_submission(path: Path, limit: int) -> bytes:
     try:
         before = os.lstat(path)
     except OSError as exc:
-        raise NotebookError(f"cannot read the file: {exc.strerror or exc}") from None
+        raise NotebookError(f"cannot read the file: {exc.strerror or exc}", "unreadable") from None
     if not stat.S_ISREG(before.st_mode):
-        raise NotebookError(f"not a regular file but {_kind(before.st_mode)}: never followed or opened")
+        kind = _kind(before.st_mode)
+        raise NotebookError(
+            f"not a regular file but {kind}: never followed or opened",
+            "symlink" if stat.S_ISLNK(before.st_mode) else "not a regular file",
+        )
     flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise NotebookError(f"cannot open the file: {exc.strerror or exc}") from None
+        raise NotebookError(f"cannot open the file: {exc.strerror or exc}", "unreadable") from None
     try:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
-            raise NotebookError("the file was replaced while it was being read")
+            raise NotebookError("the file was replaced while it was being read", "unreadable")
         if now.st_size > limit:
-            raise NotebookError(f"the file is larger than {limit // 2**20} MiB")
+            raise NotebookError(f"the file is larger than {limit // 2**20} MiB", "too large")
         chunks, total = [], 0
         while total <= limit:
             chunk = os.read(fd, min(1 << 20, limit + 1 - total))
@@ -105,7 +116,7 @@ def read_submission(path: Path, limit: int) -> bytes:
     finally:
         os.close(fd)
     if total > limit:
-        raise NotebookError(f"the file is larger than {limit // 2**20} MiB")
+        raise NotebookError(f"the file is larger than {limit // 2**20} MiB", "too large")
     return b"".join(chunks)
 
 

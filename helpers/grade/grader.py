@@ -4,15 +4,24 @@ Usage::
 
     python -m helpers.grade --assignment from-scratch --out grades/ submissions/
     python -m helpers.grade --assignment leave-one-out --out grades/ --jobs 2 --timeout 10 a.ipynb b.ipynb
+    python -m helpers.grade --assignment build/my-hw.grader.py --roster roster.csv --out grades/ submissions/
 
-Writes ``OUT/grades.csv`` (one row per submission: ``submission`` (the report's
-name), ``file`` (the original file name, escaped), ``isolation``, ``seed``,
-``score``, ``max_score`` and one column per question, named after the function
-or answer variable) and ``OUT/<submission>.json`` (per question: the points,
-every check passed or failed with feedback naming the failing property, and
-the errors). The exit status is 0 whenever grading ran, whatever the grades;
-2 for a usage error (unknown assignment, no submissions) or when the sandbox
-is not available.
+Writes ``OUT/<submission>.json`` (per question: the points, every check passed
+or failed with feedback naming the failing property, and the errors), then
+``OUT/grades.csv`` (one row per submission: ``learner_id`` and ``name`` from
+``--roster``, ``submission`` (the report's name), ``file`` (the original name,
+escaped, NFC-normalised, look-alikes marked), ``status`` and ``reason``,
+``isolation``, ``seed``, ``score``, ``max_score``, the points of each question,
+named after its function or answer variable, and its result), one learner
+feedback file ``OUT/feedback/<submission>.md`` and, with a roster,
+``OUT/canvas.csv`` (see :mod:`helpers.grade.reports` and
+:mod:`helpers.grade.exports`). The exit status is 0 whenever grading ran,
+whatever the grades; 2 for a usage error (unknown assignment, no submissions)
+or when the sandbox is not available.
+
+Other commands: ``author`` (:mod:`helpers.grade.authoring`), ``gradescope``
+(the ``run_autograder`` entry point: :func:`gradescope`) and ``similarity``
+(:mod:`helpers.grade.similarity`).
 
 How a submission is graded
 --------------------------
@@ -39,8 +48,6 @@ from __future__ import annotations
 import argparse
 import ast
 import copy
-import csv
-import io
 import json
 import re
 import secrets
@@ -51,9 +58,9 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from . import isolation, scoring
+from . import authoring, exports, isolation, reports, scoring, similarity
 from .assignments import ASSIGNMENTS
-from .files import NotebookError, collect, csv_safe, display_name, read_submission, report_names, write_atomic
+from .files import NotebookError, collect, display_name, read_submission, report_names, write_atomic
 from .isolation import Runtime, SandboxUnavailable
 from .sandbox import Limits, SandboxResult, run_submission
 from .spec import Assignment, build_cases
@@ -134,7 +141,8 @@ def prepare_notebook(
 
     Examples
     --------
-    >>> cells, warnings, errors, _ = prepare_notebook(["%timeit 1\\nx = 1; y = 2\\ndef f():\\n    return x", "def ("])
+    >>> sources = ["%timeit 1\\nx = 1; y = 2\\ndef f():\\n    return x", "def ("]
+    >>> cells, warnings, errors, _ = prepare_notebook(sources)
     >>> [s["line"] for s in cells[0]["statements"]], warnings, errors[0]["cell"]
     ([2, 3], ["cell 1: removed IPython magic/shell line '%timeit 1'"], 2)
     """
@@ -206,7 +214,7 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
         built = build_cases(assignment, q, seed)
         cases[q.name] = built
         if q.kind == "value":
-            expected[q.name] = [q.reference()]
+            expected[q.name] = [q.reference(seed)]  # an answer variable's data change with the run
             encoded[q.name] = []
         else:
             expected[q.name] = [q.reference(*copy.deepcopy(args)) for _, args in built]
@@ -257,16 +265,19 @@ def _merge_run(report: dict, raw: SandboxResult, helpers_names: set[str], allow_
 def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limits) -> None:
     a = plan.assignment
     sources = read_notebook(read_submission(path, limits.notebook_bytes))
+    too_much = limits.code_problem(sources)
+    if too_much:
+        raise NotebookError(too_much)
     cells, warnings, syntax_errors, trees = prepare_notebook(sources)
     report["warnings"].extend(warnings)
     report["cell_errors"].extend(syntax_errors)
     if not any(s.strip() for s in sources):
-        raise NotebookError("the notebook has no code")
+        raise NotebookError("the notebook has no code", "empty notebook")
     jobs = [
         {"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
         for q in a.questions
     ]
-    raw = run_submission(cells, jobs, runtime, limits)
+    raw = run_submission(cells, jobs, runtime, limits, seed=plan.seed)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers)
     for q in a.questions:
         result = raw.questions.get(q.name, {"failure": "no result"})
@@ -287,6 +298,7 @@ def grade_submission(
         _grade(report, path, plan, runtime, limits)
     except NotebookError as exc:
         report["error"] = str(exc)
+        report["status"] = exc.status
         report["questions"] = [
             scoring.fail_question(q, f"not graded: {exc}", "not graded") for q in questions
         ]
@@ -295,33 +307,13 @@ def grade_submission(
         report["questions"] = [scoring.fail_question(q, report["error"], "not graded") for q in questions]
     report["score"] = round(sum(q["points"] for q in report["questions"]), 2)
     report["seconds"] = round(time.monotonic() - started, 2)
+    report["status"], report["reason"] = reports.submission_status(report)
     return report
 
 
 # ------------------------------------------------------------------ batch
 def _report_bytes(report: dict) -> bytes:
     return (json.dumps(report, indent=1, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
-
-
-def _csv_bytes(assignment: Assignment, reports: list[dict]) -> bytes:
-    targets = [q.target for q in assignment.questions]
-    buffer = io.StringIO()
-    writer = csv.writer(buffer)
-    writer.writerow(["submission", "file", "isolation", "seed", "score", "max_score", *targets])
-    for rep in reports:
-        points = {q["target"]: q["points"] for q in rep["questions"]}
-        writer.writerow(
-            [
-                rep["submission"],
-                csv_safe(rep["file"]),
-                rep["isolation"],
-                rep["seed"],
-                f"{rep['score']:g}",
-                f"{rep['max_score']:g}",
-                *[f"{points.get(t, 0.0):g}" for t in targets],
-            ]
-        )
-    return buffer.getvalue().encode("utf-8", "backslashreplace")
 
 
 def _safe_grade(path: Path, plan: Plan, runtime: Runtime, limits: Limits, name: str) -> dict:
@@ -334,12 +326,13 @@ def _safe_grade(path: Path, plan: Plan, runtime: Runtime, limits: Limits, name: 
             scoring.fail_question(q, report["error"], "not graded") for q in plan.assignment.questions
         ]
         report["seconds"] = 0.0
+        report["status"], report["reason"] = "internal error", report["error"]
         return report
 
 
 def _progress_line(n: int, total: int, report: dict) -> str:
     width = len(str(total))
-    note = f"  ({report['error']})" if report.get("error") else ""
+    note = f"  ({report['status']}: {report['reason']})" if report.get("reason") else ""
     return (
         f"[{n:>{width}}/{total}] {report['submission']}: {report['score']:g}/{report['max_score']:g}"
         f" in {report['seconds']:.1f} s{note}"
@@ -356,8 +349,12 @@ def grade_many(
     limits: Limits | None = None,
     mode: str = isolation.BUBBLEWRAP,
     progress: Any = sys.stderr,
+    roster: reports.Roster | None = None,
 ) -> list[dict]:
-    """Grade ``paths`` in parallel; write ``out/<name>.json`` as each finishes, then ``out/grades.csv``.
+    """Grade ``paths`` in parallel; write ``out/<name>.json`` as each finishes, then the class's files.
+
+    The class's files (:func:`write_class_files`): ``out/grades.csv``, ``out/feedback/<name>.md``
+    and, with a ``roster``, ``out/canvas.csv``.
 
     Parameters
     ----------
@@ -365,6 +362,8 @@ def grade_many(
         Seed of the hidden cases; a fresh one (``secrets.randbits(32)``) when omitted.
     mode : {"bubblewrap", "unsafe-no-sandbox"}
         The isolation; ``unsafe-no-sandbox`` only for a class you trust.
+    roster : Roster, optional
+        Who handed in which file (:class:`helpers.grade.reports.Roster`).
 
     Raises
     ------
@@ -376,21 +375,23 @@ def grade_many(
     out.mkdir(parents=True, exist_ok=True)
     plan = make_plan(assignment, seed)
     names = report_names(paths)
-    reports: list[dict] = [{} for _ in paths]
+    done: list[dict] = [{} for _ in paths]
     started = time.monotonic()
     with (
         isolation.prepare(mode, assignment.sandbox_packages) as runtime,
         ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
     ):
+        if progress is not None and runtime.mode == isolation.BUBBLEWRAP:
+            print(f"limits per submission: {runtime.resources}", file=progress, flush=True)
         futures = {
             pool.submit(_safe_grade, p, plan, runtime, limits, names[i]): i for i, p in enumerate(paths)
         }
         for n, fut in enumerate(as_completed(futures), start=1):
-            rep = reports[futures[fut]] = fut.result()
+            rep = done[futures[fut]] = fut.result()
             write_atomic(out, f"{rep['submission']}.json", _report_bytes(rep))
             if progress is not None:
                 print(_progress_line(n, len(paths), rep), file=progress, flush=True)
-    write_atomic(out, "grades.csv", _csv_bytes(assignment, reports))
+    write_class_files(out, assignment, paths, done, roster)
     if progress is not None:
         elapsed = time.monotonic() - started
         rate = len(paths) / elapsed if elapsed > 0 else float("inf")
@@ -400,7 +401,28 @@ def grade_many(
             file=progress,
             flush=True,
         )
-    return reports
+    return done
+
+
+def write_class_files(
+    out: Path, assignment: Assignment, paths: list[Path], done: list[dict], roster: reports.Roster | None
+) -> None:
+    """``grades.csv``, a Markdown feedback file per submission and, with a roster, ``canvas.csv``."""
+    learners = roster.assign(paths) if roster else [None] * len(paths)
+    absent = reports.missing_rows(roster, learners)
+    targets = [q.target for q in assignment.questions]
+    write_atomic(out, "grades.csv", reports.grades_csv(targets, done, learners, absent, assignment.max_score))
+    feedback = out / "feedback"
+    feedback.mkdir(exist_ok=True)
+    shown = reports.display_names([r["file"] for r in done])
+    for rep, learner, file in zip(done, learners, shown, strict=True):
+        text = reports.feedback_markdown(rep, learner, file, assignment.title)
+        write_atomic(feedback, f"{rep['submission']}.md", text.encode("utf-8", "backslashreplace"))
+    if roster is not None:
+        graded = [(learner, rep["score"]) for rep, learner in zip(done, learners, strict=True)]
+        write_atomic(
+            out, "canvas.csv", exports.canvas_csv(assignment.title, assignment.max_score, graded, absent)
+        )
 
 
 # ------------------------------------------------------------------ CLI
@@ -417,15 +439,34 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
             )
 
 
-def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
-        prog="python -m helpers.grade",
-        description="Grade learners' notebooks for one assignment, each in its own bubblewrap sandbox; writes "
-        "OUT/grades.csv and OUT/<submission>.json.",
+def add_assignment_option(parser: argparse.ArgumentParser) -> None:
+    """``--assignment``: a built-in name or the path of an authored spec (written by ``author``)."""
+    parser.add_argument(
+        "--assignment",
+        required=True,
+        help=f"a built-in assignment ({', '.join(sorted(ASSIGNMENTS))}) or the path of an authored "
+        "spec (*.grader.py, written by `python -m helpers.grade author`)",
     )
-    parser.add_argument("--assignment", required=True, choices=sorted(ASSIGNMENTS), help="assignment name")
-    parser.add_argument("--out", required=True, help="output folder (created if needed)")
-    parser.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
+
+
+def resolve_assignment(parser: argparse.ArgumentParser, value: str) -> Assignment:
+    """The assignment named by ``--assignment``; a usage error (exit 2) with the fix otherwise."""
+    if value in ASSIGNMENTS:
+        return ASSIGNMENTS[value]
+    if not value.endswith(".py"):
+        parser.error(
+            f"unknown assignment {value!r}: choose from {', '.join(sorted(ASSIGNMENTS))} or give the path "
+            "of an authored spec (*.grader.py)"
+        )
+    try:
+        return authoring.load_spec(Path(value))
+    except authoring.AuthoringError as exc:
+        parser.error(str(exc))
+    raise AssertionError("not reached")
+
+
+def _add_run_options(parser: argparse.ArgumentParser) -> None:
+    add_assignment_option(parser)
     _add_limit_options(parser)
     parser.add_argument(
         "--seed",
@@ -439,51 +480,174 @@ def _parser() -> argparse.ArgumentParser:
         help="grade WITHOUT isolation (plain processes with limits): only for a class you trust; "
         "the mode is written into every report and grades.csv",
     )
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.grade",
+        description="Grade learners' notebooks for one assignment, each in its own bubblewrap sandbox; "
+        "writes OUT/grades.csv, OUT/<submission>.json, OUT/feedback/<submission>.md and, with --roster, "
+        "OUT/canvas.csv. Other commands: `author` (write an assignment), `gradescope` (Gradescope's "
+        "run_autograder entry point), `similarity` (similar code across a class); each has --help.",
+    )
+    _add_run_options(parser)
+    parser.add_argument("--out", required=True, help="output folder (created if needed)")
+    parser.add_argument("--jobs", type=int, default=1, help="submissions graded in parallel (default 1)")
+    parser.add_argument(
+        "--roster",
+        help="CSV with the columns file (name or glob pattern), id, name, and optionally section, login, "
+        "canvas_id: learner ids in grades.csv and the feedback, and OUT/canvas.csv",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     parser.add_argument("submissions", nargs="+", help="notebooks (.ipynb) or folders of notebooks")
     return parser
 
 
-def main(argv: list[str] | None = None) -> int:
-    """The command line; returns the exit status."""
-    parser = _parser()
-    args = parser.parse_args(argv)
+def _limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Limits:
     try:
-        limits = Limits(**{f.name: getattr(args, f.name) for f in fields(Limits) if f.metadata.get("flag")})
+        return Limits(**{f.name: getattr(args, f.name) for f in fields(Limits) if f.metadata.get("flag")})
     except ValueError as exc:
         parser.error(str(exc))
+    raise AssertionError("not reached")
+
+
+def _mode(args: argparse.Namespace) -> str:
+    mode = isolation.UNSAFE if args.unsafe_no_sandbox else isolation.BUBBLEWRAP
+    if mode == isolation.UNSAFE and not getattr(args, "quiet", False):
+        print(
+            "WARNING: --unsafe-no-sandbox: learner code runs WITHOUT isolation (only for a class you trust)",
+            file=sys.stderr,
+        )
+    return mode
+
+
+def _no_sandbox(exc: SandboxUnavailable) -> int:
+    print(
+        f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{exc.fix}",
+        file=sys.stderr,
+    )
+    return 2
+
+
+def _roster(parser: argparse.ArgumentParser, path: str | None) -> reports.Roster | None:
+    if path is None:
+        return None
+    try:
+        return reports.Roster.read(path)
+    except reports.RosterError as exc:
+        parser.error(str(exc))
+    raise AssertionError("not reached")
+
+
+def _grade_class(argv: list[str]) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    assignment = resolve_assignment(parser, args.assignment)
+    limits = _limits(parser, args)
     if args.jobs < 1:
         parser.error("--jobs must be >= 1")
+    roster = _roster(parser, args.roster)
     missing = [p for p in args.submissions if not (Path(p).exists() or Path(p).is_symlink())]
     if missing:
         parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
     paths = collect(args.submissions)
     if not paths:
         parser.error("no .ipynb submissions found in the given folder(s)")
-    mode = isolation.UNSAFE if args.unsafe_no_sandbox else isolation.BUBBLEWRAP
-    if mode == isolation.UNSAFE and not args.quiet:
-        print(
-            "WARNING: --unsafe-no-sandbox: learner code runs WITHOUT isolation (only for a class you trust)",
-            file=sys.stderr,
-        )
     try:
         grade_many(
             paths,
-            ASSIGNMENTS[args.assignment],
+            assignment,
             Path(args.out),
             jobs=args.jobs,
             seed=args.seed,
             limits=limits,
-            mode=mode,
+            mode=_mode(args),
             progress=None if args.quiet else sys.stderr,
+            roster=roster,
         )
     except SandboxUnavailable as exc:
-        print(
-            f"python -m helpers.grade: cannot isolate the submissions: {exc}.\n{isolation.INSTALL_HELP}",
-            file=sys.stderr,
-        )
-        return 2
+        return _no_sandbox(exc)
     return 0
+
+
+# ------------------------------------------------------------------ gradescope
+def _gradescope_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.grade gradescope",
+        description="Gradescope's run_autograder entry point: grade the one notebook of a submission folder "
+        "in the same sandbox and write Gradescope's results.json.",
+    )
+    _add_run_options(parser)
+    parser.add_argument(
+        "--submission", default=exports.SUBMISSION_DIR, help=f"default {exports.SUBMISSION_DIR}"
+    )
+    parser.add_argument("--results", default=exports.RESULTS_FILE, help=f"default {exports.RESULTS_FILE}")
+    parser.add_argument(
+        "--write-run-autograder",
+        metavar="PATH",
+        help="only write Gradescope's run_autograder script for this assignment to PATH",
+    )
+    return parser
+
+
+def _unsubmitted(plan: Plan, mode: str, reason: str) -> dict:
+    a = plan.assignment
+    report = {
+        "submission": "submission",
+        "file": "",
+        "assignment": a.name,
+        "seed": plan.seed,
+        "isolation": mode,
+        "score": 0.0,
+        "max_score": a.max_score,
+        "questions": [scoring.fail_question(q, f"not graded: {reason}", "not graded") for q in a.questions],
+        "warnings": [],
+        "cell_errors": [],
+        "error": reason,
+        "status": "no submission",
+        "reason": reason,
+    }
+    return report
+
+
+def gradescope(argv: list[str]) -> int:
+    """``python -m helpers.grade gradescope``: grade one Gradescope submission, write ``results.json``."""
+    parser = _gradescope_parser()
+    args = parser.parse_args(argv)
+    assignment = resolve_assignment(parser, args.assignment)
+    if args.write_run_autograder:
+        path = Path(args.write_run_autograder)
+        path.write_text(exports.run_autograder_script(args.assignment), encoding="utf-8")
+        path.chmod(0o755)
+        return 0
+    limits, mode = _limits(parser, args), _mode(args)
+    plan = make_plan(assignment, secrets.randbits(32) if args.seed is None else args.seed)
+    notebook, problem = exports.find_notebook(Path(args.submission), assignment.name)
+    try:
+        with isolation.prepare(mode, assignment.sandbox_packages) as runtime:
+            if notebook is None:
+                report = _unsubmitted(plan, runtime.mode, problem)
+            else:
+                report = _safe_grade(notebook, plan, runtime, limits, "submission")
+    except SandboxUnavailable as exc:
+        return _no_sandbox(exc)
+    results = Path(args.results)
+    results.parent.mkdir(parents=True, exist_ok=True)
+    data = json.dumps(exports.gradescope_results(report, assignment.title), indent=1, ensure_ascii=False)
+    write_atomic(results.parent, results.name, (data + "\n").encode("utf-8", "backslashreplace"))
+    print(
+        f"wrote {results}: {report['score']:g}/{report['max_score']:g} ({report['status']})", file=sys.stderr
+    )
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The command line; returns the exit status."""
+    argv = sys.argv[1:] if argv is None else list(argv)
+    commands = {"author": authoring.main, "gradescope": gradescope, "similarity": similarity.main}
+    if argv and argv[0] in commands:
+        return commands[argv[0]](argv[1:])
+    return _grade_class(argv)
 
 
 if __name__ == "__main__":

@@ -8,27 +8,36 @@ whole command; in short the sandbox has
   namespaces; inside it runs as uid/gid 65534 with no capabilities, no new
   privileges, no way to create further user namespaces, a new session and no
   environment but a few fixed variables; it dies with the grader;
+- a seccomp filter (``--seccomp FD``, :mod:`helpers.grade.seccomp`): no
+  ``ptrace``, no keyring calls, no ``io_uring``, ``perf_event_open``, ``bpf``,
+  namespace or mount calls;
+- where one can be made, its own control group (:mod:`helpers.grade.cgroup`):
+  memory, processes and one CPU for the submission as a whole; bwrap waits
+  on ``--block-fd`` until the grader has moved its first process (reported on
+  ``--info-fd``) into it. :attr:`Runtime.resources` says which limits apply;
 - read-only: the system's shared libraries (``/usr/lib``, ``/usr/lib64`` and
   the ``/lib`` links), the interpreter, its ``libpython`` and its standard
   library (every ``site-packages``/``dist-packages`` folder inside them
   covered by an empty read-only tmpfs), and ``/sandbox/site`` holding only
-  the packages the assignment allows (NumPy; for ``choosing-metrics`` also
-  ``helpers`` and pandas);
+  the packages the assignment allows and what they require, read from the
+  installed packages' metadata (:func:`package_paths`), never the grader
+  (:data:`WITHHELD`);
 - a fresh, size-limited, empty ``/tmp`` (its working directory), a new
   ``/proc`` (its own processes only) and a minimal read-only ``/dev``;
 - nothing else: not the repository, not the submissions, not the output
   folder, not the grader's environment or files.
 
 When the grader runs as root, bwrap itself is started as uid/gid 65534, so the
-learner's processes are not root on the host either (the kernel then enforces
-the process limit, which it never does for root). Files the sandbox needs
+learner's processes are not root on the host either. Files the sandbox needs
 that uid 65534 could not reach (e.g. a Python under ``/root``) are first
-hard-linked (or copied) into a private read-only staging folder.
+hard-linked (or copied) into a read-only staging folder, made where every user
+can search whatever ``TMPDIR`` is (:func:`_staging_parent`).
 
-Without a working ``bwrap`` the grader refuses to run (:class:`SandboxUnavailable`)
-unless the instructor passes ``--unsafe-no-sandbox`` for a trusted class: then
-the same child runs as a plain process with the same limits, and nothing
-more.
+Without a working sandbox the grader refuses to run (:class:`SandboxUnavailable`,
+whose ``fix`` names the real cause: bubblewrap missing, a package missing, no
+reachable staging folder, user namespaces disabled, ...) unless the instructor
+passes ``--unsafe-no-sandbox`` for a trusted class: then the same child runs as
+a plain process with the same per-process limits, and nothing more.
 """
 
 from __future__ import annotations
@@ -36,6 +45,8 @@ from __future__ import annotations
 import glob
 import importlib.util
 import os
+import platform
+import re
 import shutil
 import stat
 import subprocess
@@ -44,6 +55,9 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from importlib import metadata
+
+from . import cgroup, seccomp
 
 __all__ = ["BUBBLEWRAP", "UNSAFE", "SandboxUnavailable", "Runtime", "prepare", "bwrap_argv", "INSTALL_HELP"]
 
@@ -73,7 +87,17 @@ _PROBE = "import sys; sys.path.append({site!r}); import {modules}; print('ok')"
 
 
 class SandboxUnavailable(RuntimeError):
-    """bubblewrap is missing or cannot start a sandbox here (the message says why and how to install it)."""
+    """No sandbox can be started here: the message says why, ``fix`` what to do about it.
+
+    Examples
+    --------
+    >>> str(SandboxUnavailable("bwrap is missing", fix=INSTALL_HELP)) == "bwrap is missing"
+    True
+    """
+
+    def __init__(self, message: str, fix: str = ""):
+        super().__init__(message)
+        self.fix = fix
 
 
 @dataclass
@@ -95,6 +119,9 @@ class Runtime:
     bwrap: str | None = None
     run_as: int | None = None
     site_dir: str = SITE
+    cgroups: cgroup.Hierarchy | None = None
+    resources: str = cgroup.FALLBACK
+    seccomp: bool = False
 
     @property
     def sys_path(self) -> list[str]:
@@ -125,25 +152,121 @@ def _stdlib() -> str:
     return os.path.realpath(os.path.dirname(os.__file__))
 
 
+#: Modules of an allowed package that no sandbox sees (covered by an empty read-only tmpfs): the grader,
+#: its references and its cases. Notebooks take their exercise data from ``helpers.experiments``.
+WITHHELD: tuple[str, ...] = ("helpers.grade",)
+_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _requirements(dist: metadata.Distribution) -> list[str]:
+    """The distributions ``dist`` always needs (requirements of its extras are left out)."""
+    out = []
+    for req in dist.requires or []:
+        marker = req.split(";", 1)[1] if ";" in req else ""
+        found = _NAME.match(req)
+        if found and "extra" not in marker:
+            out.append(found.group(1))
+    return out
+
+
+def _top_names(dist: metadata.Distribution) -> list[str]:
+    """Top-level modules and folders a distribution installed (``top_level.txt``, else its RECORD)."""
+    listed = (dist.read_text("top_level.txt") or "").split()
+    if listed:
+        return sorted(set(listed))
+    names = set()
+    for path in dist.files or []:
+        top = path.parts[0] if path.parts else ""
+        if len(path.parts) == 1:
+            top = top[:-3] if top.endswith(".py") else ""
+        if (
+            top
+            and not top.endswith((".dist-info", ".data", ".egg-info", ".pth"))
+            and top not in ("..", "bin")
+        ):
+            names.add(top)
+    return sorted(n for n in names if not n.startswith("__"))
+
+
+def _locate(name: str, dist: metadata.Distribution | None) -> str | None:
+    """Host path of a top-level module or folder (an editable install's too), or ``None``.
+
+    With ``dist``, the distribution's own files come first; the import system (an editable
+    install's finder) only for a name the distribution declares as its own.
+    """
+    if dist is not None:
+        path = str(dist.locate_file(name))
+        if os.path.exists(path):
+            return os.path.realpath(path)
+        for suffix in (".py",):
+            if os.path.exists(path + suffix):
+                return os.path.realpath(path + suffix)
+        if dist.metadata["Name"] not in metadata.packages_distributions().get(name, []):
+            return None
+    try:
+        spec = importlib.util.find_spec(name) if name.isidentifier() else None
+    except (ImportError, ValueError):
+        spec = None
+    if spec is None or not (spec.submodule_search_locations or spec.origin not in (None, "built-in")):
+        return None
+    locations = list(spec.submodule_search_locations or [])
+    return os.path.realpath(locations[0] if locations else spec.origin)
+
+
+def _distribution_of(name: str) -> metadata.Distribution | None:
+    for dist_name in metadata.packages_distributions().get(name, []):
+        try:
+            return metadata.distribution(dist_name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None
+
+
 def package_paths(names: tuple[str, ...]) -> dict[str, str]:
-    """Host folder (or file) of each top-level package, plus NumPy-style ``<name>.libs`` siblings.
+    """Host path of every top-level module a sandbox needs: ``names`` and their import closure.
+
+    The closure is read from the installed packages' metadata (``importlib.metadata``):
+    each allowed package's distribution, the distributions it requires (not those of its
+    extras; a requirement that is not installed here is left out), recursively, and every
+    top-level module or folder each of them installed (``numpy.libs`` included).
 
     Raises
     ------
     SandboxUnavailable
         When an allowed package is not installed for this interpreter.
     """
-    out = {}
+    out: dict[str, str] = {}
+    queue: list[metadata.Distribution] = []
     for name in names:
-        spec = importlib.util.find_spec(name)
-        if spec is None or not (spec.submodule_search_locations or spec.origin):
-            raise SandboxUnavailable(f"the package {name!r}, which learners may use, is not installed here")
-        locations = list(spec.submodule_search_locations or [])
-        path = os.path.realpath(locations[0] if locations else spec.origin)
+        path = _locate(name, None)
+        if path is None:
+            raise SandboxUnavailable(
+                f"the package {name!r}, which learners may use, is not installed for {sys.executable}",
+                fix=f"install it into the grader's environment: `{sys.executable} -m pip install {name}`",
+            )
         out[os.path.basename(path)] = path
-        libs = path + ".libs"
-        if os.path.isdir(libs):
-            out[os.path.basename(libs)] = libs
+        dist = _distribution_of(name)
+        if dist is not None:
+            queue.append(dist)
+    seen = {_canonical(d.metadata["Name"] or "") for d in queue}
+    while queue:
+        dist = queue.pop()
+        for top in _top_names(dist):
+            path = _locate(top, dist)
+            if path is not None and os.path.basename(path) not in out:
+                out[os.path.basename(path)] = path
+        for req in _requirements(dist):
+            if _canonical(req) in seen:
+                continue
+            seen.add(_canonical(req))
+            try:
+                queue.append(metadata.distribution(req))
+            except metadata.PackageNotFoundError:
+                continue
     return out
 
 
@@ -231,7 +354,13 @@ def _stage(binds: list[tuple[str, str]], staging: str) -> list[tuple[str, str]]:
 def _bubblewrap_runtime(packages: tuple[str, ...], staging: str | None) -> Runtime:
     bwrap = shutil.which("bwrap")
     if bwrap is None:
-        raise SandboxUnavailable("bubblewrap (`bwrap`) is not installed")
+        raise SandboxUnavailable("bubblewrap (`bwrap`) is not installed", fix=INSTALL_HELP)
+    if not seccomp.supported():
+        raise SandboxUnavailable(
+            f"the grader has no seccomp filter for this machine's architecture ({platform.machine()})",
+            fix=f"grade on {' or '.join(seccomp.ARCHES)} Linux, or pass --unsafe-no-sandbox for a trusted "
+            "class",
+        )
     python = _interpreter()
     site = package_paths(packages)
     system, links = _system_links()
@@ -240,6 +369,8 @@ def _bubblewrap_runtime(packages: tuple[str, ...], staging: str | None) -> Runti
     hidden = _hidden_dirs([s for s, _ in system + own], list(site.values()))
     binds = system + (_stage(own, staging) if staging is not None else own)
     hidden = [p for p in hidden if _source_of(p, binds) is not None]
+    hidden += [p for p in _withheld(site) if _source_of(p, binds) is not None]
+    groups, why = cgroup.detect()
     return Runtime(
         BUBBLEWRAP,
         python,
@@ -249,7 +380,20 @@ def _bubblewrap_runtime(packages: tuple[str, ...], staging: str | None) -> Runti
         hidden,
         bwrap=bwrap,
         run_as=SANDBOX_ID if staging is not None else None,
+        cgroups=groups,
+        resources=groups.describe() if groups else f"{cgroup.FALLBACK} ({why})",
+        seccomp=True,
     )
+
+
+def _withheld(site: dict[str, str]) -> list[str]:
+    """Sandbox folders of :data:`WITHHELD` modules inside an allowed package (covered by an empty tmpfs)."""
+    out = []
+    for module in WITHHELD:
+        top, _, rest = module.partition(".")
+        if top in site and rest:
+            out.append(f"{SITE}/{top}/{rest.replace('.', '/')}")
+    return out
 
 
 def _unsafe_runtime(packages: tuple[str, ...], folder: str) -> Runtime:
@@ -261,6 +405,32 @@ def _unsafe_runtime(packages: tuple[str, ...], folder: str) -> Runtime:
     return Runtime(UNSAFE, _interpreter(), site, site_dir=site_dir)
 
 
+def _staging_parent() -> str:
+    """A folder for the staged runtime that the sandbox user can reach, whatever ``TMPDIR`` is.
+
+    ``TMPDIR`` first; when it sits inside a private folder (mode 0700, as ``mktemp -d``, pytest's
+    ``tmp_path`` and many job schedulers give), the system's ``/tmp``, ``/var/tmp`` or ``/dev/shm``.
+
+    Raises
+    ------
+    SandboxUnavailable
+        When none of them can be reached by another user (the message names them and the fix).
+    """
+    tried = []
+    for folder in (tempfile.gettempdir(), "/tmp", "/var/tmp", "/dev/shm"):
+        real = os.path.realpath(folder)
+        if real in tried:
+            continue
+        tried.append(real)
+        if os.path.isdir(real) and _reachable_by_others(os.path.join(real, "x")) and os.access(real, os.W_OK):
+            return real
+    raise SandboxUnavailable(
+        f"no folder to stage the sandbox's runtime in that its user (uid {SANDBOX_ID}) can reach: "
+        f"{', '.join(tried)} each sit inside a folder other users cannot search",
+        fix="point TMPDIR at a folder every user can search (e.g. `TMPDIR=/tmp python -m helpers.grade ...`)",
+    )
+
+
 @contextmanager
 def prepare(mode: str, packages: tuple[str, ...], probe_timeout: float = 60.0) -> Iterator[Runtime]:
     """The runtime of one grading run; checked by actually starting one sandbox.
@@ -269,44 +439,86 @@ def prepare(mode: str, packages: tuple[str, ...], probe_timeout: float = 60.0) -
     ----------
     mode : {"bubblewrap", "unsafe-no-sandbox"}
     packages : tuple of str
-        Top-level packages learners may import (``numpy``, ...).
+        Top-level packages learners may import (``numpy``, ...); what they import comes along.
 
     Raises
     ------
     SandboxUnavailable
-        In bubblewrap mode, when ``bwrap`` is missing or cannot start the sandbox.
+        In bubblewrap mode, when a sandbox cannot be started here (``fix`` says what to do).
     """
     if mode not in (BUBBLEWRAP, UNSAFE):
         raise ValueError(f"unknown isolation mode {mode!r}; choose {BUBBLEWRAP!r} or {UNSAFE!r}")
-    folder = tempfile.mkdtemp(prefix="helpers-grade-runtime-")
+    root = os.geteuid() == 0 and mode == BUBBLEWRAP
+    folder = tempfile.mkdtemp(prefix="helpers-grade-runtime-", dir=_staging_parent() if root else None)
     try:
         if mode == UNSAFE:
             yield _unsafe_runtime(packages, folder)
             return
         os.chmod(folder, 0o755)
-        staging = folder if os.geteuid() == 0 else None
-        runtime = _bubblewrap_runtime(packages, staging)
+        runtime = _bubblewrap_runtime(packages, folder if root else None)
         _probe(runtime, packages, probe_timeout)
         yield runtime
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+_PROBE_FIXES = (
+    (
+        "Permission denied",
+        "a folder the sandbox needs is not readable by uid {uid}: {path}; "
+        "make it readable, or point TMPDIR at a folder every user can search",
+    ),
+    (
+        "Unknown option",
+        "this bubblewrap is too old for the grader's options: install bubblewrap 0.8 or newer",
+    ),
+    (
+        "No permissions to create new namespace",
+        "user namespaces are disabled here: enable them "
+        "(`sysctl kernel.unprivileged_userns_clone=1`, `user.max_user_namespaces`) or run on the host",
+    ),
+    (
+        "setting up uid map",
+        "user namespaces are restricted here (e.g. AppArmor's "
+        "`kernel.apparmor_restrict_unprivileged_userns`): allow bwrap to use them or run the grader as root",
+    ),
+)
+
+
+def _probe_fix(said: str) -> str:
+    path = said.split("path ", 1)[1].split(":", 1)[0] if "path " in said else "(see above)"
+    for needle, fix in _PROBE_FIXES:
+        if needle in said:
+            return fix.format(uid=SANDBOX_ID, path=path)
+    return "run the bwrap command above by hand to see why it fails (`bwrap --version` works?)"
+
+
 def _probe(runtime: Runtime, packages: tuple[str, ...], timeout: float) -> None:
     """Start one sandbox that imports every allowed package; raise with bwrap's own words if it fails."""
     code = _PROBE.format(site=SITE, modules=", ".join(p for p in packages))
-    argv = bwrap_argv(runtime, tmp_bytes=16 << 20) + ["-c", code]
+    fd = seccomp.filter_fd()
+    argv = bwrap_argv(runtime, tmp_bytes=16 << 20, seccomp_fd=fd) + ["-c", code]
     try:
         proc = subprocess.run(
-            argv, capture_output=True, timeout=timeout, stdin=subprocess.DEVNULL, **popen_user(runtime)
+            argv,
+            capture_output=True,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            pass_fds=(fd,),
+            **popen_user(runtime),
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise SandboxUnavailable(f"bubblewrap could not start a test sandbox: {exc}") from None
+        raise SandboxUnavailable(
+            f"bubblewrap could not start a test sandbox: {exc}", fix=_probe_fix(str(exc))
+        ) from None
+    finally:
+        os.close(fd)
     if proc.returncode != 0 or proc.stdout.strip() != b"ok":
-        said = proc.stderr.decode("utf-8", "backslashreplace").strip().splitlines()[-3:]
+        said = " / ".join(proc.stderr.decode("utf-8", "backslashreplace").strip().splitlines()[-3:])
         raise SandboxUnavailable(
             "bubblewrap is installed but could not start a test sandbox here: "
-            + (" / ".join(said) or f"exit status {proc.returncode}")
+            + (said or f"exit status {proc.returncode}"),
+            fix=_probe_fix(said),
         )
 
 
@@ -317,15 +529,28 @@ def popen_user(runtime: Runtime) -> dict:
     return {"user": runtime.run_as, "group": runtime.run_as, "extra_groups": []}
 
 
-def bwrap_argv(runtime: Runtime, *, tmp_bytes: int) -> list[str]:
+def bwrap_argv(
+    runtime: Runtime,
+    *,
+    tmp_bytes: int,
+    seccomp_fd: int | None = None,
+    block_fd: int | None = None,
+    info_fd: int | None = None,
+) -> list[str]:
     """The bwrap command up to the interpreter's options (the caller appends ``-c CODE``).
+
+    ``seccomp_fd`` holds the filter (:func:`helpers.grade.seccomp.filter_fd`); with
+    ``info_fd`` bwrap reports the sandbox's first process, which waits on ``block_fd``
+    until the grader has put it into its control group.
 
     Examples
     --------
     >>> r = Runtime(BUBBLEWRAP, "/py/bin/python3", {}, binds=[("/usr/lib", "/usr/lib")], bwrap="bwrap")
-    >>> argv = bwrap_argv(r, tmp_bytes=1024)
+    >>> argv = bwrap_argv(r, tmp_bytes=1024, seccomp_fd=5)
     >>> argv[:4], "--clearenv" in argv, argv[-4:]
     (['bwrap', '--unshare-user', '--uid', '65534'], True, ['/py/bin/python3', '-I', '-S', '-B'])
+    >>> argv[argv.index("--seccomp") + 1]
+    '5'
     """
     ident = str(SANDBOX_ID)
     argv = [
@@ -373,6 +598,9 @@ def bwrap_argv(runtime: Runtime, *, tmp_bytes: int) -> list[str]:
     ]
     for name, value in sandbox_env(TMP).items():
         argv += ["--setenv", name, value]
+    for option, fd in (("--seccomp", seccomp_fd), ("--info-fd", info_fd), ("--block-fd", block_fd)):
+        if fd is not None:
+            argv += [option, str(fd)]
     return argv + ["--", runtime.python, "-I", "-S", "-B"]
 
 

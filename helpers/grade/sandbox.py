@@ -10,18 +10,26 @@ dedicated pipe. Comparing values with the reference is the grader's job.
 What is enforced here, on the grader's side
 -------------------------------------------
 - Wall-clock time: ``timeout`` seconds for running the cells, then again for
-  each question. On expiry the whole sandbox (bwrap's process group, and with
-  it the PID namespace) is killed with SIGKILL, the question scores zero and a
-  new sandbox carries on with the questions after it. A crash (``os._exit``,
-  a signal) is handled the same way.
+  each question, and a hard cap of ``timeout * (questions + 1)`` for all runs of
+  one submission together, which nothing it sends can move. Phases are taken
+  only in the job's order, from the supervisor's messages (learner code runs in
+  another process that holds no descriptor of the channel: see
+  :mod:`helpers.grade.child`). On expiry the whole sandbox (bwrap's process
+  group, its PID namespace and its control group) is killed with SIGKILL; a
+  hung or crashed cell is reported and the notebook runs again without it; a
+  hung or crashed question scores zero and a new sandbox carries on with the
+  questions after it.
+- Every sandbox gets the seccomp filter of :mod:`helpers.grade.seccomp` and,
+  where one can be made, its own control group (:mod:`helpers.grade.cgroup`:
+  memory, processes and one CPU for the submission as a whole).
 - Nothing that comes back is trusted: the result channel is capped
-  (``Limits.result_bytes``), each line is parsed as plain JSON (no NaN or
-  Infinity literals), checked against the message schema
-  (:func:`validate_event`) and every string is cut and made printable; the
-  learner's printed output is capped and decoded with escapes.
+  (``Limits.result_bytes``) and read in time linear in what arrives, each line
+  is parsed as plain JSON (no NaN or Infinity literals), checked against the
+  message schema (:func:`validate_event`) and every string is cut and made
+  printable; the learner's printed output is capped and decoded with escapes.
 - Inside, before any learner code runs, the child sets CPU time, address
-  space, file size (hence output size), open files, process count and core
-  dump limits (soft = hard).
+  space, file size (hence output size), open files, process count (where no
+  control group counts them) and core dump limits (soft = hard).
 """
 
 from __future__ import annotations
@@ -40,7 +48,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
-from . import isolation
+from . import cgroup, isolation, seccomp
 from .isolation import Runtime
 
 __all__ = ["Limits", "SandboxResult", "run_submission", "validate_event", "clean_text", "BOOTSTRAP"]
@@ -57,6 +65,10 @@ BOOTSTRAP = (
 )
 _MAX_TEXT = 500
 _MAX_EVENTS = 10_000
+#: helpers.experiments.exercise_data.SEED_VARIABLE (this module imports nothing of the course)
+_SEED_VARIABLE = "HELPERS_GRADING_SEED"
+#: tasks of a sandbox that are not the submission's: bubblewrap's init and the supervisor (child.py)
+_RUNNER_TASKS = 2
 
 
 def _limit(default: Any, flag: str | None, text: str) -> Any:
@@ -91,8 +103,13 @@ class Limits:
     )
     nproc: int = _limit(32, "--max-processes", "processes and threads a submission may run at once")
     tmp_mb: int = _limit(64, "--tmp-mb", "size of the submission's empty writable /tmp, in MiB")
-    result_bytes: int = _limit(16 * 1024 * 1024, None, "most bytes read back from one sandbox run")
-    notebook_bytes: int = _limit(5 * 1024 * 1024, None, "largest notebook file that is graded")
+    result_bytes: int = _limit(4 * 1024 * 1024, None, "most bytes read back from one sandbox run")
+    code_bytes: int = _limit(
+        128 * 1024, None, "most code (all code cells together) parsed outside the sandbox"
+    )
+    notebook_mb: float = _limit(
+        25.0, "--max-notebook-mb", "largest notebook file that is graded, in MiB (saved plots count)"
+    )
 
     def __post_init__(self) -> None:
         minimum = {
@@ -102,7 +119,8 @@ class Limits:
             "nproc": 0,
             "tmp_mb": 0,
             "result_bytes": 1023,
-            "notebook_bytes": 1023,
+            "notebook_mb": 0,
+            "code_bytes": 1023,
         }
         for f in fields(self):
             value = getattr(self, f.name)
@@ -110,13 +128,40 @@ class Limits:
                 name = f.metadata["flag"] or f.name
                 raise ValueError(f"{name} must be > {minimum[f.name]} (got {value})")
 
-    def for_child(self, n_phases: int) -> dict:
-        """The limits the child sets on itself (CPU time covers every phase of one run)."""
+    def code_problem(self, sources: list[str]) -> str | None:
+        """Why the code cells are too large to be parsed (parsing costs ~2 KiB per statement), or ``None``.
+
+        Examples
+        --------
+        >>> Limits().code_problem(["x = 1"]) is None
+        True
+        >>> Limits().code_problem(["a;" * 200_000])[:40]
+        'the code cells hold 390 KiB of code (mor'
+        """
+        size = sum(len(src.encode("utf-8", "surrogatepass")) for src in sources)
+        if size <= self.code_bytes:
+            return None
+        return (
+            f"the code cells hold {size >> 10} KiB of code (more than the {self.code_bytes >> 10} KiB "
+            "that are graded); outputs and images do not count, only code"
+        )
+
+    @property
+    def notebook_bytes(self) -> int:
+        """:attr:`notebook_mb` in bytes."""
+        return int(self.notebook_mb * 1024 * 1024)
+
+    def for_child(self, n_phases: int, per_user_nproc: bool = True) -> dict:
+        """The limits the child sets on itself (CPU time covers every phase of one run).
+
+        The process limit counts per user: it is set only where no control group bounds
+        the sandbox's processes (``per_user_nproc``); ``nproc`` 0 leaves it unset.
+        """
         return {
             "cpu_seconds": int(math.ceil(self.timeout * (n_phases + 1))) + 1,
             "memory_bytes": int(self.memory_mb) * 1024 * 1024,
             "output_bytes": int(self.output_bytes),
-            "nproc": int(self.nproc),
+            "nproc": int(self.nproc) if per_user_nproc else 0,
         }
 
 
@@ -135,6 +180,8 @@ class SandboxResult:
     warnings: list = field(default_factory=list)
     output: str = ""
     runs: int = 0
+    runs_loaded: bool = False
+    hung_cells: list = field(default_factory=list)
 
 
 # ------------------------------------------------------------------ validation of what comes back
@@ -202,6 +249,7 @@ def _valid_loaded(event: dict) -> bool:
 
 _SCHEMA = {
     "loaded": _valid_loaded,
+    "cell": lambda e: type(e.get("i")) is int,
     "start": lambda e: isinstance(e.get("q"), str),
     "result": lambda e: isinstance(e.get("q"), str) and _valid_result(e),
     "warning": lambda e: isinstance(e.get("text"), str),
@@ -246,38 +294,63 @@ def _job_stdin(job: dict) -> int:
     return fd
 
 
-def _command(runtime: Runtime, limits: Limits, workdir: str | None) -> tuple[list[str], dict]:
-    if runtime.mode == isolation.BUBBLEWRAP:
-        argv = isolation.bwrap_argv(runtime, tmp_bytes=limits.tmp_mb * 1024 * 1024)
-        return argv + ["-c", BOOTSTRAP], {"env": {}, **isolation.popen_user(runtime)}
-    argv = [runtime.python, "-I", "-S", "-B", "-c", BOOTSTRAP]
-    return argv, {"env": isolation.sandbox_env(workdir or "/tmp"), "cwd": workdir}
-
-
 class _Reader:
-    """Reads the result channel: capped, line by line, every line validated."""
+    """Reads the result channel: capped, line by line (linear in what arrives), every line validated.
 
-    def __init__(self, fd: int, limits: Limits, result: SandboxResult, phases: int):
+    Deadlines follow the run's phases (the cells, then each question), and a phase is only
+    taken in the job's order: a message for a phase already passed or out of order is
+    ignored, so no output re-opens a phase or extends one. ``end`` is the submission's hard
+    cap, which nothing that comes back can move.
+    """
+
+    def __init__(self, fd: int, limits: Limits, result: SandboxResult, job: dict, end: float):
         self.fd, self.limits, self.result = fd, limits, result
-        self.buffer = b""
+        self.buffer = bytearray()
+        self.scanned = 0
         self.total = 0
+        self.invalid = 0
         self.events: list[dict] = []
+        order = [("cell", c["index"]) for c in job["cells"] if c["index"] not in job["skip"]]
+        order += [("loaded", None)] + [("start", q["name"]) for q in job["questions"]]
+        self.order = {key: i for i, key in enumerate(order)}
+        self.position = -1
+        self.cell: int | None = None
         self.current: str | None = None
         self.loaded = self.finished = False
-        self.deadline = time.monotonic() + limits.timeout
-        # However many events it sends, one run never outlasts all its phases.
-        self.end = time.monotonic() + limits.timeout * (phases + 1)
+        self.deadline = min(time.monotonic() + limits.timeout, end)
+        self.end = end
         self.reason = ""
+
+    def _phase(self, event: dict) -> bool:
+        """Whether a phase event comes in order (then it is taken); later phases may skip earlier ones."""
+        ev = event["ev"]
+        key = (ev, event.get("i") if ev == "cell" else event.get("q"))
+        position = self.order.get(key, -1) if isinstance(key[1], (int, str, type(None))) else -1
+        if position <= self.position:
+            return False
+        self.position = position
+        if ev == "cell":
+            self.cell = key[1]
+            return True
+        self.loaded = True
+        self.cell = None
+        self.current = key[1] if ev == "start" else None
+        self.deadline = min(time.monotonic() + self.limits.timeout, self.end)
+        return True
 
     def _take(self, event: dict) -> None:
         ev = event["ev"]
-        if ev in ("loaded", "start"):
-            self.loaded = True
-            self.deadline = time.monotonic() + self.limits.timeout
-            self.current = event.get("q") if ev == "start" else None
+        if ev in ("cell", "loaded", "start"):
+            if not self._phase(event):
+                self.invalid += 1
+                return
         elif ev == "result":
+            if event["q"] != self.current:
+                self.invalid += 1
+                return
             self.current = None
-        self.finished = ev == "done"
+        elif ev == "done":
+            self.finished = self.loaded
         if len(self.events) < _MAX_EVENTS:
             self.events.append(event)
 
@@ -287,20 +360,36 @@ class _Reader:
             self.reason = "sent more than the result channel accepts"
             return
         self.buffer += chunk
-        while b"\n" in self.buffer and not (self.finished or self.reason):
-            line, self.buffer = self.buffer.split(b"\n", 1)
-            event = validate_event(line)
+        start = 0
+        while not (self.finished or self.reason):
+            newline = self.buffer.find(b"\n", max(start, self.scanned))
+            if newline < 0:
+                break
+            # a message is a JSON object: anything else is dropped without parsing it
+            event = (
+                validate_event(bytes(self.buffer[start:newline]))
+                if self.buffer[start : start + 1] == b"{"
+                else None
+            )
+            start = newline + 1
             if event is None:
-                self.result.warnings.append("ignored an invalid message on the result channel")
+                self.invalid += 1
             else:
                 self._take(event)
+        del self.buffer[:start]
+        self.scanned = len(self.buffer)
 
     def run(self) -> None:
         """Read until ``done``, end of file, the deadline or the size cap."""
         while not (self.finished or self.reason):
             left = min(self.deadline, self.end) - time.monotonic()
             if left <= 0:
-                self.reason = f"timed out after {self.limits.timeout:g} s (wall clock)"
+                capped = self.end <= self.deadline
+                self.reason = (
+                    "the submission's total time limit was used up"
+                    if capped
+                    else f"timed out after {self.limits.timeout:g} s (wall clock)"
+                )
                 return
             ready, _, _ = select.select([self.fd], [], [], left)
             if not ready:
@@ -345,28 +434,121 @@ def _collect_output(out_file: Any, result: SandboxResult, limit: int) -> None:
         result.output += clean_text(text, limit - len(result.output))
 
 
-def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult) -> _Reader:
-    """One sandbox run; the reader holds the events, the question it stopped in and the reason."""
+def _read_child_pid(fd: int, timeout: float) -> int | None:
+    """The sandbox's first process as bwrap reports it on ``--info-fd`` (``None`` if bwrap said nothing)."""
+    data = b""
+    end = time.monotonic() + timeout
+    while b"}" not in data and len(data) < 4096:
+        left = end - time.monotonic()
+        if left <= 0 or not select.select([fd], [], [], left)[0]:
+            return None
+        chunk = os.read(fd, 4096)
+        if not chunk:
+            break
+        data += chunk
+    try:
+        pid = json.loads(data[: data.index(b"}") + 1]).get("child-pid")
+    except (ValueError, AttributeError):
+        return None
+    return pid if isinstance(pid, int) and pid > 0 else None
+
+
+class _Launch:
+    """bwrap started for one run: its seccomp filter, and its control group joined before any code runs."""
+
+    def __init__(self, runtime: Runtime, limits: Limits, job: dict, result: SandboxResult):
+        self.runtime, self.limits, self.result = runtime, limits, result
+        self.group: cgroup.Group | None = None
+        if runtime.mode == isolation.BUBBLEWRAP and runtime.cgroups is not None:
+            try:
+                self.group = cgroup.Group(
+                    runtime.cgroups, int(limits.memory_mb) << 20, int(limits.nproc) + _RUNNER_TASKS
+                )
+            except OSError as exc:
+                result.warnings.append(f"no control group for this run ({exc}); per-process limits only")
+
+    def start(self, argv_tail: list[str], write_fd: int, stdin_fd: int, out_file: Any, workdir: str | None):
+        """Popen bwrap (or the unsafe child); returns the process."""
+        if self.runtime.mode != isolation.BUBBLEWRAP:
+            argv = [self.runtime.python, "-I", "-S", "-B"] + argv_tail
+            extra = {"env": isolation.sandbox_env(workdir or "/tmp"), "cwd": workdir}
+            return self._popen(argv, (write_fd,), stdin_fd, out_file, extra)
+        filter_fd = seccomp.filter_fd()
+        fds = [filter_fd]
+        block_r = block_w = info_r = info_w = None
+        if self.group is not None:
+            block_r, block_w = os.pipe()
+            info_r, info_w = os.pipe()
+            fds += [block_r, info_w]
+        try:
+            argv = isolation.bwrap_argv(
+                self.runtime,
+                tmp_bytes=self.limits.tmp_mb * 1024 * 1024,
+                seccomp_fd=filter_fd,
+                block_fd=block_r,
+                info_fd=info_w,
+            )
+            extra = {"env": {}, **isolation.popen_user(self.runtime)}
+            proc = self._popen(argv + argv_tail, (write_fd, *fds), stdin_fd, out_file, extra)
+        finally:
+            for fd in fds:
+                os.close(fd)
+        if self.group is not None:
+            self._join(info_r, block_w)
+        return proc
+
+    def _join(self, info_r: int, block_w: int) -> None:
+        try:
+            pid = _read_child_pid(info_r, 10.0)
+            if pid is not None:
+                self.group.add(pid)
+        except OSError as exc:
+            self.result.warnings.append(f"could not move the sandbox into its control group ({exc})")
+        finally:
+            os.close(info_r)
+            try:
+                os.write(block_w, b"g")
+            except OSError:
+                pass
+            os.close(block_w)
+
+    @staticmethod
+    def _popen(argv, fds, stdin_fd, out_file, extra) -> subprocess.Popen:
+        return subprocess.Popen(
+            argv,
+            stdin=stdin_fd,
+            stdout=out_file,
+            stderr=subprocess.STDOUT,
+            pass_fds=fds,
+            start_new_session=True,
+            close_fds=True,
+            **extra,
+        )
+
+    def finish(self, proc: subprocess.Popen) -> bool:
+        """Kill everything of the run; whether the control group had to enforce its memory limit."""
+        _kill(proc)
+        if self.group is None:
+            return False
+        exceeded = self.group.memory_exceeded()
+        self.group.remove()
+        return exceeded
+
+
+def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult, end: float) -> _Reader:
+    """One sandbox run; the reader holds the events, the phase it stopped in and the reason."""
     workdir = tempfile.mkdtemp(prefix="helpers-grade-") if runtime.mode == isolation.UNSAFE else None
     read_fd, write_fd = os.pipe()
     job = {**job, "channel_fd": write_fd}
     stdin_fd = _job_stdin(job)
-    reader = _Reader(read_fd, limits, result, phases=len(job["questions"]))
+    reader = _Reader(read_fd, limits, result, job, end)
+    launch = _Launch(runtime, limits, job, result)
     try:
         with tempfile.TemporaryFile() as out_file:
-            argv, extra = _command(runtime, limits, workdir)
-            proc = subprocess.Popen(
-                argv,
-                stdin=stdin_fd,
-                stdout=out_file,
-                stderr=subprocess.STDOUT,
-                pass_fds=(write_fd,),
-                start_new_session=True,
-                close_fds=True,
-                **extra,
-            )
+            proc = launch.start(["-c", BOOTSTRAP], write_fd, stdin_fd, out_file, workdir)
             os.close(write_fd)
             write_fd = -1
+            exceeded = False
             try:
                 reader.run()
                 if not reader.finished and not reader.reason:
@@ -376,7 +558,9 @@ def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult
                         pass
                     reader.reason = _describe_exit(proc.returncode)
             finally:
-                _kill(proc)
+                exceeded = launch.finish(proc)
+            if exceeded and not reader.finished:
+                reader.reason = f"the submission's memory limit ({limits.memory_mb} MiB in all) was exceeded"
             _collect_output(out_file, result, 4096)
     finally:
         for fd in (write_fd, read_fd, stdin_fd):
@@ -384,6 +568,10 @@ def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult
                 os.close(fd)
         if workdir:
             shutil.rmtree(workdir, ignore_errors=True)
+    if reader.invalid:
+        result.warnings.append(
+            f"ignored {reader.invalid} invalid or out-of-order message(s) on the result channel"
+        )
     return reader
 
 
@@ -396,16 +584,27 @@ def _take_events(reader: _Reader, remaining: list[dict], result: SandboxResult, 
                 {"cell": e["cell"], "line": e["line"], "error": clean_text(e["error"])}
                 for e in event["errors"][:50]
             ]
-        elif ev == "warning":
+        elif ev == "warning" and len(result.warnings) < 50:
             result.warnings.append(clean_text(event["text"], 300))
         elif ev == "result" and event["q"] in names and event["q"] not in result.questions:
             result.questions[event["q"]] = event
 
 
 def run_submission(
-    cells: list[dict], questions: list[dict], runtime: Runtime, limits: Limits | None = None
+    cells: list[dict],
+    questions: list[dict],
+    runtime: Runtime,
+    limits: Limits | None = None,
+    seed: int | None = None,
 ) -> SandboxResult:
     """Run ``cells`` in a fresh sandbox and call every question on its cases.
+
+    The cells run one by one: when the run hangs or dies inside a cell, that cell is
+    reported (:attr:`SandboxResult.hung_cells`) and a new sandbox runs the notebook
+    without it, so the functions defined before it are still graded. A question that
+    hangs or crashes scores zero and a new sandbox carries on with the questions after
+    it. All runs of one submission share one hard wall-clock cap,
+    ``timeout * (questions + 1)`` seconds, that nothing the submission sends can move.
 
     Parameters
     ----------
@@ -419,6 +618,9 @@ def run_submission(
         From :func:`helpers.grade.isolation.prepare`.
     limits : Limits
         Time, memory, output and process limits.
+    seed : int, optional
+        The grading run's seed, put into the sandbox's environment for the exercise data that
+        change with each run (:data:`helpers.experiments.exercise_data.SEED_VARIABLE`).
 
     Returns
     -------
@@ -428,25 +630,51 @@ def run_submission(
     limits = limits or Limits()
     result = SandboxResult()
     remaining = list(questions)
+    skip: list[int] = []
+    end = time.monotonic() + limits.timeout * (len(questions) + 1)
     while remaining:
         job = {
             "cells": cells,
+            "skip": skip,
             "questions": remaining,
-            "limits": limits.for_child(len(remaining)),
+            "limits": limits.for_child(len(remaining), per_user_nproc=runtime.cgroups is None),
             "sys_path": runtime.sys_path,
+            "env": {} if seed is None else {_SEED_VARIABLE: str(seed)},
         }
-        reader = _run_once(job, runtime, limits, result)
-        _take_events(reader, remaining, result, first=result.runs == 0)
+        reader = _run_once(job, runtime, limits, result, end)
+        _take_events(reader, remaining, result, first=not result.runs_loaded)
         result.runs += 1
+        result.runs_loaded = result.runs_loaded or reader.loaded
         todo = [q for q in remaining if q["name"] not in result.questions]
         if not todo:
             break
+        if not reader.loaded and reader.cell is not None and time.monotonic() < end:
+            # The run stopped inside a cell: report it, run the notebook again without it.
+            result.hung_cells.append({"cell": reader.cell, "reason": reader.reason or "stopped reporting"})
+            skip = skip + [reader.cell]
+            continue
         if not reader.loaded:
             for q in todo:
                 result.questions[q["name"]] = {"failure": f"running the notebook failed: {reader.reason}"}
+            break
+        if time.monotonic() >= end:
+            for q in todo:
+                result.questions[q["name"]] = {"failure": "the submission's total time limit was used up"}
             break
         # The sandbox died or hung inside one question (or between two): that one fails, the rest go on.
         stuck = reader.current if reader.current in {q["name"] for q in todo} else todo[0]["name"]
         result.questions[stuck] = {"failure": reader.reason or "the process stopped reporting"}
         remaining = [q for q in todo if q["name"] != stuck]
+    result.cell_errors += [_hung_cell_error(h, cells, limits) for h in result.hung_cells]
     return result
+
+
+def _hung_cell_error(hung: dict, cells: list[dict], limits: Limits) -> dict:
+    """A cell the notebook's run stopped in, as a cell error (which cell, why, and what happened next)."""
+    cell = next((c for c in cells if c["index"] == hung["cell"]), {"statements": [{"line": 1}]})
+    return {
+        "cell": hung["cell"],
+        "line": cell["statements"][0]["line"] if cell["statements"] else 1,
+        "error": f"this cell did not finish: {clean_text(hung['reason'], 200)}; it was skipped and the "
+        f"rest of the notebook was run without it (each cell shares the {limits.timeout:g} s wall clock)",
+    }

@@ -14,8 +14,9 @@ The rules, in the order they apply:
    reported but score nothing. An answer variable's single check carries
    its points.
 3. A check passes when every one of its cases is right.
-4. A function that returns one and the same value on every case of its
-   *general* check (random inputs of every kind), while the right answers
+4. A function that returns one and the same value (judged by value: ``0``,
+   ``0.0`` and ``-0.0`` are one value) on every case of its *general* check (random inputs of every kind),
+   while the right answers
    there differ, scores zero ("same answer for every input"): a constant, or
    a table of answers known in advance with a constant for the rest, would
    otherwise collect the checks whose answer happens to be that constant (no
@@ -24,10 +25,12 @@ The rules, in the order they apply:
 
 from __future__ import annotations
 
-import json
+import math
 from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+
+from helpers.checking.values import as_number
 
 from .sandbox import clean_text
 from .spec import Question, compare, type_problem
@@ -132,7 +135,8 @@ class _Case:
     type_issue: str | None = None
     error: str | None = None
     not_attempted: bool = False
-    returned: str | None = None  # canonical form of the returned value, for the constant-answer rule
+    returned: Any = None  # the returned value (decoded), for the constant-answer rule
+    answered: bool = False
 
 
 def _judge_value(q: Question, tag: dict, expected: Any, case: _Case) -> None:
@@ -145,7 +149,7 @@ def _judge_value(q: Question, tag: dict, expected: Any, case: _Case) -> None:
         )
         case.type_issue = case.problem
         return
-    case.returned = json.dumps(tag, sort_keys=True)
+    case.returned, case.answered = value, True
     case.problem = compare(q, value, expected)
     case.type_issue = type_problem(q, value) if q.type_check else None
     if case.problem is None and type(value).__module__ == "numpy":
@@ -201,12 +205,46 @@ def _type_entry(q: Question, cases: list[_Case]) -> dict:
     }
 
 
+def _same(a: Any, b: Any, q: Question) -> bool:
+    """Whether two values are one answer: numbers by value within the question's tolerance (whatever
+    their type or the sign of a zero), dicts key by key, anything else by equality."""
+    (x, bad_x), (y, bad_y) = as_number(a), as_number(b)
+    if bad_x is None and bad_y is None:
+        return math.isclose(x, y, rel_tol=q.rel_tol, abs_tol=q.abs_tol)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return set(a) == set(b) and all(_same(a[k], b[k], q) for k in a)
+    if bad_x is None or bad_y is None:
+        return False
+    try:
+        return type(a) is type(b) and bool(a == b)
+    except Exception:
+        return False
+
+
+def _all_same(values: list[Any], q: Question) -> bool:
+    return all(_same(values[0], v, q) for v in values[1:])
+
+
 def _constant_answer(q: Question, cases: list[_Case], expected: list[Any]) -> bool:
-    """True when the general check's cases all got one value back while their right answers differ."""
+    """True when the general check's cases all got one value back while their right answers differ.
+
+    "One value" is judged over values, not their form: ``0``, ``0.0``, ``-0.0`` and
+    ``numpy.float64(0.0)`` are the same answer, and so are numbers within the question's
+    tolerance of each other.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> general = next(c.name for c in q.checks if c.general)
+    >>> cases = [_Case(general, returned=v, answered=True) for v in (0.0, -0.0, 0, -0.0)]
+    >>> _constant_answer(q, cases, [0.0, 0.5, 0.25, 1.0])
+    True
+    """
     general = {c.name for c in q.checks if c.general} or set(_scored_checks(q))
-    returned = {c.returned for c in cases if c.check in general and c.returned is not None}
-    right = {repr(e) for c, e in zip(cases, expected, strict=True) if c.check in general}
-    return len(returned) == 1 and len(right) > 1
+    returned = [c.returned for c in cases if c.check in general and c.answered]
+    right = [e for c, e in zip(cases, expected, strict=True) if c.check in general]
+    return bool(returned) and len(right) > 1 and _all_same(returned, q) and not _all_same(right, q)
 
 
 def _errors(q: Question, cases: list[_Case]) -> list[str]:

@@ -41,7 +41,11 @@ class Check:
 
 @dataclass(frozen=True)
 class Question:
-    """One graded question: a function to write or an answer variable to set."""
+    """One graded question: a function to write or an answer variable to set.
+
+    ``reference`` computes the expected value: called with a case's arguments for a function,
+    and with the grading run's seed for an answer variable (whose data change with each run).
+    """
 
     name: str
     title: str
@@ -71,8 +75,9 @@ class Question:
 class Assignment:
     """One graded notebook: its questions and what its learners may import while graded.
 
-    ``sandbox_packages`` are the only third-party packages inside the grading
-    sandbox (top-level import names, with what they need to import).
+    ``sandbox_packages`` are the top-level import names learners may use while graded;
+    the sandbox holds them and the packages they require, read from the installed
+    packages' metadata (never a hand list), and never the grader (``helpers.grade``).
     """
 
     name: str
@@ -95,7 +100,8 @@ class Assignment:
             if name_or_target in (q.name, q.target):
                 return q
         raise KeyError(
-            f"{self.name} has no question {name_or_target!r}; choose from {[q.target for q in self.questions]}"
+            f"{self.name} has no question {name_or_target!r}; "
+            f"choose from {[q.target for q in self.questions]}"
         )
 
 

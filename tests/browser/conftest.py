@@ -80,9 +80,11 @@ class LabFixture:
         self.repo_digest_before = _digest(NOTEBOOK_DIR)
 
     notebook_dir = NOTEBOOK_DIR
+    course_data: Path | None = None  # the real MovieLens 100K cache the kernels read, when the wheel is there
 
     def run(self, name: str, answers=()):
-        """Run ``notebooks/<name>`` through the UI, then type ``answers``; return the run and the problems found."""
+        """Run ``notebooks/<name>`` through the UI, then type ``answers``;
+        return the run and the problems found."""
         committed = json.loads((NOTEBOOK_DIR / name).read_text(encoding="utf-8"))
         run = driver.run_notebook(self.browser, self.server, name, SCREENSHOT_DIR, answers=tuple(answers))
         _REPORT["runs"].append(run)
@@ -114,6 +116,7 @@ def lab(tmp_path_factory):
     root = tmp / "course"
     root.mkdir()
     driver.copy_course(NOTEBOOK_DIR, root)
+    course_data = _real_movielens(tmp / "course-data")
     t0 = time.monotonic()
     server = driver.start_lab(root, tmp / "jupyter-home")
     _REPORT["server_seconds"] = time.monotonic() - t0
@@ -121,12 +124,36 @@ def lab(tmp_path_factory):
         with sync_playwright() as playwright:
             browser = driver.launch_browser(playwright)
             try:
-                yield LabFixture(server, browser)
+                fixture = LabFixture(server, browser)
+                fixture.course_data = course_data
+                yield fixture
             finally:
                 browser.close()
     finally:
         server.stop()
         _REPORT["finished"] = time.monotonic()
+        if course_data is not None:
+            os.environ.pop("TOPK_COURSE_DATA", None)
+
+
+def _real_movielens(folder: Path) -> Path | None:
+    """The real MovieLens 100K in a cache the server's kernels read (TOPK_COURSE_DATA).
+
+    None without the wheel.
+
+    The capstone notebook loads the real ratings; here they come from the RecBole wheel through the
+    loader's own download code on 127.0.0.1 (tests/movielens_wheel.py), never from the internet. Without the
+    wheel the
+    capstone's browser run is skipped loudly by the test itself (tests/conftest.py's ``require``).
+    """
+    from tests import movielens_wheel as real
+
+    wheel = real.find_wheel()
+    if wheel is None:
+        return None
+    real.provision(folder, wheel)
+    os.environ["TOPK_COURSE_DATA"] = str(folder)  # the server copies os.environ for its kernels
+    return folder
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -126,7 +126,7 @@ def missing_requirements() -> list[str]:
     if not (os.path.isfile(path) and os.access(path, os.X_OK)):
         missing.append(f"Chromium at {path} (Debian: sudo apt-get install chromium)")
     try:
-        import playwright.sync_api
+        import playwright.sync_api  # noqa: F401
     except ImportError:
         missing.append("the Python package playwright (pip install playwright; never `playwright install`)")
     return missing
@@ -483,7 +483,8 @@ def run_notebook(
 
 
 def type_answer(page, answer: Answer, timeout_s: float = 60.0) -> str:
-    """Replace an exercise cell's code with ``answer.code`` as a learner would, run it, return its output text."""
+    """Replace an exercise cell's code with ``answer.code`` as a learner would, run it,
+    return its output text."""
     index = page.evaluate(FIND_CELL_JS, answer.marker)
     if index < 0:
         raise AssertionError(f"no code cell contains {answer.marker!r}")
@@ -496,12 +497,12 @@ def type_answer(page, answer: Answer, timeout_s: float = 60.0) -> str:
     page.keyboard.insert_text(answer.code)  # as pasted: no auto-indent, no closing brackets added
     page.keyboard.press("Shift+Enter")
     page.wait_for_function(
-        """([i, before]) => {
+        (
+            """([i, before]) => {
              const c = document.querySelectorAll('{PANEL} .jp-Notebook .jp-CodeCell')[i];
              const p = c.querySelector('.jp-InputPrompt').textContent.trim();
-             return /\\[\\d+\\]/.test(p) && p !== before && c.querySelector('.jp-OutputArea-output'); }""".replace(
-            "{PANEL}", PANEL
-        ),
+             return /\\[\\d+\\]/.test(p) && p !== before && c.querySelector('.jp-OutputArea-output'); }"""
+        ).replace("{PANEL}", PANEL),
         arg=[index, before],
         timeout=timeout_s * 1000,
         polling=100,
@@ -531,9 +532,9 @@ def _drive(
     # notebook cannot be mistaken for this run's.
     _click_menu(page, "Edit", "Clear Outputs of All Cells")
     page.wait_for_function(
-        """() => { const p = (PROMPTS)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }""".replace(
-            "PROMPTS", PROMPTS_JS
-        ),
+        (
+            """() => { const p = (PROMPTS)(); return p.length > 0 && p.every(t => !/\\d|\\*/.test(t)); }"""
+        ).replace("PROMPTS", PROMPTS_JS),
         timeout=10_000,
         polling=100,
     )

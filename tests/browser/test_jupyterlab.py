@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import movielens_wheel
+
 NOTEBOOK_DIR = Path(__file__).resolve().parents[2] / "notebooks"
 
 # Every notebook of the course, in reading order; notebook 0 must exist.
@@ -42,7 +44,11 @@ def _answer_type():
 
 Answer = _answer_type()
 
-_P_AT_K = "def precision_at_k(ranking, relevant, k):\n    return sum(1 for item in ranking[{cut}] if item in relevant) / k\n\n\nq1.check(precision_at_k)\n"
+_P_AT_K = (
+    "def precision_at_k(ranking, relevant, k):\n"
+    "    return sum(1 for item in ranking[{cut}] if item in relevant) / k\n\n\n"
+    "q1.check(precision_at_k)\n"
+)
 
 #: What a learner types into exercise cells, and what the check must answer.
 ANSWERS = {
@@ -66,10 +72,27 @@ ANSWERS = {
             "Recognised mistake: truncated to 0.75 (the seed's value).",
         ),
     ],
+    "15-unobserved-is-not-irrelevant.ipynb": [
+        Answer(
+            "q2.check(ips_precision)",
+            "def ips_precision(ranking, logged, propensity, k):\n"
+            "    return sum(1 / propensity[i] for i in ranking[:k] if i in logged) / "
+            "k\n\n\nq2.check(ips_precision)\n",
+            "Correct: ips_precision agrees with helpers",
+        ),
+        Answer(
+            "q2.check(ips_precision)",
+            "def ips_precision(ranking, logged, propensity, k):\n"
+            "    return sum(propensity[i] for i in ranking[:k] if i in logged) / "
+            "k\n\n\nq2.check(ips_precision)\n",
+            "Recognised mistake: multiplies by the propensity.",
+        ),
+    ],
     "04-reciprocal-rank-and-hit-ratio.ipynb": [
         Answer(
             "q2.check(hit_at_k)",
-            "def hit_at_k(ranking, relevant, k):\n    return any(item in relevant for item in ranking[:k])\n\n\n"
+            "def hit_at_k(ranking, relevant, k):\n"
+            "    return any(item in relevant for item in ranking[:k])\n\n\n"
             "q2.check(hit_at_k)\n",
             "returned a bool, not a number",
         ),
@@ -78,11 +101,13 @@ ANSWERS = {
 
 
 @pytest.mark.parametrize("name", NOTEBOOKS)
-def test_notebook_runs_cleanly_in_jupyterlab(lab, name):
+def test_notebook_runs_cleanly_in_jupyterlab(lab, name, require):
     if not (lab.notebook_dir / name).is_file():
         if name in REQUIRED:
             pytest.fail(f"notebooks/{name} is missing", pytrace=False)
         lab.skip_missing(name)
+    if name in movielens_wheel.REAL_DATA_NOTEBOOKS:  # offline, the real ratings come from a local wheel
+        require(movielens_wheel.COMPONENT, lab.course_data, movielens_wheel.HOW_TO_GET, f"{name} needs them")
     run, problems = lab.run(name, ANSWERS.get(name, ()))
     report = "\n".join(f"  - {p}" for p in problems)
     assert not problems, (

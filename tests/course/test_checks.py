@@ -8,6 +8,7 @@ import math
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import helpers.course as checks
@@ -172,7 +173,8 @@ def test_learner_function_that_raises_or_returns_none():
     assert "raised ZeroDivisionError" in result.message
 
     def forgot_return(ranking, relevant, k):
-        x = 1 / len(ranking)
+        share = 1 / len(ranking)  # computed, never returned
+        del share
 
     result = q1.check(forgot_return)
     assert "returned None. Did you forget a return statement?" in result.message
@@ -232,6 +234,30 @@ def test_format_value_is_deterministic():
     assert format_value((1, 2.5)) == "(1, 2.5)"
     assert format_value(set()) == "set()"
     assert format_value(float("nan")) == "nan"
+
+
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        (None, "None"),
+        (True, "True"),
+        (..., "Ellipsis"),
+        (np.int64(5), "5"),
+        (-0.0, "0.0"),
+        (2 / 3, "0.666667"),
+        (float("-inf"), "-inf"),
+        ("x", "'x'"),
+        (frozenset({3, 1}), "{1, 3}"),
+        ({"a": 1, "b": [1, 2.5]}, "{'a': 1, 'b': [1, 2.5]}"),
+        ((1,), "(1,)"),
+        (np.array([[0.5, 1.0], [2.0, 3.0]]), "[[0.5, 1], [2, 3]]"),  # floats at 6 significant digits
+        (np.float64(0.1), "0.1"),
+        (3 + 4j, "(3+4j)"),
+        (range(2), "range(0, 2)"),
+    ],
+)
+def test_format_value_text_of_every_kind(value, text):
+    assert format_value(value) == text
 
 
 # ------------------------------------------------------------------ progress

@@ -23,7 +23,7 @@ import pytest
 
 import helpers.course as course
 from helpers.course import examples as ex
-from helpers.course import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb11, nb12, nb13
+from helpers.course import nb00, nb01, nb02, nb03, nb04, nb05, nb06, nb08, nb09, nb11, nb12, nb13, nb15
 from helpers.course import progress_file as _progress
 
 QUESTIONS = course.all_questions()
@@ -95,6 +95,24 @@ def _always(value):
 
 def _constants(*values):
     return [Wrong(f"always {value!r}", _always(value)) for value in values]
+
+
+def _ips_at_k(weight="1 / p", stop="ranking[:k]", over="k"):
+    """Wrong propensity-weighted precision@k (notebook 15): a weight, a slice or a denominator changed."""
+
+    def wrong(ranking, logged, propensity, k):
+        hits = [i for i in ranking[: max(STOPS[stop](ranking, k), 0)] if i in logged]
+        w = {
+            "1 / p": lambda i: 1 / propensity[i],
+            "p": lambda i: propensity[i],
+            "1": lambda i: 1.0,
+            "1 - p": lambda i: 1 - propensity[i],
+        }[weight]
+        total = sum(w(i) for i in hits)
+        denominator = {"k": k, "hits": len(hits), "|logged|": len(logged), "sum of weights": total}[over]
+        return _safe_div(total, denominator)
+
+    return wrong
 
 
 def _public(question, is_public, fallbacks=(0.0, 1.0)):
@@ -213,7 +231,9 @@ def _catalogue_02_q2():
         "hits in ranking[:k] / k": "divides by k",
         "hits in ranking[:k] / min(k, |R|)": "divides by min(k, number of relevant items)",
         "hits in whole list (ignores k) / |R|": "ignores the cutoff k",
-        "hits in ranking[:k] / relevant found in the ranking": "divides by the relevant items found in the ranking",
+        "hits in ranking[:k] / relevant found in the ranking": (
+            "divides by the relevant items found in the ranking"
+        ),
         "hits in ranking[:k - 1] / |R|": "one item too few at the cutoff (ranking[:k - 1])",
         "hits in ranking[:k + 1] / |R|": "one item too many at the cutoff (ranking[:k + 1])",
     }
@@ -277,7 +297,9 @@ def _catalogue_03_q1():
         "mean of P@1..P@k (Elliot)": "averages P@j over every rank j <= k",
         "ranking[:k], / min(k, |R|), rank + 1": "0- vs 1-based rank",
         "seed 004: k shrunk to the list length": "k shrunk to the list length",
-        "ranking[:k], / relevant found in the ranking, rank + 0": "wrong AP denominator: relevant items found",
+        "ranking[:k], / relevant found in the ranking, rank + 0": (
+            "wrong AP denominator: relevant items found"
+        ),
         "ranking[:k - 1], / min(k, |R|), rank + 0": "one item too few at the cutoff (ranking[:k - 1])",
         "whole list (ignores k), / min(k, |R|), rank + 0": "ignores the cutoff k",
     }
@@ -440,7 +462,9 @@ def _catalogue_05_q2():
         base + "sorted worst first": "ideal sorted worst first",
         base + "sorted, not cut at k": "IDCG not cut at k",
         "g / log2(i + 2), grades[:k], ideal sorted best first, cut at k": "0- vs 1-based rank",
-        "g / log2(i + 1), grades[:k - 1], ideal sorted best first, cut at k": "one item too few at the cutoff (grades[:k - 1])",
+        "g / log2(i + 1), grades[:k - 1], ideal sorted best first, cut at k": (
+            "one item too few at the cutoff (grades[:k - 1])"
+        ),
     }
     return _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, _seed_input)
 
@@ -770,7 +794,7 @@ def _rbp(stop="ranking[:k]", exponent=lambda r: r - 1, factor=True):
     return wrong
 
 
-def _ips(weight="t / lp", mean="n"):
+def _ips(weight="t / lp", mean="n", cap=None, clip_estimate=False):
     def wrong(clicks, target, logging):
         c, t, lp = (np.asarray(v, dtype=float) for v in (clicks, target, logging))
         w = {
@@ -780,7 +804,9 @@ def _ips(weight="t / lp", mean="n"):
             "t": t,
             "1": np.ones_like(t),
         }[weight]
-        return float(np.sum(c * w) / {"n": len(c), "sum w": np.sum(w), "n - 1": len(c) - 1}[mean])
+        w = w if cap is None else np.minimum(w, cap)
+        estimate = float(np.sum(c * w) / {"n": len(c), "sum w": np.sum(w), "n - 1": len(c) - 1}[mean])
+        return min(1.0, max(0.0, estimate)) if clip_estimate else estimate
 
     return wrong
 
@@ -826,6 +852,10 @@ CATALOGUE.update(
             Wrong("inverted weight", _ips(weight="lp / t")),
             Wrong("target probability only", _ips(weight="t")),
             Wrong("divides by n - 1", _ips(mean="n - 1")),
+            Wrong("clips the estimate to [0, 1]", _ips(clip_estimate=True), "clips the estimate to [0, 1]"),
+            Wrong("caps the weights at 10", _ips(cap=10.0), "caps the weights (clipped IPS)"),
+            Wrong("caps the weights at 1", _ips(cap=1.0)),
+            Wrong("caps the weights at 20", _ips(cap=20.0)),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
         "13.q2": [
@@ -850,6 +880,20 @@ CATALOGUE.update(
             Wrong("ranking[:k - 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k - 1)),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
+        "15.q2": [
+            Wrong("multiplies by the propensity", _ips_at_k(weight="p"), "multiplies by the propensity"),
+            Wrong(
+                "no weights (the log's precision)", _ips_at_k(weight="1"), "no weights (the log's precision)"
+            ),
+            Wrong("divides by the number of hits", _ips_at_k(over="hits"), "divides by the number of hits"),
+            Wrong("ignores the cutoff k", _ips_at_k(stop="whole list (ignores k)"), "ignores the cutoff k"),
+            Wrong("ranking[:k - 1]", _ips_at_k(stop="ranking[:k - 1]")),
+            Wrong("ranking[:k + 1]", _ips_at_k(stop="ranking[:k + 1]")),
+            Wrong("divides by |logged|", _ips_at_k(over="|logged|")),
+            Wrong("self-normalised over the hits' weights", _ips_at_k(over="sum of weights")),
+            Wrong("1 - propensity as the weight", _ips_at_k(weight="1 - p")),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
     }
 )
 
@@ -863,7 +907,9 @@ def _choice_wrongs(qid):
     ]
 
 
-_CHOICES = [qid for qid in QUESTIONS if qid[:2] in ("07", "11", "12", "13", "14") and qid not in CATALOGUE]
+_CHOICES = [
+    qid for qid in QUESTIONS if qid[:2] in ("07", "11", "12", "13", "14", "15") and qid not in CATALOGUE
+]
 VALUE_CATALOGUE.update({qid: _choice_wrongs(qid) for qid in _CHOICES})
 RIGHT.update(
     {
@@ -879,12 +925,26 @@ RIGHT.update(
             ("numpy float", _np_float(nb12.rbp)),
             ("numpy", lambda r, rel, k, p: (1 - p) * np.sum([p**i for i, x in enumerate(r[:k]) if x in rel])),
         ],
-        "12.q4": [("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp)))],
+        "12.q4": [
+            ("numpy float", lambda c, t, lp: np.mean(np.asarray(c) * np.asarray(t) / np.asarray(lp))),
+            ("the hint as written, on arrays", lambda c, t, lp: np.mean(c * t / lp)),
+            (
+                "a loop",
+                lambda c, t, lp: sum(ci * ti / li for ci, ti, li in zip(c, t, lp, strict=True)) / len(c),
+            ),
+        ],
         "13.q2": [
             ("numpy float", _np_float(nb13.loo_ndcg)),
             (
                 "0-based with log2(i + 2)",
                 lambda r, h, k: next((1 / math.log2(i + 2) for i, x in enumerate(r[:k]) if x == h), 0.0),
+            ),
+        ],
+        "15.q2": [
+            ("numpy float", _np_float(nb15.ips_precision)),
+            (
+                "numpy",
+                lambda r, logged, p, k: np.sum([1 / p[i] for i in r[:k] if i in logged]) / k,
             ),
         ],
     }

@@ -1,6 +1,10 @@
-"""helpers.experiments.sampled: exact and sampled leave-one-out ranks, checked against helpers.evaluate and by simulation."""
+"""helpers.experiments.sampled: exact and sampled leave-one-out ranks, checked against helpers.evaluate
+and by simulation."""
 
 from __future__ import annotations
+
+import itertools
+import math
 
 import numpy as np
 import pandas as pd
@@ -14,10 +18,12 @@ from helpers.experiments.sampled import (
     expected_negatives_above,
     expected_sampled_hit,
     held_out_ranks,
+    minimal_bias_values,
     protocol_table,
     rank_among,
     rank_metrics,
     sample_negatives,
+    sampled_rank_distribution,
 )
 from topkeval.splits import leave_one_out_split
 
@@ -183,3 +189,65 @@ def test_rank_metrics_uses_the_chosen_discount_like_evaluate():
         truth = pd.DataFrame({"user": ranks.index, "item": [f"i{r}" for r in ranks]})
         full = helpers.evaluate(recs, truth, k=[1, 5, 10], metrics=["hit", "rr", "ndcg"], discount=discount)
         pd.testing.assert_frame_equal(ours, full[ours.columns], check_names=False, atol=1e-12, rtol=0)
+
+
+# ------------------------------------------------- Krichene and Rendle's corrected values
+def test_sampled_rank_distribution_matches_enumerating_every_sample():
+    n_candidates, n_negatives = 9, 3
+    others = range(n_candidates - 1)
+    samples = list(itertools.combinations(others, n_negatives))
+    for full_rank in range(1, n_candidates + 1):
+        above = set(range(full_rank - 1))  # the others ranked above the item
+        counts = np.bincount([len(above & set(s)) for s in samples], minlength=n_negatives + 1)
+        expected = counts / len(samples)
+        got = sampled_rank_distribution(n_candidates, n_negatives)[full_rank - 1]
+        np.testing.assert_allclose(got, expected, atol=1e-12)
+    rows = sampled_rank_distribution(1682, 100).sum(axis=1)
+    np.testing.assert_allclose(rows, 1.0, atol=1e-9)
+    np.testing.assert_array_equal(sampled_rank_distribution(6, 5), np.eye(6))  # every other item drawn
+
+
+@pytest.mark.parametrize("metric", ["hit", "rr", "ndcg"])
+def test_without_sampling_the_correction_is_the_metric_itself(metric):
+    exact = rank_metrics(pd.Series(np.arange(1, 31)), 10)[f"{metric}@10"].to_numpy()
+    for weight in (0.0, 0.1, 1.0):
+        np.testing.assert_allclose(minimal_bias_values(30, 29, 10, metric, variance_weight=weight), exact)
+
+
+def test_variance_weight_one_is_the_posterior_mean_under_a_uniform_prior():
+    n_candidates, n_negatives, k = 200, 20, 10
+    p = sampled_rank_distribution(n_candidates, n_negatives)
+    exact = [1.0 / math.log2(r + 1) if r <= k else 0.0 for r in range(1, n_candidates + 1)]
+    naive = [
+        sum(p[R, r] * exact[R] for R in range(n_candidates)) / p[:, r].sum() for r in range(n_negatives + 1)
+    ]
+    got = minimal_bias_values(n_candidates, n_negatives, k, "ndcg", variance_weight=1.0)
+    np.testing.assert_allclose(got, naive, rtol=1e-9)
+
+
+def test_the_correction_removes_most_of_the_bias():
+    n_candidates, n_negatives, k = 1000, 100, 10
+    p = sampled_rank_distribution(n_candidates, n_negatives)
+    exact = (np.arange(1, n_candidates + 1) <= k).astype(float)
+    uncorrected = (np.arange(1, n_negatives + 2) <= k).astype(float)  # the sampled metric's own values: wrong
+    corrected = minimal_bias_values(n_candidates, n_negatives, k)
+    bias_before = np.abs(p @ uncorrected - exact).mean()
+    bias_after = np.abs(p @ corrected - exact).mean()
+    assert bias_after < 0.1 * bias_before
+    # a simulation: full ranks of a plausible model, sampled ranks drawn, corrected mean vs exact HR@10
+    rng = np.random.default_rng(3)
+    full = np.minimum(rng.geometric(0.02, size=200_000), n_candidates)
+    sampled = rng.hypergeometric(full - 1, n_candidates - full, n_negatives) + 1
+    assert corrected[sampled - 1].mean() == pytest.approx((full <= k).mean(), abs=0.01)
+    assert (
+        uncorrected[sampled - 1].mean() > 2 * (full <= k).mean()
+    )  # the uncorrected sampled HR@10 is far off
+
+
+def test_correction_errors():
+    with pytest.raises(ValueError, match="cannot exceed"):
+        sampled_rank_distribution(10, 10)
+    with pytest.raises(ValueError, match="metric must be"):
+        minimal_bias_values(100, 10, metric="map")
+    with pytest.raises(ValueError, match="variance_weight"):
+        minimal_bias_values(100, 10, variance_weight=2)

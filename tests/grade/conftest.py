@@ -27,7 +27,8 @@ def sandbox_problem() -> str | None:
 
 @pytest.fixture(scope="session")
 def bwrap(require):
-    """Skip loudly without a working bubblewrap (tests/conftest.py's require: a banner, and a failure on CI)."""
+    """Skip loudly without a working bubblewrap
+    (tests/conftest.py's require: a banner, and a failure on CI)."""
     problem = sandbox_problem()
     require("a working bubblewrap sandbox", problem is None, isolation.INSTALL_HELP, problem or "")
 

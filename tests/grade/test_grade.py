@@ -158,6 +158,7 @@ def test_cli_exits_zero_and_shows_progress(corpus_run):
     n = len(MANIFEST["cases"])
     assert f"[{n}/{n}]" in run["stderr"]
     assert f"graded {n} submission(s)" in run["stderr"] and "isolation bubblewrap" in run["stderr"]
+    assert "limits per submission: " in run["stderr"]  # the control group, or which limits apply instead
 
 
 def test_no_process_started_by_a_submission_is_alive(corpus_run):
@@ -174,8 +175,9 @@ def test_nothing_reached_the_network_of_this_machine(corpus_run, listeners):
 
 def test_no_report_holds_the_graders_environment(corpus_run):
     _, out, _ = corpus_run
-    for path in out.iterdir():
-        assert SECRET not in path.read_text(errors="replace"), path.name
+    for path in out.rglob("*"):
+        if path.is_file():
+            assert SECRET not in path.read_text(errors="replace"), path.name
 
 
 def test_grades_csv_has_every_row_mode_and_seed(corpus_run):
@@ -183,8 +185,11 @@ def test_grades_csv_has_every_row_mode_and_seed(corpus_run):
     with open(out / "grades.csv", newline="", encoding="utf-8") as fh:
         rows = list(csv.DictReader(fh))
     targets = [q.target for q in ASSIGNMENTS["from-scratch"].questions]
-    assert list(rows[0]) == ["submission", "file", "isolation", "seed", "score", "max_score", *targets]
-    assert sorted(r["file"] for r in rows) == sorted(MANIFEST["cases"])
+    assert list(rows[0]) == [
+        *["learner_id", "name", "submission", "file", "status", "reason", "isolation", "seed", "score"],
+        *["max_score", *targets, *[f"{t} result" for t in targets]],
+    ]
+    assert sorted(r["file"].removeprefix("'") for r in rows) == sorted(MANIFEST["cases"])
     assert len({r["submission"] for r in rows}) == len(rows)
     seed = MANIFEST["options"][MANIFEST["options"].index("--seed") + 1]
     for row in rows:
@@ -288,7 +293,8 @@ def _run(bwrap_mode: str, source: str, target: str = "x", limits: Limits | None 
 def test_inside_the_sandbox_no_root_no_capabilities_own_pid_namespace(bwrap):
     source = (
         "import os\nstatus = dict(l.split(':', 1) for l in open('/proc/self/status').read().splitlines())\n"
-        "x = {k: status[k].split()[0] for k in ('Uid', 'Gid', 'CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs')}\n"
+        "x = {k: status[k].split()[0] for k in ('Uid', 'Gid', 'CapEff', 'CapPrm', 'CapBnd', 'NoNewPrivs', "
+        "'Seccomp')}\n"
         "x['pids'] = str(sorted(int(p) for p in os.listdir('/proc') if p.isdigit()))\n"
         "x['root'] = str(sorted(os.listdir('/')))\nx['env'] = str(sorted(os.environ))\n"
     )
@@ -297,7 +303,8 @@ def test_inside_the_sandbox_no_root_no_capabilities_own_pid_namespace(bwrap):
     assert seen["Uid"] == "65534" and seen["Gid"] == "65534"
     assert int(seen["CapEff"], 16) == int(seen["CapPrm"], 16) == int(seen["CapBnd"], 16) == 0
     assert seen["NoNewPrivs"] == "1"
-    assert seen["pids"] == "[1, 2]"  # bwrap's init and the child: no other process is visible
+    assert seen["pids"] == "[1, 2, 3]"  # bwrap's init, the supervisor, the runner: nothing else is visible
+    assert seen["Seccomp"] == "2"  # a seccomp filter is on (helpers.grade.seccomp)
     interpreter_top = os.path.realpath(sys.executable).split("/")[1]  # e.g. usr, or root for a pyenv Python
     allowed = {"dev", "lib", "lib32", "lib64", "proc", "sandbox", "tmp", "usr", interpreter_top}
     assert set(eval(seen["root"])) <= allowed
@@ -465,7 +472,7 @@ def test_colliding_and_hostile_names_get_distinct_safe_reports(tmp_path, trusted
     assert len(set(names)) == 5 and all(n.isascii() and "/" not in n and not n.startswith(".") for n in names)
     assert names == report_names(paths)  # deterministic
     written = sorted(p.name for p in (tmp_path / "o").iterdir())
-    assert written == sorted([f"{n}.json" for n in names] + ["grades.csv"])
+    assert written == sorted([f"{n}.json" for n in names] + ["feedback", "grades.csv"])
     assert [r["score"] for r in reports] == [14.0] * 5
     assert reports[4]["file"] == "caf\\xe9 \\n=x.ipynb"
     rows = list(csv.DictReader(open(tmp_path / "o" / "grades.csv", newline="", encoding="utf-8")))

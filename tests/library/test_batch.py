@@ -16,7 +16,7 @@ from .strategies import user_case
 
 def _per_user(metric):
     """The registry's per-user function, called with the options the metric takes."""
-    return lambda r, g, k, o: metric.per_user(
+    return lambda r, g, k, o: getattr(h, metric.function)(
         r, g, k, **{name: o[name] for name in metric.options if name in o}
     )
 
@@ -40,6 +40,7 @@ def to_arrays(users, graded):
 
 
 def expected_frame(users, ks, options):
+    """The per-user functions' values; ``options`` carries ERR's g_max as the batch chose it (its attrs)."""
     rows = []
     for ranking, relevance in users:
         row = {}
@@ -96,7 +97,7 @@ def test_arrays_path_equals_per_user_functions(cases, ks, options, graded, bitma
         )
     finally:
         batch._BITMAP_BYTES = old
-    want = expected_frame(users, sorted(set(ks)), options)
+    want = expected_frame(users, sorted(set(ks)), {**options, "max_grade": got.attrs["err_max_grade"]})
     assert list(got.columns) == list(want.columns)
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
 
@@ -131,7 +132,7 @@ def test_dataframe_path_equals_per_user_functions(cases, k, options, ids):
         )
     got = h.evaluate(recs, truth, k=k, metrics=ALL, **options)
     users = [([name(i) for i in r], {name(i): g for i, g in grades.items()}) for r, grades, _ in cases]
-    want = expected_frame(users, [k], options)
+    want = expected_frame(users, [k], {**options, "max_grade": got.attrs["err_max_grade"]})
     want.index = pd.Index([f"user{u}" for u in range(len(cases))], name="user")
     want = want.sort_index()
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
@@ -176,7 +177,7 @@ def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, optio
         users = [(users[0][0], {})] + users[1:] + [([], {"i1": 2.0})]
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
     got = h.evaluate(recs, truth, k=k, empty="zero", metrics=ALL, **options)
-    want = expected_frame(users, [k], options)
+    want = expected_frame(users, [k], {**options, "max_grade": got.attrs["err_max_grade"]})
     assert list(got.index) == [f"u{u}" for u in range(n_users)] + (["u9"] if uneven else [])
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
     assert got.attrs["n_users_without_recommendations"] == int(uneven)
@@ -390,7 +391,7 @@ def test_arrays_path_with_hundreds_of_relevant_items(n_relevant):
     got = h.evaluate_arrays(
         top, indptr, items, k=[10, 300], relevant_grades=grades, empty="zero", metrics=ALL, **options
     )
-    want = expected_frame(users, [10, 300], options)
+    want = expected_frame(users, [10, 300], {**options, "max_grade": got.attrs["err_max_grade"]})
     np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
     top[0, 200] = top[0, 7]  # a repeated recommendation, relevant or not
     with pytest.raises(ValueError, match=f"lists item {top[0, 7]} more than once"):

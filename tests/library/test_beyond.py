@@ -17,6 +17,7 @@ from topkeval.beyond import (
     evaluate_beyond,
     gini_batch,
     gini_index,
+    gini_of_counts,
     intra_list_diversity_at_k,
     item_popularity,
     novelty_at_k,
@@ -30,6 +31,15 @@ def gini_oracle(counts):
     n = len(x)
     mean = sum(x) / n
     return sum(abs(a - b) for a in x for b in x) / (2 * n * n * mean)
+
+
+def gini_shani_oracle(counts):
+    """Shani and Gunawardana (Recommender Systems Handbook, 2011), written as printed:
+    G = 1/(n - 1) * sum_{j=1..n} (2j - n - 1) p(i_j), with p(i_j) the share of recommendations of the
+    j-th least recommended item."""
+    shares = sorted(float(c) / sum(counts) for c in counts)
+    n = len(shares)
+    return sum((2 * j - n - 1) * share for j, share in enumerate(shares, start=1)) / (n - 1)
 
 
 def ild_oracle(items, distance):
@@ -148,6 +158,35 @@ def test_gini_extremes():
     assert gini_batch(equal, n) == pytest.approx(0.0)
     one = np.zeros((50, 1), dtype=int)
     assert gini_batch(one, n) == pytest.approx(1 - 1 / n)
+    assert gini_batch(one, n, denominator="n_minus_1") == pytest.approx(1.0)
+    assert gini_batch(equal, n, denominator="n_minus_1") == pytest.approx(0.0)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_gini_denominators_match_their_papers(seed):
+    rng = np.random.default_rng(seed)
+    n_items, k = int(rng.integers(2, 30)), int(rng.integers(1, 6))
+    rankings = [list(rng.choice(n_items, size=k, replace=False)) for _ in range(int(rng.integers(1, 40)))]
+    counts = np.bincount(np.concatenate(rankings), minlength=n_items)
+    catalog = range(n_items)
+    assert gini_index(rankings, catalog, k) == pytest.approx(gini_oracle(counts), abs=1e-12)
+    shani = gini_index(rankings, catalog, k, denominator="n_minus_1")
+    assert shani == pytest.approx(gini_shani_oracle(counts), abs=1e-12)
+    assert shani == pytest.approx(gini_oracle(counts) * n_items / (n_items - 1), abs=1e-12)
+    assert gini_of_counts(counts, denominator="n_minus_1") == shani
+    assert gini_batch(np.array(rankings), n_items, denominator="n_minus_1") == pytest.approx(shani, abs=1e-12)
+
+
+def test_gini_default_is_the_registry_default_and_stays_n():
+    from topkeval._registry import BEYOND_OPTIONS
+
+    assert BEYOND_OPTIONS["gini_denominator"].default == "n"
+    assert gini_of_counts([0, 0, 0, 8]) == 0.75  # 1 - 1/n, not 1
+    with pytest.raises(ValueError, match="denominator must be one of 'n', 'n_minus_1'; got 'n-1'"):
+        gini_of_counts([1, 2], denominator="n-1")
+    with pytest.raises(ValueError, match="n - 1, which is 0"):
+        gini_of_counts([3], denominator="n_minus_1")
+    assert gini_of_counts([3]) == 0.0
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""The command line (python -m topkeval, the `topkeval` console script): trec_eval's output format and numbers."""
+"""The command line (python -m topkeval, the `topkeval` console script): trec_eval's format and numbers."""
 
 from __future__ import annotations
 
@@ -67,8 +67,8 @@ def test_bad_input_is_one_line_on_stderr(tmp_path, capsys):
     assert main([str(qrels), str(run)]) == 2
     err = capsys.readouterr().err
     assert err.startswith("topkeval: error: ") and f"{run}: line " in err and err.count("\n") == 1
-    assert main(["-m", "MAP", str(qrels), str(qrels)]) == 2
-    assert "unknown measure 'MAP'" in capsys.readouterr().err
+    assert main(["-m", "MAPP", str(qrels), str(qrels)]) == 2
+    assert "unknown measure 'MAPP'" in capsys.readouterr().err
     assert main(["--convention", "nope", str(qrels), str(run)]) == 2
     assert "unknown library 'nope'" in capsys.readouterr().err
     assert main([str(tmp_path / "missing"), str(run)]) == 2

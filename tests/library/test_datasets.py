@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import hashlib
-import http.server
 import io
-import threading
 import zipfile
 
 import pytest
 
+from tests.movielens_wheel import local_server
 from topkeval import datasets as data
 
 U_DATA = b"1\t10\t4\t881250949\n2\t20\t5\t881250950\n"
@@ -24,32 +23,11 @@ def make_zip(folder: str, name: str, content: bytes) -> bytes:
     return buffer.getvalue()
 
 
-class Files(http.server.BaseHTTPRequestHandler):
-    routes: dict = {}  # path -> (body, announced length or None)
-
-    def do_GET(self):
-        if self.path not in self.routes:
-            self.send_error(404)
-            return
-        body, announced = self.routes[self.path]
-        self.send_response(200)
-        self.send_header("Content-Length", str(announced if announced is not None else len(body)))
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture
 def server():
-    Files.routes = {}
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Files)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/", Files.routes
-    httpd.shutdown()
-    httpd.server_close()
+    routes: dict = {}  # path -> (body, announced length or None)
+    with local_server(routes) as base:
+        yield base, routes
 
 
 def leftovers(cache):

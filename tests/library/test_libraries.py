@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from helpers.experiments import peers
-from topkeval import _registry
+from topkeval import _registry, _validation
 from topkeval import conventions as L
 
 
@@ -60,7 +60,10 @@ def test_every_library_has_rows_and_valid_options():
         assert set(c.users) == {"judged_empty", "unjudged", "no_recommendations"}
         assert set(c.users.values()) <= {"zero", "skip", "raise"}
         for option, value in c.options.items():
-            assert value in valid[option], c
+            if option in _registry.PARAMETERS:  # a number (RBP's p, ERR's max_grade): within its range
+                assert _validation.check_parameters(**{option: value}) == {option: value}, c
+            else:
+                assert value in valid[option], c
         assert c.evidence
     for lib in L.LIBRARIES:
         assert L.supported_metrics(lib), lib
@@ -95,8 +98,9 @@ def test_unsupported_metric_and_variant_list_what_is_supported():
         L.convention("sklearn", "ap")
     with pytest.raises(ValueError, match="choose one of 'map_at_k', 'map'"):
         L.convention("recommenders", "ap", "mapk")
-    with pytest.raises(ValueError, match="metric must be one of"):
-        L.convention("ranx", "map")
+    assert L.convention("ranx", "MAP") == L.convention("ranx", "ap")  # common names map to the key
+    with pytest.raises(ValueError, match="metrics must be among .* got 'mapk'. Did you mean 'ap'"):
+        L.convention("ranx", "mapk")
 
 
 def test_ties_only_for_libraries_taking_a_ranked_list():
@@ -258,3 +262,81 @@ def test_stored_results_match_a_fresh_run_of_ours():
         tol = 1e-6 if lib == "torchmetrics" else 1e-9  # torchmetrics works in float32
         assert entry["max_abs_difference"] <= tol, lib
         assert max(abs(entry["native"][m] - value) for m, value in entry["ours"].items()) <= tol
+
+
+# --------------------------------------------------------------- ERR (gdeval) and RBP (LensKit)
+def gdeval_err(grades_in_run_order, k):
+    """gdeval.pl's sub err, re-read from ir_measures/bin/gdeval.pl.
+
+    R = (2**g - 1) / 2**4, at most k documents.
+    """
+    score, decay = 0.0, 1.0
+    for i, g in enumerate(grades_in_run_order[:k]):
+        r = (2**g - 1) / 2**4
+        score += r * decay / (i + 1)
+        decay *= 1 - r
+    return score
+
+
+def lenskit_rbp(ranking, test, k, patience=0.85):
+    """LensKit 2025.8.1 RBP(n=k): weights p**(rank - 1) of the test items in the list cut at k,
+    over 1/(1 - p);
+    NaN without test items (re-implemented from _rbp.py and _weighting.py)."""
+    if not test:
+        return float("nan")
+    good = sum(patience ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) if item in test)
+    return good / (1 / (1 - patience))
+
+
+def test_ir_measures_err_is_gdeval_with_g_max_4():
+    recs, truth = _single(["a", "b", "c"], ["a", "c"])  # the issue's binary list: ours 0.5833, gdeval 0.0820
+    assert L.convention("ir_measures", "err").options == {"max_grade": 4}
+    got = L.evaluate_as("ir_measures", recs, truth, 3, metrics=["err"])["err@3"]
+    assert got == pytest.approx(gdeval_err([1, 0, 1], 3), abs=1e-12) and round(got, 4) == 0.0820
+    assert (
+        L.evaluate_as("trec_eval", recs, truth, 3, metrics=["ap"]).notna().all()
+    )  # trec_eval has no ERR row
+    graded = _single(["x", "a", "b", "c"], ["a", "b", "c"], grades=[4, 0, 2])
+    assert L.evaluate_as("ir_measures", *graded, 3, metrics=["err"])["err@3"] == pytest.approx(
+        gdeval_err([0, 4, 0, 2], 3), abs=1e-12
+    )
+    with pytest.raises(ValueError, match="above max_grade"):  # gdeval: "format error" for a grade above 4
+        L.evaluate_as("ir_measures", *_single(["a"], ["a"], grades=[5]), 1, metrics=["err"])
+
+
+@pytest.mark.parametrize("seed", [51, 52])
+def test_lenskit_rbp_reimplemented(seed):
+    recs, truth = random_case(seed, ties=False, graded=True, ragged=True)
+    k = 7
+    got = L.evaluate_as("lenskit", recs, truth, k, metrics=["rbp"], per_user=True)["rbp@7"]
+    relevant = truth.loc[truth["relevance"] > 0]
+    for user, value in got.items():
+        rows = recs.loc[recs["user"] == user].sort_values("score", ascending=False, kind="stable")
+        want = lenskit_rbp(rows["item"].tolist(), set(relevant.loc[relevant["user"] == user, "item"]), k)
+        assert (np.isnan(want) and np.isnan(value)) or value == pytest.approx(want, abs=1e-12), user
+    assert L.convention("lenskit", "rbp").options == {"p": 0.85}
+    # on request, as in evaluate: the default metrics leave ERR and RBP out
+    assert "rbp@7" not in L.evaluate_as("lenskit", recs, truth, k, crash="skip").index
+    assert "err@7" not in L.evaluate_as("ir_measures", recs, truth, k).index
+
+
+@pytest.mark.compare
+@pytest.mark.parametrize("seed", [61, 62])
+def test_ir_measures_err_live(seed):
+    """ir_measures' ERR@k (gdeval, run in Perl) against evaluate_as.
+
+    On ties, grades 0-3 and every kind of user.
+    """
+    ir_measures = pytest.importorskip("ir_measures")
+    recs, truth = random_case(seed, ties=True, graded=True, ragged=True)
+    qrels = [ir_measures.Qrel(str(u), str(i), int(g)) for u, i, g in truth.itertuples(index=False)]
+    run = [ir_measures.ScoredDoc(str(u), str(i), float(s)) for u, i, s in recs.itertuples(index=False)]
+    for k in (1, 5, 10):
+        native = ir_measures.calc_aggregate([ir_measures.ERR @ k], qrels, run)[ir_measures.ERR @ k]
+        ours = L.evaluate_as("ir_measures", recs, truth, k, metrics=["err"])[f"err@{k}"]
+        assert abs(native - ours) <= 5e-6, (k, native, ours)  # gdeval prints 5 decimals per query
+        per_query = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.ERR @ k], qrels, run)}
+        mine = L.evaluate_as("ir_measures", recs, truth, k, metrics=["err"], per_user=True)[f"err@{k}"]
+        assert set(per_query) == {str(u) for u in mine.dropna().index}
+        for user, value in mine.dropna().items():
+            assert abs(per_query[str(user)] - value) <= 5e-6, (k, user)

@@ -135,7 +135,8 @@ def test_bounds_and_counts(case):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.integers(0, 30), unique=True, min_size=1, max_size=15), st.data())
 def test_leave_one_out_identities(ranking, data):
-    """With one relevant item: AP@k = RR@k (every denominator), recall = hit, P = hit / k, NDCG = 1/log2(r+1)."""
+    """With one relevant item: AP@k = RR@k (every denominator), recall = hit, P = hit / k,
+    NDCG = 1/log2(r+1)."""
     target = data.draw(st.one_of(st.sampled_from(ranking), st.integers(31, 40)))
     k = data.draw(st.integers(1, 20))
     relevant = {target}

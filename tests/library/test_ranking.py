@@ -1,4 +1,4 @@
-"""Score rows ordered per user (topkeval._ranking) give exactly what the global sort gave, tie rules included."""
+"""Score rows ordered per user (topkeval._ranking) give exactly what the global sort gave, tie rules too."""
 
 from __future__ import annotations
 

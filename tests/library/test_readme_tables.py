@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from topkeval._registry import markdown_table
+from topkeval._docs import markdown_table
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 UNESCAPED_PIPE = re.compile(r"(?<!\\)\|")
@@ -78,6 +78,6 @@ def test_every_row_has_as_many_cells_as_its_header(source):
     problems = broken_rows(markdown)
     assert not problems, (
         f"{source}: table rows that would render with shifted or missing cells (escape a literal | as \\|; "
-        "the metric table comes from helpers/_registry.py, regenerate it with python tools/render_readme.py):\n"
-        + "\n".join(problems)
+        "the metric table comes from helpers/_registry.py, "
+        "regenerate it with python tools/render_readme.py):\n" + "\n".join(problems)
     )

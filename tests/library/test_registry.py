@@ -28,7 +28,7 @@ GRADES = {"a": 3, "b": 1, "c": 2, "z": 3, "w": 1}
 
 @pytest.mark.parametrize("metric", list(_registry.METRICS.values()), ids=list(_registry.METRICS))
 def test_every_metric_has_a_documented_per_user_function(metric):
-    function = metric.per_user
+    function = getattr(topkeval, metric.function)
     assert function is getattr(topkeval, metric.function)
     doc = inspect.getdoc(function)
     assert "Examples" in doc and ">>>" in doc
@@ -47,12 +47,14 @@ OTHER_VALUE = {"p": 0.5, "max_grade": 4}
 
 @pytest.mark.parametrize("metric", [m for m in _registry.METRICS.values() if m.options], ids=lambda m: m.key)
 def test_each_option_is_wired_and_its_default_is_the_registry_default(metric):
-    relevance = GRADES if ("gain" in metric.options or metric.key == "err") else set(GRADES)
-    plain = metric.per_user(RANKING, relevance, 3)
+    # ERR without max_grade takes binary relevance only (g_max is the scale's top, which a user's grades
+    # cannot give)
+    relevance = GRADES if "gain" in metric.options else set(GRADES)
+    plain = getattr(topkeval, metric.function)(RANKING, relevance, 3)
     for name in metric.options:
         option = _registry.OPTIONS.get(name) or _registry.PARAMETERS[name]
         choices = option.values if name in _registry.OPTIONS else (option.default, OTHER_VALUE[name])
-        values = {v: metric.per_user(RANKING, relevance, 3, **{name: v}) for v in choices}
+        values = {v: getattr(topkeval, metric.function)(RANKING, relevance, 3, **{name: v}) for v in choices}
         assert values[option.default] == plain, (
             f"{metric.function}'s default {name} is not {option.default!r}"
         )
@@ -80,6 +82,8 @@ def test_used_by_is_generated_from_the_convention_table():
 
     for row in CONVENTIONS:
         for name, value in row.options.items():
+            if name in _registry.PARAMETERS:  # numbers (RBP's p, ERR's max_grade), not named choices
+                continue
             choice = next(c for c in _registry.OPTIONS[name].choices if c.value == value)
             assert LIBRARIES[row.library].name in choice.used_by, (row, name)
     listed = _registry.OPTIONS["ideal"].choices[1].used_by

@@ -126,6 +126,8 @@ def test_compare_record():
     assert result.low <= result.difference <= result.high
     assert 0 < result.p_value <= 1
     assert "A - B = +0.3750" in str(result)
+    all_ahead = compare([1.0] * 30, [0.0] * 30, n_permutations=999)
+    assert "permutation p < 0.001," in str(all_ahead)  # the floor 1/(B+1) is written as a bound
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topkeval import conventions, evaluate_as, trec
+import topkeval
+from topkeval import InvalidInputError, conventions, evaluate_as, trec
 
 # measure -> pytrec_eval's name for it
 PYTREC = {
@@ -112,33 +113,44 @@ def test_measure_names_are_ir_measures_and_case_insensitive():
         "ERR@20",
         "RBP(p=0.8)@5",
     ]
-    with pytest.raises(ValueError, match="unknown measure 'MAP'.*ir_measures"):
-        trec.parse_measure("MAP")
-    with pytest.raises(ValueError, match="needs a cutoff, e.g. P@10"):
+    # the registry's other names of a metric work too (trec_eval's map, recip_rank, ndcg_cut; MRR)
+    assert [trec.parse_measure(m) for m in ("MAP", "recip_rank@10", "ndcg_cut@5", "mrr")] == [
+        trec.Measure("ap"),
+        trec.Measure("rr", 10),
+        trec.Measure("ndcg", 5),
+        trec.Measure("rr"),
+    ]
+    with pytest.raises(InvalidInputError, match="unknown measure 'MAPP'.*ir_measures"):
+        trec.parse_measure("MAPP")
+    with pytest.raises(InvalidInputError, match="unknown measure 'rbp_residual@5'"):
+        trec.parse_measure("rbp_residual@5")  # a registry metric with no ir_measures name
+    with pytest.raises(topkeval.InputTypeError, match="a measure is a str"):
+        trec.parse_measure(10)  # type: ignore[arg-type]
+    with pytest.raises(InvalidInputError, match="needs a cutoff, e.g. P@10"):
         trec.parse_measure("P")
-    with pytest.raises(ValueError, match="unknown parameter 'q'"):
+    with pytest.raises(InvalidInputError, match="unknown parameter 'q'"):
         trec.parse_measure("RBP(q=1)@5")
-    with pytest.raises(ValueError, match=">= 1"):
+    with pytest.raises(InvalidInputError, match=">= 1"):
         trec.parse_measure("AP@0")
 
 
 def test_reader_errors_name_the_file_and_the_line(tmp_path):
     path = tmp_path / "run.txt"
     path.write_text("q1 Q0 d1 1 2.0 s\n\nq1 Q0 d2 2 high s\n")
-    with pytest.raises(ValueError, match=f"{path}: line 3: the score 'high' is not a finite number"):
+    with pytest.raises(InvalidInputError, match=f"{path}: line 3: the score 'high' is not a finite number"):
         trec.read_run(path)
     path.write_text("q1 Q0 d1 1 2.0\n")
-    with pytest.raises(ValueError, match="line 1 has fewer than 6 columns"):
+    with pytest.raises(InvalidInputError, match="line 1 has fewer than 6 columns"):
         trec.read_run(path)
     path.write_text("q1 Q0 d1 1 2.0 s\nq1 Q0 d1 1 2.0 s extra\n")
-    with pytest.raises(ValueError, match="line 2 has more than 6 columns"):
+    with pytest.raises(InvalidInputError, match="line 2 has more than 6 columns"):
         trec.read_run(path)
     path.write_text("q1 Q0 d1 1 2.0 s\nq2 Q0 d1 1 2.0 s\nq1 Q0 d1 3 1.0 s\n")
-    with pytest.raises(ValueError, match="lines 1 and 3 both list document 'd1' for query 'q1'"):
+    with pytest.raises(InvalidInputError, match="lines 1 and 3 both list document 'd1' for query 'q1'"):
         trec.read_run(path)
     qrels = tmp_path / "qrels.txt"
     qrels.write_text("q1 0 d1 1\nq1 0 d2 0.5\n")
-    with pytest.raises(ValueError, match=f"{qrels}: line 2: the relevance '0.5' is not an integer"):
+    with pytest.raises(InvalidInputError, match=f"{qrels}: line 2: the relevance '0.5' is not an integer"):
         trec.read_qrels(qrels)
 
 
@@ -159,3 +171,13 @@ def test_measures_a_library_lacks_use_its_order_and_query_rules():
     # d2 (grade 2) before d1 (grade 1): ties by docno, descending; ERR with the query's top grade 2
     assert got.loc["q1", "ERR@2"] == pytest.approx(0.75 + 0.25 * 0.25 / 2)
     assert got.loc["q1", "RBP(p=0.5)@2"] == pytest.approx(0.5 * (1 + 0.5))
+
+
+def test_one_measure_may_be_given_alone_and_none_is_refused():
+    qrels = trec.read_qrels(io.StringIO("q1 0 d1 1\nq2 0 d3 1\n"))
+    run = trec.read_run(io.StringIO("q1 Q0 d1 1 2.0 s\nq1 Q0 d2 2 1.0 s\nq2 Q0 d2 1 1.0 s\n"))
+    alone = trec.evaluate_run(qrels, run, "AP")
+    pd.testing.assert_frame_equal(alone, trec.evaluate_run(qrels, run, ["AP"]))
+    assert alone["AP"].tolist() == [1.0, 0.0]  # not one column per character of "AP"
+    with pytest.raises(InvalidInputError, match="name at least one measure"):
+        trec.evaluate_run(qrels, run, [])

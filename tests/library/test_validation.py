@@ -58,7 +58,8 @@ def test_ranking_mapping_suggests_a_swap():
 def test_ranking_string():
     with raises(
         TypeError,
-        "ranking must be a sequence of item ids, not a single string ('abc'); wrap it in a list, e.g. ['abc'].",
+        "ranking must be a sequence of item ids, not a single string ('abc'); "
+        "wrap it in a list, e.g. ['abc'].",
     ):
         h.hit_at_k("abc", {"a"}, 1)
 
@@ -109,7 +110,8 @@ def test_ranking_duplicates_name_both_ranks():
 def test_relevant_string():
     with raises(
         TypeError,
-        "relevant must be a set of item ids or a mapping item -> grade, not a single string ('a'); wrap it in a set",
+        "relevant must be a set of item ids or a mapping item -> grade, "
+        "not a single string ('a'); wrap it in a set",
     ):
         h.precision_at_k(["a"], "a", 1)
 
@@ -131,14 +133,16 @@ def test_grade_not_a_number():
 
 def test_grade_nan():
     with raises(
-        ValueError, "relevance grades must be finite numbers >= 0; got nan for item 'a'. Drop unjudged items"
+        ValueError,
+        "relevance grades must be finite numbers >= 0; item 'a' has grade nan. Drop unjudged items",
     ):
         h.ndcg_at_k(["a"], {"a": float("nan")}, 1)
 
 
 def test_grade_negative():
     with raises(
-        ValueError, "relevance grades must be >= 0 (0 means judged not relevant); got -1 for item 'a'."
+        ValueError,
+        "relevance grades must be >= 0 (0 = judged not relevant); item 'a' has grade -1. Shift or clip",
     ):
         h.dcg_at_k(["a"], {"a": -1}, 1)
 
@@ -146,7 +150,9 @@ def test_grade_negative():
 def test_empty_relevant_points_to_the_batch_policy():
     with raises(
         ValueError,
-        "recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'.",
+        "recall_at_k is undefined when the user has no relevant item (its denominator is 0). "
+        "Leave such users out, or, in topkeval.evaluate, "
+        "choose what they count as with empty='skip', 'zero' or 'raise'.",
     ):
         h.recall_at_k(["a"], set(), 1)
 
@@ -155,7 +161,8 @@ def test_empty_relevant_points_to_the_batch_policy():
 def test_unknown_option_lists_choices_and_suggests():
     with raises(
         ValueError,
-        "denominator must be one of 'min_k_n_relevant', 'n_hits', 'n_relevant'; got 'n_rel'. Did you mean 'n_relevant'?",
+        "denominator must be one of 'min_k_n_relevant', 'n_hits', 'n_relevant'; "
+        "got 'n_rel'. Did you mean 'n_relevant'?",
     ):
         h.average_precision_at_k(["a"], {"a"}, 1, denominator="n_rel")
 
@@ -168,9 +175,10 @@ def test_option_of_wrong_type():
 def test_unknown_metric_name():
     with raises(
         ValueError,
-        "metrics must be one of 'ap', 'err', 'hit', 'ndcg', 'precision', 'rbp', 'recall', 'rr'; got 'map'.",
+        "metrics must be among 'precision', 'recall', 'hit', 'rr', 'ap', 'ndcg', 'err', 'rbp', "
+        "'rbp_residual' (or a common name of one, such as 'map' for 'ap'); got 'mapp'. Did you mean 'ap'?",
     ):
-        h.evaluate_arrays(np.array([[1]]), [0, 1], [1], metrics=["map"])
+        h.evaluate_arrays(np.array([[1]]), [0, 1], [1], metrics=["mapp"])
 
 
 def test_empty_metric_list():
@@ -180,14 +188,17 @@ def test_empty_metric_list():
 
 # ---- evaluate_arrays -------------------------------------------------------------------
 def test_arrays_wrong_dimensions():
-    with raises(ValueError, "top_items must be a 2-D array; got shape (3,)."):
+    with raises(
+        ValueError, "top_items must be a 2-D (users x K) array of item ids, best first; got shape (3,)."
+    ):
         h.evaluate_arrays(np.array([1, 2, 3]), [0, 1], [1])
 
 
 def test_arrays_non_integer_ids_point_to_evaluate():
     with raises(
         TypeError,
-        "top_items must hold integers (item ids coded 0..n_items-1); got dtype <U1. Use topkeval.evaluate for arbitrary ids",
+        "top_items must hold integer ids (items coded 0..n_items-1; in top_items a negative id marks an "
+        "empty slot); got dtype <U1. topkeval.evaluate takes ids of any type and codes them.",
     ):
         h.evaluate_arrays(np.array([["a"]]), [0, 1], [1])
 
@@ -203,7 +214,8 @@ def test_arrays_indptr_length():
 def test_arrays_indptr_shape():
     with raises(
         ValueError,
-        "relevant_indptr must start at 0, never decrease and end at len(relevant_items) = 1; got start 0 and end 2.",
+        "relevant_indptr must start at 0, never decrease and end at len(relevant_items) = 1; "
+        "got start 0 and end 2.",
     ):
         h.evaluate_arrays(np.array([[1]]), [0, 2], [1])
 
@@ -216,10 +228,12 @@ def test_arrays_negative_relevant_id():
 def test_arrays_grades_shape_nan_and_negative():
     with raises(ValueError, "relevant_grades must have one grade per relevant item (1); got shape (2,)."):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], relevant_grades=[1, 2])
-    with raises(ValueError, "relevance grades must be finite numbers >= 0; found NaN or infinity."):
+    with raises(
+        ValueError, "relevance grades must be finite numbers >= 0; relevant_grades holds NaN or infinity."
+    ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], relevant_grades=[np.nan])
     with raises(
-        ValueError, "relevance grades must be >= 0 (0 means judged not relevant); the smallest is -2.0."
+        ValueError, "relevance grades must be >= 0 (0 = judged not relevant); relevant_grades holds -2."
     ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], relevant_grades=[-2])
 
@@ -256,7 +270,8 @@ def test_evaluate_needs_dataframes():
 def test_evaluate_missing_columns_lists_what_is_there():
     with raises(
         ValueError,
-        "truth is missing column(s) 'item'; it has 'user', 'movie'. Rename them or pass the column names (user_col=..., item_col=...",
+        "truth is missing column(s) 'item'; it has 'user', 'movie'. "
+        "Rename them or pass the column names (user_col=..., item_col=...",
     ):
         h.evaluate(RECS, pd.DataFrame({"user": ["u"], "movie": ["a"]}), k=1)
 
@@ -264,7 +279,8 @@ def test_evaluate_missing_columns_lists_what_is_there():
 def test_evaluate_needs_rank_or_score():
     with raises(
         ValueError,
-        "recommendations needs a 'rank' column (1 = best) or a 'score' column (higher = better); it has 'user', 'item'.",
+        "recommendations needs a 'rank' column (1 = best) or a 'score' column (higher = better); "
+        "it has 'user', 'item'.",
     ):
         h.evaluate(RECS[["user", "item"]], TRUTH, k=1)
 
@@ -272,7 +288,8 @@ def test_evaluate_needs_rank_or_score():
 def test_evaluate_id_types_must_match():
     with raises(
         TypeError,
-        "item ids in recommendations are strings or objects (object) but in truth they are numbers (int64), so no id could ever match. Convert one side, e.g. .astype(str).",
+        "item ids in recommendations are strings or objects (object) but in truth they are numbers (int64), "
+        "so no id could ever match. Convert one side, e.g. .astype(str).",
     ):
         h.evaluate(RECS.astype({"item": object}), pd.DataFrame({"user": ["u"], "item": [1]}), k=1)
 
@@ -280,7 +297,7 @@ def test_evaluate_id_types_must_match():
 def test_evaluate_missing_ids():
     with raises(
         ValueError,
-        "recommendations's 'user' column has missing user ids (NaN/None) in 1 row(s); drop or "
+        "the 'user' column of recommendations has missing user ids (NaN/None) in 1 row(s); drop or "
         "fill those rows first, e.g. recommendations.dropna(subset=['user']).",
     ):
         h.evaluate(RECS.assign(user=["u", None]), TRUTH, k=1)
@@ -289,7 +306,7 @@ def test_evaluate_missing_ids():
 def test_evaluate_missing_ids_name_the_frame():
     with raises(
         ValueError,
-        "truth's 'item' column has missing item ids (NaN/None) in 2 row(s); drop or fill those "
+        "the 'item' column of truth has missing item ids (NaN/None) in 2 row(s); drop or fill those "
         "rows first, e.g. truth.dropna(subset=['item']).",
     ):
         h.evaluate(RECS, pd.DataFrame({"user": ["u"] * 3, "item": ["a", np.nan, None]}), k=1)
@@ -327,10 +344,10 @@ def test_evaluate_rank_wins_over_score():
 
 
 def test_evaluate_rank_must_be_numeric_and_complete():
-    with raises(TypeError, "recommendations's 'rank' column must be numeric; got dtype"):
+    with raises(TypeError, "the 'rank' column of recommendations must be numeric; got dtype"):
         h.evaluate(RECS.assign(rank=["1", "2"]), TRUTH, k=1)
     with raises(
-        ValueError, "recommendations's 'rank' column has missing values; drop or fill those rows first."
+        ValueError, "the 'rank' column of recommendations has missing values; drop or fill those rows first."
     ):
         h.evaluate(RECS.assign(rank=[1, None]), TRUTH, k=1)
 
@@ -344,7 +361,8 @@ def test_evaluate_duplicate_recommendations():
     recs = pd.DataFrame({"user": ["u", "u"], "item": ["b", "b"], "rank": [1, 2]})
     with raises(
         ValueError,
-        "recommendations list item 'b' more than once for user 'u' (at positions 1, 2 of its list); a ranking must not contain duplicates.",
+        "recommendations list item 'b' more than once for user 'u' (at positions 1, 2 of its list); "
+        "a ranking must not contain duplicates.",
     ):
         h.evaluate(recs, TRUTH, k=2)
 
@@ -358,13 +376,16 @@ def test_evaluate_duplicate_truth_rows():
 
 def test_evaluate_bad_grades():
     with raises(
-        ValueError, "truth's 'relevance' grades must be >= 0 (0 = judged not relevant); the smallest is -1."
+        ValueError,
+        "relevance grades must be >= 0 (0 = judged not relevant); the 'relevance' column of truth holds -1.",
     ):
         h.evaluate(RECS, TRUTH.assign(relevance=[-1]), k=1)
-    with raises(ValueError, "truth's 'relevance' column has missing values"):
+    with raises(ValueError, "the 'relevance' column of truth has missing values"):
         h.evaluate(RECS, TRUTH.assign(relevance=[np.nan]), k=1)
     with raises(
-        ValueError, "truth's 'relevance' column must hold finite grades >= 0; found NaN or infinity."
+        ValueError,
+        "relevance grades must be finite numbers >= 0; the 'relevance' column of truth holds NaN or "
+        "infinity.",
     ):
         h.evaluate(RECS, TRUTH.assign(relevance=[np.inf]), k=1)
 
@@ -373,7 +394,8 @@ def test_evaluate_tied_scores_when_asked_to_raise():
     recs = pd.DataFrame({"user": ["u", "u"], "item": ["a", "b"], "score": [1.0, 1.0]})
     with raises(
         ValueError,
-        "user 'u' has tied scores (1.0) in its top 2; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order.",
+        "user 'u' has tied scores (1.0) in its top 2; "
+        "pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order.",
     ):
         h.evaluate(recs, TRUTH, k=2, ties="raise")
 

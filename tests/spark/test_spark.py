@@ -1,4 +1,5 @@
-"""topkeval.spark on a real local Spark: the numbers of topkeval.evaluate, and Spark's own where they coincide."""
+"""topkeval.spark on a real local Spark: the numbers of topkeval.evaluate, and Spark's own
+where they coincide."""
 
 from __future__ import annotations
 
@@ -239,7 +240,7 @@ def test_bad_input_gets_the_librarys_messages(data):
     recs, truth, recs_df, truth_df = data
     with pytest.raises(TypeError, match="must be a Spark DataFrame"):
         hs.evaluate(recs, truth_df, 3)
-    for kwargs in (dict(empty="skp"), dict(denominator="n"), dict(metrics=["map"]), dict(k=0)):
+    for kwargs in (dict(empty="skp"), dict(denominator="n"), dict(metrics=["mapp"]), dict(k=0)):
         args = {"k": 3, "empty": "zero", **kwargs}
         with pytest.raises(ValueError) as pandas_error:
             topkeval.evaluate(recs, truth, **args)
@@ -375,7 +376,8 @@ expected = topkeval.evaluate(recs, truth, [1, 5], empty="skip")
 assert got.index.equals(expected.index) and np.abs(got.to_numpy() - expected.to_numpy()).max() <= 1e-12
 means = hs.summary(per_user)
 assert np.abs(means - expected.mean()).max() <= 1e-12
-assert means.attrs["n_skipped_users"] == hs.skipped_users(per_user).count() == len(expected.attrs["skipped_users"])
+assert means.attrs["n_skipped_users"] == hs.skipped_users(per_user).count() \
+== len(expected.attrs["skipped_users"])
 spark.stop()
 print("CONNECT OK")
 """

@@ -5,7 +5,7 @@ relevance) and a cutoff ``k``, and return a ``float``:
 
     hit_ranks_at_k, precision_at_k, recall_at_k, hit_at_k, reciprocal_rank_at_k,
     average_precision_at_k, gains_at_k, cg_at_k, dcg_at_k, idcg_at_k,
-    ndcg_at_k, dcg_table, err_at_k (cascade), rbp_at_k (patience)
+    ndcg_at_k, dcg_table, err_at_k (cascade), rbp_at_k and rbp_residual_at_k (patience)
 
 Many users at once: :func:`evaluate` (pandas, Arrow or Polars frames, any ids),
 :func:`evaluate_arrays` (integer arrays, the fast path) and :func:`evaluate_as`
@@ -21,7 +21,7 @@ Submodules:
   them (also on the command line: ``topkeval QRELS RUN`` or
   ``python -m topkeval QRELS RUN``).
 - :mod:`topkeval.beyond`: coverage, novelty, diversity and concentration.
-- :mod:`topkeval.stats`: bootstrap intervals and paired tests over per-user scores.
+- :mod:`topkeval.stats`: bootstrap intervals, paired tests, verdicts and power over per-user scores.
 - :mod:`topkeval.datasets`: MovieLens readers and a verified, cached download.
 - :mod:`topkeval.spark`, :mod:`topkeval.dask`: the same metrics on a cluster
   (extras ``spark`` and ``dask``; importing :mod:`topkeval` loads neither).
@@ -31,9 +31,17 @@ Submodules:
 0.6309297535714575
 """
 
+from ._docs import fill_pending
+from ._docs import markdown_table as metric_table
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
 from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
-from ._registry import markdown_table as metric_table
+from ._validation import (
+    DuplicateRecommendationError,
+    DuplicateRelevantError,
+    InputTypeError,
+    InvalidInputError,
+    NoRelevantItemError,
+)
 from .batch import evaluate, evaluate_arrays
 from .conventions import evaluate_as
 from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
@@ -46,7 +54,7 @@ from .metrics import (
     reciprocal_rank_at_k,
 )
 from .splits import leave_one_out_split, temporal_split
-from .user_models import err_at_k, rbp_at_k
+from .user_models import err_at_k, rbp_at_k, rbp_residual_at_k
 
 __all__ = [
     "hit_ranks_at_k",
@@ -63,6 +71,7 @@ __all__ = [
     "dcg_table",
     "err_at_k",
     "rbp_at_k",
+    "rbp_residual_at_k",
     "evaluate",
     "evaluate_arrays",
     "evaluate_as",
@@ -73,6 +82,14 @@ __all__ = [
     "OPTIONS",
     "BATCH_OPTIONS",
     "metric_table",
+    "InvalidInputError",
+    "InputTypeError",
+    "NoRelevantItemError",
+    "DuplicateRecommendationError",
+    "DuplicateRelevantError",
 ]
+
+# the option tables of the docstrings name who uses each value (from the convention table)
+fill_pending()
 
 __version__ = "0.3.0"

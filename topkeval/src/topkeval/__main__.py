@@ -14,6 +14,7 @@ import argparse
 import sys
 
 from . import __version__, conventions, trec
+from ._validation import InputTypeError
 
 DEFAULT_MEASURES = ["P@10", "R@10", "AP", "nDCG@10", "RR"]
 
@@ -54,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
         conventions._library_key(args.convention)
         qrels, run = trec.read_qrels(args.qrels), trec.read_run(args.run)
         values = trec.evaluate_run(qrels, run, parsed, convention=args.convention)
-    except (ValueError, OSError) as err:
+    except (ValueError, InputTypeError, OSError) as err:  # topkeval's input errors, unreadable files
         print(f"topkeval: error: {err}", file=sys.stderr)
         return 2
     print(trec.format_trec(values, per_query=args.per_query))

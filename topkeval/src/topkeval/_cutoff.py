@@ -1,4 +1,5 @@
-"""Cutoff, gain and discount: the only place that cuts a list at k, finds hits, or defines a gain or a discount.
+"""Cutoff, gain and discount: the only place that cuts a list at k, finds hits, or defines a gain or \
+a discount.
 
 Per-user metrics (``topkeval.metrics``, ``topkeval.dcg``), the batch kernels
 (``topkeval._kernels``, ``topkeval.batch``), the library conventions
@@ -10,6 +11,8 @@ to what "the top k", a gain or a discount means is made once.
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -22,6 +25,9 @@ __all__ = [
     "gain_of",
     "gains",
     "ideal_dcg_table",
+    "dcg_of",
+    "normalised",
+    "satisfaction",
 ]
 
 
@@ -72,6 +78,45 @@ def gain_of(grade: float, gain: str) -> float:
 def gains(grades: np.ndarray, gain: str) -> np.ndarray:
     """:func:`gain_of` for an array of grades (batch path)."""
     return grades if gain == "linear" else np.exp2(grades) - 1.0
+
+
+def dcg_of(gains: Iterable[float], kind: str = "log2") -> float:
+    """DCG of one list: the sum over ranks i = 1, 2, ... of gain_i * :func:`discount` (i).
+
+    The per-user functions and the library conventions sum DCG and IDCG
+    with this; the batch kernel sums the same products per user.
+
+    >>> dcg_of([1.0, 0.0, 1.0])
+    1.5
+    """
+    total = 0.0
+    for rank, gain in enumerate(gains, start=1):
+        total += gain * discount(rank, kind)
+    return total
+
+
+def normalised(dcg: Any, ideal: Any) -> np.ndarray:
+    """NDCG from DCG and IDCG (scalars or arrays): DCG / IDCG, and 0 where IDCG is 0.
+
+    IDCG is 0 only when nothing relevant can be placed (with ``ideal="listed"``
+    and no relevant item listed): the list then scores 0, as in scikit-learn.
+
+    >>> float(normalised(1.5, 2.0)), float(normalised(0.0, 0.0))
+    (0.75, 0.0)
+    """
+    dcg, ideal = np.asarray(dcg, dtype=np.float64), np.asarray(ideal, dtype=np.float64)
+    return np.where(ideal > 0, dcg / np.where(ideal > 0, ideal, 1.0), 0.0)
+
+
+def satisfaction(grade: Any, top_grade: Any) -> Any:
+    """ERR's chance that an item of ``grade`` satisfies the user: (2**grade - 1) / 2**top_grade.
+
+    The exponential gain over 2**g_max; scalars or arrays.
+
+    >>> float(satisfaction(1.0, 1.0)), float(satisfaction(2.0, 2.0))
+    (0.5, 0.75)
+    """
+    return gains(np.asarray(grade, dtype=np.float64), "exponential") / np.exp2(top_grade)
 
 
 def ideal_dcg_table(n: int, kind: str = "log2") -> np.ndarray:

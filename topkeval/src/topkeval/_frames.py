@@ -17,6 +17,8 @@ from typing import Any
 
 import pandas as pd
 
+from ._errors import InputTypeError
+
 __all__ = ["as_pandas", "not_a_pandas_frame"]
 
 _ACCEPTED = "a pandas DataFrame, a pyarrow Table or a Polars DataFrame"
@@ -38,7 +40,7 @@ def _require_pyarrow(frame: Any, name: str) -> Any:
     try:
         import pyarrow
     except ImportError:
-        raise TypeError(
+        raise InputTypeError(
             f"{name} is a {type(frame).__module__}.{type(frame).__name__}; topkeval reads it through Arrow, "
             f"which needs pyarrow: {_INSTALL_ARROW}. Or convert it to pandas first."
         ) from None
@@ -48,12 +50,12 @@ def _require_pyarrow(frame: Any, name: str) -> Any:
 def _polars(frame: Any, name: str) -> pd.DataFrame:
     kind = type(frame).__name__
     if kind == "LazyFrame":
-        raise TypeError(
+        raise InputTypeError(
             f"{name} is a Polars LazyFrame, a query that has not run yet; pass {name}.collect() "
             "(a Polars DataFrame)."
         )
     if kind != "DataFrame":
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be {_ACCEPTED} with one row per (user, item); got a Polars {kind}. "
             f"Build a frame with its columns first, e.g. {name}.to_frame()."
         )
@@ -66,7 +68,7 @@ def _pyarrow(frame: Any, name: str) -> pd.DataFrame:
 
     if isinstance(frame, (pa.Table, pa.RecordBatch)):
         return _from_arrow(frame)
-    raise TypeError(
+    raise InputTypeError(
         f"{name} must be {_ACCEPTED} with one row per (user, item); got a pyarrow {type(frame).__name__}. "
         "Build a table from your columns, e.g. pyarrow.table({'user': ..., 'item': ..., 'rank': ...})."
     )
@@ -129,7 +131,8 @@ def as_pandas(frame: Any, name: str) -> pd.DataFrame:
     >>> as_pandas({"user": [1]}, "truth")
     Traceback (most recent call last):
     ...
-    TypeError: truth must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; got dict. Build one from the columns: pandas.DataFrame(truth).
+    topkeval.InputTypeError: truth must be a pandas DataFrame, a pyarrow Table or a Polars DataFrame; \
+got dict. Build one from the columns: pandas.DataFrame(truth).
     """
     if isinstance(frame, pd.DataFrame):
         return frame
@@ -141,11 +144,13 @@ def as_pandas(frame: Any, name: str) -> pd.DataFrame:
     if hasattr(type(frame), "__arrow_c_stream__") and not isinstance(frame, pd.Series):
         pa = _require_pyarrow(frame, name)
         return _from_arrow(pa.table(frame))
-    raise TypeError(f"{name} must be {_ACCEPTED}; got {_type_name(frame)}. {_how_to_convert(frame, name)}")
+    raise InputTypeError(
+        f"{name} must be {_ACCEPTED}; got {_type_name(frame)}. {_how_to_convert(frame, name)}"
+    )
 
 
-def not_a_pandas_frame(frame: Any, name: str) -> TypeError:
+def not_a_pandas_frame(frame: Any, name: str) -> InputTypeError:
     """The error for functions that take pandas only (splits, ``evaluate_as``), with the conversion to use."""
-    return TypeError(
+    return InputTypeError(
         f"{name} must be a pandas DataFrame; got {_type_name(frame)}. {_how_to_convert(frame, name)}"
     )

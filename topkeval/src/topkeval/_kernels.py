@@ -5,7 +5,7 @@ describes them at each cutoff ``k`` in a :class:`Cut`; the registry
 (``topkeval._registry.METRICS[key].kernel``) names the kernel of each metric, so
 adding a metric means adding its kernel here and its registry entry. Every
 kernel returns one float per user of the block and is tested against the
-metric's per-user function (``tests/library/test_batch.py``).
+metric's per-user function.
 """
 
 from __future__ import annotations
@@ -13,6 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from ._cutoff import normalised, satisfaction
+from ._registry import Settings
 
 __all__ = [
     "Cut",
@@ -24,6 +27,7 @@ __all__ = [
     "ndcg",
     "expected_reciprocal_rank",
     "rank_biased_precision",
+    "rbp_residual",
 ]
 
 
@@ -55,14 +59,16 @@ class Cut:
         ``discounts[i]`` is the discount of 0-based position i.
     binary_idcg : array of float
         ``binary_idcg[m]`` is the IDCG of m relevant items (binary relevance).
-    denominator, ideal_from : str
-        AP's denominator and NDCG's ideal (registry options).
+    options : topkeval._registry.Settings
+        Every option of the evaluation (AP's denominator, NDCG's ideal, RBP's p, ...).
     grades : array of float or None
         Grade of each hit in the top k (ERR); None for binary relevance (grade 1).
     top_grade : array of float or None
         The top of each user's grade scale (ERR's g_max); None means 1.
-    p : float
-        RBP's persistence.
+    unjudged : array of float, shape (n,) or None
+        (1 - p) times the sum of p**(i - 1) over the ranks i <= k that hold
+        an item the truth does not judge (RBP's residual); None when every
+        item is judged (a truth of relevant items only).
     """
 
     k: int
@@ -77,11 +83,10 @@ class Cut:
     ideal: np.ndarray | None
     discounts: np.ndarray
     binary_idcg: np.ndarray
-    denominator: str = "min_k_n_relevant"
-    ideal_from: str = "all"
+    options: Settings
     grades: np.ndarray | None = None
     top_grade: np.ndarray | None = None
-    p: float = 0.8
+    unjudged: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -124,7 +129,7 @@ def average_precision(cut: Cut) -> np.ndarray:
         "n_relevant": cut.n_relevant,
         "min_k_n_relevant": np.minimum(cut.n_relevant, cut.k),
         "n_hits": cut.hits,
-    }[cut.denominator]
+    }[cut.options.denominator]
     return _ratio(total, denominator)
 
 
@@ -135,11 +140,11 @@ def ndcg(cut: Cut) -> np.ndarray:
         weights = weights * cut.gains
     dcg = cut.per_user(weights)
     if cut.ideal is None:
-        listed = cut.listed_hits if cut.ideal_from == "listed" else cut.n_relevant
+        listed = cut.listed_hits if cut.options.ideal == "listed" else cut.n_relevant
         idcg = cut.binary_idcg[np.minimum(listed, cut.k)]
     else:
         idcg = cut.ideal
-    return _ratio(dcg, idcg)
+    return normalised(dcg, idcg)
 
 
 def expected_reciprocal_rank(cut: Cut) -> np.ndarray:
@@ -151,7 +156,7 @@ def expected_reciprocal_rank(cut: Cut) -> np.ndarray:
     """
     grades = 1.0 if cut.grades is None else cut.grades
     top = np.ones(cut.n) if cut.top_grade is None else cut.top_grade
-    stop = (np.exp2(grades) - 1.0) / np.exp2(top[cut.row])
+    stop = satisfaction(grades, top[cut.row])
     log_go_on = np.log1p(-stop)
     through = np.cumsum(log_go_on)
     starts = np.cumsum(cut.hits) - cut.hits
@@ -162,4 +167,11 @@ def expected_reciprocal_rank(cut: Cut) -> np.ndarray:
 
 def rank_biased_precision(cut: Cut) -> np.ndarray:
     """(1 - p) times the sum of p**(i - 1) over the relevant ranks i <= k."""
-    return (1.0 - cut.p) * cut.per_user(cut.p ** cut.position.astype(np.float64))
+    p = cut.options.p
+    return (1.0 - p) * cut.per_user(p ** cut.position.astype(np.float64))
+
+
+def rbp_residual(cut: Cut) -> np.ndarray:
+    """RBP's residual: p**k (the ranks beyond k) plus the weight of the unjudged items in the top k."""
+    tail = np.full(cut.n, cut.options.p**cut.k)
+    return tail if cut.unjudged is None else tail + cut.unjudged

@@ -112,6 +112,23 @@ def _block_rows(groups: _Groups, members: np.ndarray | slice, longest: int) -> t
     return index, valid
 
 
+def _block(
+    groups: _Groups, key: np.ndarray, items: np.ndarray, bounds: tuple[int, int], members: np.ndarray | None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Keys and items (nb x longest) of groups ``bounds[0]:bounds[1]``; ``members``, when the groups were
+    reordered by length, says which groups those are (their rows then padded: key NaN, item -1)."""
+    g0, g1 = bounds
+    if members is None:  # equal lengths: the block's rows are consecutive (in place, or in pick order)
+        size = int(groups.length[g0]) if g1 > g0 else 0
+        rows = slice(int(groups.start[g0]), int(groups.start[g0]) + (g1 - g0) * size)
+        index = rows if groups.pick is None else groups.pick[rows]  # a reshape, no copy, when in place
+        return key[index].reshape(-1, size), items[index].reshape(-1, size)
+    size = int(groups.length[members].max(initial=0))
+    where, valid = _block_rows(groups, members, size)
+    block_key = np.where(valid, key[where], np.nan)  # NaN (never a real key) sorts last
+    return block_key, np.where(valid, items[where], -1)
+
+
 def _blocks(length: np.ndarray) -> tuple[np.ndarray | None, list[tuple[int, int]]]:
     """Groups in an order where neighbours have similar lengths (None: as they are), cut into blocks."""
     equal = length.size == 0 or bool(np.all(length == length[0]))
@@ -159,16 +176,10 @@ def top_by_score(
     in_run_order = in_run_order and not bool(np.all(groups.user[1:] > groups.user[:-1]))
     top = np.full((n_users, width), -1, dtype=items.dtype if items.dtype.kind == "i" else np.int64)
     for g0, g1 in bounds:
-        members = slice(g0, g1) if order is None else order[g0:g1]
+        chosen = None if order is None else order[g0:g1]  # the groups of this block, when reordered
+        members = slice(g0, g1) if chosen is None else chosen
         size = int(groups.length[members].max(initial=0))
-        if order is None:  # equal lengths: the block's rows are consecutive (in place, or in pick order)
-            rows = slice(int(groups.start[g0]), int(groups.start[g0]) + (g1 - g0) * size)
-            index = rows if groups.pick is None else groups.pick[rows]  # a reshape, no copy, when in place
-            block_key, block_items = key[index].reshape(-1, size), items[index].reshape(-1, size)
-        else:
-            index, valid = _block_rows(groups, members, size)
-            block_key = np.where(valid, key[index], np.nan)  # NaN (never a real key) sorts last
-            block_items = np.where(valid, items[index], -1)
+        block_key, block_items = _block(groups, key, items, (g0, g1), chosen)
         position = _sorted_block(block_key, block_items, min(width, size), ties, kmax)
         if position is None:
             return None

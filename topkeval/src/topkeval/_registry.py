@@ -1,19 +1,31 @@
-"""The one registry of metrics and their variants.
+"""The one registry of metrics and their variants: the bottom layer of topkeval.
 
 Everything that names a metric or an option reads it from here: the column
 names of :func:`topkeval.evaluate`, the lists in error messages, the option
-tables inside the docstrings and the metric table in ``README.md`` (a test
-checks that the README holds exactly :func:`markdown_table`'s output).
+tables inside the docstrings, the metric table of :func:`topkeval.metric_table`
+(and of the README), and the defaults of every entry point (:class:`Settings`).
+This module imports nothing of the package: the modules that use an entry
+resolve its per-user function and its kernel by name, and the tables are
+rendered (with who uses each option value) in :mod:`topkeval._docs`.
+
+Adding a metric is: an entry in :data:`METRICS`, its per-user function (in
+:mod:`topkeval.metrics`, :mod:`topkeval.dcg` or :mod:`topkeval.user_models`),
+its kernel in :mod:`topkeval._kernels`, and a test against a naive oracle.
+
+Metric names: a name is looked up without regard to case, ``-`` or spaces,
+and the common names of each metric map to it (:attr:`Metric.aliases`: ``map``
+is ``ap``, ``mrr`` is ``rr``, ``hr`` and ``hit_rate`` are ``hit``); the
+column is always named by the key (``ap@10``). Any other name is an error
+that suggests the closest key.
 """
 
 from __future__ import annotations
 
-import importlib
-import textwrap
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
+from typing import TypeVar
 
-from . import _kernels
+F = TypeVar("F", bound=Callable[..., object])
 
 __all__ = [
     "METRICS",
@@ -21,22 +33,26 @@ __all__ = [
     "BATCH_OPTIONS",
     "PARAMETERS",
     "BEYOND_METRICS",
+    "BEYOND_OPTIONS",
     "Metric",
     "Option",
     "Parameter",
     "BeyondMetric",
-    "markdown_table",
-    "option_table",
+    "Settings",
+    "Choice",
+    "document",
+    "metric_key",
 ]
 
 
 @dataclass(frozen=True)
 class Choice:
-    """One value of an option: the formula it names and who uses it.
+    """One value of an option: the formula it names and who else uses it.
 
-    ``used_by`` is generated from the library-convention table
-    (:data:`topkeval.conventions.CONVENTIONS`), so the two cannot disagree;
-    ``also`` adds who else uses it outside that table (seeds, papers).
+    Who uses it among the libraries of :data:`topkeval.conventions.CONVENTIONS`
+    is read from that table where tables are rendered
+    (:func:`topkeval.conventions.used_by`); ``also`` adds who else uses it
+    outside that table (papers, other tools).
     """
 
     value: str
@@ -46,10 +62,12 @@ class Choice:
 
     @property
     def used_by(self) -> str:
-        from .conventions import libraries_using  # the table of conventions reads this registry
+        """Who uses this value: :func:`topkeval.conventions.used_by` (registered here when it loads)."""
+        return USED_BY[0](self) if USED_BY else (self.also or "see topkeval.conventions")
 
-        parts = [libraries_using(self.option, self.value), self.also]
-        return "; ".join(p for p in parts if p) or "none of the libraries in topkeval.conventions"
+
+#: The function that says who uses a choice; topkeval.conventions registers it (the registry imports nothing).
+USED_BY: list[Callable[[Choice], str]] = []
 
 
 @dataclass(frozen=True)
@@ -60,8 +78,9 @@ class Option:
     default: str
     choices: tuple[Choice, ...]
     why_default: str
+    inputs: tuple[str, ...] = ("frames", "arrays")  # entry points that take it: frames and/or arrays
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "choices", tuple(replace(c, option=self.name) for c in self.choices))
 
     @property
@@ -93,32 +112,34 @@ class Metric:
     """A metric: its per-user function, its batch kernel, its rule for a user with no relevant item.
 
     Everything that lists metrics reads this entry: :func:`topkeval.evaluate`'s
-    columns and dispatch, error messages, docstrings, the README table, the
-    grader's edge cases and the tests' lists. Adding a metric means adding an
-    entry here, its per-user function, its kernel in :mod:`topkeval._kernels`,
-    and their tests.
+    columns and dispatch, error messages, docstrings and the metric table.
+    ``function`` names the per-user function (in :mod:`topkeval.metrics`,
+    :mod:`topkeval.dcg` or :mod:`topkeval.user_models`) and ``kernel`` the
+    batch kernel in :mod:`topkeval._kernels`; the modules that call them look
+    them up by these names.
     """
 
     key: str  # column prefix in evaluate(): "ap" -> "ap@10"
-    function: str  # name of the per-user function in topkeval (see per_user)
-    kernel: Callable[[_kernels.Cut], object]  # batch kernel: one value per user of a block
+    function: str  # name of the per-user function
+    kernel: str  # name of the batch kernel in topkeval._kernels: one value per user of a block
     notation: str  # per-user notation
     mean_name: str  # what the mean over users is called
     formula: str
-    empty_value: float | None  # per-user value with no relevant item; None: raises ValueError (0/0)
+    empty_value: float | str | None  # per-user value with no relevant item (a str: in words); None: 0/0
     options: tuple[str, ...] = field(default_factory=tuple)  # names in OPTIONS or PARAMETERS
     family: str = "accuracy"  # "accuracy" or "user model" (for tables)
     by_default: bool = True  # computed by evaluate() when metrics=None
-
-    @property
-    def per_user(self) -> Callable[..., float]:
-        """The per-user function, e.g. :func:`topkeval.precision_at_k`."""
-        return getattr(importlib.import_module("topkeval"), self.function)
+    aliases: tuple[str, ...] = ()  # other names people use for it (lower case); they map to key
+    value_range: str = ""  # the values it can take
+    rewards: str = ""  # what a high value rewards
+    leave_one_out: str = ""  # its value with one relevant item at rank r
 
     @property
     def no_relevant(self) -> str:
         """What the per-user function does for a user with no relevant item, in words."""
-        return "raises ValueError (0/0)" if self.empty_value is None else repr(self.empty_value)
+        if self.empty_value is None:
+            return "raises ValueError (0/0)"
+        return self.empty_value if isinstance(self.empty_value, str) else repr(self.empty_value)
 
 
 OPTIONS: dict[str, Option] = {
@@ -129,7 +150,7 @@ OPTIONS: dict[str, Option] = {
             Choice(
                 "min_k_n_relevant",
                 "min(k, |R|)",
-                also="seeds 001 and 004",
+                also="",
             ),
             Choice(
                 "n_relevant",
@@ -139,7 +160,7 @@ OPTIONS: dict[str, Option] = {
             Choice(
                 "n_hits",
                 "hits in the top k (0 hits gives 0)",
-                also="seed 000",
+                also="",
             ),
         ),
         why_default=(
@@ -180,7 +201,7 @@ OPTIONS: dict[str, Option] = {
             Choice(
                 "listed",
                 "IDCG@k only from the items in the ranking, best grades first, cut at k",
-                also="seed 003's graded example",
+                also="",
             ),
         ),
         why_default=(
@@ -227,7 +248,8 @@ BATCH_OPTIONS: dict[str, Option] = {
             ),
             Choice(
                 "zero",
-                "keep those users with every metric 0",
+                "keep those users with every metric 0 (the RBP residual keeps its value, p**k plus "
+                "any unjudged weight)",
                 also="",
             ),
         ),
@@ -264,90 +286,142 @@ BATCH_OPTIONS: dict[str, Option] = {
         why_default=(
             "a rule that depends only on the ids gives the same ranking however the rows are shuffled."
         ),
+        inputs=("frames",),  # array input is already in order
     ),
 }
 
 METRICS: dict[str, Metric] = {
     "precision": Metric(
         key="precision",
-        kernel=_kernels.precision,
+        kernel="precision",
         function="precision_at_k",
         notation="P@k",
         mean_name="P@k",
         formula="hits in the top k / k",
         empty_value=0.0,
+        aliases=("p", "prec"),
+        value_range="[0, 1]; at most |R|/k",
+        rewards="many relevant items in the list, in any order",
+        leave_one_out="HR@k / k",
     ),
     "recall": Metric(
         key="recall",
-        kernel=_kernels.recall,
+        kernel="recall",
         function="recall_at_k",
         notation="R@k",
         mean_name="R@k",
         formula="hits in the top k / |R|",
         empty_value=None,
+        aliases=("r",),
+        value_range="[0, 1]; at most k/|R|",
+        rewards="finding the user's relevant items, in any order",
+        leave_one_out="HR@k",
     ),
     "hit": Metric(
         key="hit",
-        kernel=_kernels.hit,
+        kernel="hit",
         function="hit_at_k",
         notation="Hit@k",
         mean_name="HR@k (hit ratio)",
         formula="1 if any of the top k is relevant, else 0",
         empty_value=0.0,
+        aliases=("hr", "hit_rate", "hit_ratio", "hitrate", "success"),
+        value_range="{0, 1}",
+        rewards="at least one relevant item in the list",
+        leave_one_out="itself",
     ),
     "rr": Metric(
         key="rr",
-        kernel=_kernels.reciprocal_rank,
+        kernel="reciprocal_rank",
         function="reciprocal_rank_at_k",
         notation="RR@k",
         mean_name="MRR@k",
         formula="1 / rank of the first relevant item if it is within the top k, else 0",
         empty_value=0.0,
+        aliases=("mrr", "reciprocal_rank", "recip_rank", "mean_reciprocal_rank"),
+        value_range="0, or 1/r for a first hit at rank r <= k",
+        rewards="the first relevant item being near the top",
+        leave_one_out="1/r if r <= k",
     ),
     "ap": Metric(
         key="ap",
-        kernel=_kernels.average_precision,
+        kernel="average_precision",
         function="average_precision_at_k",
         notation="AP@k",
         mean_name="MAP@k",
         formula="sum of P@i over the ranks i <= k that hold a relevant item / denominator",
         empty_value=None,
         options=("denominator",),
+        aliases=("map", "average_precision", "mean_average_precision"),
+        value_range="[0, 1]",
+        rewards="every relevant item high, early ones most",
+        leave_one_out="RR@k",
     ),
     "ndcg": Metric(
         key="ndcg",
-        kernel=_kernels.ndcg,
+        kernel="ndcg",
         function="ndcg_at_k",
         notation="NDCG@k",
         mean_name="NDCG@k",
         formula="DCG@k / IDCG@k, DCG@k = sum over i <= k of gain_i / log2(i + 1)",
         empty_value=None,
         options=("gain", "ideal", "discount"),
+        aliases=("ndcg_cut",),
+        value_range="[0, 1]",
+        rewards="graded relevance with a smooth position discount",
+        leave_one_out="1/log2(r + 1) if r <= k",
     ),
     "err": Metric(
         key="err",
-        kernel=_kernels.expected_reciprocal_rank,
+        kernel="expected_reciprocal_rank",
         function="err_at_k",
         notation="ERR@k",
         mean_name="ERR@k",
-        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / 2**max_grade "
-        "(cascade: the user stops at the first satisfying item)",
+        formula="sum over i <= k of R_i / i * prod over j < i of (1 - R_j), R = (2**grade - 1) / "
+        "2**max_grade "
+        "(cascade: the user stops at the first satisfying item; Chapelle et al. 2009)",
         empty_value=0.0,
         options=("max_grade",),
         family="user model",
         by_default=False,
+        aliases=("expected_reciprocal_rank",),
+        value_range="[0, 1)",
+        rewards="one satisfying item early (cascade user)",
+        leave_one_out="R/r with R = 1/2: half of RR@k",
     ),
     "rbp": Metric(
         key="rbp",
-        kernel=_kernels.rank_biased_precision,
+        kernel="rank_biased_precision",
         function="rbp_at_k",
         notation="RBP@k",
         mean_name="RBP@k",
-        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance p)",
+        formula="(1 - p) * sum over the relevant ranks i <= k of p**(i - 1) (patience: read on with chance "
+        "p; "
+        "Moffat and Zobel 2008)",
         empty_value=0.0,
         options=("p",),
         family="user model",
         by_default=False,
+        aliases=("rank_biased_precision",),
+        value_range="[0, 1 - p^k]",
+        rewards="relevant items within a patient user's reach",
+        leave_one_out="(1 - p) p^(r - 1) if r <= k",
+    ),
+    "rbp_residual": Metric(
+        key="rbp_residual",
+        kernel="rbp_residual",
+        function="rbp_residual_at_k",
+        notation="RBP residual@k",
+        mean_name="mean RBP residual@k",
+        formula="p**k + (1 - p) * sum over the ranks i <= k holding an unjudged item of p**(i - 1): how much "
+        "RBP@k could still grow (Moffat and Zobel 2008: report RBP as base + residual)",
+        empty_value="p**k plus the weight of unjudged items (it does not depend on the relevant ones)",
+        options=("p",),
+        family="user model",
+        by_default=False,
+        value_range="[p^k, 1]",
+        rewards="(not a score) how much RBP@k could still grow: report it beside RBP",
+        leave_one_out="p^k when every listed item is judged",
     ),
 }
 
@@ -355,7 +429,12 @@ METRICS: dict[str, Metric] = {
 PARAMETERS: dict[str, Parameter] = {
     "p": Parameter("p", 0.8, "RBP's persistence: the chance of reading on after each item", 0.0, 1.0),
     "max_grade": Parameter(
-        "max_grade", None, "ERR's top of the grade scale", 0.0, none_means="each user's highest grade"
+        "max_grade",
+        None,
+        "ERR's top of the grade scale",
+        0.0,
+        none_means="per user: 1, allowed only while no grade exceeds 1; in a batch: the largest grade "
+        "of the whole truth, at least 1, recorded in attrs['err_max_grade']",
     ),
 }
 
@@ -371,6 +450,41 @@ class BeyondMetric:
     formula: str
     scope: str  # "per user" (averaged over users) or "all users" (one number for the whole run)
     needs: str  # what besides the lists
+    value_range: str = ""  # the values it can take
+    rewards: str = ""  # what a high (or low) value rewards
+    leave_one_out: str = "no relevance needed"
+    options: tuple[str, ...] = ()  # keys of BEYOND_OPTIONS
+
+
+#: Options of the beyond-accuracy metrics, keyed ``<metric>_<keyword>``; ``Option.name`` is the keyword.
+BEYOND_OPTIONS: dict[str, Option] = {
+    "gini_denominator": Option(
+        name="denominator",
+        default="n",
+        choices=(
+            Choice(
+                "n",
+                "G = sum over i of (2i - n - 1) c_(i) / (n * sum c): the Gini coefficient of the n counts; "
+                "one item taking every slot gives 1 - 1/n",
+                also="RecBole GiniIndex and LensKit ListGini (lenskit.stats.gini); the usual Gini "
+                "coefficient",
+            ),
+            Choice(
+                "n_minus_1",
+                "G = sum over i of (2i - n - 1) c_(i) / ((n - 1) * sum c) = n/(n - 1) times the above; "
+                "one item taking every slot gives exactly 1",
+                also="Shani and Gunawardana, Evaluating Recommendation Systems (Recommender Systems "
+                "Handbook, 2011)",
+            ),
+        ),
+        why_default=(
+            "n is the Gini coefficient as statistics defines it and what RecBole and LensKit compute; the "
+            "two differ by the factor n/(n - 1), about 0.1 % for a catalogue of 1,000 items, so the "
+            "literature gives no reason to move the default; Shani and Gunawardana's n - 1 rescales the "
+            "maximum to 1."
+        ),
+    ),
+}
 
 
 BEYOND_METRICS: dict[str, BeyondMetric] = {
@@ -382,6 +496,8 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "mean over the top k of -log2(popularity share)",
         "per user",
         "item popularity",
+        value_range="[0, log2(#users)] bits",
+        rewards="recommending less-known items",
     ),
     "arp": BeyondMetric(
         "arp",
@@ -391,6 +507,8 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "mean popularity share of the top k",
         "per user",
         "item popularity",
+        value_range="(0, 1]",
+        rewards="(lower is better) not leaning on popular items",
     ),
     "ild": BeyondMetric(
         "ild",
@@ -400,6 +518,8 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "mean distance over the pairs of items in the top k",
         "per user",
         "item vectors or categories",
+        value_range="[0, 1] (Jaccard), [0, 2] (cosine)",
+        rewards="lists mixing different kinds of item",
     ),
     "coverage": BeyondMetric(
         "coverage",
@@ -409,6 +529,8 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "distinct items in any top k / catalogue size",
         "all users",
         "the catalogue size",
+        value_range="(0, 1]",
+        rewards="showing more of the catalogue, across all users",
     ),
     "gini": BeyondMetric(
         "gini",
@@ -418,127 +540,124 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "Gini index of the number of top-k slots each catalogue item gets",
         "all users",
         "the catalogue",
+        value_range="[0, 1 - 1/n] (denominator 'n'), [0, 1] ('n_minus_1')",
+        rewards="(lower is better) spreading exposure evenly",
+        options=("gini_denominator",),
     ),
 }
 
 
-#: The order of the columns in :func:`topkeval.evaluate`.
+#: The order of the columns in :func:`topkeval.evaluate` (when the registry is as shipped).
 METRIC_KEYS: tuple[str, ...] = tuple(METRICS)
 #: What :func:`topkeval.evaluate` computes when ``metrics=None``.
 DEFAULT_METRIC_KEYS: tuple[str, ...] = tuple(key for key, m in METRICS.items() if m.by_default)
 
 
-def option_table(name: str) -> str:
-    """Return the numpydoc-friendly listing of one option's values.
+def metric_keys() -> tuple[str, ...]:
+    """Every metric key, in column order (read at call time, so an added entry counts)."""
+    return tuple(METRICS)
 
-    Used to fill the ``Notes`` of the functions that take the option.
+
+def default_metric_keys() -> tuple[str, ...]:
+    """The keys computed when ``metrics=None``, in column order."""
+    return tuple(key for key, metric in METRICS.items() if metric.by_default)
+
+
+def _folded(name: str) -> str:
+    return name.strip().lower().replace("-", "_").replace(" ", "_")
+
+
+def metric_key(name: str) -> str | None:
+    """The key a metric name stands for: itself, in any case, or one of the metric's aliases; else None.
+
+    >>> metric_key("MAP"), metric_key("nDCG"), metric_key("hit_rate"), metric_key("nonsense")
+    ('ap', 'ndcg', 'hit', None)
     """
-    option = {**OPTIONS, **BATCH_OPTIONS}[name]
-    lines = [f"``{name}`` (default ``{option.default!r}``):", ""]
-    for choice in option.choices:
-        text = f"- ``{choice.value!r}``: {choice.formula}. Used by {choice.used_by}."
-        lines.append(textwrap.fill(text, width=76, subsequent_indent="  "))
-    lines += ["", textwrap.fill(f"Why the default: {option.why_default}", width=76)]
-    return "\n".join(lines)
+    folded = _folded(name)
+    for key, metric in METRICS.items():
+        if folded == key or folded in metric.aliases:
+            return key
+    return None
 
 
-def metric_list() -> str:
-    """The metric keys as a docstring sentence: which ``metrics=`` values exist."""
-    default = ", ".join(f"``{key!r}``" for key in DEFAULT_METRIC_KEYS)
-    return (
-        "Any of "
-        + ", ".join(f"``{key!r}``" for key in METRICS)
-        + f" (columns come in that order); default {default}."
-    )
+def metric_names() -> tuple[str, ...]:
+    """Every name :func:`metric_key` accepts (keys and aliases), for suggestions."""
+    return tuple(name for key, metric in METRICS.items() for name in (key, *metric.aliases))
 
 
-def document(*option_names: str):
-    """Decorator: replace ``%(name)s`` in a docstring with :func:`option_table`.
+def option(name: str) -> Option:
+    """The option called ``name``, whether it applies to one metric or to a whole evaluation."""
+    return {**OPTIONS, **BATCH_OPTIONS}[name]
 
-    The docstring keeps its literal braces (sets in examples), so only these
-    named placeholders are substituted.
+
+def option_names(inputs: str) -> tuple[str, ...]:
+    """Every keyword option an entry point with ``inputs`` ("frames" or "arrays") takes, registry order."""
+    named = [name for name, opt in {**OPTIONS, **BATCH_OPTIONS}.items() if inputs in opt.inputs]
+    return (*named, *PARAMETERS)
+
+
+def default(name: str) -> str | float | None:
+    """The registry default of any keyword option (a choice option or a numeric parameter)."""
+    return PARAMETERS[name].default if name in PARAMETERS else option(name).default
+
+
+def _number_default(name: str) -> float:
+    value = PARAMETERS[name].default
+    if value is None:  # pragma: no cover - a registry error
+        raise RuntimeError(f"parameter {name} has no numeric default")
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Every keyword option of an evaluation, with the registry defaults: one object for every entry point.
+
+    Its fields are the registry's options and parameters (a test checks they
+    match one for one); build a checked one with
+    :func:`topkeval._validation.check_settings`.
+
+    >>> Settings().discount, Settings().p
+    ('log2', 0.8)
     """
 
-    def decorate(function):
+    denominator: str = OPTIONS["denominator"].default
+    gain: str = OPTIONS["gain"].default
+    ideal: str = OPTIONS["ideal"].default
+    discount: str = OPTIONS["discount"].default
+    empty: str = BATCH_OPTIONS["empty"].default
+    ties: str = BATCH_OPTIONS["ties"].default
+    p: float = _number_default("p")
+    max_grade: float | None = PARAMETERS["max_grade"].default
+
+    def replaced(self, **changes: object) -> Settings:
+        """A copy with some options changed."""
+        return replace(self, **changes)  # type: ignore[arg-type]
+
+    def as_dict(self, inputs: str = "frames") -> dict[str, object]:
+        """The options an entry point with ``inputs`` takes, as keywords."""
+        names = option_names(inputs)
+        return {f.name: getattr(self, f.name) for f in fields(self) if f.name in names}
+
+
+#: Functions whose docstrings hold ``%(name)s`` placeholders, filled by topkeval._docs when the package loads.
+PENDING_DOCS: list[tuple[Callable[..., object], tuple[str, ...]]] = []
+
+
+def document(*names: str) -> Callable[[F], F]:
+    """Decorator: mark ``%(name)s`` placeholders in a docstring, to be filled with an option's table.
+
+    ``name`` is an option of :data:`OPTIONS` or :data:`BATCH_OPTIONS`, or
+    ``metrics`` (the list of metric keys). The tables are rendered where the
+    convention table is at hand (:func:`topkeval._docs.fill_pending`, run when
+    ``topkeval`` is imported), since who uses each value comes from there.
+    """
+
+    def decorate(function: F) -> F:
         doc = function.__doc__ or ""
-        for name in option_names:
-            table = metric_list() if name == "metrics" else option_table(name)
-            # indent continuation lines like the placeholder line
-            marker = f"%({name})s"
-            index = doc.find(marker)
-            if index < 0:
-                raise RuntimeError(f"{function.__name__}'s docstring has no {marker} placeholder")
-            line_start = doc.rfind("\n", 0, index) + 1
-            indent = doc[line_start:index]
-            doc = doc.replace(marker, table.replace("\n", "\n" + indent))
-        function.__doc__ = doc
+        for name in names:
+            if f"%({name})s" not in doc:
+                raise RuntimeError(f"{function.__name__}'s docstring has no %({name})s placeholder")
+        PENDING_DOCS.append((function, names))
         return function
 
     return decorate
-
-
-def _row(*cells: str) -> str:
-    """One Markdown table row; a ``|`` inside a cell (as in ``|R|``) is escaped, or it would split the cell."""
-    return "| " + " | ".join(str(cell).replace("|", "\\|") for cell in cells) + " |"
-
-
-def markdown_table() -> str:
-    """Return the metric table shown in README.md (generated, never typed)."""
-    rows = [
-        _row(
-            "column in `evaluate`",
-            "per-user function",
-            "notation",
-            "mean over users",
-            "formula",
-            "no relevant item",
-            "options",
-        ),
-        "|---|---|---|---|---|---|---|",
-    ]
-    for metric in METRICS.values():
-        options = ", ".join(_option_cell(name) for name in metric.options) or "none"
-        column = f"`{metric.key}@k`" + ("" if metric.by_default else " (on request)")
-        rows.append(
-            _row(
-                column,
-                f"`{metric.function}`",
-                metric.notation,
-                metric.mean_name,
-                metric.formula,
-                metric.no_relevant,
-                options,
-            )
-        )
-    rows += ["", "Which libraries compute which variant:", ""]
-    rows += [_row("option", "value", "formula", "used by"), "|---|---|---|---|"]
-    for option in (*OPTIONS.values(), *BATCH_OPTIONS.values()):
-        for choice in option.choices:
-            value = f"`{choice.value}`" + (" (default)" if choice.value == option.default else "")
-            rows.append(_row(f"`{option.name}`", value, choice.formula, choice.used_by))
-    rows += ["", "Beyond accuracy (`topkeval.beyond`: they read the lists, not relevance):", ""]
-    rows += [
-        _row("metric", "function", "notation", "formula", "computed", "needs"),
-        "|---|---|---|---|---|---|",
-    ]
-    for beyond in BEYOND_METRICS.values():
-        rows.append(
-            _row(
-                f"`{beyond.key}`",
-                f"`{beyond.function}`",
-                beyond.notation,
-                beyond.formula,
-                beyond.scope,
-                beyond.needs,
-            )
-        )
-    return "\n".join(rows)
-
-
-def _option_cell(name: str) -> str:
-    if name in PARAMETERS:
-        return PARAMETERS[name].describe()
-    option = OPTIONS[name]
-    return f"`{name}`: " + " / ".join(
-        f"**`{v}`**" if v == option.default else f"`{v}`" for v in option.values
-    )

@@ -1,22 +1,46 @@
-"""Input checks shared by every public function.
+"""Input checks shared by every public function, and the exceptions they raise.
 
-All error text in the package is written here, once. Each message says what
-was wrong, what was expected, the value that was received and, where a cause
-is likely, how to fix it. ``tests/library/test_validation.py`` pins every message.
+Error text is written here, once: one validator per kind of input (cutoffs,
+options, metric names, a ranking, relevance grades, a ``top_items`` matrix)
+serves every entry point. Each message says what was wrong, what was
+expected, the value that was received and, where a cause is likely, how to
+fix it. Bad values raise :class:`InvalidInputError` (a ``ValueError``) and
+values of the wrong type :class:`InputTypeError` (a ``TypeError``), so
+callers can catch either the specific class or the builtin one.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import numbers
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from typing import Any, TypeAlias
 
 import numpy as np
 
-from ._registry import BATCH_OPTIONS, OPTIONS, PARAMETERS
+from . import _registry
+from ._errors import (
+    DuplicateRecommendationError,
+    DuplicateRelevantError,
+    InputTypeError,
+    InvalidInputError,
+    NoRelevantItemError,
+)
+from ._registry import BATCH_OPTIONS, OPTIONS, PARAMETERS, Settings
 
 __all__ = [
+    "Relevant",
+    "InvalidInputError",
+    "InputTypeError",
+    "NoRelevantItemError",
+    "DuplicateRecommendationError",
+    "DuplicateRelevantError",
+    "check_settings",
+    "check_metrics",
+    "check_top_items",
+    "check_grades",
+    "plain",
     "check_k",
     "check_ks",
     "check_option",
@@ -27,9 +51,24 @@ __all__ = [
 ]
 
 
+#: The relevant items of one user: a set (or any collection) of item ids, each of grade 1, or a mapping
+#: item -> grade (>= 0; 0 = judged not relevant). Every per-user function names this argument ``relevant``.
+Relevant: TypeAlias = Collection[Hashable] | Mapping[Hashable, float]
+
+
+def plain(value: Any) -> Any:
+    """A NumPy scalar as the builtin it holds, so messages show ``1``, not ``np.int64(1)``.
+
+    >>> import numpy as np
+    >>> plain(np.int64(1)), plain("a")
+    (1, 'a')
+    """
+    return value.item() if isinstance(value, np.generic) else value
+
+
 def _short(value: Any, limit: int = 60) -> str:
     """Return ``repr(value)`` cut to ``limit`` characters for messages."""
-    text = repr(value)
+    text = repr(plain(value))
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
@@ -46,14 +85,16 @@ def check_k(k: Any, name: str = "k") -> int:
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         hint = ""
         if isinstance(k, numbers.Real) and not isinstance(k, bool) and float(k).is_integer():
-            hint = f"; write {name}={int(k)}"
-        raise TypeError(
+            hint = f"; write {name}={int(float(k))}"
+        raise InputTypeError(
             f"{name} must be an int >= 1 (the cutoff: how many top items count); "
             f"got {_short(k)} of type {type(k).__name__}{hint}."
         )
     k = int(k)
     if k < 1:
-        raise ValueError(f"{name} must be an int >= 1 (the cutoff: how many top items count); got {k}.")
+        raise InvalidInputError(
+            f"{name} must be an int >= 1 (the cutoff: how many top items count); got {k}."
+        )
     return k
 
 
@@ -64,12 +105,12 @@ def check_int(value: Any, name: str, minimum: int = 1, meaning: str = "") -> int
     3
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be an int >= {minimum}{meaning}; got {_short(value)} of type "
             f"{type(value).__name__}."
         )
     if int(value) < minimum:
-        raise ValueError(f"{name} must be an int >= {minimum}{meaning}; got {int(value)}.")
+        raise InvalidInputError(f"{name} must be an int >= {minimum}{meaning}; got {int(value)}.")
     return int(value)
 
 
@@ -88,13 +129,13 @@ def check_number(
     0.95
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{name} must be a number; got {_short(value)} of type {type(value).__name__}.")
+        raise InputTypeError(f"{name} must be a number; got {_short(value)} of type {type(value).__name__}.")
     number = float(value)
     too_low = number <= low if low_open else number < low
     too_high = number >= high if high_open else number > high
     if math.isnan(number) or too_low or too_high:
         span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-        raise ValueError(f"{name} must be in {span}; got {value!r}.")
+        raise InvalidInputError(f"{name} must be in {span}; got {value!r}.")
     return number
 
 
@@ -102,7 +143,7 @@ def check_ks(k: Any) -> tuple[int, ...]:
     """Return one or several cutoffs as a sorted tuple of distinct ints."""
     if isinstance(k, (list, tuple, range, np.ndarray)):
         if len(k) == 0:
-            raise ValueError("k must be an int >= 1 or a non-empty list of them; got an empty list.")
+            raise InvalidInputError("k must be an int >= 1 or a non-empty list of them; got an empty list.")
         return tuple(sorted({check_k(one) for one in k}))
     return (check_k(k),)
 
@@ -113,13 +154,13 @@ def check_option(name: str, value: Any, allowed: Iterable[str]) -> str:
     allowed = sorted(allowed)
     listing = ", ".join(repr(a) for a in allowed)
     if not isinstance(value, str):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be one of {listing}; got {_short(value)} of type {type(value).__name__}."
         )
     if value not in allowed:
         close = [a for a in allowed if a.lower() == value.lower() or a.startswith(value[:3].lower())]
         hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise ValueError(f"{name} must be one of {listing}; got {value!r}.{hint}")
+        raise InvalidInputError(f"{name} must be one of {listing}; got {value!r}.{hint}")
     return value
 
 
@@ -142,7 +183,7 @@ def check_parameters(**values: Any) -> dict[str, float | None]:
     >>> check_parameters(p=0.5, max_grade=None)
     {'p': 0.5, 'max_grade': None}
     """
-    checked = {}
+    checked: dict[str, float | None] = {}
     for name, value in values.items():
         spec = PARAMETERS[name]
         if value is None and spec.none_means:
@@ -162,11 +203,37 @@ def check_max_grade(max_grade: Any, largest: float) -> float | None:
     """
     max_grade = check_parameters(max_grade=max_grade)["max_grade"]
     if max_grade is not None and largest > max_grade:
-        raise ValueError(
+        raise InvalidInputError(
             f"a relevance grade ({largest:g}) is above max_grade ({max_grade:g}); max_grade is the top of "
             "the grade scale, so no grade can exceed it."
         )
     return max_grade
+
+
+def err_scale(max_grade: Any, largest: float, *, batch: bool = False) -> float:
+    """ERR's g_max: ``max_grade`` if given; else 1 for grades <= 1, or (``batch``) the largest grade.
+
+    g_max is a property of the grading scale (Chapelle et al. 2009), so one
+    user's grades cannot stand for it: without ``max_grade`` a single user
+    with a grade above 1 is refused. A batch sees the whole truth, whose
+    largest grade is the best estimate of the scale's top (at least 1).
+
+    >>> err_scale(None, 1.0)
+    1.0
+    >>> err_scale(None, 3.0, batch=True)
+    3.0
+    """
+    top = check_max_grade(max_grade, largest)
+    if top is not None:
+        return top
+    if largest > 1 and not batch:
+        raise InvalidInputError(
+            f"a relevance grade is {largest:g}, so ERR needs the top of the grade scale: pass "
+            "max_grade=... (e.g. 4 for grades 0-4 as in TREC and gdeval, 5 for 1-5 stars). "
+            "ERR's R = (2**grade - 1) / 2**max_grade is a property of the scale, not of one "
+            "user's grades; without max_grade only binary relevance (grades <= 1) is accepted."
+        )
+    return max(1.0, float(largest))
 
 
 # --------------------------------------------------------------------- ranking
@@ -180,25 +247,37 @@ def _is_missing(item: Any) -> bool:
 
 
 def check_ranking(ranking: Any) -> list:
-    """Return ``ranking`` as a list of item ids, best first, or raise."""
+    """Return ``ranking`` as a list of item ids, best first, or raise.
+
+    >>> check_ranking(("a", "b"))
+    ['a', 'b']
+    """
+    items = _ranking_items(ranking)
+    _check_ranked_items(items)
+    return items
+
+
+def _ranking_items(ranking: Any) -> list:
+    """The ranking as a list, or raise for a set, a mapping, a string, a 2-D array
+    or an unordered iterable."""
     if isinstance(ranking, (set, frozenset)):
-        raise TypeError(
+        raise InputTypeError(
             "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first, "
             f"not a {type(ranking).__name__}: a set has no order. Did you swap ranking and relevant?"
         )
     if isinstance(ranking, Mapping):
-        raise TypeError(
+        raise InputTypeError(
             "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first, "
             f"not a {type(ranking).__name__}. Did you swap ranking and relevant?"
         )
     if isinstance(ranking, (str, bytes)):
-        raise TypeError(
+        raise InputTypeError(
             f"ranking must be a sequence of item ids, not a single string ({_short(ranking)}); "
             f"wrap it in a list, e.g. [{_short(ranking)}]."
         )
     if isinstance(ranking, np.ndarray):
         if ranking.ndim != 1:
-            raise ValueError(
+            raise InvalidInputError(
                 f"ranking must be one user's list (a 1-D array); got an array of shape {ranking.shape}. "
                 "For many users at once use topkeval.evaluate or topkeval.evaluate_arrays."
             )
@@ -206,54 +285,56 @@ def check_ranking(ranking: Any) -> list:
     elif isinstance(ranking, Sequence) or hasattr(ranking, "__array__"):
         items = list(ranking)
     elif isinstance(ranking, Iterable):
-        raise TypeError(
+        raise InputTypeError(
             "ranking must be an ordered sequence (list, tuple or 1-D array) of item ids, best first; "
             f"got a {type(ranking).__name__}, whose order may not be meaningful. Convert it with list(...)."
         )
     else:
-        raise TypeError(
-            f"ranking must be a list, tuple or 1-D array of item ids, best first; got {type(ranking).__name__}."
+        raise InputTypeError(
+            "ranking must be a list, tuple or 1-D array of item ids, best first; "
+            f"got {type(ranking).__name__}."
         )
+    return items
+
+
+def _check_ranked_items(items: list) -> None:
+    """Raise for an unhashable, missing (NaN/None) or repeated item id."""
     seen: dict[Any, int] = {}
     for rank, item in enumerate(items, start=1):
         try:
             first = seen.setdefault(item, rank)
         except TypeError:
-            raise TypeError(
+            raise InputTypeError(
                 f"ranking must hold hashable item ids (str, int, ...); the item at rank {rank} "
                 f"is {_short(item)} of type {type(item).__name__}."
             ) from None
         if _is_missing(item):
-            raise ValueError(
+            raise InvalidInputError(
                 f"ranking must not contain missing item ids (NaN/None); the item at rank {rank} is {item!r}. "
                 "Drop those entries (a recommender lists real items), as topkeval.evaluate requires too."
             )
         if first != rank:
-            raise ValueError(
+            raise InvalidInputError(
                 f"ranking must not contain duplicates; {item!r} appears at ranks {first} and {rank}. "
                 "A recommender shows each item once: remove the repeat (e.g. dict.fromkeys(ranking))."
             )
-    return items
 
 
 # -------------------------------------------------------------------- relevant
 def _check_grade(item: Any, grade: Any) -> float:
-    if isinstance(grade, (bool, np.bool_)) or not isinstance(grade, numbers.Real):
-        raise TypeError(
+    if isinstance(grade, (bool, np.bool_)):
+        return float(grade)  # True/False are grades 1/0
+    if not isinstance(grade, numbers.Real):
+        raise InputTypeError(
             f"relevance grades must be real numbers >= 0; got {_short(grade)} "
-            f"(type {type(grade).__name__}) for item {item!r}."
+            f"(type {type(grade).__name__}) for item {_short(item)}."
         )
     value = float(grade)
+    where = f"item {_short(item)} has grade"
     if math.isnan(value) or math.isinf(value):
-        raise ValueError(
-            f"relevance grades must be finite numbers >= 0; got {value} for item {item!r}. "
-            "Drop unjudged items instead of marking them NaN."
-        )
+        raise InvalidInputError(_GRADE_FINITE.format(where=where, value=value))
     if value < 0:
-        raise ValueError(
-            f"relevance grades must be >= 0 (0 means judged not relevant); got {grade} for item {item!r}. "
-            "Shift or clip negative ratings before using them as grades."
-        )
+        raise InvalidInputError(_GRADE_NEGATIVE.format(where=where, value=f"{value:g}"))
     return value
 
 
@@ -264,7 +345,7 @@ def check_relevance(relevance: Any, name: str = "relevant") -> dict[Any, float]:
     relevance); a mapping gives each item its grade (0 = judged not relevant).
     """
     if isinstance(relevance, (str, bytes)):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be a set of item ids or a mapping item -> grade, not a single string "
             f"({_short(relevance)}); wrap it in a set, e.g. {{{_short(relevance)}}}."
         )
@@ -278,12 +359,12 @@ def check_relevance(relevance: Any, name: str = "relevant") -> dict[Any, float]:
             try:
                 grades[item] = 1.0
             except TypeError:
-                raise TypeError(
+                raise InputTypeError(
                     f"{name} must hold hashable item ids (str, int, ...); got {_short(item)} "
                     f"of type {type(item).__name__}."
                 ) from None
         return grades
-    raise TypeError(
+    raise InputTypeError(
         f"{name} must be a set of item ids or a mapping item -> grade; got {type(relevance).__name__}."
     )
 
@@ -293,9 +374,9 @@ def check_relevant_set(relevance: Any, name: str = "relevant") -> set:
     return {item for item, grade in check_relevance(relevance, name).items() if grade > 0}
 
 
-def empty_relevant_error(function: str) -> ValueError:
+def empty_relevant_error(function: str) -> NoRelevantItemError:
     """The error raised by a per-user metric that is 0/0 with no relevant item."""
-    return ValueError(
+    return NoRelevantItemError(
         f"{function} is undefined when the user has no relevant item (its denominator is 0). "
         "Leave such users out, or, in topkeval.evaluate, choose what they count as with "
         "empty='skip', 'zero' or 'raise'."
@@ -314,7 +395,7 @@ def check_columns(frame: Any, name: str, required: Sequence[str], hint: str = ""
     missing = [c for c in required if c not in frame.columns]
     if missing:
         have = ", ".join(repr(str(c)) for c in frame.columns) or "none"
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} is missing column(s) {', '.join(repr(m) for m in missing)}; it has {have}. "
             f"Rename them or pass the column names{hint}."
         )
@@ -323,3 +404,183 @@ def check_columns(frame: Any, name: str, required: Sequence[str], hint: str = ""
 def describe_examples(values: Iterable[Any], limit: int = 3) -> str:
     """Up to ``limit`` values, for messages that name offending rows or users."""
     return _examples(values, limit)
+
+
+# ------------------------------------------------------------ metrics, settings
+def check_metrics(metrics: Any) -> tuple[str, ...]:
+    """The registry keys of the metrics asked for, in column order (None: the default metrics).
+
+    A name is read without regard to case, and the common names of a metric
+    map to its key (``"MAP"`` is ``"ap"``); another name gets a suggestion.
+
+    >>> check_metrics(["NDCG", "map", "hr"])
+    ('hit', 'ap', 'ndcg')
+    """
+    if metrics is None:
+        return _registry.default_metric_keys()
+    if isinstance(metrics, str):
+        metrics = [metrics]
+    chosen = [check_metric(name) for name in metrics]
+    if not chosen:
+        raise InvalidInputError(
+            f"metrics must name at least one of {_listing(_registry.metric_keys())} (or be None for the "
+            "default ones); got an empty list."
+        )
+    return tuple(key for key in _registry.metric_keys() if key in chosen)
+
+
+def _listing(names: Iterable[str]) -> str:
+    return ", ".join(repr(name) for name in names)
+
+
+def check_metric(name: Any) -> str:
+    """The registry key one metric name stands for, or raise with the closest names.
+
+    >>> check_metric("hit_rate")
+    'hit'
+    """
+    if not isinstance(name, str):
+        raise InputTypeError(
+            f"metrics must be names such as {_listing(_registry.metric_keys())}; got {_short(name)} "
+            f"of type {type(name).__name__}."
+        )
+    key = _registry.metric_key(name)
+    if key is not None:
+        return key
+    names = _registry.metric_names()
+    close = difflib.get_close_matches(name.strip().lower(), names, n=1, cutoff=0.6)
+    hint = f" Did you mean {_registry.metric_key(close[0])!r}?" if close else ""
+    raise InvalidInputError(
+        f"metrics must be among {_listing(_registry.metric_keys())} (or a common name of one, such as "
+        f"'map' for 'ap'); got {name!r}.{hint}"
+    )
+
+
+def check_settings(inputs: str = "frames", **values: Any) -> Settings:
+    """Every keyword option of an evaluation, checked against the registry, as one :class:`Settings`.
+
+    ``inputs`` ("frames" or "arrays") says which options the entry point takes.
+
+    >>> check_settings(gain="exponential").gain
+    'exponential'
+    """
+    unknown = sorted(set(values) - set(_registry.option_names(inputs)))
+    if unknown:
+        raise InputTypeError(f"unknown option(s) {_listing(unknown)} for {inputs} input.")
+    numbers_ = {name: values.pop(name) for name in list(values) if name in PARAMETERS}
+    checked: dict[str, Any] = dict(check_options(**values))
+    checked.update(check_parameters(**numbers_))
+    return Settings(**checked)
+
+
+# ------------------------------------------------------------------ id arrays
+def check_id_array(value: Any, name: str, ndim: int) -> np.ndarray:
+    """An array of integer ids (or offsets) with ``ndim`` dimensions, as int64.
+
+    >>> check_id_array([0, 2], "relevant_indptr", 1).dtype
+    dtype('int64')
+    """
+    array = np.asarray(value)
+    shape = "a 2-D (users x K) array of item ids, best first" if ndim == 2 else "a 1-D array"
+    if array.ndim != ndim:
+        raise InvalidInputError(f"{name} must be {shape}; got shape {array.shape}.")
+    if array.size and not np.issubdtype(array.dtype, np.integer):
+        raise InputTypeError(
+            f"{name} must hold integer ids (items coded 0..n_items-1; in top_items a negative id marks an "
+            f"empty slot); got dtype {array.dtype}. topkeval.evaluate takes ids of any type and codes them."
+        )
+    return array.astype(np.int64, copy=False)
+
+
+def check_top_items(top_items: Any, *, duplicates: bool = True) -> np.ndarray:
+    """A (users x K) matrix of item ids as int64; with ``duplicates``, no row repeats an item.
+
+    >>> check_top_items([[3, 1], [2, -1]]).dtype
+    dtype('int64')
+    >>> check_top_items([[3, 3]])
+    Traceback (most recent call last):
+    ...
+    topkeval.DuplicateRecommendationError: row 0 of top_items lists item 3 more than once (at ranks 1, 2); \
+a ranking must not contain duplicates. Remove repeats before evaluating.
+    """
+    top = check_id_array(top_items, "top_items", 2)
+    if duplicates and top.shape[1] > 1:
+        ordered = np.sort(top, axis=1)
+        repeated = (ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)
+        if repeated.any():
+            row, column = (int(x) for x in np.argwhere(repeated)[0])
+            raise duplicate_recommendation(row, top[row], int(ordered[row, column]))
+    return top
+
+
+def duplicate_recommendation(row: int, listed: np.ndarray, item: int) -> DuplicateRecommendationError:
+    """Row ``row`` of top_items lists ``item`` more than once."""
+    ranks = [int(p) + 1 for p in np.flatnonzero(listed == item)]
+    return DuplicateRecommendationError(
+        f"row {row} of top_items lists item {item} more than once (at ranks {', '.join(map(str, ranks))}); "
+        "a ranking must not contain duplicates. Remove repeats before evaluating.",
+        row,
+        item,
+        ranks,
+    )
+
+
+def duplicate_relevant(row: int, item: int) -> DuplicateRelevantError:
+    """The relevant items of row ``row`` list ``item`` more than once."""
+    return DuplicateRelevantError(
+        f"the relevant items of row {row} list item {item} more than once; each relevant item must "
+        "appear once per user.",
+        row,
+        item,
+    )
+
+
+def duplicate_in_frames(err: InvalidInputError, user: Any, item: Any) -> InvalidInputError:
+    """A duplicate found on the integer codes, told in the DataFrames' own ids."""
+    user, item = plain(user), plain(item)
+    if isinstance(err, DuplicateRelevantError):
+        return DuplicateRelevantError(
+            f"truth lists user {user!r} and item {item!r} more than once; "
+            "keep one row per (user, item), e.g. truth.drop_duplicates([user, item]).",
+            user,
+            item,
+        )
+    ranks = getattr(err, "ranks", [])
+    return DuplicateRecommendationError(
+        f"recommendations list item {item!r} more than once for user {user!r} (at positions "
+        f"{', '.join(map(str, ranks))} of its list); a ranking must not contain duplicates. "
+        "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item]).",
+        user,
+        item,
+        ranks,
+    )
+
+
+# ---------------------------------------------------------------------- grades
+def check_grades(grades: Any, where: str) -> np.ndarray:
+    """Relevance grades as float64: finite and >= 0 (0 = judged not relevant); booleans are 0/1.
+
+    ``where`` names them in messages, with a verb (``"relevant_grades holds"``).
+
+    >>> check_grades([True, False, 2], "relevant_grades holds")
+    array([1., 0., 2.])
+    """
+    values = np.asarray(grades)
+    if values.size and not (np.issubdtype(values.dtype, np.number) or values.dtype == np.bool_):
+        raise InputTypeError(f"{where} must hold numbers (relevance grades); got dtype {values.dtype}.")
+    values = values.astype(np.float64)
+    if not np.all(np.isfinite(values)):
+        raise InvalidInputError(_GRADE_FINITE.format(where=where, value="NaN or infinity"))
+    if values.size and values.min() < 0:
+        raise InvalidInputError(_GRADE_NEGATIVE.format(where=where, value=f"{values.min():g}"))
+    return values
+
+
+_GRADE_FINITE = (
+    "relevance grades must be finite numbers >= 0; {where} {value}. Drop unjudged items instead of marking "
+    "them NaN."
+)
+_GRADE_NEGATIVE = (
+    "relevance grades must be >= 0 (0 = judged not relevant); {where} {value}. Shift or clip negative "
+    "ratings before using them as grades."
+)

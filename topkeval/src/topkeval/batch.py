@@ -13,7 +13,7 @@ block the hits are found with a cache-sized bitmap (one row of ``n_items``
 one-byte cells per user of a small sub-block), and the metrics are computed
 from the list of hit positions, so the work grows with the number of hits
 rather than with K. The results equal the per-user functions in
-``topkeval.metrics`` and ``topkeval.dcg`` to 1e-12 (``tests/library/test_batch.py``).
+``topkeval.metrics`` and ``topkeval.dcg`` to 1e-12 (the test suite checks it).
 
 :func:`evaluate` spends most of its time turning ids into integer codes. It
 is fastest when each user's rows come together with ranks 1..K (what a
@@ -29,24 +29,36 @@ pytrec_eval, ranx and a plain Python loop.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import _ranking, _registry
+from . import _kernels, _ranking, _registry
 from ._cutoff import discounts, gains, ideal_dcg_table
 from ._frames import as_pandas
 from ._kernels import Cut
+from ._registry import Settings
 from ._validation import (
+    DuplicateRecommendationError,
+    DuplicateRelevantError,
+    InputTypeError,
+    InvalidInputError,
     check_columns,
+    check_grades,
+    check_id_array,
     check_int,
     check_ks,
-    check_max_grade,
+    check_metrics,
     check_option,
-    check_options,
-    check_parameters,
+    check_settings,
     describe_examples,
+    duplicate_in_frames,
+    duplicate_recommendation,
+    duplicate_relevant,
+    err_scale,
+    plain,
 )
 
 __all__ = ["evaluate", "evaluate_arrays"]
@@ -57,66 +69,30 @@ _SPARSE_IDS = 1 << 22  # above this many item ids, ids that are sparser than the
 
 
 # ----------------------------------------------------------------- validation
-def _check_metrics(metrics: Iterable[str] | None) -> tuple[str, ...]:
-    if metrics is None:
-        return _registry.DEFAULT_METRIC_KEYS
-    if isinstance(metrics, str):
-        metrics = [metrics]
-    chosen = []
-    for name in metrics:
-        key = check_option("metrics", name, _registry.METRIC_KEYS)
-        if key not in chosen:
-            chosen.append(key)
-    if not chosen:
-        raise ValueError(
-            "metrics must name at least one of "
-            + ", ".join(repr(m) for m in _registry.METRIC_KEYS)
-            + " (or be None for all); got an empty list."
-        )
-    return tuple(m for m in _registry.METRIC_KEYS if m in chosen)
-
-
-def _int_array(value: Any, name: str, ndim: int) -> np.ndarray:
-    array = np.asarray(value)
-    if array.ndim != ndim:
-        raise ValueError(f"{name} must be a {ndim}-D array; got shape {array.shape}.")
-    if array.size and not np.issubdtype(array.dtype, np.integer):
-        raise TypeError(
-            f"{name} must hold integers (item ids coded 0..n_items-1); got dtype {array.dtype}. "
-            "Use topkeval.evaluate for arbitrary ids: it encodes them for you."
-        )
-    return array.astype(np.int64, copy=False)
-
-
 def _check_csr(
     indptr: Any, items: Any, grades: Any, n_users: int
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
-    indptr = _int_array(indptr, "relevant_indptr", 1)
-    items = _int_array(items, "relevant_items", 1)
+    indptr = check_id_array(indptr, "relevant_indptr", 1)
+    items = check_id_array(items, "relevant_items", 1)
     if indptr.shape[0] != n_users + 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"relevant_indptr must have n_users + 1 = {n_users + 1} entries (one row per row of "
             f"top_items, CSR style); got {indptr.shape[0]}."
         )
     if indptr[0] != 0 or indptr[-1] != items.shape[0] or np.any(np.diff(indptr) < 0):
-        raise ValueError(
+        raise InvalidInputError(
             "relevant_indptr must start at 0, never decrease and end at len(relevant_items) "
             f"= {items.shape[0]}; got start {indptr[0]} and end {indptr[-1]}."
         )
     if items.size and items.min() < 0:
-        raise ValueError(f"relevant_items must be item ids >= 0; the smallest is {items.min()}.")
+        raise InvalidInputError(f"relevant_items must be item ids >= 0; the smallest is {items.min()}.")
     if grades is None:
         return indptr, items, None
-    grades = np.asarray(grades, dtype=np.float64)
+    grades = check_grades(grades, "relevant_grades holds")
     if grades.shape != items.shape:
-        raise ValueError(
-            f"relevant_grades must have one grade per relevant item ({items.shape[0]}); got shape {grades.shape}."
-        )
-    if not np.all(np.isfinite(grades)):
-        raise ValueError("relevance grades must be finite numbers >= 0; found NaN or infinity.")
-    if grades.size and grades.min() < 0:
-        raise ValueError(
-            f"relevance grades must be >= 0 (0 means judged not relevant); the smallest is {grades.min()}."
+        raise InvalidInputError(
+            f"relevant_grades must have one grade per relevant item ({items.shape[0]}); "
+            f"got shape {grades.shape}."
         )
     keep = grades > 0
     if not keep.all():  # judged-not-relevant entries do not count in |R|
@@ -127,45 +103,94 @@ def _check_csr(
 
 
 # ------------------------------------------------------------------ core
-class _Options:
-    __slots__ = ("ks", "keys", "denominator", "gain", "ideal", "discount", "p", "max_grade")
+@dataclass(frozen=True)
+class _Request:
+    """What to compute: the cutoffs, the metric keys, and every option."""
 
-    def __init__(self, ks, keys, denominator, gain, ideal, discount="log2", p=0.8, max_grade=None):
-        self.ks, self.keys = ks, keys
-        self.denominator, self.gain, self.ideal = denominator, gain, ideal
-        self.discount = discount  # "log2" or "clipped_log2" (LensKit); see _cutoff.discounts
-        self.p, self.max_grade = p, max_grade  # RBP's persistence, ERR's top grade (None: each user's own)
+    ks: tuple[int, ...]
+    keys: tuple[str, ...]
+    settings: Settings
 
 
 class _Shared:
-    """What every block needs besides its own hits: options, discounts, gains and grades of the relevant items."""
+    """What every block needs besides its own hits: options, discounts, gains and grades of the relevant
+    items, and the weight of unjudged items (RBP's residual).
 
-    def __init__(
-        self,
-        opts: _Options,
-        disc: np.ndarray,
-        idcg_table: np.ndarray,
-        rel_gains: np.ndarray | None,
-        grades: np.ndarray | None,
-        top_grade: np.ndarray | None,
-    ):
-        self.opts, self.disc, self.idcg_table = opts, disc, idcg_table
-        self.rel_gains, self.grades, self.top_grade = rel_gains, grades, top_grade
+    Tables are sized by what the data can reach, never by k alone: the
+    discounts by the list width and the largest |R|, the ideal DCG by
+    min(k, largest |R|). A cutoff beyond the longest list costs nothing.
+    """
+
+    def __init__(self, request: _Request, width: int, indptr: np.ndarray, grades: np.ndarray | None):
+        settings, keys = request.settings, request.keys
+        self.request, self.settings = request, settings
+        most_relevant = int(np.diff(indptr).max(initial=0))
+        self.ideal_width = max(1, min(max(request.ks), most_relevant))
+        self.disc = discounts(max(width, self.ideal_width), settings.discount)
+        self.idcg_table = ideal_dcg_table(self.ideal_width, settings.discount)
+        self.rel_gains = gains(grades, settings.gain) if (grades is not None and "ndcg" in keys) else None
+        self.grades = grades if "err" in keys else None
+        self.top_grade = _top_grades(indptr.size - 1, settings.max_grade, grades) if "err" in keys else None
+        self.kernels = {key: getattr(_kernels, _registry.METRICS[key].kernel) for key in keys}
+        #: RBP's residual: per cutoff, the weight of each user's unjudged items (None: every item judged)
+        self.unjudged: dict[int, np.ndarray] | None = None
+
+    def needs_hit_index(self, duplicates: str) -> bool:
+        """Which relevant item each hit is: needed for graded metrics,
+        and to find repeated recommendations."""
+        return self.rel_gains is not None or self.grades is not None or duplicates != "none"
+
+    def unjudged_at(self, k: int, b0: int, nb: int) -> np.ndarray | None:
+        """The weight of the unjudged items in the top k of users ``b0 .. b0 + nb - 1``, or None."""
+        return None if self.unjudged is None else self.unjudged[k][b0 : b0 + nb]
 
 
-def _top_grades(grades: np.ndarray | None, indptr: np.ndarray, max_grade: float | None) -> np.ndarray | None:
-    """ERR's top of the grade scale for every user: ``max_grade``, or each user's highest grade."""
-    n_users = indptr.size - 1
-    if max_grade is not None:
-        largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
-        return np.full(n_users, check_max_grade(max_grade, largest))
-    if grades is None:
+def _list_width(request: _Request, length: int) -> int:
+    """How much of each list is read: the whole list for NDCG's ``ideal="listed"``,
+    else up to the largest k."""
+    full = "ndcg" in request.keys and request.settings.ideal == "listed"
+    return length if full else min(length, max(request.ks))
+
+
+def _err_max_grade(grades: np.ndarray | None, max_grade: float | None) -> float:
+    """ERR's g_max for the whole batch: ``max_grade`` (checked), else the largest grade of the truth (>= 1).
+
+    g_max is a property of the grading scale (Chapelle et al. 2009), the same for every user; without
+    ``max_grade`` the truth's largest grade is the best estimate of the scale's top.
+    """
+    largest = float(grades.max(initial=0.0)) if grades is not None else 1.0
+    return err_scale(max_grade, largest, batch=True)
+
+
+def _top_grades(n_users: int, max_grade: float | None, grades: np.ndarray | None) -> np.ndarray:
+    """ERR's top of the grade scale for every user: one value for all (see :func:`_err_max_grade`)."""
+    return np.full(n_users, _err_max_grade(grades, max_grade))
+
+
+def _unjudged_weight(
+    top: np.ndarray,
+    judged: tuple[np.ndarray, np.ndarray] | None,
+    n_items: int,
+    request: _Request,
+    block_size: int,
+) -> dict[int, np.ndarray] | None:
+    """RBP's residual: per cutoff k, (1 - p) * sum of p**(i - 1) over the ranks i <= k with an unjudged item.
+
+    The listed items' weight minus the judged ones' (RBP with every judged item counted as a hit).
+    None when the residual is not asked for or every item is judged (``judged`` is None).
+    """
+    if judged is None or "rbp_residual" not in request.keys:
         return None
-    top = np.ones(n_users)
-    has = np.diff(indptr) > 0
-    if has.any():
-        top[has] = np.maximum.reduceat(grades, indptr[:-1][has])
-    return top
+    p = request.settings.p
+    present = top[:, : max(request.ks)] >= 0  # never wider than the lists: a huge k costs nothing
+    weights = (1.0 - p) * p ** np.arange(present.shape[1], dtype=np.float64)
+    listed = np.cumsum(present * weights, axis=1) if present.shape[1] else np.zeros((top.shape[0], 1))
+    as_hits = _Request(request.ks, ("rbp",), request.settings)
+    judged_rbp = _compute(top, judged[0], judged[1], None, n_items, as_hits, block_size, "none", False)
+    return {
+        k: np.maximum(listed[:, min(k, listed.shape[1]) - 1] - judged_rbp[f"rbp@{k}"], 0.0)
+        for k in request.ks
+    }
 
 
 def _ideal_cumulative(
@@ -189,6 +214,26 @@ def _take(values: np.ndarray, selection: np.ndarray | None) -> np.ndarray:
     return values if selection is None else values[selection]
 
 
+def _maybe(values: np.ndarray | None, selection: Any) -> np.ndarray | None:
+    """``values[selection]`` (everything when ``selection`` is None), or None when there are no values."""
+    if values is None:
+        return None
+    return values if selection is None else values[selection]
+
+
+class _Hits:
+    """Where the hits of one block are: row, position and ordinal of each, per-user counts and first hit."""
+
+    def __init__(self, flat: np.ndarray, width: int, nb: int):
+        self.row = flat // width if width else flat
+        self.pos = flat - self.row * width
+        self.counts = np.bincount(self.row, minlength=nb)
+        starts = np.cumsum(self.counts) - self.counts
+        self.ordinal = np.arange(1, flat.size + 1) - starts[self.row]
+        self.first = np.full(nb, np.iinfo(np.int64).max, dtype=np.int64)
+        self.first[self.counts > 0] = self.pos[starts[self.counts > 0]]
+
+
 def _block_metrics(
     flat: np.ndarray,  # flat indices of the hits in the block's (nb, width) list matrix, increasing
     width: int,
@@ -200,47 +245,49 @@ def _block_metrics(
     shared: _Shared,
     out: dict[str, np.ndarray],
 ) -> None:
-    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff: one :class:`~topkeval._kernels.Cut` per k."""
-    opts, nb = shared.opts, nrel.size
-    row = flat // width if width else flat
-    pos = flat - row * width
-    counts = np.bincount(row, minlength=nb)
-    starts = np.cumsum(counts) - counts
-    ordinal = np.arange(1, flat.size + 1) - starts[row]
-    first = np.full(nb, np.iinfo(np.int64).max, dtype=np.int64)
-    first[counts > 0] = pos[starts[counts > 0]]
-    hit_gains = shared.rel_gains[hit_rel] if shared.rel_gains is not None else None
-    hit_grades = shared.grades[hit_rel] if shared.grades is not None and "err" in opts.keys else None
-    top_grade = shared.top_grade[b0 : b0 + nb] if shared.top_grade is not None else None
-    ideal_cum = None
-    if hit_gains is not None:
-        seg, values = (
-            (seg_rel, shared.rel_gains[r0 : r0 + seg_rel.size]) if opts.ideal == "all" else (row, hit_gains)
-        )
-        ideal_cum = _ideal_cumulative(seg, values, nb, max(opts.ks), shared.disc)
-    for k in opts.ks:
-        sel = None if k >= width else pos < k
+    """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff:
+    one :class:`~topkeval._kernels.Cut` per k."""
+    nb = nrel.size
+    hits = _Hits(flat, width, nb)
+    hit_gains = _maybe(shared.rel_gains, hit_rel) if hit_rel is not None else None
+    hit_grades = _maybe(shared.grades, hit_rel) if hit_rel is not None else None
+    ideal_cum = _block_ideal(shared, hits, hit_gains, seg_rel, r0, nb)
+    for k in shared.request.ks:
+        sel = None if k >= width else hits.pos < k
         cut = Cut(
             k=k,
-            hits=counts if sel is None else np.bincount(row[sel], minlength=nb),
+            hits=hits.counts if sel is None else np.bincount(hits.row[sel], minlength=nb),
             n_relevant=nrel,
-            first=first,
-            row=_take(row, sel),
-            position=_take(pos, sel),
-            ordinal=_take(ordinal, sel),
-            listed_hits=counts,
-            gains=None if hit_gains is None else _take(hit_gains, sel),
-            ideal=None if ideal_cum is None else ideal_cum[:, k - 1],
+            first=hits.first,
+            row=_take(hits.row, sel),
+            position=_take(hits.pos, sel),
+            ordinal=_take(hits.ordinal, sel),
+            listed_hits=hits.counts,
+            gains=_maybe(hit_gains, sel),
+            ideal=_maybe(ideal_cum, (slice(None), min(k, shared.ideal_width) - 1)),
             discounts=shared.disc,
             binary_idcg=shared.idcg_table,
-            denominator=opts.denominator,
-            ideal_from=opts.ideal,
-            grades=None if hit_grades is None else _take(hit_grades, sel),
-            top_grade=top_grade,
-            p=opts.p,
+            options=shared.settings,
+            grades=_maybe(hit_grades, sel),
+            top_grade=_maybe(shared.top_grade, slice(b0, b0 + nb)),
+            unjudged=shared.unjudged_at(k, b0, nb),
         )
-        for key in opts.keys:
-            out[f"{key}@{k}"][b0 : b0 + nb] = _registry.METRICS[key].kernel(cut)
+        for key, kernel in shared.kernels.items():
+            out[f"{key}@{k}"][b0 : b0 + nb] = kernel(cut)
+
+
+def _block_ideal(
+    shared: _Shared, hits: _Hits, hit_gains: np.ndarray | None, seg_rel: np.ndarray, r0: int, nb: int
+) -> np.ndarray | None:
+    """Running IDCG per user of a block (graded relevance only): from all relevant items,
+    or the listed hits."""
+    if shared.rel_gains is None or hit_gains is None:
+        return None
+    if shared.settings.ideal == "all":
+        seg, values = seg_rel, shared.rel_gains[r0 : r0 + seg_rel.size]
+    else:
+        seg, values = hits.row, hit_gains
+    return _ideal_cumulative(seg, values, nb, shared.ideal_width, shared.disc)
 
 
 def _smallest_uint(largest: int) -> type:
@@ -251,126 +298,150 @@ def _smallest_uint(largest: int) -> type:
     return np.uint64
 
 
+def _relevant_may_repeat(items: np.ndarray, indptr: np.ndarray) -> bool:
+    """False when every user's relevant ids strictly increase (so none repeats): no read-back needed."""
+    if not items.size:
+        return False
+    rising = items[1:] > items[:-1]  # a bool array: np.diff would allocate int64
+    rising[indptr[1:-1][(indptr[1:-1] > 0) & (indptr[1:-1] < items.size)] - 1] = True
+    return not bool(rising.all())
+
+
+class _Bitmap:
+    """The hit finder: each user of a sub-block owns a row of ``n_items + 1`` cells (the last for empty
+    slots).
+
+    A cell holds 0, or 1 + the position of that item among the user's
+    relevant items, so its dtype only needs to hold the largest |R| (usually
+    one byte: four times more users per cache-sized bitmap than int32 codes).
+    Reading the bitmap at the recommended items gives the hits. Reading it
+    back at the relevant items finds a relevant item listed twice for one
+    user (the later code overwrote the earlier).
+    """
+
+    def __init__(self, n_items: int, indptr: np.ndarray, block_size: int):
+        self.n_items, self.stride = n_items, n_items + 1  # column n_items is the sentinel for empty slots
+        self.code_type = _smallest_uint(int(np.diff(indptr).max(initial=0)))
+        cells = _BITMAP_BYTES // (self.stride * np.dtype(self.code_type).itemsize)
+        self.sub = int(max(1, min(block_size, cells)))
+        self.cells: np.ndarray = np.zeros(self.sub * self.stride, dtype=self.code_type)
+
+    def find(
+        self,
+        block: np.ndarray,
+        rel_items: np.ndarray,
+        local_ptr: np.ndarray,
+        seg_rel: np.ndarray,
+        b0: int,
+        readback: bool,
+    ) -> np.ndarray:
+        """Hit codes (nb x width) of a block; raises when a user's relevant items repeat
+        (with ``readback``)."""
+        nb, width = block.shape
+        sub, stride = self.sub, self.stride
+        local = np.arange(nb, dtype=np.int64) % sub
+        rel_flat = local[seg_rel] * stride + rel_items
+        rel_code = (np.arange(rel_items.size, dtype=np.int64) - local_ptr[:-1][seg_rel] + 1).astype(
+            self.code_type
+        )
+        gather = block + (local * stride)[:, None]
+        if block.size and block.min() < 0:
+            gather[block < 0] = (local * stride + self.n_items)[np.nonzero(block < 0)[0]]
+        hit_code: np.ndarray = np.empty((nb, width), dtype=self.code_type)
+        back: np.ndarray | None = np.empty(rel_items.size, dtype=self.code_type) if readback else None
+        bounds = local_ptr[:-1][::sub].tolist() + [rel_items.size]
+        for i, s0 in enumerate(range(0, nb, sub)):
+            where = rel_flat[bounds[i] : bounds[i + 1]]
+            self.cells[where] = rel_code[bounds[i] : bounds[i + 1]]
+            if back is not None:
+                np.take(self.cells, where, out=back[bounds[i] : bounds[i + 1]])
+            np.take(self.cells, gather[s0 : s0 + sub], out=hit_code[s0 : s0 + sub])
+            self.cells[where] = 0
+        if back is not None and not np.array_equal(back, rel_code):
+            bad = int(np.flatnonzero(back != rel_code)[0])
+            raise duplicate_relevant(b0 + int(seg_rel[bad]), int(rel_items[bad]))
+        return hit_code
+
+
+def _hit_relevant(
+    flat: np.ndarray,
+    hit_code: np.ndarray,
+    block: np.ndarray,
+    indptr: np.ndarray,
+    items: np.ndarray,
+    b0: int,
+    check: bool,
+) -> np.ndarray:
+    """Global index of each hit's relevant item (the row's first one + code - 1); raises on a repeated hit."""
+    width = block.shape[1]
+    if not flat.size:
+        return np.zeros(0, dtype=np.int64)
+    hit_rel = indptr[b0 + flat // width] + hit_code.ravel()[flat] - 1
+    if check:
+        r0, r1 = int(indptr[b0]), int(indptr[b0 + block.shape[0]])
+        seen = np.bincount(hit_rel - r0, minlength=r1 - r0)
+        if seen.max() > 1:
+            at = int(np.flatnonzero(seen[hit_rel - r0] > 1)[0])
+            r = int(flat[at] // width)
+            raise duplicate_recommendation(b0 + r, block[r], int(items[hit_rel[at]]))
+    return hit_rel
+
+
 def _compute(
     top: np.ndarray,
     indptr: np.ndarray,
     items: np.ndarray,
     grades: np.ndarray | None,
     n_items: int,
-    opts: _Options,
+    request: _Request,
     block_size: int,
     duplicates: str,
     check_relevant: bool,
+    judged: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> dict[str, np.ndarray]:
-    """Every metric for every row of ``top``, one block of users at a time.
+    """Every metric for every row of ``top``, one block of users at a time (hits found by a :class:`_Bitmap`).
 
-    Hits are found with a bitmap: each user of a sub-block owns a row of
-    ``n_items + 1`` cells (the last one for empty slots). A cell holds 0, or
-    1 + the position of that item among the user's relevant items, so its
-    dtype only needs to hold the largest |R| (usually one byte: four times
-    more users per cache-sized bitmap than int32 codes). Reading the bitmap
-    at the recommended items gives the hits. Reading it back at the relevant
-    items finds a relevant item listed twice for one user (the later code
-    overwrote the earlier). ``duplicates="all"`` sorts each row to find
-    repeated recommendations; ``"hits"`` only counts how often each relevant
-    item was hit.
+    ``duplicates="all"`` sorts each row to find repeated recommendations;
+    ``"hits"`` only counts how often each relevant item was hit. ``judged``
+    is the CSR (indptr, items) of every judged item, relevant or not, for
+    RBP's residual; None when every item is judged.
     """
     n_users, length = top.shape
-    kmax = max(opts.ks)
-    full = "ndcg" in opts.keys and opts.ideal == "listed"
-    width = length if full else min(length, kmax)
-    nrel_all = np.diff(indptr)
-    out = {f"{key}@{k}": np.empty(n_users, dtype=np.float64) for k in opts.ks for key in opts.keys}
-    disc = discounts(max(width, kmax), opts.discount)
-    idcg_table = ideal_dcg_table(kmax, opts.discount)
-    rel_gains = gains(grades, opts.gain) if (grades is not None and "ndcg" in opts.keys) else None
-    top_grade = _top_grades(grades, indptr, opts.max_grade) if "err" in opts.keys else None
-    shared = _Shared(opts, disc, idcg_table, rel_gains, grades, top_grade)
-    # which relevant item each hit is: for graded metrics, and to find repeated recommendations
-    need_rel = rel_gains is not None or (grades is not None and "err" in opts.keys) or duplicates != "none"
-
-    stride = n_items + 1  # column n_items is the sentinel for empty slots
-    code_type = _smallest_uint(int(nrel_all.max(initial=0)))
-    sub = int(max(1, min(block_size, _BITMAP_BYTES // (stride * np.dtype(code_type).itemsize))))
-    bitmap = np.zeros(sub * stride, dtype=code_type)
-    if check_relevant and items.size:  # ids strictly increasing within each user: no repeats
-        rising = items[1:] > items[:-1]  # a bool array: np.diff would allocate int64
-        rising[indptr[1:-1][(indptr[1:-1] > 0) & (indptr[1:-1] < items.size)] - 1] = True
-        check_relevant = not rising.all()
-
+    width = _list_width(request, length)
+    shared = _Shared(request, width, indptr, grades)
+    shared.unjudged = _unjudged_weight(top, judged, n_items, request, block_size)
+    need_rel = shared.needs_hit_index(duplicates)
+    bitmap = _Bitmap(n_items, indptr, block_size)
+    readback = check_relevant and _relevant_may_repeat(items, indptr)
+    out = {f"{key}@{k}": np.empty(n_users, dtype=np.float64) for k in request.ks for key in request.keys}
     for b0 in range(0, n_users, block_size):
         b1 = min(n_users, b0 + block_size)
-        nb = b1 - b0
         block = top[b0:b1, :width]
         if duplicates == "all" and width > 1:
             _check_rows(block, b0)
         r0, r1 = int(indptr[b0]), int(indptr[b1])
-        nrel = nrel_all[b0:b1]
-        local = np.arange(nb, dtype=np.int64) % sub
-        seg_rel = np.repeat(np.arange(nb, dtype=np.int64), nrel)
-        rel_flat = local[seg_rel] * stride + items[r0:r1]
-        rel_code = (np.arange(r0, r1, dtype=np.int64) - indptr[b0:b1][seg_rel] + 1).astype(code_type)
-        gather = block + (local * stride)[:, None]
-        if block.size and block.min() < 0:
-            gather[block < 0] = (local * stride + n_items)[np.nonzero(block < 0)[0]]
-        hit_code = np.empty((nb, width), dtype=code_type)
-        readback = np.empty(r1 - r0, dtype=code_type) if check_relevant else None
-        bounds = (indptr[b0:b1:sub] - r0).tolist() + [r1 - r0]
-        for i, s0 in enumerate(range(0, nb, sub)):
-            where = rel_flat[bounds[i] : bounds[i + 1]]
-            bitmap[where] = rel_code[bounds[i] : bounds[i + 1]]
-            if readback is not None:
-                np.take(bitmap, where, out=readback[bounds[i] : bounds[i + 1]])
-            np.take(bitmap, gather[s0 : s0 + sub], out=hit_code[s0 : s0 + sub])
-            bitmap[where] = 0
-        if readback is not None and not np.array_equal(readback, rel_code):
-            bad = int(np.flatnonzero(readback != rel_code)[0])
-            raise _DuplicateRelevant(b0 + int(seg_rel[bad]), int(items[r0 + bad]))
+        local_ptr = indptr[b0 : b1 + 1] - r0
+        nrel = np.diff(local_ptr)
+        seg_rel = np.repeat(np.arange(b1 - b0, dtype=np.int64), nrel)
+        hit_code = bitmap.find(block, items[r0:r1], local_ptr, seg_rel, b0, readback)
         flat = np.flatnonzero(hit_code != 0)  # 3-4x faster than nonzero on the codes themselves
-        hit_rel = None
-        if need_rel and flat.size:
-            # global index of each hit's relevant item: the row's first one + (code - 1)
-            hit_rel = indptr[b0 + flat // width] + hit_code.ravel()[flat] - 1
-            if duplicates != "none":
-                seen = np.bincount(hit_rel - r0, minlength=r1 - r0)
-                if seen.max() > 1:
-                    at = int(np.flatnonzero(seen[hit_rel - r0] > 1)[0])
-                    r = int(flat[at] // width)
-                    raise _DuplicateRecommendation(b0 + r, block[r], int(items[hit_rel[at]]))
-        elif need_rel:
-            hit_rel = np.zeros(0, dtype=np.int64)
+        hit_rel = (
+            _hit_relevant(flat, hit_code, block, indptr, items, b0, duplicates != "none")
+            if need_rel
+            else None
+        )
         _block_metrics(flat, width, hit_rel, nrel, seg_rel, r0, b0, shared, out)
     return out
 
 
 def _check_rows(block: np.ndarray, b0: int) -> None:
-    """Raise _DuplicateRecommendation for the first row of ``block`` that repeats an item."""
+    """Raise for the first row of ``block`` that repeats an item."""
     narrow = np.int32 if block.size and block.max() <= np.iinfo(np.int32).max else block.dtype
     ordered = np.sort(block.astype(narrow), axis=1)  # int32 sorts twice as fast as int64
     repeat = (ordered[:, 1:] == ordered[:, :-1]) & (ordered[:, 1:] >= 0)  # empty slots (< 0) may repeat
     if repeat.any():
         r, c = (int(x) for x in np.argwhere(repeat)[0])
-        raise _DuplicateRecommendation(b0 + r, block[r], int(ordered[r, c]))
-
-
-class _DuplicateRelevant(ValueError):
-    def __init__(self, row: int, item: int):
-        self.row, self.item = row, item
-        super().__init__(
-            f"the relevant items of row {row} list item {item} more than once; each relevant item must "
-            "appear once per user."
-        )
-
-
-class _DuplicateRecommendation(ValueError):
-    def __init__(self, row: int, listed: np.ndarray, item: int):
-        self.row, self.item = row, item
-        self.ranks = [int(p) + 1 for p in np.flatnonzero(listed == item)]
-        super().__init__(
-            f"row {row} of top_items lists item {item} more than once (at ranks "
-            f"{', '.join(map(str, self.ranks))}); a ranking must not contain duplicates. Remove repeats "
-            "before evaluating."
-        )
+        raise duplicate_recommendation(b0 + r, block[r], int(ordered[r, c]))
 
 
 # --------------------------------------------------------------- fast path API
@@ -384,15 +455,15 @@ def evaluate_arrays(
     metrics: Iterable[str] | None = None,
     relevant_grades: Any = None,
     n_items: int | None = None,
-    denominator: str = _registry.OPTIONS["denominator"].default,
-    gain: str = _registry.OPTIONS["gain"].default,
-    ideal: str = _registry.OPTIONS["ideal"].default,
-    empty: str = _registry.BATCH_OPTIONS["empty"].default,
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    empty: str = Settings.empty,
     block_size: int = _DEFAULT_BLOCK,
-    discount: str = _registry.OPTIONS["discount"].default,
+    discount: str = Settings.discount,
     duplicates: str = "check_hits",
-    p: float = _registry.PARAMETERS["p"].default,
-    max_grade: float | None = _registry.PARAMETERS["max_grade"].default,
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ) -> pd.DataFrame:
     """Every metric for every row of an integer (users x K) matrix: the fast path.
 
@@ -423,7 +494,11 @@ def evaluate_arrays(
         :func:`topkeval.ndcg_at_k`.
     p, max_grade : float
         RBP's persistence and ERR's top grade, as in :func:`topkeval.rbp_at_k`
-        and :func:`topkeval.err_at_k`.
+        and :func:`topkeval.err_at_k`; without ``max_grade``, ERR's g_max is
+        the largest of ``relevant_grades`` (at least 1; 1 without grades), in
+        ``attrs["err_max_grade"]``. With ``relevant_grades`` the CSR entries
+        are judgments: RBP's residual (``rbp_residual``) counts every listed
+        item not among them as unjudged.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as (see :func:`evaluate`).
     block_size : int
@@ -455,45 +530,102 @@ def evaluate_arrays(
     0          0.5   0.5
     1          0.5   0.5
     """
-    top = _int_array(top_items, "top_items", 2)
+    top = check_id_array(top_items, "top_items", 2)
     n_users, length = top.shape
     indptr, items, grades = _check_csr(relevant_indptr, relevant_items, relevant_grades, n_users)
     if k is None and length == 0:
-        raise ValueError("top_items has no columns, so there is no default cutoff; pass k=...")
+        raise InvalidInputError("top_items has no columns, so there is no default cutoff; pass k=...")
     ks = check_ks(length if k is None else k)
-    keys = _check_metrics(metrics)
-    chosen = check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty)
-    chosen.update(check_parameters(p=p, max_grade=max_grade))
-    empty = chosen.pop("empty")
-    opts = _Options(ks, keys, **chosen)
-    largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
-    if n_items is None:
-        n_items = largest + 1
-    elif largest >= n_items:
-        raise ValueError(f"n_items is {n_items} but an item id is {largest}; ids must be below n_items.")
+    settings = check_settings(
+        "arrays",
+        denominator=denominator,
+        gain=gain,
+        ideal=ideal,
+        discount=discount,
+        empty=empty,
+        p=p,
+        max_grade=max_grade,
+    )
+    request, attrs = _with_err_scale(_Request(ks, check_metrics(metrics), settings), grades)
+    judged = _judged_csr(request, relevant_indptr, relevant_items, relevant_grades, n_users)
+    n_items = _check_n_items(n_items, top, items if judged is None else judged[1])
     block_size = check_int(block_size, "block_size")
     duplicates = check_option("duplicates", duplicates, ("check_hits", "check_all", "none"))
     mode = {"check_hits": "hits", "check_all": "all", "none": "none"}[duplicates]
     ids = None
     if n_items > _SPARSE_IDS and n_items > top.size + items.size:
-        # sparse ids (hashed, say): a bitmap row of n_items cells per user would not fit in the
-        # cache, or in memory; renumber the ids that occur (order kept) and report the originals
-        listed = top[top >= 0]
-        ids = np.unique(np.concatenate([listed, items]))
-        coded = np.full(top.shape, -1, dtype=np.int64)
-        coded[top >= 0] = np.searchsorted(ids, listed)
-        original, top, items, n_items = top, coded, np.searchsorted(ids, items), ids.size
+        ids, top, items, judged = _renumber(top, items, judged)
+        n_items = ids.size
     try:
-        result = _compute(top, indptr, items, grades, int(n_items), opts, int(block_size), mode, True)
-    except _DuplicateRelevant as err:
-        if ids is None:
-            raise
-        raise _DuplicateRelevant(err.row, int(ids[err.item])) from None
-    except _DuplicateRecommendation as err:
-        if ids is None:
-            raise
-        raise _DuplicateRecommendation(err.row, original[err.row], int(ids[err.item])) from None
-    return _apply_empty(result, pd.RangeIndex(n_users), np.diff(indptr) == 0, empty)
+        result = _compute(top, indptr, items, grades, n_items, request, block_size, mode, True, judged)
+    except (DuplicateRelevantError, DuplicateRecommendationError) as err:
+        raise _original_ids(err, ids, top) from None
+    return _apply_empty(result, pd.RangeIndex(n_users), np.diff(indptr) == 0, settings.empty, attrs)
+
+
+def _with_err_scale(request: _Request, grades: np.ndarray | None) -> tuple[_Request, dict[str, Any]]:
+    """ERR's g_max settled once for the whole batch (:func:`_err_max_grade`), and ``attrs`` recording it."""
+    if "err" not in request.keys:
+        return request, {}
+    top = _err_max_grade(grades, request.settings.max_grade)
+    return replace(request, settings=request.settings.replaced(max_grade=top)), {"err_max_grade": top}
+
+
+def _judged_csr(
+    request: _Request, indptr: Any, items: Any, grades: Any, n_users: int
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every judged item (grade 0 too) in CSR form, for RBP's residual; None when every item is judged.
+
+    With ``relevant_grades`` the CSR entries are judgments, so an item not among them is unjudged;
+    without grades they are the relevant items and every other item is judged not relevant.
+    """
+    if "rbp_residual" not in request.keys or grades is None:
+        return None
+    indptr, items, _ = _check_csr(indptr, items, None, n_users)
+    return indptr, items
+
+
+def _check_n_items(n_items: Any, top: np.ndarray, items: np.ndarray) -> int:
+    """The size of the item id space: given (and checked), or the largest id + 1."""
+    largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
+    if n_items is None:
+        return largest + 1
+    n_items = check_int(n_items, "n_items")
+    if largest >= n_items:
+        raise InvalidInputError(
+            f"n_items is {n_items} but an item id is {largest}; ids must be below n_items."
+        )
+    return n_items
+
+
+def _renumber(
+    top: np.ndarray, items: np.ndarray, judged: tuple[np.ndarray, np.ndarray] | None
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, tuple[np.ndarray, np.ndarray] | None]:
+    """Sparse ids (hashed, say) as 0..n-1 in order: the original ids, then top_items, the relevant items
+    and the judged ones (RBP's residual; None stays None) in those codes.
+
+    A bitmap row of n_items cells per user would not fit in the cache, or in memory.
+    """
+    listed = top[top >= 0]
+    ids = np.unique(np.concatenate([listed, items] + ([judged[1]] if judged is not None else [])))
+    coded = np.full(top.shape, -1, dtype=np.int64)
+    coded[top >= 0] = np.searchsorted(ids, listed)
+    if judged is not None:
+        judged = (judged[0], np.searchsorted(ids, judged[1]))
+    return ids, coded, np.searchsorted(ids, items), judged
+
+
+def _original_ids(
+    err: DuplicateRelevantError | DuplicateRecommendationError, ids: np.ndarray | None, coded: np.ndarray
+) -> InvalidInputError:
+    """A duplicate found on renumbered ids, told with the ids the caller passed."""
+    if ids is None:
+        return err
+    row, item = err.user, int(ids[err.item])
+    if isinstance(err, DuplicateRelevantError):
+        return duplicate_relevant(row, item)
+    original = np.where(coded[row] >= 0, ids[np.maximum(coded[row], 0)], -1)
+    return duplicate_recommendation(row, original, item)
 
 
 def _apply_empty(
@@ -507,14 +639,17 @@ def _apply_empty(
     n_empty = int(is_empty.sum())
     skipped: list = []
     if n_empty and empty == "raise":
-        raise ValueError(
-            f"{n_empty} of {len(index)} users have no relevant item (e.g. {describe_examples(index[is_empty])}), "
+        raise InvalidInputError(
+            f"{n_empty} of {len(index)} users have no relevant item "
+            f"(e.g. {describe_examples(index[is_empty])}), "
             "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves "
             "them out (trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
         )
     if n_empty and empty == "zero":
-        for values in result.values():
-            values[is_empty] = 0.0
+        for name, values in result.items():
+            # a metric whose value without relevant items is defined in words (RBP's residual) keeps it
+            if not isinstance(_registry.METRICS[name.rsplit("@", 1)[0]].empty_value, str):
+                values[is_empty] = 0.0
     elif n_empty:  # skip: filter the arrays before the frame exists (cheaper than frame.loc)
         keep = ~is_empty
         skipped = index[is_empty].tolist()
@@ -537,20 +672,7 @@ def _codes(
     of ``values`` are then one per run, with a mask of the rows that start a
     run; ``other``'s codes are always one per row.
     """
-    kinds = {_id_kind(values), _id_kind(other)} - {"empty"}
-    if len(kinds) > 1:
-        raise TypeError(
-            f"{what} ids in recommendations are {_id_kind(values)} ({values.dtype}) but in truth they are "
-            f"{_id_kind(other)} ({other.dtype}), so no id could ever match. Convert one side, e.g. "
-            f".astype(str)."
-        )
-    for frame, column in (("recommendations", values), ("truth", other)):
-        if column.isna().any():
-            raise ValueError(
-                f"{frame}'s {column.name!r} column has missing {what} ids (NaN/None) in "
-                f"{int(column.isna().sum())} row(s); drop or fill those rows first, e.g. "
-                f"{frame}.dropna(subset=[{column.name!r}])."
-            )
+    _check_id_columns(values, other, what)
     heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
     other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
     if runs:  # every row a head (shuffled rows): no masked copy of the column
@@ -560,19 +682,40 @@ def _codes(
     if encoded is None:
         encoded = _arrow_codes(values, other, sort)
     if encoded is None:
-        parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [
-            values.reset_index(drop=True)
-        ]
-        both = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
-        try:
-            codes, uniques = pd.factorize(both, sort=sort)
-        except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
-            codes, uniques = pd.factorize(both, sort=False)
-        encoded = codes[: len(values)], codes[len(values) :], pd.Index(uniques)
+        encoded = _factorized(values, other, sort)
     first, second, index = encoded
     if runs:
         second = _expand_runs(second, other_heads)
     return first, second, index, heads
+
+
+def _check_id_columns(values: pd.Series, other: pd.Series, what: str) -> None:
+    """Both id columns of one kind (numbers, strings, ...) and with no missing id."""
+    kinds = {_id_kind(values), _id_kind(other)} - {"empty"}
+    if len(kinds) > 1:
+        raise InputTypeError(
+            f"{what} ids in recommendations are {_id_kind(values)} ({values.dtype}) but in truth they are "
+            f"{_id_kind(other)} ({other.dtype}), so no id could ever match. Convert one side, e.g. "
+            f".astype(str)."
+        )
+    for frame, column in (("recommendations", values), ("truth", other)):
+        if column.isna().any():
+            raise InvalidInputError(
+                f"the {column.name!r} column of {frame} has missing {what} ids (NaN/None) in "
+                f"{int(column.isna().sum())} row(s); drop or fill those rows first, e.g. "
+                f"{frame}.dropna(subset=[{column.name!r}])."
+            )
+
+
+def _factorized(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray, pd.Index]:
+    """Codes of both columns from one ``pd.factorize`` over the two (the general path)."""
+    parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [values.reset_index(drop=True)]
+    both = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
+    try:
+        codes, uniques = pd.factorize(both, sort=sort)
+    except TypeError:  # ids of mixed types cannot be sorted: keep first-seen order
+        codes, uniques = pd.factorize(both, sort=False)
+    return codes[: len(values)], codes[len(values) :], pd.Index(uniques)
 
 
 def _small_int_codes(values: pd.Series, other: pd.Series) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
@@ -599,46 +742,66 @@ def _arrow_codes(
     Half the memory traffic of ``pd.factorize`` on the concatenated columns:
     no concatenated copy, int32 codes, no unifying of per-chunk dictionaries.
     """
-    arrays = [getattr(c.array, "__arrow_array__", None) for c in (values, other)]
-    if any(a is None for a in arrays):
+    both = _arrow_strings(values, other)
+    if both is None:
         return None
-    try:  # optional (the `arrow` extra): a speed-up only; pandas' own factorize is the fallback
-        import pyarrow as pa
-        import pyarrow.compute as pc
-    except ImportError:
-        return None
-    first, second = (pa.chunked_array(a()) for a in arrays)
-    if first.type != second.type or not (
-        pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
-    ):
-        return None
+    import pyarrow as pa
+
+    first, second = both
     encoded = pa.chunked_array(first.chunks + second.chunks, type=first.type).dictionary_encode()
     if encoded.num_chunks == 0:
         return None
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
     if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks[:-1]):
         return None  # one memo table is shared across chunks, so this does not happen; be safe
-    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
-    split = first.num_chunks  # a one-chunk column's codes are a view of Arrow's buffer: no copy
-    parts = (chunks[:split], chunks[split:])
-    if sum(len(c) for c in parts[0]) != len(values):  # chunks not kept one for one: slice the whole
-        whole = np.concatenate(chunks)
-        parts = ([whole[: len(values)]], [whole[len(values) :]])
-    codes = [part[0] if len(part) == 1 else np.concatenate(part or [np.zeros(0, np.int32)]) for part in parts]
+    codes = _split_codes(encoded, first.num_chunks, len(values))
     if sort:
-        order = pc.array_sort_indices(dictionary).to_numpy()
-        rank = np.empty(order.size, dtype=np.int32)
-        rank[order] = np.arange(order.size, dtype=np.int32)
-        codes, dictionary = [rank[c] for c in codes], dictionary.take(pa.array(order))
+        codes, dictionary = _in_sorted_order(codes, dictionary)
     index = pd.Index(pd.array(dictionary, dtype=values.dtype))  # zero-copy
     return codes[0], codes[1], index
+
+
+def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | None:
+    """Both columns as Arrow chunked string arrays of one type, or None (no pyarrow, not strings)."""
+    arrays = [getattr(c.array, "__arrow_array__", None) for c in (values, other)]
+    if any(a is None for a in arrays):
+        return None
+    try:  # optional (the `arrow` extra): a speed-up only; pandas' own factorize is the fallback
+        import pyarrow as pa
+    except ImportError:
+        return None
+    first, second = (pa.chunked_array(a()) for a in arrays if a is not None)
+    strings = pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
+    return (first, second) if first.type == second.type and strings else None
+
+
+def _split_codes(encoded: Any, split: int, n_values: int) -> list[np.ndarray]:
+    """The dictionary codes of the first ``n_values`` rows and of the rest
+    (chunks ``:split`` and ``split:``)."""
+    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
+    parts = (chunks[:split], chunks[split:])  # a one-chunk column's codes are a view of Arrow's buffer
+    if sum(len(c) for c in parts[0]) != n_values:  # chunks not kept one for one: slice the whole
+        whole = np.concatenate(chunks)
+        parts = ([whole[:n_values]], [whole[n_values:]])
+    return [part[0] if len(part) == 1 else np.concatenate(part or [np.zeros(0, np.int32)]) for part in parts]
+
+
+def _in_sorted_order(codes: list[np.ndarray], dictionary: Any) -> tuple[list[np.ndarray], Any]:
+    """Codes and dictionary renumbered so that the codes follow the ids' sorted order."""
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    order = pc.array_sort_indices(dictionary).to_numpy()
+    rank = np.empty(order.size, dtype=np.int32)
+    rank[order] = np.arange(order.size, dtype=np.int32)
+    return [rank[c] for c in codes], dictionary.take(pa.array(order))
 
 
 def _run_heads(column: pd.Series) -> np.ndarray:
     """True for each row whose value differs from the row before it."""
     if len(column) == 0:
         return np.zeros(0, dtype=bool)
-    values = _arrow_strings(column) if len(column) > 1 else None
+    values = _arrow_string_column(column) if len(column) > 1 else None
     if values is not None:  # Arrow strings: compare two zero-copy slices, no shifted copy of the column
         import pyarrow.compute as pc
 
@@ -651,7 +814,7 @@ def _run_heads(column: pd.Series) -> np.ndarray:
     return heads
 
 
-def _arrow_strings(column: pd.Series):
+def _arrow_string_column(column: pd.Series) -> Any:
     """The column's Arrow string data (zero-copy), or None when it is not Arrow-backed strings."""
     arrow = getattr(column.array, "__arrow_array__", None)
     if arrow is None or isinstance(column.dtype, pd.CategoricalDtype):
@@ -755,19 +918,19 @@ def evaluate(
     k: int | Sequence[int],
     *,
     metrics: Iterable[str] | None = None,
-    denominator: str = _registry.OPTIONS["denominator"].default,
-    gain: str = _registry.OPTIONS["gain"].default,
-    ideal: str = _registry.OPTIONS["ideal"].default,
-    empty: str = _registry.BATCH_OPTIONS["empty"].default,
-    ties: str = _registry.BATCH_OPTIONS["ties"].default,
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    empty: str = Settings.empty,
+    ties: str = Settings.ties,
     user_col: str = "user",
     item_col: str = "item",
     rank_col: str = "rank",
     score_col: str = "score",
     relevance_col: str = "relevance",
-    discount: str = _registry.OPTIONS["discount"].default,
-    p: float = _registry.PARAMETERS["p"].default,
-    max_grade: float | None = _registry.PARAMETERS["max_grade"].default,
+    discount: str = Settings.discount,
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ) -> pd.DataFrame:
     """Score every user's recommendations: one row per user, one column per metric.
 
@@ -803,7 +966,13 @@ def evaluate(
     p : float
         RBP's persistence (``rbp`` column), as in :func:`topkeval.rbp_at_k`.
     max_grade : float, optional
-        ERR's top grade (``err`` column), as in :func:`topkeval.err_at_k`.
+        ERR's top of the grade scale (``err`` column), as in
+        :func:`topkeval.err_at_k`. Default: the largest grade in the whole
+        ``truth`` (at least 1; 1 without a relevance column), the same for
+        every user, since g_max belongs to the scale (Chapelle et al. 2009);
+        the value used is ``attrs["err_max_grade"]``. Pass the scale's top
+        (4 to match gdeval / ir_measures' ``ERR@k``) when the truth may not
+        reach it.
 
     Returns
     -------
@@ -812,7 +981,7 @@ def evaluate(
         precision, recall, hit, rr, ap, ndcg for each k. ``.mean()`` gives
         P@k, R@k, HR@k, MRR@k, MAP@k and NDCG@k. ``.attrs`` records the
         options, the number of users with no relevant item and which were
-        skipped.
+        skipped, and (with ``err``) ERR's g_max as ``err_max_grade``.
 
     Notes
     -----
@@ -825,6 +994,12 @@ def evaluate(
     %(empty)s
 
     %(ties)s
+
+    RBP's residual (``metrics=[..., "rbp", "rbp_residual"]``, Moffat and
+    Zobel 2008): with a ``relevance`` column the truth's rows are judgments,
+    so a listed item absent from it is unjudged and its weight joins the
+    residual; without one every unlisted item is judged not relevant and the
+    residual is p^k. RBP lies in [``rbp@k``, ``rbp@k + rbp_residual@k``].
 
     Ranks give the order only: a user's rows ranked 1, 5 and 9 are that
     user's first, second and third items, so all three count at k = 3 (as
@@ -853,9 +1028,17 @@ def evaluate(
     dtype: float64
     """
     ks = check_ks(k)
-    keys = _check_metrics(metrics)
-    check_options(denominator=denominator, gain=gain, ideal=ideal, discount=discount, empty=empty, ties=ties)
-    p, max_grade = check_parameters(p=p, max_grade=max_grade).values()
+    settings = check_settings(
+        denominator=denominator,
+        gain=gain,
+        ideal=ideal,
+        discount=discount,
+        empty=empty,
+        ties=ties,
+        p=p,
+        max_grade=max_grade,
+    )
+    request = _Request(ks, check_metrics(metrics), settings)
     cols = dict(user=user_col, item=item_col, rank=rank_col, score=score_col, relevance=relevance_col)
     recommendations, truth = as_pandas(recommendations, "recommendations"), as_pandas(truth, "truth")
     by_rank = _check_frames(recommendations, truth, cols)
@@ -870,15 +1053,15 @@ def evaluate(
     lists = _Lists(users, run_users, heads, rec_items, len(item_index))
     key = _order_key(recommendations, by_rank, cols)
     top, list_length = _list_matrix(lists, key, by_rank, max(ks), ideal, ties, cols)
+    judged = _truth_judged(request, truth, truth_users, truth_items, lists, cols)
     indptr, truth_items, rel_grades, n_relevant = _truth_csr(truth, truth_users, truth_items, lists, cols)
-
-    opts = _Options(ks, keys, denominator, gain, ideal, discount, p, max_grade)
+    request, err_attrs = _with_err_scale(request, rel_grades)
     try:
         result = _compute(
-            top, indptr, truth_items, rel_grades, lists.n_items, opts, _DEFAULT_BLOCK, "all", True
+            top, indptr, truth_items, rel_grades, lists.n_items, request, _DEFAULT_BLOCK, "all", True, judged
         )
-    except (_DuplicateRelevant, _DuplicateRecommendation) as err:
-        raise _frame_error(err, lists, item_index) from None
+    except (DuplicateRelevantError, DuplicateRecommendationError) as err:
+        raise duplicate_in_frames(err, lists.user_of_row(err.user), item_index[err.item]) from None
     if lists.row_of_user is not None:  # back to user order
         result = {name: values[lists.row_of_user] for name, values in result.items()}
     attrs = dict(
@@ -889,6 +1072,7 @@ def evaluate(
         discount=discount,
         ties=ties if not by_rank else None,
         n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
+        **err_attrs,
     )
     return _apply_empty(result, pd.Index(users, name=user_col), n_relevant == 0, empty, attrs)
 
@@ -904,8 +1088,7 @@ class _Lists:
         self.row_of_user: np.ndarray | None = None  # list rows are users in code order, unless set
 
     def user_of_row(self, row: int):
-        user = self.users[row if self.row_of_user is None else self.run_users[row]]
-        return user.item() if isinstance(user, np.generic) else user  # 1, not np.int64(1), in messages
+        return plain(self.users[row if self.row_of_user is None else self.run_users[row]])
 
 
 def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict[str, str]) -> bool:
@@ -917,7 +1100,7 @@ def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict
     if cols["rank"] in recommendations.columns:
         return True
     if cols["score"] not in recommendations.columns:
-        raise ValueError(
+        raise InvalidInputError(
             f"recommendations needs a {cols['rank']!r} column (1 = best) or a {cols['score']!r} column "
             f"(higher = better); it has {', '.join(repr(str(c)) for c in recommendations.columns)}. "
             "Pass rank_col=... or score_col=... if yours are named differently."
@@ -937,7 +1120,7 @@ def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str
     rank_col = cols["rank"]
     key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
     if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
-        raise ValueError(
+        raise InvalidInputError(
             f"{rank_col} must hold whole numbers >= 1 (1 = best); found "
             f"{key[(key < 1) | (key != np.floor(key))][0].item():.15g}."
         )
@@ -957,19 +1140,35 @@ def _list_matrix(
         found = _ranking.top_by_score(
             key, lists.items, lists.run_users, heads, grouped, lists.n_users, kmax, ideal, ties
         )
-    run_start = np.flatnonzero(heads) if found is None else None
-    run_length = np.diff(np.append(run_start, heads.size)) if found is None else None
-    if by_rank and grouped:  # the common case: every user has a list of the same length, best first
+    elif grouped:  # the common case: every user has a list of the same length, best first
+        run_length = np.diff(np.append(np.flatnonzero(heads), heads.size))
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
-    if found is not None:
-        top, list_length, in_run_order = found
-        if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
-            lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
-            lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
-        return top, list_length
+    if found is None:
+        return _general_list_matrix(lists, key, by_rank, grouped, kmax, ideal, ties, cols)
+    top, list_length, in_run_order = found
+    if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
+        lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
+        lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
+    return top, list_length
+
+
+def _general_list_matrix(
+    lists: _Lists,
+    key: np.ndarray,
+    by_rank: bool,
+    grouped: bool,
+    kmax: int,
+    ideal: str,
+    ties: str,
+    cols: dict[str, str],
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_list_matrix` for any rows: each row's position in its user's list, then one scatter."""
+    heads = lists.heads
     rec_users = _expand_runs(lists.run_users, heads)
     if by_rank and grouped and np.all((key[1:] > key[:-1]) | heads[1:]):
         # rows grouped by user, best first: no sort needed
+        run_start = np.flatnonzero(heads)
+        run_length = np.diff(np.append(run_start, heads.size))
         sorted_users, sorted_items = rec_users, lists.items
         position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
     else:
@@ -1008,44 +1207,68 @@ def _sorted_lists(
     same = (sorted_users[1:] == sorted_users[:-1]) & (sorted_key[1:] == sorted_key[:-1])
     if by_rank and same.any():
         at = int(np.flatnonzero(same)[0])
-        raise ValueError(
-            f"user {lists.users[sorted_users[at]]!r} has two items at {cols['rank']} {sorted_key[at]:g}; "
+        raise InvalidInputError(
+            f"user {plain(lists.users[sorted_users[at]])!r} has two items at {cols['rank']} "
+            f"{sorted_key[at]:g}; "
             "ranks must be distinct within a user. Give the tied items distinct ranks, or pass "
             "scores instead and choose ties=..."
         )
     if ties == "raise" and not by_rank and (same & (position[1:] < kmax)).any():
         at = int(np.flatnonzero(same & (position[1:] < kmax))[0])
-        raise ValueError(
-            f"user {lists.users[sorted_users[at]]!r} has tied scores ({float(-sorted_key[at])!r}) in its top "
+        raise InvalidInputError(
+            f"user {plain(lists.users[sorted_users[at]])!r} has tied scores ({float(-sorted_key[at])!r}) "
+            "in its top "
             f"{kmax}; pass ties='item_ascending', 'item_descending' or 'input_order' to choose an order."
         )
     return sorted_users, sorted_items, position
 
 
 def _truth_grades(truth: pd.DataFrame, relevance_col: str) -> np.ndarray | None:
-    """The relevance column as checked float grades, or None when there is none (binary relevance)."""
+    """The relevance column as checked float grades (booleans are 0/1),
+    or None when there is none (binary)."""
     if relevance_col not in truth.columns:
         return None
-    grades = _numeric(truth[relevance_col], relevance_col, "truth")
-    if np.isnan(grades).any() or np.isinf(grades).any():
-        raise ValueError(
-            f"truth's {relevance_col!r} column must hold finite grades >= 0; found NaN or infinity. "
-            "Drop unjudged rows instead of marking them NaN."
-        )
-    if grades.size and grades.min() < 0:
-        raise ValueError(
-            f"truth's {relevance_col!r} grades must be >= 0 (0 = judged not relevant); the smallest is "
-            f"{grades.min():g}. Shift or clip negative ratings first."
-        )
-    return grades
+    column = truth[relevance_col]
+    if pd.api.types.is_bool_dtype(column.dtype):
+        column = column.astype("float64")
+    return check_grades(
+        _numeric(column, relevance_col, "truth"), f"the {relevance_col!r} column of truth holds"
+    )
+
+
+def _truth_judged(
+    request: _Request,
+    truth: pd.DataFrame,
+    truth_users: np.ndarray,
+    truth_items: np.ndarray,
+    lists: _Lists,
+    cols: dict[str, str],
+) -> tuple[np.ndarray, np.ndarray] | None:
+    """Every judged item (the truth's rows, grade 0 too) as CSR, for RBP's residual; None when not needed.
+
+    Only a truth with a relevance column lists judgments; without one every unlisted item is judged not
+    relevant, and nothing is unjudged.
+    """
+    if "rbp_residual" not in request.keys or cols["relevance"] not in truth.columns:
+        return None
+    indptr, items, _, _ = _truth_csr(truth, truth_users, truth_items, lists, cols, keep_zero=True)
+    return indptr, items
 
 
 def _truth_csr(
-    truth: pd.DataFrame, truth_users: np.ndarray, truth_items: np.ndarray, lists: _Lists, cols: dict[str, str]
+    truth: pd.DataFrame,
+    truth_users: np.ndarray,
+    truth_items: np.ndarray,
+    lists: _Lists,
+    cols: dict[str, str],
+    keep_zero: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
-    """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user)."""
+    """The relevant rows as CSR aligned with the list matrix's rows: (indptr, items, grades, |R| per user).
+
+    With ``keep_zero`` every row counts, grade 0 too: the judged items (RBP's residual).
+    """
     grades = _truth_grades(truth, cols["relevance"])
-    if grades is not None:
+    if grades is not None and not keep_zero:
         positive = grades > 0
         truth_users, truth_items, grades = truth_users[positive], truth_items[positive], grades[positive]
     n_relevant = np.bincount(truth_users, minlength=lists.n_users)
@@ -1060,31 +1283,17 @@ def _truth_csr(
     return indptr, truth_items, grades, n_relevant
 
 
-def _frame_error(err: ValueError, lists: _Lists, item_index: pd.Index) -> ValueError:
-    """A duplicate found by the array path, told in the DataFrames' own ids."""
-    user = lists.user_of_row(err.row)
-    if isinstance(err, _DuplicateRelevant):
-        return ValueError(
-            f"truth lists user {user!r} and item {item_index[err.item]!r} more than once; "
-            "keep one row per (user, item), e.g. truth.drop_duplicates([user, item])."
-        )
-    return ValueError(
-        f"recommendations list item {item_index[err.item]!r} more than once for user "
-        f"{user!r} (at positions {', '.join(map(str, err.ranks))} of its list); a ranking "
-        "must not contain duplicates. "
-        "Keep each user's best row per item, e.g. recommendations.drop_duplicates([user, item])."
-    )
-
-
 def _numeric(column: pd.Series, name: str, frame: str, keep_int: bool = False) -> np.ndarray:
     """The column as float64 (or, with ``keep_int``, as its own integer dtype: no copy)."""
     if len(column) == 0:
         return np.zeros(0, dtype=np.float64)
     if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
-        raise TypeError(f"{frame}'s {name!r} column must be numeric; got dtype {column.dtype}.")
+        raise InputTypeError(f"the {name!r} column of {frame} must be numeric; got dtype {column.dtype}.")
     if keep_int and isinstance(column.dtype, np.dtype) and column.dtype.kind == "i":  # unsigned diffs wrap
         return column.to_numpy()
     values = column.to_numpy(dtype=np.float64, na_value=np.nan)
     if np.isnan(values).any():
-        raise ValueError(f"{frame}'s {name!r} column has missing values; drop or fill those rows first.")
+        raise InvalidInputError(
+            f"the {name!r} column of {frame} has missing values; drop or fill those rows first."
+        )
     return values

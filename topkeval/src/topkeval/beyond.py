@@ -20,7 +20,7 @@ the lists are like, whatever the user liked:
 Per-user functions take one ranking, as the accuracy metrics do; the
 aggregate ones take every user's ranking. The batch versions take an integer
 (users x K) matrix as :func:`topkeval.evaluate_arrays` does; both are tested
-against slow oracles in ``tests/library/test_beyond.py``.
+against slow oracles.
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ import pandas as pd
 
 from . import _registry
 from ._arrays import cut, top_matrix
-from ._validation import check_columns, check_k, check_ks, check_ranking
+from ._docs import document
+from ._validation import InvalidInputError, check_columns, check_k, check_ks, check_option, check_ranking
 
 __all__ = [
     "item_popularity",
@@ -84,7 +85,7 @@ def item_popularity(
     check_columns(interactions, "interactions", [user_col, item_col], " (user_col=..., item_col=...)")
     n_users = interactions[user_col].nunique()
     if n_users == 0:
-        raise ValueError("interactions is empty; popularity needs at least one interaction.")
+        raise InvalidInputError("interactions is empty; popularity needs at least one interaction.")
     pairs = interactions[[user_col, item_col]].drop_duplicates()
     return (pairs.groupby(item_col).size() / n_users).rename("popularity").sort_index()
 
@@ -93,13 +94,13 @@ def _share(popularity: Mapping, item: Hashable) -> float:
     try:
         share = popularity[item]
     except KeyError:
-        raise ValueError(
+        raise InvalidInputError(
             f"item {item!r} has no popularity share; give every recommended item its share of the "
             "training users (topkeval.beyond.item_popularity(train))."
         ) from None
     share = float(share)
     if not 0 < share <= 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"item {item!r} has popularity share {share}; shares must be in (0, 1] (an item nobody "
             "interacted with has infinite self-information)."
         )
@@ -109,7 +110,7 @@ def _share(popularity: Mapping, item: Hashable) -> float:
 def _listed(ranking: Any, k: Any) -> list:
     items = check_ranking(ranking)[: check_k(k)]
     if not items:
-        raise ValueError("the ranking is empty, so it has no recommended item to describe.")
+        raise InvalidInputError("the ranking is empty, so it has no recommended item to describe.")
     return items
 
 
@@ -145,6 +146,20 @@ def novelty_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) ->
 def arp_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) -> float:
     """Average recommendation popularity: the mean popularity share of the top ``k`` items.
 
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first.
+    k : int
+        Cutoff, at least 1.
+    popularity : mapping item -> float
+        Each item's popularity share (e.g. its share of the training interactions).
+
+    Returns
+    -------
+    float
+        The mean share over the top k (lower means less popular items).
+
     Examples
     --------
     >>> from topkeval.beyond import arp_at_k
@@ -157,11 +172,11 @@ def arp_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) -> flo
 
 def _vector(features: Mapping, item: Hashable) -> np.ndarray:
     if item not in features:
-        raise ValueError(f"item {item!r} has no feature vector in features.")
+        raise InvalidInputError(f"item {item!r} has no feature vector in features.")
     vector = np.asarray(features[item], dtype=np.float64).ravel()
     norm = float(np.linalg.norm(vector))
     if norm == 0 or not math.isfinite(norm):
-        raise ValueError(
+        raise InvalidInputError(
             f"item {item!r} has a zero or non-finite feature vector; cosine distance is undefined."
         )
     return vector / norm
@@ -169,7 +184,7 @@ def _vector(features: Mapping, item: Hashable) -> np.ndarray:
 
 def _category_set(categories: Mapping, item: Hashable) -> frozenset:
     if item not in categories:
-        raise ValueError(f"item {item!r} has no entry in categories.")
+        raise InvalidInputError(f"item {item!r} has no entry in categories.")
     value = categories[item]
     return frozenset([value] if isinstance(value, (str, bytes, numbers.Number)) else value)
 
@@ -192,6 +207,17 @@ def intra_list_diversity_at_k(
     similarity, in [0, 2]) and ``categories`` (item -> category or set of
     categories; Jaccard distance, in [0, 1]).
 
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first.
+    k : int
+        Cutoff, at least 1.
+    features : mapping item -> vector, optional
+        Item vectors (cosine distance).
+    categories : mapping item -> category or set of categories, optional
+        Item categories (Jaccard distance).
+
     Returns
     -------
     float
@@ -208,7 +234,9 @@ def intra_list_diversity_at_k(
     """
     items = _listed(ranking, k)
     if (features is None) == (categories is None):
-        raise ValueError("give exactly one of features= (item vectors) and categories= (item categories).")
+        raise InvalidInputError(
+            "give exactly one of features= (item vectors) and categories= (item categories)."
+        )
     pairs = [(a, b) for i, a in enumerate(items) for b in items[i + 1 :]]
     if not pairs:
         return 0.0
@@ -216,6 +244,7 @@ def intra_list_diversity_at_k(
         unit = {item: _vector(features, item) for item in items}
         total = sum(1.0 - float(unit[a] @ unit[b]) for a, b in pairs)
     else:
+        assert categories is not None  # one of the two was checked to be given
         sets = {item: _category_set(categories, item) for item in items}
         total = sum(_jaccard_distance(sets[a], sets[b]) for a, b in pairs)
     return float(total / len(pairs))
@@ -226,11 +255,11 @@ def _counts(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int)
     k = check_k(k)
     counts = dict.fromkeys(catalog, 0)
     if not counts:
-        raise ValueError("catalog is empty; give the ids of every item that could be recommended.")
+        raise InvalidInputError("catalog is empty; give the ids of every item that could be recommended.")
     for ranking in rankings:
         for item in check_ranking(ranking)[:k]:
             if item not in counts:
-                raise ValueError(f"item {item!r} is recommended but is not in the catalog.")
+                raise InvalidInputError(f"item {item!r} is recommended but is not in the catalog.")
             counts[item] += 1
     return counts
 
@@ -247,6 +276,11 @@ def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection
     k : int
         Cutoff, at least 1.
 
+    Returns
+    -------
+    float
+        Distinct items shown in any top k / catalogue size, in [0, 1].
+
     Examples
     --------
     >>> from topkeval.beyond import catalog_coverage
@@ -259,8 +293,29 @@ def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection
     return float(sum(1 for c in counts.values() if c > 0) / len(counts))
 
 
-def gini_of_counts(counts: Any) -> float:
+_GINI = _registry.BEYOND_OPTIONS["gini_denominator"]
+
+
+@document("gini_denominator")
+def gini_of_counts(counts: Any, *, denominator: str = _GINI.default) -> float:
     """Gini index of a vector of non-negative counts (one per catalogue item, zeros included).
+
+    Parameters
+    ----------
+    counts : array-like of float
+        One count >= 0 per catalogue item, never-recommended items included.
+    denominator : {"n", "n_minus_1"}
+        Which published Gini: see Notes.
+
+    Returns
+    -------
+    float
+        The Gini index: in [0, 1 - 1/n] with ``denominator="n"``, in [0, 1]
+        with ``"n_minus_1"``.
+
+    Notes
+    -----
+    %(gini_denominator)s
 
     Examples
     --------
@@ -269,34 +324,74 @@ def gini_of_counts(counts: Any) -> float:
     0.0
     >>> gini_of_counts([0, 0, 0, 8])  # one item of four takes every slot: 1 - 1/4
     0.75
+    >>> gini_of_counts([0, 0, 0, 8], denominator="n_minus_1")  # Shani and Gunawardana: 0.75 * 4/3
+    1.0
     """
     values = np.asarray(counts, dtype=np.float64)
     if values.ndim != 1 or values.size == 0:
-        raise ValueError(
+        raise InvalidInputError(
             f"counts must be a non-empty 1-D sequence, one count per item; got shape {values.shape}."
         )
     if not np.all(np.isfinite(values)) or values.min() < 0:
-        raise ValueError("counts must be finite numbers >= 0.")
-    return _gini(values)
+        raise InvalidInputError("counts must be finite numbers >= 0.")
+    return _gini(values, denominator)
 
 
-def _gini(counts: np.ndarray) -> float:
+def _gini(counts: np.ndarray, denominator: str = _GINI.default) -> float:
+    """sum over i of (2i - n - 1) c_(i) / (d * sum c), counts sorted ascending; d = n or n - 1."""
+    denominator = check_option("denominator", denominator, _GINI.values)
     total = counts.sum()
     if total == 0:
-        raise ValueError("no item was recommended, so the Gini index of the counts is undefined (0/0).")
+        raise InvalidInputError(
+            "no item was recommended, so the Gini index of the counts is undefined (0/0)."
+        )
     ordered = np.sort(counts.astype(np.float64))
     n = ordered.size
+    if denominator == "n_minus_1" and n < 2:
+        raise InvalidInputError(
+            "denominator='n_minus_1' divides by n - 1, which is 0 for a catalogue of one item; "
+            "use denominator='n' (it gives 0) or a larger catalogue."
+        )
     ranks = np.arange(1, n + 1)
-    return float((2.0 * np.sum(ranks * ordered)) / (n * total) - (n + 1) / n)
+    gini = float((2.0 * np.sum(ranks * ordered)) / (n * total) - (n + 1) / n)  # the n form
+    return gini if denominator == "n" else gini * n / (n - 1)
 
 
-def gini_index(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int) -> float:
+@document("gini_denominator")
+def gini_index(
+    rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int, *, denominator: str = _GINI.default
+) -> float:
     """Gini index of how many top-``k`` slots each catalogue item gets.
 
     G = sum over i of (2i - n - 1) c_(i) / (n * sum c), with the counts c
     sorted ascending over the n catalogue items (never-recommended items
     count 0). G = 0 when every item is recommended equally often; it tends
-    to 1 when one item takes every slot.
+    to 1 when one item takes every slot (reaches 1 with
+    ``denominator="n_minus_1"``).
+
+    Parameters
+    ----------
+    rankings : iterable of sequences
+        Every user's ranking, best first.
+    catalog : collection of hashable
+        Every item that could be recommended; items never shown count 0.
+    k : int
+        Cutoff, at least 1.
+    denominator : {"n", "n_minus_1"}
+        Which published Gini: see Notes.
+
+    Returns
+    -------
+    float
+        The Gini index: in [0, 1 - 1/n] with ``denominator="n"``, in [0, 1]
+        with ``"n_minus_1"``.
+
+    Notes
+    -----
+    Same name, different numbers: the two published denominators differ by
+    the factor n/(n - 1).
+
+    %(gini_denominator)s
 
     Examples
     --------
@@ -307,15 +402,15 @@ def gini_index(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: i
     0.5
     """
     counts = _counts(rankings, catalog, k)
-    return _gini(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)))
+    return _gini(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)), denominator)
 
 
 # ----------------------------------------------------------------- batch
 def _n_items(top: np.ndarray, n_items: Any) -> int:
     if isinstance(n_items, bool) or not isinstance(n_items, numbers.Integral) or n_items < 1:
-        raise ValueError(f"n_items must be an int >= 1 (the catalogue size); got {n_items!r}.")
+        raise InvalidInputError(f"n_items must be an int >= 1 (the catalogue size); got {n_items!r}.")
     if top.size and int(top.max()) >= n_items:
-        raise ValueError(
+        raise InvalidInputError(
             f"n_items is {n_items} but an item id is {int(top.max())}; ids must be below n_items."
         )
     return int(n_items)
@@ -323,6 +418,20 @@ def _n_items(top: np.ndarray, n_items: Any) -> int:
 
 def coverage_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
     """Catalogue coverage of an integer (users x K) matrix (negative ids are empty slots).
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1).
+    k : int, optional
+        Cutoff; default K.
+
+    Returns
+    -------
+    float
+        Distinct items in any top k / n_items.
 
     Examples
     --------
@@ -336,8 +445,27 @@ def coverage_batch(top_items: Any, n_items: int, *, k: int | None = None) -> flo
     return float(np.unique(top[top >= 0]).size / n)
 
 
-def gini_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
+def gini_batch(
+    top_items: Any, n_items: int, *, k: int | None = None, denominator: str = _GINI.default
+) -> float:
     """Gini index of the recommendation counts of an integer (users x K) matrix.
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1); items never shown count 0.
+    k : int, optional
+        Cutoff; default K.
+    denominator : {"n", "n_minus_1"}
+        As in :func:`gini_index`.
+
+    Returns
+    -------
+    float
+        The Gini index, 0 when every item gets as many slots; in [0, 1 - 1/n]
+        with ``denominator="n"``, in [0, 1] with ``"n_minus_1"``.
 
     Examples
     --------
@@ -348,7 +476,7 @@ def gini_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
     """
     top, _ = cut(top_matrix(top_items), k)
     n = _n_items(top, n_items)
-    return _gini(np.bincount(top[top >= 0], minlength=n))
+    return _gini(np.bincount(top[top >= 0], minlength=n), denominator)
 
 
 def _row_mean(values: np.ndarray, present: np.ndarray) -> np.ndarray:
@@ -363,13 +491,13 @@ def _ild(top: np.ndarray, present: np.ndarray, item_vectors: Any, item_categorie
     if item_vectors is not None:
         vectors = np.asarray(item_vectors, dtype=np.float64)
         if vectors.ndim != 2 or vectors.shape[0] != n:
-            raise ValueError(
+            raise InvalidInputError(
                 f"item_vectors must be a 2-D array with one row per item ({n}); got shape {vectors.shape}."
             )
         norms = np.linalg.norm(vectors, axis=1)
         used = np.unique(top[present])
         if used.size and (np.any(norms[used] == 0) or not np.all(np.isfinite(norms[used]))):
-            raise ValueError(
+            raise InvalidInputError(
                 "a recommended item has a zero or non-finite vector; cosine distance is undefined."
             )
         unit = vectors / np.where(norms > 0, norms, 1.0)[:, None]
@@ -378,7 +506,7 @@ def _ild(top: np.ndarray, present: np.ndarray, item_vectors: Any, item_categorie
     else:
         member = np.asarray(item_categories).astype(bool)
         if member.ndim != 2 or member.shape[0] != n:
-            raise ValueError(
+            raise InvalidInputError(
                 f"item_categories must be a 2-D (n_items x n_categories) 0/1 array with {n} rows; "
                 f"got shape {member.shape}."
             )
@@ -394,6 +522,13 @@ def _ild(top: np.ndarray, present: np.ndarray, item_vectors: Any, item_categorie
     n_pairs = pair.sum(axis=(1, 2))
     total = np.where(pair, distance, 0.0).sum(axis=(1, 2))
     return np.where(n_pairs > 0, total / np.maximum(n_pairs, 1), 0.0)
+
+
+def _check_shares(used: np.ndarray) -> None:
+    """Every recommended item's popularity share must be in (0, 1]."""
+    bad = (used <= 0) | (used > 1) | ~np.isfinite(used)
+    if bad.any():
+        raise InvalidInputError("every recommended item needs a popularity share in (0, 1].")
 
 
 def evaluate_beyond(
@@ -439,15 +574,15 @@ def evaluate_beyond(
     top = top_matrix(top_items)
     share = np.asarray(popularity, dtype=np.float64)
     if share.ndim != 1:
-        raise ValueError(f"popularity must be a 1-D array with one share per item; got shape {share.shape}.")
+        raise InvalidInputError(
+            f"popularity must be a 1-D array with one share per item; got shape {share.shape}."
+        )
     n = _n_items(top, share.size)
     ks = check_ks(top.shape[1] if k is None else k)
     if item_vectors is not None and item_categories is not None:
-        raise ValueError("give at most one of item_vectors and item_categories.")
+        raise InvalidInputError("give at most one of item_vectors and item_categories.")
     present_all = top >= 0
-    used = share[top[present_all]]
-    if used.size and (np.any(used <= 0) or np.any(used > 1) or not np.all(np.isfinite(used))):
-        raise ValueError("every recommended item needs a popularity share in (0, 1].")
+    _check_shares(share[top[present_all]])
     safe_share = np.where(present_all, share[np.where(present_all, top, 0)], 1.0)
     columns = {}
     for one in ks:

@@ -9,12 +9,13 @@ library functions our options cannot express, and why.
 
 ``python -m topkeval.conventions record`` runs every installed library on the
 shared synthetic dataset (:func:`make_dataset`) and stores what each one
-printed, next to our numbers, in ``helpers/experiments/results/``; the course
-notebook reads the heavy libraries' numbers from there.
+printed, next to our numbers, as JSON (a record of what each library computed, for
+readers without those libraries installed).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,7 +23,8 @@ import numpy as np
 import pandas as pd
 
 from . import _registry
-from ._cutoff import discounts
+from ._cutoff import dcg_of, discounts, normalised
+from ._validation import InputTypeError, InvalidInputError
 
 __all__ = [
     "LIBRARIES",
@@ -35,6 +37,8 @@ __all__ = [
     "convention",
     "library_table",
     "evaluate_as",
+    "used_by",
+    "libraries_using",
 ]
 
 
@@ -141,16 +145,18 @@ LIBRARIES: dict[str, Library] = {
 #: Pre- and post-processing steps a convention may need, with what each does.
 STEPS: dict[str, str] = {
     "binary": "grades are ignored: every truth row with grade > 0 counts as grade 1",
-    "listed_truth": "a score-matrix API only sees the items you pass, so the truth is cut to each user's listed "
-    "items (|R| and the ideal DCG count only those)",
+    "listed_truth": "a score-matrix API only sees the items you pass, so the truth is cut to each user's "
+    "listed items (|R| and the ideal DCG count only those)",
     "positive_scores": "items with score <= 0 count as not retrieved (dropped before ranking)",
     "tie_average": "tied scores share the mean gain of their group (scikit-learn _tie_averaged_dcg)",
     "pooled_capped": "sum of hits over users / sum of min(k, |R|) over users: one pooled ratio, not a mean",
     "mean_p1_to_pk": "the mean of P@1, P@2, ..., P@k (not average precision)",
     "list_length_precision": "hits / min(k, length of the list); an empty list gives NaN (left out)",
     "capped_recall": "hits / min(k, |R|)",
-    "lenskit_ap": "sum of P@i at the hit ranks / min(|R|, length of the list cut at k); an empty list gives NaN",
-    "elliot_gain": "gain 2**(grade - t + 1) - 1 with relevance_threshold t = 0: our exponential gain of grade + 1",
+    "lenskit_ap": "sum of P@i at the hit ranks / min(|R|, length of the list cut at k); "
+    "an empty list gives NaN",
+    "elliot_gain": "gain 2**(grade - t + 1) - 1 with relevance_threshold t = 0: "
+    "our exponential gain of grade + 1",
 }
 """What each step does, in words; the code of each is a pair of functions in :data:`_STEP_CODE`."""
 
@@ -180,6 +186,17 @@ _RX = "AmenRa/ranx ranx/metrics/"
 _TM = "Lightning-AI/torchmetrics src/torchmetrics/functional/retrieval/"
 _MSR = "recommenders-team/recommenders recommenders/evaluation/python_evaluation.py"
 _SP = "apache/spark mllib/src/main/scala/org/apache/spark/mllib/evaluation/RankingMetrics.scala"
+#: Spark's graded NDCG: when it came, and why PySpark does not reach it.
+_SP_GRADED = (
+    "; graded relevance (ndcgAt only, gain 2**rel - 1) since Spark 3.4.0: SPARK-39446, apache/spark PR "
+    "#36843, "
+    "and pyspark/mllib/evaluation.py's RankingMetrics docstring ('Since 3.4.0, it supports ndcg evaluation "
+    "with "
+    "relevance value'); PythonMLLibAPI.scala newRankingMetrics builds Tuple2(row.getSeq(0), row.getSeq(1)), "
+    "so from PySpark (checked in the 4.3.0 jar) the relevance column is dropped. "
+    "ml.evaluation.RankingEvaluator "
+    "takes no relevance at all"
+)
 _RB = "RUCAIBox/RecBole recbole/evaluator/metrics.py"
 _IM = "benfred/implicit implicit/evaluation.pyx (ranking_metrics_at_k)"
 _LK = "lenskit/lkpy src/lenskit/metrics/ranking/"
@@ -234,6 +251,20 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("ranx", "precision", "precision@k", {}, _QRELS, (), _RX + "precision.py"),
     _c("ranx", "recall", "recall@k", {}, _QRELS, (), _RX + "recall.py"),
     _c("ranx", "hit", "hit_rate@k", {}, _QRELS, (), _RX + "hit_rate.py"),
+    _c(
+        "ir_measures",
+        "err",
+        "ERR@k",
+        {"max_grade": 4},
+        _QRELS,
+        (),
+        _IRM + "providers/gdeval_provider.py; ir_measures/bin/gdeval.pl (TREC 2010 Web track script: "
+        "$MAX_JUDGMENT = 4, R = (2**g - 1) / 2**4 for g_max = 4 whatever the grades, ERR over the first k "
+        "documents; runOrder sorts by score, ties by docno descending)",
+        "gdeval: g_max fixed at 4 (a qrels grade above 4 is a format error), gain 2**g - 1, cutoff k; it "
+        "prints "
+        "5 decimals and needs numeric query ids",
+    ),
     _c(
         "ranx",
         "rr",
@@ -342,9 +373,7 @@ CONVENTIONS: tuple[Convention, ...] = (
     _c("spark", "precision", "precisionAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "recall", "recallAt(k)", {}, _ZERO, (), _SP),
     _c("spark", "ap", "meanAveragePrecisionAt(k)", _MIN, _ZERO, (), _SP),
-    _c(
-        "spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + "; PythonMLLibAPI.scala newRankingMetrics"
-    ),
+    _c("spark", "ndcg", "ndcgAt(k)", {}, _ZERO, ("binary",), _SP + _SP_GRADED),
     # RecBole
     _c("recbole", "precision", "Precision", {}, _SKIP, (), _RB),
     _c("recbole", "recall", "Recall", {}, _SKIP, (), _RB),
@@ -414,6 +443,20 @@ CONVENTIONS: tuple[Convention, ...] = (
         ("binary",),
         _LK + "_weighting.py",
         default=False,
+    ),
+    _c(
+        "lenskit",
+        "rbp",
+        "RBP(n=k)",
+        {"p": 0.85},
+        _SKIP,
+        (),
+        _LK + "_rbp.py (patience=0.85, normalize=False: the sum of the hits' weights over "
+        "GeometricRankWeight.series_sum() = 1/(1 - p)), _weighting.py (GeometricRankWeight: p**(rank - 1)), "
+        "tag v2025.8.1",
+        "Moffat and Zobel's RBP with LensKit's default patience 0.85 (ours: 0.8); NaN for a user with no "
+        "test "
+        "item",
     ),
     # Cornac (its evaluator skips users without test positives)
     _c("cornac", "precision", "Precision(k)", {}, _SKIP, (), _CN),
@@ -496,7 +539,7 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
         "ndcgAt(k) with graded labels (Scala only)",
         "the ideal DCG takes the labels in the order you give them, not sorted, so it is not a "
         "normaliser of any ordering; PySpark drops the grades anyway",
-        _SP,
+        _SP + _SP_GRADED,
     ),
     NotReproduced(
         "spark",
@@ -519,6 +562,15 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
         "any metric on lists with repeats",
         "LensKit counts a repeated item again; our functions reject duplicates",
         _LK + "_pr.py",
+    ),
+    NotReproduced(
+        "lenskit",
+        "rbp",
+        "RBP(n=k, normalize=True)",
+        "divides by the RBP of min(|R|, list length) hits at the top, which LensKit marks experimental; "
+        "ours is "
+        "Moffat and Zobel's unnormalised RBP",
+        _LK + "_rbp.py",
     ),
     NotReproduced("cornac", "rr", "MRR()", "no cutoff, and it raises ValueError when no item is hit", _CN),
     NotReproduced("cornac", "ap", "MAP()", "no cutoff: LRAP-style over every scored item", _CN),
@@ -549,13 +601,13 @@ NOT_REPRODUCED: tuple[NotReproduced, ...] = (
 # ------------------------------------------------------------------ lookups
 def _library_key(library: Any) -> str:
     if not isinstance(library, str):
-        raise TypeError(f"library must be a str naming a library; got {type(library).__name__}.")
+        raise InputTypeError(f"library must be a str naming a library; got {type(library).__name__}.")
     wanted = library.strip().lower().replace("-", "_")
     for lib in LIBRARIES.values():
         if wanted == lib.key or wanted in {a.lower().replace("-", "_") for a in lib.aliases}:
             return lib.key
     names = ", ".join(repr(k) for k in LIBRARIES)
-    raise ValueError(f"unknown library {library!r}; supported libraries are {names}.")
+    raise InvalidInputError(f"unknown library {library!r}; supported libraries are {names}.")
 
 
 def supported_metrics(library: str) -> tuple[str, ...]:
@@ -566,7 +618,7 @@ def supported_metrics(library: str) -> tuple[str, ...]:
     """
     key = _library_key(library)
     have = {c.metric for c in CONVENTIONS if c.library == key}
-    return tuple(m for m in _registry.METRIC_KEYS if m in have)
+    return tuple(m for m in _registry.metric_keys() if m in have)
 
 
 def convention(library: str, metric: str, variant: str | None = None) -> Convention:
@@ -575,6 +627,22 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
     Raises ValueError, listing what is supported, for an unknown library, a
     metric the library does not compute, or a function we do not reproduce.
 
+    Parameters
+    ----------
+    library : str
+        A key of :data:`LIBRARIES` or an alias (``"pytrec_eval"``).
+    metric : str
+        A metric name, as in :func:`topkeval.evaluate`'s ``metrics``.
+    variant : str, optional
+        The library function's name, for a row that is not its usual one.
+
+    Returns
+    -------
+    Convention
+        The row: the library's function name, our options, its steps and evidence.
+
+    Examples
+    --------
     >>> convention("ranx", "ap").options
     {'denominator': 'n_relevant'}
     >>> convention("ranx", "ndcg", "ndcg_burges@k").options
@@ -584,28 +652,35 @@ def convention(library: str, metric: str, variant: str | None = None) -> Convent
     metric = _check_metric(metric)
     rows = [c for c in CONVENTIONS if c.library == key and c.metric == metric]
     if not rows:
-        gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
-        why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
-        raise ValueError(
-            f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; for {key!r} the supported metrics "
-            f"are {', '.join(repr(m) for m in supported_metrics(key))}."
-        )
+        raise _not_reproduced(key, metric)
     if variant is None:
         return next(c for c in rows if c.default)
+    return _variant(rows, key, metric, variant)
+
+
+def _not_reproduced(key: str, metric: str) -> InvalidInputError:
+    gaps = [n for n in NOT_REPRODUCED if n.library == key and n.metric == metric]
+    why = f" ({gaps[0].name}: {gaps[0].why})" if gaps else ""
+    return InvalidInputError(
+        f"{LIBRARIES[key].name} has no {metric!r} we can reproduce{why}; for {key!r} the supported metrics "
+        f"are {', '.join(repr(m) for m in supported_metrics(key))}."
+    )
+
+
+def _variant(rows: list[Convention], key: str, metric: str, variant: str) -> Convention:
     for c in rows:
         if c.name == variant:
             return c
-    raise ValueError(
-        f"unknown variant {variant!r} of {key!r} {metric!r}; choose one of {', '.join(repr(c.name) for c in rows)}."
+    raise InvalidInputError(
+        f"unknown variant {variant!r} of {key!r} {metric!r}; "
+        f"choose one of {', '.join(repr(c.name) for c in rows)}."
     )
 
 
 def _check_metric(metric: Any) -> str:
-    if not isinstance(metric, str) or metric not in _registry.METRIC_KEYS:
-        raise ValueError(
-            f"metric must be one of {', '.join(repr(m) for m in _registry.METRIC_KEYS)}; got {metric!r}."
-        )
-    return metric
+    from ._validation import check_metric
+
+    return check_metric(metric)
 
 
 def library_table(defaults_only: bool = True) -> pd.DataFrame:
@@ -613,54 +688,30 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
 
     Rows that we do not reproduce say so in ``reproduced`` and ``why``.
 
+    Parameters
+    ----------
+    defaults_only : bool
+        True (default): each library's usual function only. False: its variants
+        too, and the functions we do not reproduce.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by (library, metric).
+
+    Examples
+    --------
     >>> t = library_table()
     >>> t.loc[("lenskit", "ndcg"), "options"]
     "discount='clipped_log2'"
     >>> sorted(set(t.index.get_level_values("library"))) == sorted(LIBRARIES)
     True
     """
-    rows = []
-    for c in CONVENTIONS:
-        if defaults_only and not c.default:
-            continue
-        rows.append(
-            {
-                "library": c.library,
-                "metric": c.metric,
-                "function": c.name,
-                "reproduced": True,
-                "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
-                "steps": ", ".join(c.steps),
-                "no relevant item": c.users["judged_empty"],
-                "not in truth": c.users["unjudged"],
-                "no recommendations": c.users["no_recommendations"],
-                "ties": LIBRARIES[c.library].ties,
-                "order": LIBRARIES[c.library].reads(),
-                "evidence": c.evidence,
-                "why": c.note,
-            }
-        )
+    rows = [_table_row(c) for c in CONVENTIONS if c.default or not defaults_only]
     if not defaults_only:
-        for n in NOT_REPRODUCED:
-            rows.append(
-                {
-                    "library": n.library,
-                    "metric": n.metric,
-                    "function": n.name,
-                    "reproduced": False,
-                    "options": "",
-                    "steps": "",
-                    "no relevant item": "",
-                    "not in truth": "",
-                    "no recommendations": "",
-                    "ties": "",
-                    "order": "",
-                    "evidence": n.evidence,
-                    "why": n.why,
-                }
-            )
+        rows += [_gap_row(n) for n in NOT_REPRODUCED]
     frame = pd.DataFrame(rows)
-    order = {m: i for i, m in enumerate(_registry.METRIC_KEYS)}
+    order = {m: i for i, m in enumerate(_registry.metric_keys())}
     libs = {k: i for i, k in enumerate(LIBRARIES)}
     frame = frame.sort_values(
         ["library", "metric", "reproduced"],
@@ -668,6 +719,41 @@ def library_table(defaults_only: bool = True) -> pd.DataFrame:
         kind="stable",
     )
     return frame.set_index(["library", "metric"])
+
+
+def _table_row(c: Convention) -> dict[str, Any]:
+    """One reproduced row of :func:`library_table`."""
+    return {
+        "library": c.library,
+        "metric": c.metric,
+        "function": c.name,
+        "reproduced": True,
+        "options": ", ".join(f"{k}={v!r}" for k, v in c.options.items()) or "defaults",
+        "steps": ", ".join(c.steps),
+        "no relevant item": c.users["judged_empty"],
+        "not in truth": c.users["unjudged"],
+        "no recommendations": c.users["no_recommendations"],
+        "ties": LIBRARIES[c.library].ties,
+        "order": LIBRARIES[c.library].reads(),
+        "evidence": c.evidence,
+        "why": c.note,
+    }
+
+
+def _gap_row(n: NotReproduced) -> dict[str, Any]:
+    """One not-reproduced row of :func:`library_table`."""
+    blank = dict.fromkeys(
+        ("options", "steps", "no relevant item", "not in truth", "no recommendations", "ties", "order"), ""
+    )
+    return {
+        "library": n.library,
+        "metric": n.metric,
+        "function": n.name,
+        "reproduced": False,
+        **blank,
+        "evidence": n.evidence,
+        "why": n.why,
+    }
 
 
 # ------------------------------------------------------------------ evaluate_as
@@ -701,7 +787,9 @@ def evaluate_as(
     k : int
         The cutoff.
     metrics : list of str, optional
-        Our metric keys; default every metric the library has.
+        Our metric keys; default every metric the library has among those
+        :func:`topkeval.evaluate` computes by default (ERR and RBP only on
+        request, as there).
     variants : dict, optional
         ``{metric: function name}`` to use a non-default row of the table,
         e.g. ``{"ap": "map"}`` for Microsoft Recommenders' ``map``.
@@ -716,6 +804,8 @@ def evaluate_as(
         Only for libraries that take an already ranked list ("given" in
         :data:`LIBRARIES`): how you ordered tied scores. Default
         ``"input_order"``. Other libraries use their own rule.
+    user_col, item_col, rank_col, score_col, relevance_col : str
+        Column names, as in :func:`topkeval.evaluate`.
 
     Returns
     -------
@@ -746,26 +836,17 @@ def evaluate_as(
     >>> evaluate_as("cornac", recs, truth, k=5, metrics=["rr"])
     Traceback (most recent call last):
     ...
-    ValueError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
+    topkeval.InvalidInputError: Cornac has no 'rr' we can reproduce (MRR(): no cutoff, and it raises \
+ValueError when no item is hit); for 'cornac' the supported metrics are 'precision', 'recall', 'hit', 'ndcg'.
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
-    from ._validation import check_k, check_option, check_options
+    from ._validation import check_k, check_option
 
     k = check_k(k)
     crash = check_option("crash", crash, ("raise", "skip"))
-    if metrics is None:
-        metrics = supported_metrics(key)
-    elif isinstance(metrics, str):
-        metrics = [metrics]
-    variants = dict(variants or {})
-    rows = [convention(key, m, variants.pop(m, None)) for m in dict.fromkeys(metrics)]
-    if variants:
-        raise ValueError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
-    if lib.ties == "given":
-        ties = check_options(ties=ties or "input_order")["ties"]
-    elif ties is not None:
-        raise ValueError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
+    rows = _rows_asked(key, metrics, variants)
+    ties = _ties_given(lib, ties)
     cols = dict(
         user_col=user_col,
         item_col=item_col,
@@ -786,6 +867,32 @@ def evaluate_as(
     return out
 
 
+def _rows_asked(key: str, metrics: Any, variants: dict | None) -> list[Convention]:
+    """The table rows of ``metrics`` (default: the library's metrics that :func:`topkeval.evaluate` computes
+    by default), with the variants asked for."""
+    if metrics is None:
+        metrics = [m for m in supported_metrics(key) if _registry.METRICS[m].by_default]
+    elif isinstance(metrics, str):
+        metrics = [metrics]
+    variants = dict(variants or {})
+    rows = [convention(key, m, variants.pop(m, None)) for m in dict.fromkeys(metrics)]
+    if variants:
+        raise InvalidInputError(f"variants names metric(s) not asked for: {', '.join(map(repr, variants))}.")
+    return rows
+
+
+def _ties_given(lib: Library, ties: str | None) -> str | None:
+    """How the caller ordered tied scores (libraries that take a ranked list),
+    or None (the library's own rule)."""
+    from ._validation import check_options
+
+    if lib.ties == "given":
+        return check_options(ties=ties or "input_order")["ties"]
+    if ties is not None:
+        raise InvalidInputError(f"{lib.name} orders tied scores itself ({lib.ties}); leave ties=None.")
+    return None
+
+
 class _Inputs:
     """The two frames, plus who is judged, who has relevant items, who has a list."""
 
@@ -798,9 +905,7 @@ class _Inputs:
         self.cols, self.u, self.i = cols, u, i
         recs, truth = recs.copy(), truth.copy()
         if by_score and cols["score_col"] in recs.columns and cols["rank_col"] in recs.columns:
-            recs = recs.drop(
-                columns=cols["rank_col"]
-            )  # the library orders by score: its rank column is unread
+            recs = recs.drop(columns=cols["rank_col"])  # the library orders by score: its rank is unread
         if string_ids:  # trec_eval compares docnos as strings when it orders ties
             recs[i], truth[i] = recs[i].astype(str), truth[i].astype(str)
         self.recs, self.truth = recs, truth
@@ -840,7 +945,10 @@ class _Run:
         self.options = dict(row.options)
         self.metric, self.ks = row.metric, [k]
         self.need_hits = False
-        self.scores = self.value = self.hits = self.weight = None
+        self.scores: pd.DataFrame = pd.DataFrame()
+        self.value: pd.Series = pd.Series(dtype=float)
+        self.hits: pd.Series = pd.Series(dtype=float)
+        self.weight: pd.Series | None = None  # set by the pooled and capped steps
 
     @property
     def by_score(self) -> bool:
@@ -883,7 +991,9 @@ def _needs_hits(run: _Run) -> None:
 
 
 def _mean_p1_to_pk_before(run: _Run) -> None:
-    run.metric, run.ks = "precision", list(range(1, run.k + 1))
+    """Ask for P@1..P@L only, L the longest list (beyond it P@j = hits / j), and P@k."""
+    longest = int(run.recs.groupby(run.base.u).size().max()) if len(run.recs) else 0
+    run.metric, run.ks = "precision", sorted({*range(1, min(run.k, longest) + 1), run.k})
 
 
 def _lenskit_ap_before(run: _Run) -> None:
@@ -891,7 +1001,29 @@ def _lenskit_ap_before(run: _Run) -> None:
 
 
 def _mean_p1_to_pk(run: _Run) -> None:
-    run.value = run.scores[[f"precision@{j}" for j in run.ks]].mean(axis=1)
+    """The mean of P@1..P@k: the listed cutoffs from the columns, the rest as hits * (1/(L+1) + ... + 1/k)."""
+    listed = [j for j in run.ks if j < run.k or len(run.ks) == run.k]
+    total = run.scores[[f"precision@{j}" for j in listed]].sum(axis=1)
+    if len(listed) < run.k:  # cutoffs L+1..k: no list reaches them, so P@j = hits / j
+        hits = run.scores[f"precision@{run.k}"] * run.k
+        total = total + hits * _harmonic_span(max(listed, default=0), run.k)
+    run.value = total / run.k
+
+
+def _harmonic_span(low: int, high: int) -> float:
+    """1/(low + 1) + ... + 1/high, summed directly up to a million terms, else by the asymptotic series.
+
+    >>> round(_harmonic_span(0, 4), 6), round(_harmonic_span(10, 10**9) - _harmonic_span(10, 10**8), 9)
+    (2.083333, 2.302585088)
+    """
+    if high - low <= 1_000_000:
+        return float(np.sum(1.0 / np.arange(low + 1, high + 1, dtype=np.float64)))
+
+    def harmonic(n: int) -> float:  # H_n = ln n + gamma + 1/(2n) - 1/(12n^2) + 1/(120n^4), n > 10^6 here
+        return math.log(n) + 0.5772156649015329 + 1 / (2 * n) - 1 / (12 * n**2) + 1 / (120 * n**4)
+
+    head = _harmonic_span(low, 1_000_000) if low < 1_000_000 else 0.0
+    return head + harmonic(high) - harmonic(max(low, 1_000_000))
 
 
 def _capped(run: _Run) -> None:
@@ -944,7 +1076,7 @@ def _tie_rule(row: Convention, lib: Library, ties: str | None) -> str:
         "item_ascending": "item_ascending",
         "input_order": "input_order",
         "average": "input_order",
-        "given": ties,
+        "given": ties or "input_order",
     }[lib.ties]
 
 
@@ -953,10 +1085,7 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
 
     run = _Run(row, base, k, _tie_rule(row, lib, ties))
     steps = [name for name in _STEP_ORDER if name in row.steps]
-    for name in steps:
-        before = _STEP_CODE[name][0]
-        if before:
-            before(run)
+    _run_steps(run, steps, 0)
     need = [run.metric] + (["precision"] if run.need_hits else [])
     run.scores = evaluate(
         run.recs,
@@ -971,20 +1100,27 @@ def _one_metric(row: Convention, base: _Inputs, k: int, lib: Library, ties, cras
     run.value = run.scores[f"{run.metric}@{k}"].astype(float)
     if run.need_hits:
         run.hits = (run.scores[f"precision@{k}"] * k).round()
-    for name in steps:
-        after = _STEP_CODE[name][1]
-        if after:
-            after(run)
+    _run_steps(run, steps, 1)
     keep = _apply_user_rules(run, crash)
     if run.weight is not None and "pooled_capped" in steps:
-        w = run.weight.where(keep & (run.weight > 0), np.nan)
-        total = (
-            float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w))
-            if np.nansum(w) > 0
-            else float("nan")
-        )
-        return run.value, total
+        return run.value, _pooled(run, run.weight, keep)
     return run.value, float(run.value.mean()) if run.value.notna().any() else float("nan")
+
+
+def _run_steps(run: _Run, steps: list[str], phase: int) -> None:
+    """Run each step's code before (phase 0) or after (phase 1) evaluate."""
+    for name in steps:
+        code = _STEP_CODE[name][phase]
+        if code:
+            code(run)
+
+
+def _pooled(run: _Run, weight: pd.Series, keep: np.ndarray) -> float:
+    """implicit's pooled ratio: the sum of hits over the kept users / the sum of their weights."""
+    w = weight.where(keep & (weight > 0), np.nan)
+    if not np.nansum(w) > 0:
+        return float("nan")
+    return float(np.nansum(run.hits.where(w.notna()))) / float(np.nansum(w))
 
 
 def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
@@ -1000,8 +1136,9 @@ def _apply_user_rules(run: _Run, crash: str) -> np.ndarray:
         if rule == "raise" and mask.any():
             if crash == "raise":
                 names = ", ".join(repr(x) for x in base.users[mask][:3])
-                raise ValueError(
-                    f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} ({kind.replace('_', ' ')}"
+                raise InvalidInputError(
+                    f"{LIBRARIES[row.library].name} {row.name} crashes on users like {names} "
+                    f"({kind.replace('_', ' ')}"
                     f": {row.note or 'the library raises'}); pass crash='skip' to leave them out instead."
                 )
             rule = "skip"
@@ -1039,19 +1176,59 @@ def _tie_averaged_ndcg(value: pd.Series, recs, truth, k, cols) -> pd.Series:
         ends = np.cumsum(counts) - 1
         group_disc = np.diff(np.concatenate([[0.0], cum[ends]]))
         dcg = float((mean_gain * group_disc).sum())
-        ideal = np.sort(gain)[::-1]
-        idcg = float((ideal * d).sum())
-        value.loc[user] = dcg / idcg if idcg > 0 else 0.0
+        idcg = dcg_of(np.sort(gain)[::-1][:k].tolist())
+        value.loc[user] = float(normalised(dcg, idcg))
     return value
 
 
 # ------------------------------------------------------------------ who uses what
+def used_by(choice: _registry.Choice) -> str:
+    """Who uses one value of an option: the library functions of :data:`CONVENTIONS`, then the registry's
+    ``also``.
+
+    The registry's option tables (docstrings, :func:`topkeval.metric_table`)
+    read this, so they cannot disagree with the convention table.
+
+    Parameters
+    ----------
+    choice : topkeval._registry.Choice
+        One value of an option in :data:`topkeval.OPTIONS` or :data:`topkeval.BATCH_OPTIONS`.
+
+    Returns
+    -------
+    str
+        The users, separated by ``"; "``, or a sentence saying there are none.
+
+    Examples
+    --------
+    >>> from topkeval import OPTIONS
+    >>> used_by(OPTIONS["denominator"].choices[2])
+    'torchmetrics RetrievalMAP(top_k=k)'
+    """
+    parts = [libraries_using(choice.option, choice.value), choice.also]
+    return "; ".join(p for p in parts if p) or "none of the libraries in topkeval.conventions"
+
+
 def libraries_using(option: str, value: str) -> str:
     """The library functions in :data:`CONVENTIONS` that use ``option=value``, grouped by library.
 
-    This is where the registry's "used by" text comes from (``topkeval._registry.Choice.used_by``),
+    This is where the registry's "used by" text comes from (:func:`used_by`),
     so the README's option table and this convention table cannot disagree.
 
+    Parameters
+    ----------
+    option : str
+        An option name of the registry (``"denominator"``, ``"ties"``, ``"empty"``, ...).
+    value : str
+        One of its values.
+
+    Returns
+    -------
+    str
+        ``"<library> <function> / <function>, ..."``, or ``""`` when none uses it.
+
+    Examples
+    --------
     >>> libraries_using("denominator", "n_hits")
     'torchmetrics RetrievalMAP(top_k=k)'
     """
@@ -1059,10 +1236,14 @@ def libraries_using(option: str, value: str) -> str:
         return ", ".join(lib.name for lib in LIBRARIES.values() if lib.ties == value)
     if option == "empty":
         return _empty_users(value)
-    else:
-        default = _registry.OPTIONS[option].default
-        takes = {m.key for m in _registry.METRICS.values() if option in m.options}
-        rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
+    default = _registry.OPTIONS[option].default
+    takes = {m.key for m in _registry.METRICS.values() if option in m.options}
+    rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
+    return _by_library(rows)
+
+
+def _by_library(rows: list[Convention]) -> str:
+    """``"<library> <function> / <function>, ..."`` for table rows, grouped by library in table order."""
     by_library: dict[str, list[str]] = {}
     for row in rows:
         by_library.setdefault(row.library, [])
@@ -1071,6 +1252,8 @@ def libraries_using(option: str, value: str) -> str:
     return ", ".join(f"{LIBRARIES[key].name} {' / '.join(names)}" for key, names in by_library.items())
 
 
+_registry.USED_BY[:] = [used_by]  # Choice.used_by reads the table through this
+
 _KIND_WORDS = {
     "judged_empty": "for users in the truth with no relevant item",
     "unjudged": "for users absent from the truth",
@@ -1078,15 +1261,24 @@ _KIND_WORDS = {
 
 
 def _empty_users(value: str) -> str:
-    """Libraries whose users with no relevant item get ``value`` (zero, skip, raise), and which kind of user."""
-    parts = []
-    for key, lib in LIBRARIES.items():
-        rows = [c for c in CONVENTIONS if c.library == key]
-        kinds = [kind for kind in _KIND_WORDS if any(c.users.get(kind) == value for c in rows)]
-        if not kinds:
-            continue
-        some = [c.name for c in rows if any(c.users.get(kind) == value for kind in kinds)]
-        which = f" {' / '.join(dict.fromkeys(some))}" if len(some) < len(rows) else ""
-        only = f" ({_KIND_WORDS[kinds[0]]})" if len(kinds) == 1 else ""
-        parts.append(f"{lib.name}{which}{only}")
-    return ", ".join(parts)
+    """Libraries whose users with no relevant item get ``value`` (zero, skip, raise),
+    and which kind of user."""
+    parts = [_empty_users_of(key, value) for key in LIBRARIES]
+    return ", ".join(part for part in parts if part)
+
+
+def _any_user_rule(rows: list[Convention], kinds: list[str], value: str) -> bool:
+    """Whether any of ``rows`` treats any of ``kinds`` of user as ``value``."""
+    return any(c.users.get(kind) == value for c in rows for kind in kinds)
+
+
+def _empty_users_of(key: str, value: str) -> str:
+    """One library's part of :func:`_empty_users`: its name, which functions, which kind of user (or "")."""
+    rows = [c for c in CONVENTIONS if c.library == key]
+    kinds = [kind for kind in _KIND_WORDS if _any_user_rule(rows, [kind], value)]
+    if not kinds:
+        return ""
+    some = [c.name for c in rows if _any_user_rule([c], kinds, value)]
+    which = f" {' / '.join(dict.fromkeys(some))}" if len(some) < len(rows) else ""
+    only = f" ({_KIND_WORDS[kinds[0]]})" if len(kinds) == 1 else ""
+    return f"{LIBRARIES[key].name}{which}{only}"

@@ -19,6 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._validation import InputTypeError, InvalidInputError
+
 __all__ = [
     "load_movielens_100k",
     "load_movielens_latest",
@@ -36,7 +38,7 @@ _LATEST_HEADER = ["userId", "movieId", "rating", "timestamp"]
 
 def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> Path:
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(
+        raise InputTypeError(
             f"{loader} needs a path (str or pathlib.Path) to {expected_name}; got {type(path).__name__}."
         )
     path = Path(path).expanduser()
@@ -52,8 +54,9 @@ def _resolve(path, expected_name: str, loader: str, url: str, example: str) -> P
     if not path.is_file():
         raise FileNotFoundError(
             f"no file at {str(path)!r}. {loader} reads {expected_name} from the MovieLens download at {url}: "
-            "download and unzip it yourself (the course never downloads at run time), then pass the path, "
-            f"e.g. {loader}({example!r})."
+            "download and unzip it, then pass the path, "
+            f"e.g. {loader}({example!r}); or let load_movielens({example.split('/')[0]!r}) download, verify "
+            "and cache it."
         )
     return path
 
@@ -70,8 +73,9 @@ def _to_int(
     bad = values.isna() | (values != np.floor(values))
     if bad.any():
         at = int(np.flatnonzero(bad.to_numpy())[0])
-        raise ValueError(
-            f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} is not a whole number. "
+        raise InvalidInputError(
+            f"{path.name} line {at + line_offset}: {source} {frame[column].iloc[at]!r} "
+            "is not a whole number. "
             f"Expected format: {fmt}."
         )
     return values.to_numpy(dtype=np.int64)
@@ -82,7 +86,7 @@ def _finish(users, items, ratings, times) -> pd.DataFrame:
 
 
 def load_movielens_100k(path) -> pd.DataFrame:
-    """Read MovieLens 100K's ``u.data`` into columns user, item, rating, timestamp.
+    r"""Read MovieLens 100K's ``u.data`` into columns user, item, rating, timestamp.
 
     Parameters
     ----------
@@ -114,7 +118,10 @@ def load_movielens_100k(path) -> pd.DataFrame:
     Examples
     --------
     >>> from topkeval.datasets import load_movielens_100k
-    >>> ratings = load_movielens_100k("tests/experiments/data/u.data")  # a small fixture in the u.data format
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "u.data"  # two lines in the u.data format
+    >>> _ = path.write_text("1\t12\t4\t884025600\n1\t13\t5\t884059903\n")
+    >>> ratings = load_movielens_100k(path)
     >>> list(ratings.columns)
     ['user', 'item', 'rating', 'timestamp']
     >>> ratings.iloc[0].tolist()
@@ -129,20 +136,20 @@ def load_movielens_100k(path) -> pd.DataFrame:
             if first.replace(" ", "").lower().startswith("userid,movieid")
             else ""
         )
-        raise ValueError(f"{path.name} is comma-separated, but MovieLens 100K's {fmt}.{hint}")
+        raise InvalidInputError(f"{path.name} is comma-separated, but MovieLens 100K's {fmt}.{hint}")
     if "|" in first:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} is '|'-separated (like u.item or u.user), not the ratings file. Expected {fmt}; "
             "pass the path to u.data."
         )
     try:
         raw = pd.read_csv(path, sep="\t", header=None, dtype=str, keep_default_na=False, engine="python")
     except pd.errors.ParserError as err:
-        raise ValueError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
+        raise InvalidInputError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
     except pd.errors.EmptyDataError:
-        raise ValueError(f"{path.name} is empty. Expected {fmt}.") from None
+        raise InvalidInputError(f"{path.name} is empty. Expected {fmt}.") from None
     if raw.shape[1] != 4:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} has {raw.shape[1]} tab-separated fields per line, not 4. Expected {fmt}."
         )
     raw.columns = ["user", "item", "rating", "timestamp"]
@@ -151,7 +158,7 @@ def load_movielens_100k(path) -> pd.DataFrame:
 
 
 def load_movielens_latest(path) -> pd.DataFrame:
-    """Read ml-latest(-small)'s ``ratings.csv`` into columns user, item, rating, timestamp.
+    r"""Read ml-latest(-small)'s ``ratings.csv`` into columns user, item, rating, timestamp.
 
     Parameters
     ----------
@@ -179,7 +186,10 @@ def load_movielens_latest(path) -> pd.DataFrame:
     Examples
     --------
     >>> from topkeval.datasets import load_movielens_latest
-    >>> ratings = load_movielens_latest("tests/experiments/data/ratings.csv")  # a small fixture in the same format
+    >>> import pathlib, tempfile
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "ratings.csv"  # two ratings in the same format
+    >>> _ = path.write_text("userId,movieId,rating,timestamp\n1,17,3.5,1500000000\n1,42,3.0,1500074105\n")
+    >>> ratings = load_movielens_latest(path)
     >>> ratings.dtypes.astype(str).tolist()
     ['int64', 'int64', 'float64', 'int64']
     >>> ratings.iloc[0].tolist()
@@ -189,26 +199,26 @@ def load_movielens_latest(path) -> pd.DataFrame:
     fmt = "a header line 'userId,movieId,rating,timestamp', then one comma-separated row per rating"
     first = _first_line(path)
     if "\t" in first and "," not in first:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} is tab-separated without a header, like MovieLens 100K's u.data; use "
             f"load_movielens_100k(path) for that file. ratings.csv has {fmt}."
         )
     header = [h.strip() for h in first.split(",")]
     if header != _LATEST_HEADER:
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} starts with {first[:80]!r}, but ml-latest's ratings.csv has {fmt}. Pass the "
             "ratings.csv file (not movies.csv, tags.csv or links.csv)."
         )
     try:
         raw = pd.read_csv(path, dtype=str, keep_default_na=False)
     except pd.errors.ParserError as err:
-        raise ValueError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
+        raise InvalidInputError(f"{path.name} could not be parsed ({err}). Expected {fmt}.") from None
     users = _to_int(raw, "userId", "userId", path, 2, fmt)
     items = _to_int(raw, "movieId", "movieId", path, 2, fmt)
     rating = pd.to_numeric(raw["rating"], errors="coerce")
     if rating.isna().any():
         at = int(np.flatnonzero(rating.isna().to_numpy())[0])
-        raise ValueError(
+        raise InvalidInputError(
             f"{path.name} line {at + 2}: rating {raw['rating'].iloc[at]!r} is not a number. Expected {fmt}."
         )
     times = _to_int(raw, "timestamp", "timestamp", path, 2, fmt)
@@ -216,7 +226,7 @@ def load_movielens_latest(path) -> pd.DataFrame:
 
 
 # ------------------------------------------------------------------ download
-#: The MovieLens archives the course can fetch. ``md5`` is the published checksum, pinned where the
+#: The MovieLens archives this module can fetch. ``md5`` is the published checksum, pinned where the
 #: archive never changes; ``None`` means "read GroupLens's ``<archive>.md5`` file at download time"
 #: (ml-latest-small is re-released from time to time, so no value can be pinned for good).
 #: ml-100k's MD5 is the one GroupLens publishes at files.grouplens.org/datasets/movielens/ml-100k.zip.md5.
@@ -233,7 +243,18 @@ class DownloadError(RuntimeError):
 
 
 def default_cache_dir() -> Path:
-    """``$TOPK_COURSE_DATA`` if set, else ``~/.cache/topk-course``."""
+    """Where downloaded archives are kept: ``$TOPK_COURSE_DATA`` if set, else ``~/.cache/topk-course``.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder (it may not exist yet).
+
+    Examples
+    --------
+    >>> default_cache_dir().is_absolute()
+    True
+    """
     return Path(os.environ.get(_CACHE_ENV) or Path.home() / ".cache" / "topk-course").expanduser()
 
 
@@ -315,10 +336,10 @@ def download_movielens(
     >>> download_movielens("ml-1m")
     Traceback (most recent call last):
     ...
-    ValueError: name must be one of 'ml-100k', 'ml-latest-small'; got 'ml-1m'.
+    topkeval.InvalidInputError: name must be one of 'ml-100k', 'ml-latest-small'; got 'ml-1m'.
     """
     if name not in MOVIELENS:
-        raise ValueError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
+        raise InvalidInputError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
     spec = MOVIELENS[name]
     cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     final = cache / name
@@ -334,35 +355,61 @@ def download_movielens(
         actual = _md5(archive)
         if actual != expected:
             raise DownloadError(
-                f"checksum mismatch for {url}: MD5 {actual}, published {expected}. The file may be damaged or "
+                f"checksum mismatch for {url}: MD5 {actual}, published {expected}. "
+                "The file may be damaged or "
                 "replaced; nothing was kept. Try again, or check the published checksum."
             )
-        unpacked = work / "unpacked"
-        try:
-            with zipfile.ZipFile(archive) as bundle:
-                broken = bundle.testzip()
-                if broken is not None:
-                    raise DownloadError(f"{spec['archive']} is corrupt: {broken} fails its CRC check.")
-                bundle.extractall(unpacked)
-        except (zipfile.BadZipFile, EOFError) as err:
-            raise DownloadError(f"{spec['archive']} is not a readable zip archive ({err}).") from None
-        found = sorted(unpacked.rglob(spec["ratings"]))
-        if not found:
-            raise DownloadError(f"{spec['archive']} has no {spec['ratings']}; is it the right archive?")
+        folder = _unpack(archive, work / "unpacked", spec)
         if final.exists():  # a half-finished folder from elsewhere: replace it
             shutil.rmtree(final)
-        os.replace(found[0].parent, final)
+        os.replace(folder, final)
     return final
+
+
+def _unpack(archive: Path, unpacked: Path, spec: dict) -> Path:
+    """Check and extract a downloaded zip; return the folder that holds the ratings file."""
+    try:
+        with zipfile.ZipFile(archive) as bundle:
+            broken = bundle.testzip()
+            if broken is not None:
+                raise DownloadError(f"{spec['archive']} is corrupt: {broken} fails its CRC check.")
+            bundle.extractall(unpacked)
+    except (zipfile.BadZipFile, EOFError) as err:
+        raise DownloadError(f"{spec['archive']} is not a readable zip archive ({err}).") from None
+    found = sorted(unpacked.rglob(spec["ratings"]))
+    if not found:
+        raise DownloadError(f"{spec['archive']} has no {spec['ratings']}; is it the right archive?")
+    return found[0].parent
 
 
 def load_movielens(name: str, cache_dir=None, *, download: bool = True, **options) -> pd.DataFrame:
     """The ratings of a MovieLens archive from the cache, downloading it first if allowed.
 
-    Raises FileNotFoundError when it is not cached and ``download`` is False.
-    Other keywords go to :func:`download_movielens`.
+    Parameters
+    ----------
+    name : str
+        A key of :data:`MOVIELENS`, e.g. ``"ml-100k"``.
+    cache_dir : str or path, optional
+        Where archives are kept; default :func:`default_cache_dir`.
+    download : bool
+        Fetch (and verify) the archive when it is not cached. False raises
+        FileNotFoundError instead.
+    **options
+        Passed to :func:`download_movielens` (e.g. ``timeout``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns ``user``, ``item``, ``rating``, ``timestamp``.
+
+    Examples
+    --------
+    >>> ratings = load_movielens("ml-100k")  # doctest: +SKIP
+    >>> len(ratings)  # doctest: +SKIP
+    100000
     """
     if name not in MOVIELENS:
-        raise ValueError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
+        raise InvalidInputError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
     cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     folder = cache / name
     if not (folder / MOVIELENS[name]["ratings"]).is_file():

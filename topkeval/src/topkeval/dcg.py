@@ -1,6 +1,6 @@
 """Cumulative gain, step by step: CG, DCG, IDCG and NDCG for one user.
 
-``relevance`` is either a set of item ids (binary relevance: grade 1 each) or
+``relevant`` is either a set of item ids (binary relevance: grade 1 each) or
 a mapping item -> grade (graded relevance; 0 means judged not relevant).
 """
 
@@ -10,9 +10,16 @@ from collections.abc import Hashable, Sequence
 from typing import Any
 
 from . import _registry
+from ._cutoff import dcg_of, gain_of, normalised, top_k
 from ._cutoff import discount as _discount
-from ._cutoff import gain_of, top_k
-from ._validation import check_k, check_options, check_ranking, check_relevance, empty_relevant_error
+from ._validation import (
+    Relevant,
+    check_k,
+    check_options,
+    check_ranking,
+    check_relevance,
+    empty_relevant_error,
+)
 
 __all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table"]
 
@@ -21,9 +28,9 @@ _IDEAL = _registry.OPTIONS["ideal"]
 _DISCOUNT = _registry.OPTIONS["discount"]
 
 
-def _grades(ranking: Any, relevance: Any, k: Any, gain: Any) -> tuple[list, dict, int, str]:
+def _grades(ranking: Any, relevant: Relevant, k: Any, gain: Any) -> tuple[list, dict, int, str]:
     items = check_ranking(ranking)
-    grades = check_relevance(relevance, "relevance")
+    grades = check_relevance(relevant)
     k = check_k(k)
     gain = check_options(gain=gain)["gain"]
     return items, grades, k, gain
@@ -31,13 +38,6 @@ def _grades(ranking: Any, relevance: Any, k: Any, gain: Any) -> tuple[list, dict
 
 def _gains(items: list, grades: dict, k: int, gain: str) -> list[float]:
     return [gain_of(grades.get(item, 0.0), gain) for item in top_k(items, k)]
-
-
-def _dcg(gains: list[float], kind: str = "log2") -> float:
-    total = 0.0
-    for rank, g in enumerate(gains, start=1):
-        total += g * _discount(rank, kind)
-    return total
 
 
 def _ideal_gains(items: list, grades: dict, k: int, gain: str, ideal: str) -> list[float]:
@@ -49,7 +49,7 @@ def _ideal_gains(items: list, grades: dict, k: int, gain: str, ideal: str) -> li
 
 
 def gains_at_k(
-    ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default
+    ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: str = _GAIN.default
 ) -> list[float]:
     """The gain at each of the first ``k`` ranks, best first.
 
@@ -57,7 +57,7 @@ def gains_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
         A set gives every listed relevant item grade 1.
     k : int
         Cutoff, at least 1.
@@ -77,14 +77,30 @@ def gains_at_k(
     >>> gains_at_k(["a", "b", "c"], {"a": 2, "c": 1}, k=3, gain="exponential")
     [3.0, 0.0, 1.0]
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     return _gains(items, grades, k, gain)
 
 
-def cg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = _GAIN.default) -> float:
+def cg_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: str = _GAIN.default) -> float:
     """Cumulative gain: the sum of the gains of the top ``k`` items, ignoring order.
 
     CG@k = sum over i <= k of gain_i
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        A set means grade 1 for each listed item.
+    k : int
+        Cutoff, at least 1.
+    gain : {"linear", "exponential"}
+        ``grade`` or ``2**grade - 1``.
+
+    Returns
+    -------
+    float
+        The sum of the top k gains (>= 0).
 
     Examples
     --------
@@ -95,14 +111,14 @@ def cg_at_k(ranking: Sequence[Hashable], relevance: Any, k: int, *, gain: str = 
     >>> cg_at_k(["b", "c", "a", "e", "d"], grades, k=5)  # same items, same CG
     11.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     return float(sum(_gains(items, grades, k, gain)))
 
 
 @_registry.document("gain", "discount")
 def dcg_at_k(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -116,7 +132,7 @@ def dcg_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
         A set means grade 1 for each listed item; grades must be >= 0.
     k : int
         Cutoff, at least 1.
@@ -144,7 +160,7 @@ def dcg_at_k(
     Recommenders use the natural log, which cancels in NDCG but not in DCG.
     LensKit's default clips the discount to 1/log2(max(i, 2)), so ranks 1 and
     2 weigh the same. Järvelin and Kekäläinen's original DCG used that
-    clipped form. Taught in ``notebooks/05-dcg-ndcg.ipynb``.
+    clipped form.
 
     Examples
     --------
@@ -156,15 +172,15 @@ def dcg_at_k(
     >>> dcg_at_k(["b", "a"], {"a"}, k=2, discount="clipped_log2")  # rank 2 weighs 1/log2(2) = 1
     1.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     discount = check_options(discount=discount)["discount"]
-    return _dcg(_gains(items, grades, k, gain), discount)
+    return dcg_of(_gains(items, grades, k, gain), discount)
 
 
 @_registry.document("ideal")
 def idcg_at_k(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -179,7 +195,7 @@ def idcg_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. Used only when ``ideal="listed"``.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
     k : int
     gain : {"linear", "exponential"}
     ideal : {"all", "listed"}
@@ -207,15 +223,15 @@ def idcg_at_k(
     >>> idcg_at_k(["a", "b"], {"a", "c", "x"}, k=2, ideal="listed")  # only "a" is listed
     1.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     ideal, discount = check_options(ideal=ideal, discount=discount).values()
-    return _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
+    return dcg_of(_ideal_gains(items, grades, k, gain, ideal), discount)
 
 
 @_registry.document("gain", "ideal", "discount")
 def ndcg_at_k(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -230,7 +246,7 @@ def ndcg_at_k(
     ----------
     ranking : sequence of hashable
         Recommended item ids, best first. No duplicates.
-    relevance : set of hashable, or mapping item -> grade
+    relevant : set of hashable, or mapping item -> grade
         A set means binary relevance. Must hold at least one item with
         grade > 0.
     k : int
@@ -268,7 +284,7 @@ def ndcg_at_k(
     relevant items that exist but are not listed, IDCG is 0 and the result is
     0.0 (scikit-learn's rule). Binary NDCG cannot tell two relevant items
     apart: swapping them leaves it unchanged. With one relevant item at rank
-    r <= k, NDCG@k = 1/log2(r + 1). Taught in ``notebooks/05-dcg-ndcg.ipynb``.
+    r <= k, NDCG@k = 1/log2(r + 1).
 
     Examples
     --------
@@ -283,19 +299,17 @@ def ndcg_at_k(
     >>> ndcg_at_k(["b", "a"], {"a"}, k=2, discount="clipped_log2")  # LensKit's default: 1/1
     1.0
     """
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     ideal, discount = check_options(ideal=ideal, discount=discount).values()
     if not any(g > 0 for g in grades.values()):
         raise empty_relevant_error("ndcg_at_k")
-    best = _dcg(_ideal_gains(items, grades, k, gain, ideal), discount)
-    if best == 0.0:
-        return 0.0
-    return _dcg(_gains(items, grades, k, gain), discount) / best
+    best = dcg_of(_ideal_gains(items, grades, k, gain, ideal), discount)
+    return float(normalised(dcg_of(_gains(items, grades, k, gain), discount), best))
 
 
 def dcg_table(
     ranking: Sequence[Hashable],
-    relevance: Any,
+    relevant: Relevant,
     k: int,
     *,
     gain: str = _GAIN.default,
@@ -310,6 +324,22 @@ def dcg_table(
     ``ideal_gain`` and ``idcg`` (the same for the ideal ordering). The last
     row's ``dcg / idcg`` is NDCG@k.
 
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        A set means grade 1 for each listed item.
+    k : int
+        Cutoff, at least 1.
+    gain, ideal, discount : str
+        As in :func:`ndcg_at_k`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per rank up to k (or up to the longer of the list and the ideal).
+
     Examples
     --------
     >>> from topkeval import dcg_table
@@ -321,7 +351,7 @@ def dcg_table(
     """
     import pandas as pd
 
-    items, grades, k, gain = _grades(ranking, relevance, k, gain)
+    items, grades, k, gain = _grades(ranking, relevant, k, gain)
     ideal, kind = check_options(ideal=ideal, discount=discount).values()
     shown = top_k(items, k)
     ideal_gains = _ideal_gains(items, grades, k, gain, ideal)

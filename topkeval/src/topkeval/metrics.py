@@ -12,7 +12,14 @@ from typing import Any
 
 from . import _registry
 from ._cutoff import hit_ranks
-from ._validation import check_k, check_options, check_ranking, check_relevant_set, empty_relevant_error
+from ._validation import (
+    Relevant,
+    check_k,
+    check_options,
+    check_ranking,
+    check_relevant_set,
+    empty_relevant_error,
+)
 
 __all__ = [
     "hit_ranks_at_k",
@@ -24,16 +31,30 @@ __all__ = [
 ]
 
 
-def _prepare(ranking: Any, relevant: Any, k: Any) -> tuple[list, set, int]:
+def _prepare(ranking: Any, relevant: Relevant, k: Any) -> tuple[list, set, int]:
     return check_ranking(ranking), check_relevant_set(relevant), check_k(k)
 
 
-def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> list[int]:
+def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> list[int]:
     """The 1-based ranks i <= k whose item is relevant, in increasing order.
 
     Every metric in this module is a function of these ranks (and of k and
     |R|): precision counts them, RR takes the first, AP averages the
     precision at each of them.
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        The user's relevant items (grade > 0 in a mapping).
+    k : int
+        Cutoff, at least 1.
+
+    Returns
+    -------
+    list of int
+        The hit ranks, smallest first.
 
     Examples
     --------
@@ -47,7 +68,7 @@ def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> list[i
     return hit_ranks(items, rel, k)
 
 
-def precision_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
+def precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Share of the top ``k`` positions that hold a relevant item.
 
     P@k = (number of relevant items among the first k) / k
@@ -85,7 +106,7 @@ def precision_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
     (truncated) list instead, and implicit's "precision" by min(k, |R|).
 
     With no relevant item at all the result is 0.0 (no position can hold a
-    hit). Taught in ``notebooks/02-cutoffs.ipynb``.
+    hit).
 
     Examples
     --------
@@ -99,7 +120,7 @@ def precision_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
     return len(hit_ranks(items, rel, k)) / k
 
 
-def recall_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
+def recall_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Share of the user's relevant items that appear in the top ``k``.
 
     R@k = (number of relevant items among the first k) / |R|
@@ -143,7 +164,9 @@ def recall_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
     >>> recall_at_k(["a", "b"], set(), k=2)
     Traceback (most recent call last):
     ...
-    ValueError: recall_at_k is undefined when the user has no relevant item (its denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with empty='skip', 'zero' or 'raise'.
+    topkeval.NoRelevantItemError: recall_at_k is undefined when the user has no relevant item (its \
+denominator is 0). Leave such users out, or, in topkeval.evaluate, choose what they count as with \
+empty='skip', 'zero' or 'raise'.
     """
     items, rel, k = _prepare(ranking, relevant, k)
     if not rel:
@@ -151,7 +174,7 @@ def recall_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
     return len(hit_ranks(items, rel, k)) / len(rel)
 
 
-def hit_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
+def hit_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """1.0 if at least one of the top ``k`` items is relevant, else 0.0.
 
     The mean of hit@k over users is the hit ratio HR@k.
@@ -194,7 +217,7 @@ def hit_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
     return 1.0 if hit_ranks(items, rel, k) else 0.0
 
 
-def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> float:
+def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """1 / rank of the first relevant item, if it is within the top ``k``; else 0.
 
     The mean over users is MRR@k.
@@ -241,7 +264,7 @@ def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Any, k: int) -> 
 @_registry.document("denominator")
 def average_precision_at_k(
     ranking: Sequence[Hashable],
-    relevant: Any,
+    relevant: Relevant,
     k: int,
     *,
     denominator: str = _registry.OPTIONS["denominator"].default,
@@ -290,8 +313,7 @@ def average_precision_at_k(
     those that could not fit in k slots; ``"min_k_n_relevant"`` charges only
     the misses that could have fitted; ``"n_hits"`` charges none, so a list
     whose only hit is at rank 1 scores 1.0, and one more hit further down can
-    lower the score (seed 000: AP@9 = 0.903 but AP@10 = 0.852). Taught in
-    ``notebooks/03-average-precision.ipynb``.
+    lower the score.
 
     Examples
     --------

@@ -21,7 +21,7 @@ one Python worker as Arrow tables (``groupBy(bucket).cogroup(...)
 :func:`topkeval.evaluate` itself scores them. A user's rows all land in one
 bucket, and a user's metrics depend only on that user's rows, so the values
 are the ones :func:`topkeval.evaluate` gives on the whole data, bit for bit
-(``tests/test_spark.py``). Only DataFrame operations are used (no RDD, no
+(the test suite checks it). Only DataFrame operations are used (no RDD, no
 SparkContext), so the module also runs under Spark Connect.
 
 The workers import topkeval by name, so their Python must have it (and
@@ -49,7 +49,6 @@ from __future__ import annotations
 
 import functools
 import math
-import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -59,7 +58,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 import topkeval
-from topkeval import _registry
+from topkeval import _docs
+from topkeval._registry import Settings
+from topkeval._validation import InputTypeError, InvalidInputError
 
 __all__ = ["evaluate", "evaluate_arrays", "summary", "skipped_users"]
 
@@ -68,32 +69,6 @@ _ORDER = "__topkeval_row__"  # internal column: the input row order, for ties="i
 _ROWS_PER_BUCKET = 2_000_000  # recommendation rows per bucket when B is chosen from the data
 _ARROW = True  # cogroup().applyInArrow where Spark has it (4.0+); False forces applyInPandas (tests)
 _LINK = "_topkeval_evaluation"  # attribute linking a result to its unfiltered frame and empty option
-_DEFAULTS = {name: option.default for name, option in {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}.items()}
-_DEFAULTS.update({name: parameter.default for name, parameter in _registry.PARAMETERS.items()})
-
-
-def _document(*names: str):
-    """Fill ``%(name)s`` in a docstring with the option's values, formulas and users, from the registry."""
-    options = {**topkeval.OPTIONS, **topkeval.BATCH_OPTIONS}
-
-    def decorate(function):
-        doc = function.__doc__
-        for name in names:
-            option = options[name]
-            lines = [f"``{name}`` (default ``{option.default!r}``):", ""]
-            lines += [
-                textwrap.fill(
-                    f"- ``{c.value!r}``: {c.formula}. Used by {c.used_by}.", width=72, subsequent_indent="  "
-                )
-                for c in option.choices
-            ]
-            doc = doc.replace(
-                f"%({name})s", "\n".join(lines).replace("\n", "\n    ").replace("\n    \n", "\n\n")
-            )
-        function.__doc__ = doc
-        return function
-
-    return decorate
 
 
 def _pyspark():
@@ -112,7 +87,7 @@ def _pyspark():
 def _check_frame(frame: Any, name: str) -> None:
     DataFrame, _, _ = _pyspark()
     if not isinstance(frame, DataFrame):
-        raise TypeError(
+        raise InputTypeError(
             f"{name} must be a Spark DataFrame (pyspark.sql.DataFrame); got {type(frame).__module__}."
             f"{type(frame).__name__}. For pandas DataFrames use topkeval.evaluate."
         )
@@ -196,6 +171,31 @@ def _probe(recommendations, truth, k, options: dict, empty: str) -> list[str]:
     return list(topkeval.evaluate(recs, rows, k, empty=empty, **options).columns)
 
 
+def _largest_grade(grades) -> float:
+    """ERR's g_max for the whole truth (one aggregate query): its largest grade, at least 1.
+
+    Each task sees only some users, so the scale's top is fixed here, as
+    :func:`topkeval.evaluate` fixes it from the whole truth frame.
+    """
+    _, F, _ = _pyspark()
+    largest = grades.agg(F.max(F.col("g").cast("double"))).first()[0]
+    return max(1.0, float(largest or 0.0))
+
+
+def _set_err_scale(options: dict, names: list[str], frame, column: str | None, explode: bool = False) -> None:
+    """Fix ERR's g_max in ``options`` from the whole truth's grades (``column`` of ``frame``), when needed.
+
+    Needed when ERR is asked for, ``max_grade`` is not given and there are
+    grades; ``explode`` reads a column of grade lists (array input).
+    """
+    asks_err = any(name.startswith("err@") for name in names)
+    if options["max_grade"] is not None or not asks_err or not column or column not in frame.columns:
+        return
+    _, F, _ = _pyspark()
+    grades = F.explode(_col(column)) if explode else _col(column)
+    options["max_grade"] = _largest_grade(frame.select(grades.alias("g")))
+
+
 def _kind(dtype) -> str:
     _, _, T = _pyspark()
     if isinstance(dtype, T.BooleanType):
@@ -215,7 +215,7 @@ def _common_type(left, right, what: str):
         return T.LongType() if integral else T.DoubleType()
     if _kind(left) == _kind(right) == "strings":
         return T.StringType()
-    raise TypeError(
+    raise InputTypeError(
         f"{what} ids in recommendations are {_kind(left)} ({left.simpleString()}) but in truth they are "
         f"{_kind(right)} ({right.simpleString()}), so no id could ever match. Cast one side, e.g. "
         f".withColumn({what!r}, F.col({what!r}).cast('string'))."
@@ -225,7 +225,7 @@ def _common_type(left, right, what: str):
 def _check_numeric(frame, column: str, name: str) -> None:
     dtype = frame.schema[column].dataType
     if _kind(dtype) != "numbers":
-        raise TypeError(f"{name}'s {column!r} column must be numeric; got {dtype.simpleString()}.")
+        raise InputTypeError(f"{name}'s {column!r} column must be numeric; got {dtype.simpleString()}.")
 
 
 def _align(recommendations, truth, user_col: str, item_col: str):
@@ -263,8 +263,9 @@ def _raise_on_empty(users, user_col: str) -> None:
         .collect()
     ]
     more = ", ..." if n_empty > len(examples) else ""
-    raise ValueError(
-        f"{n_empty} of {counts['n']} users have no relevant item (e.g. {', '.join(map(repr, examples))}{more}), "
+    raise InvalidInputError(
+        f"{n_empty} of {counts['n']} users have no relevant item "
+        f"(e.g. {', '.join(map(repr, examples))}{more}), "
         "so recall, AP and NDCG are 0/0 for them. Choose what they count as: empty='skip' leaves them out "
         "(trec_eval, ranx, RecBole), empty='zero' scores them 0 (Spark, torchmetrics)."
     )
@@ -288,21 +289,18 @@ def _score_frames(
 ) -> tuple[np.ndarray, dict, np.ndarray]:
     """Run topkeval.evaluate on one bucket; return users, metric columns and the no-relevant flags.
 
-    Users with no relevant item are skipped by topkeval.evaluate and added
-    back with every metric 0 and flag 1 (exactly what ``empty="zero"``
-    gives); with ``empty="skip"`` the caller filters them out.
+    Users with no relevant item are scored as ``empty="zero"`` scores them
+    (every metric 0, RBP's residual kept) and flagged 1; with
+    ``empty="skip"`` the caller filters them out.
     """
     if config["order"]:
         recs = recs.sort_values(_ORDER, kind="stable").drop(columns=_ORDER)
     scores = topkeval.evaluate(recs, truth, config["k"], empty=config["bucket_empty"], **config["options"])
-    skipped = scores.attrs["skipped_users"]
     users = scores.index.to_numpy()
+    user_col, relevance_col = config["user_col"], config["options"]["relevance_col"]
+    relevant = truth[truth[relevance_col] > 0] if relevance_col in truth.columns else truth
+    flags = (~scores.index.isin(relevant[user_col].unique())).astype(np.int8)
     columns = {name: scores[name].to_numpy(dtype=np.float64) for name in config["names"]}
-    flags = np.zeros(len(users) + len(skipped), dtype=np.int8)
-    if skipped:
-        flags[len(users) :] = 1
-        users = np.concatenate([users, np.asarray(skipped, dtype=users.dtype if users.size else None)])
-        columns = {name: np.concatenate([v, np.zeros(len(skipped))]) for name, v in columns.items()}
     return users, columns, flags
 
 
@@ -344,27 +342,50 @@ def _result_schema(user_type, names: Sequence[str], user_col: str):
     return T.StructType(fields + [T.StructField(_FLAG, T.ByteType(), False)])
 
 
-@_document("empty", "ties")
+def _check_columns_and_buckets(
+    recommendations, truth, order_col: str, relevance_col: str, buckets: Any
+) -> None:
+    """The rank (or score) and relevance columns are numeric; ``buckets`` is None or an int >= 1."""
+    _check_numeric(recommendations, order_col, "recommendations")
+    if relevance_col in truth.columns:
+        _check_numeric(truth, relevance_col, "truth")
+    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
+        raise InvalidInputError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
+
+
+def _raise_on_empty_rows(recs, rows, user_col: str, relevance_col: str) -> None:
+    """``empty="raise"``: one aggregate query over both frames finds the users with no relevant item."""
+    _, F, _ = _pyspark()
+    relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)
+    _raise_on_empty(
+        recs.select(_col(user_col), F.lit(0).alias("relevant")).unionByName(
+            rows.select(_col(user_col), relevant.alias("relevant"))
+        ),
+        user_col,
+    )
+
+
+@_docs.document("empty", "ties")
 def evaluate(
     recommendations,
     truth,
     k: int | Sequence[int],
     *,
     metrics: Iterable[str] | None = None,
-    denominator: str = _DEFAULTS["denominator"],
-    gain: str = _DEFAULTS["gain"],
-    ideal: str = _DEFAULTS["ideal"],
-    discount: str = _DEFAULTS["discount"],
-    empty: str = _DEFAULTS["empty"],
-    ties: str = _DEFAULTS["ties"],
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    discount: str = Settings.discount,
+    empty: str = Settings.empty,
+    ties: str = Settings.ties,
     user_col: str = "user",
     item_col: str = "item",
     rank_col: str = "rank",
     score_col: str = "score",
     relevance_col: str = "relevance",
     buckets: int | None = None,
-    p: float = _DEFAULTS["p"],
-    max_grade: float | None = _DEFAULTS["max_grade"],
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ):
     """Score every user's recommendations on Spark: one row per user, one column per metric.
 
@@ -453,35 +474,27 @@ def evaluate(
     names = _probe(recommendations, truth, k, options, empty)
     _check_workers(recommendations.sparkSession)
     by_rank = rank_col in recommendations.columns
-    _check_numeric(recommendations, rank_col if by_rank else score_col, "recommendations")
-    if relevance_col in truth.columns:
-        _check_numeric(truth, relevance_col, "truth")
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
-        raise ValueError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
+    _check_columns_and_buckets(
+        recommendations, truth, rank_col if by_rank else score_col, relevance_col, buckets
+    )
     keep = [user_col, item_col, rank_col if by_rank else score_col]
     recs = recommendations.select(*[_col(c) for c in keep])  # only what is scored crosses the shuffle
     rows = truth.select(*[_col(c) for c in [user_col, item_col, relevance_col] if c in truth.columns])
     recs, rows = _align(recs, rows, user_col, item_col)
+    _set_err_scale(options, names, rows, relevance_col)
     if empty == "raise":
-        _, F, _ = _pyspark()
-        relevant = (_col(relevance_col) > 0).cast("int") if relevance_col in rows.columns else F.lit(1)
-        _raise_on_empty(
-            recs.select(_col(user_col), F.lit(0).alias("relevant")).unionByName(
-                rows.select(_col(user_col), relevant.alias("relevant"))
-            ),
-            user_col,
-        )
+        _raise_on_empty_rows(recs, rows, user_col, relevance_col)
     order = not by_rank and ties == "input_order"
     if order:
         _, F, _ = _pyspark()
         recs = recs.withColumn(_ORDER, F.monotonically_increasing_id())
-    config = dict(
+    config: dict[str, Any] = dict(
         k=k,
         options=options,
         names=names,
         user_col=user_col,
         order=order,
-        bucket_empty="raise" if empty == "raise" else "skip",
+        bucket_empty="raise" if empty == "raise" else "zero",
     )
     schema = _result_schema(recs.schema[user_col].dataType, names, user_col)
     full = _cogroup(recs, rows, buckets or _choose_buckets(recs), config, schema)
@@ -525,7 +538,7 @@ def _score_batch(batch: pa.RecordBatch, config: dict) -> pa.RecordBatch:
     if config["grades_col"]:
         grades = pc.list_flatten(batch.column(config["grades_col"])).to_numpy(zero_copy_only=False)
         if grades.size != len(relevant):
-            raise ValueError(
+            raise InvalidInputError(
                 f"{config['grades_col']!r} must hold one grade per relevant item, row by row; got "
                 f"{grades.size} grades for {len(relevant)} relevant items in a batch."
             )
@@ -540,9 +553,9 @@ def _score_batch(batch: pa.RecordBatch, config: dict) -> pa.RecordBatch:
         duplicates="check_all",
         **config["options"],
     )
-    skipped = np.asarray(scores.attrs["skipped_users"], dtype=np.int64)
-    flags = np.zeros(n, dtype=np.int8)
-    flags[skipped] = 1
+    relevant_rows = np.repeat(np.arange(n), rel_len)
+    positive = grades > 0 if grades is not None else np.ones(relevant_rows.size, dtype=bool)
+    flags = (np.bincount(relevant_rows[positive], minlength=n) == 0).astype(np.int8)  # no relevant item
     arrays = {config["user_col"]: batch.column(config["user_col"])}
     for name in config["names"]:
         values = np.zeros(n)
@@ -560,12 +573,12 @@ def _score_batches(batches: Iterator[pa.RecordBatch], config: dict) -> Iterator[
 def _check_list_column(frame, column: str, what: str) -> None:
     _, _, T = _pyspark()
     if column not in frame.columns:
-        raise ValueError(
+        raise InvalidInputError(
             f"lists is missing column {column!r} ({what}); it has "
             f"{', '.join(map(repr, frame.columns))}. Pass {what}=... if yours is named differently."
         )
     if not isinstance(frame.schema[column].dataType, T.ArrayType):
-        raise TypeError(
+        raise InputTypeError(
             f"lists' {column!r} column must be an array; got {frame.schema[column].dataType.simpleString()}."
         )
 
@@ -575,17 +588,17 @@ def evaluate_arrays(
     k: int | Sequence[int],
     *,
     metrics: Iterable[str] | None = None,
-    denominator: str = _DEFAULTS["denominator"],
-    gain: str = _DEFAULTS["gain"],
-    ideal: str = _DEFAULTS["ideal"],
-    discount: str = _DEFAULTS["discount"],
-    empty: str = _DEFAULTS["empty"],
+    denominator: str = Settings.denominator,
+    gain: str = Settings.gain,
+    ideal: str = Settings.ideal,
+    discount: str = Settings.discount,
+    empty: str = Settings.empty,
     user_col: str = "user",
     items_col: str = "items",
     relevant_col: str = "relevant",
     grades_col: str | None = None,
-    p: float = _DEFAULTS["p"],
-    max_grade: float | None = _DEFAULTS["max_grade"],
+    p: float = Settings.p,
+    max_grade: float | None = Settings.max_grade,
 ):
     """Score one row per user holding arrays: the shape of ALS ``recommendForAllUsers`` output.
 
@@ -620,7 +633,8 @@ def evaluate_arrays(
     >>> recs = als_model.recommendForAllUsers(100)  # doctest: +SKIP
     >>> lists = recs.join(truth.groupBy("user").agg(F.collect_list("item").alias("relevant")),
     ...                   "user", "full")  # doctest: +SKIP
-    >>> summary(evaluate_arrays(lists, k=[10, 100], items_col="recommendations", empty="skip"))  # doctest: +SKIP
+    >>> summary(evaluate_arrays(lists, k=[10, 100], items_col="recommendations",
+    ...                         empty="skip"))  # doctest: +SKIP
     """
     _check_frame(lists, "lists")
     _, F, T = _pyspark()
@@ -629,11 +643,11 @@ def evaluate_arrays(
     ):
         _check_list_column(lists, column, what)
     if user_col not in lists.columns:
-        raise ValueError(
+        raise InvalidInputError(
             f"lists is missing column {user_col!r}; it has {', '.join(map(repr, lists.columns))}. "
             "Pass user_col=... if yours is named differently."
         )
-    options = dict(
+    options: dict[str, Any] = dict(
         metrics=metrics,
         denominator=denominator,
         gain=gain,
@@ -644,13 +658,14 @@ def evaluate_arrays(
     )
     probe = topkeval.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
     _check_workers(lists.sparkSession)
+    _set_err_scale(options, list(probe.columns), lists, grades_col, explode=True)
     if empty == "raise":
         relevant = F.coalesce(F.size(_col(relevant_col)), F.lit(0)) > 0
         if grades_col:
             relevant = F.coalesce(F.exists(_col(grades_col), lambda g: g > 0), F.lit(False))
         _raise_on_empty(lists.select(_col(user_col), relevant.cast("int").alias("relevant")), user_col)
     columns = [user_col, items_col, relevant_col] + ([grades_col] if grades_col else [])
-    config = dict(
+    config: dict[str, Any] = dict(
         k=k,
         options=options,
         names=list(probe.columns),
@@ -660,7 +675,7 @@ def evaluate_arrays(
         grades_col=grades_col,
         kmax=int(max(np.atleast_1d(k))),
         full_lists=ideal == "listed",
-        bucket_empty="raise" if empty == "raise" else "skip",
+        bucket_empty="raise" if empty == "raise" else "zero",
     )
     frame = lists.select(*[_col(c) for c in columns])
     if grades_col:
@@ -694,12 +709,18 @@ def summary(per_user) -> pd.Series:
         ``n_skipped_users``; the last two are None for a frame that did not
         come straight from :func:`evaluate`. Per-user rows never reach the
         driver: only one row of sums and counts does.
+
+    Examples
+    --------
+    >>> summary(evaluate(recs_df, truth_df, k=10, empty="skip"))  # doctest: +SKIP
+    precision@10    0.0731
+    ...
     """
     _check_frame(per_user, "per_user")
     _, F, _ = _pyspark()
     names = _metric_columns(per_user)
     if not names:
-        raise ValueError(
+        raise InvalidInputError(
             f"per_user has no metric column (like 'ap@10'); it has {', '.join(per_user.columns)}."
         )
     full, empty, _ = getattr(per_user, _LINK, (None, None, None))
@@ -711,17 +732,21 @@ def summary(per_user) -> pd.Series:
     aggregates += [F.count(F.when(scored, _col(n))).alias(f"count {n}") for n in names]
     if full is not None:
         aggregates.append(F.sum(_col(_FLAG).cast("long")).alias("n_empty"))
-    row = source.agg(*aggregates).first()
+    return _means(source.agg(*aggregates).first(), names, linked=full is not None, empty=empty)
+
+
+def _means(row: Any, names: list[str], *, linked: bool, empty: Any) -> pd.Series:
+    """The means from one row of sums and counts, with the user counts in ``attrs``."""
     means = pd.Series(
         {n: (row[f"sum {n}"] / row[f"count {n}"]) if row[f"count {n}"] else float("nan") for n in names},
         name="mean",
         dtype="float64",
     )
-    n_empty = None if full is None else int(row["n_empty"] or 0)
+    n_empty = int(row["n_empty"] or 0) if linked else None
     means.attrs.update(
         n_users=int(row["n_users"]),
         n_empty_users=n_empty,
-        n_skipped_users=None if full is None else (n_empty if empty == "skip" else 0),
+        n_skipped_users=(n_empty if empty == "skip" else 0) if linked else None,
     )
     return means
 
@@ -737,11 +762,22 @@ def skipped_users(per_user):
     ----------
     per_user : pyspark.sql.DataFrame
         The very frame :func:`evaluate` or :func:`evaluate_arrays` returned.
+
+    Returns
+    -------
+    pyspark.sql.DataFrame
+        One column, the user column, one row per skipped user.
+
+    Examples
+    --------
+    >>> per_user = evaluate(recs_df, truth_df, k=10, empty="skip")  # doctest: +SKIP
+    >>> skipped_users(per_user).count()  # doctest: +SKIP
+    3
     """
     _check_frame(per_user, "per_user")
     link = getattr(per_user, _LINK, None)
     if link is None:
-        raise ValueError(
+        raise InvalidInputError(
             "per_user must be the frame topkeval.spark.evaluate returned (a derived frame no longer "
             "knows which users were skipped); call skipped_users on that frame."
         )

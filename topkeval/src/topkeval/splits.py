@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 import pandas as pd
 
-from ._validation import check_columns, check_number
+from ._validation import InvalidInputError, check_columns, check_number
 
 __all__ = ["leave_one_out_split"]
 
@@ -56,7 +58,7 @@ def leave_one_out_split(
       Remove repeats first if the model must not see the test item.
 
     With one held-out item per user, recall@k equals hit@k, AP@k equals
-    RR@k and NDCG@k = 1/log2(r + 1): see ``notebooks/06-leave-one-out.ipynb``.
+    RR@k and NDCG@k = 1/log2(r + 1).
 
     Examples
     --------
@@ -81,14 +83,14 @@ def leave_one_out_split(
     )
     times = interactions[time_col]
     if times.isna().any():
-        raise ValueError(
+        raise InvalidInputError(
             f"interactions' {time_col!r} column has missing values; drop or fill those rows first."
         )
     sizes = interactions.groupby(user_col, sort=False)[item_col].transform("size")
     single = interactions.loc[sizes.to_numpy() < 2, user_col]
     if len(single):
         shown = ", ".join(repr(u) for u in single.iloc[:3])
-        raise ValueError(
+        raise InvalidInputError(
             f"{len(single)} user(s) have a single interaction (e.g. {shown}); leave-one-out would leave "
             "them nothing to train on. Filter them first, e.g. "
             "df[df.groupby(user)[item].transform('size') > 1]."
@@ -185,36 +187,26 @@ def temporal_split(
         " (user_col=..., item_col=..., time_col=...)",
     )
     if cold not in ("drop", "keep"):
-        raise ValueError(f"cold must be 'drop' or 'keep'; got {cold!r}.")
+        raise InvalidInputError(f"cold must be 'drop' or 'keep'; got {cold!r}.")
     if (test_fraction is None) == (cutoff is None):
-        raise ValueError(
+        raise InvalidInputError(
             "give exactly one of test_fraction (e.g. test_fraction=0.2: the last 20% of rows in time) "
             "and cutoff (a timestamp: rows at or after it are test)."
         )
     times = interactions[time_col]
     if times.isna().any():
-        raise ValueError(
+        raise InvalidInputError(
             f"interactions' {time_col!r} column has missing values; drop or fill those rows first."
         )
     if len(interactions) < 2:
-        raise ValueError(f"a temporal split needs at least 2 interactions; got {len(interactions)}.")
+        raise InvalidInputError(f"a temporal split needs at least 2 interactions; got {len(interactions)}.")
     if test_fraction is not None:
-        test_fraction = check_number(test_fraction, "test_fraction", 0, 1, low_open=True, high_open=True)
-        ordered = np.sort(times.to_numpy(), kind="stable")
-        n_test = max(1, int(round(float(test_fraction) * len(ordered))))
-        cutoff = ordered[len(ordered) - n_test]
-        cutoff = (
-            cutoff.item()
-            if isinstance(cutoff, np.generic) and not isinstance(cutoff, np.datetime64)
-            else cutoff
-        )
-        if isinstance(cutoff, np.datetime64):
-            cutoff = pd.Timestamp(cutoff)
+        cutoff = _fraction_cutoff(times, test_fraction)
     is_test = (times >= cutoff).to_numpy()
     train, test = interactions.loc[~is_test], interactions.loc[is_test]
     if len(train) == 0 or len(test) == 0:
         side = "train" if len(train) == 0 else "test"
-        raise ValueError(
+        raise InvalidInputError(
             f"the cutoff {cutoff!r} leaves {side} empty (timestamps run from {times.min()!r} to "
             f"{times.max()!r}); choose a cutoff inside that range."
         )
@@ -229,3 +221,15 @@ def temporal_split(
 
 
 __all__.append("temporal_split")
+
+
+def _fraction_cutoff(times: pd.Series, test_fraction: Any) -> Any:
+    """The timestamp at which the last ``test_fraction`` of the rows start
+    (a builtin or a pandas Timestamp)."""
+    test_fraction = check_number(test_fraction, "test_fraction", 0, 1, low_open=True, high_open=True)
+    ordered = np.sort(times.to_numpy(), kind="stable")
+    n_test = max(1, int(round(float(test_fraction) * len(ordered))))
+    cutoff = ordered[len(ordered) - n_test]
+    if isinstance(cutoff, np.datetime64):
+        return pd.Timestamp(cutoff)
+    return cutoff.item() if isinstance(cutoff, np.generic) else cutoff

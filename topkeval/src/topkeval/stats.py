@@ -10,7 +10,16 @@ numbers on that noise, using the per-user scores that
   models scored on the same users;
 - :func:`permutation_test`: a paired sign-flip test of "no difference";
 - :func:`paired_t_test`: the classic paired t-test (no scipy needed);
-- :func:`compare`: all of the paired results at once, as one record.
+- :func:`compare`: all of the paired results at once, as one record;
+- :func:`verdict`: the same comparison turned into a sentence that says
+  "ahead" only when the data support it, with the smallest difference the
+  sample could have detected; :func:`verdicts` does it for a family of
+  comparisons with Holm-adjusted p-values (:func:`holm`);
+- :func:`minimum_detectable_effect` and :func:`users_needed`: power analysis
+  for a paired comparison (how small a difference n users can detect, how
+  many users a given difference needs);
+- :func:`format_p_value`: a permutation p-value as text, ``p < 1/(B+1)``
+  when no resample was as extreme.
 
 Everything is seeded and returns builtin floats.
 """
@@ -18,12 +27,14 @@ Everything is seeded and returns builtin floats.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 
-from ._validation import check_int, check_number
+from ._validation import InputTypeError, InvalidInputError, check_int, check_number
 
 __all__ = [
     "ConfidenceInterval",
@@ -36,6 +47,13 @@ __all__ = [
     "compare",
     "percentile_interval",
     "sign_flip_p_value",
+    "Verdict",
+    "verdict",
+    "verdicts",
+    "holm",
+    "minimum_detectable_effect",
+    "users_needed",
+    "format_p_value",
 ]
 
 _CHUNK = 256
@@ -80,11 +98,13 @@ class PairedComparison:
     wins: int
     losses: int
     ties: int
+    n_permutations: int | None = None
 
     def __str__(self) -> str:
+        p_text = format_p_value(self.p_value, self.n_permutations)
         return (
             f"A - B = {self.difference:+.4f} ({self.confidence:.0%} CI {self.low:+.4f} to {self.high:+.4f}), "
-            f"permutation p = {self.p_value:.4f}, n={self.n} users (A better for {self.wins}, "
+            f"permutation {p_text}, n={self.n} users (A better for {self.wins}, "
             f"B better for {self.losses}, equal for {self.ties})"
         )
 
@@ -95,13 +115,13 @@ def _values(values, name: str = "values") -> np.ndarray:
         values.to_numpy() if isinstance(values, (pd.Series, pd.Index)) else values, dtype=np.float64
     )
     if array.ndim != 1:
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} must be one number per user (1-D); got shape {array.shape}. Pick one column."
         )
     if array.size < 2:
-        raise ValueError(f"{name} needs at least 2 users to measure uncertainty; got {array.size}.")
+        raise InvalidInputError(f"{name} needs at least 2 users to measure uncertainty; got {array.size}.")
     if not np.isfinite(array).all():
-        raise ValueError(
+        raise InvalidInputError(
             f"{name} has NaN or infinite values; drop those users first (e.g. evaluate(..., empty='skip'))."
         )
     return array
@@ -110,17 +130,18 @@ def _values(values, name: str = "values") -> np.ndarray:
 def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
     if isinstance(a, pd.Series) and isinstance(b, pd.Series):
         if not a.index.is_unique or not b.index.is_unique:
-            raise ValueError("a and b must have one value per user (their indexes have repeats).")
+            raise InvalidInputError("a and b must have one value per user (their indexes have repeats).")
         if set(a.index) != set(b.index):
             only_a, only_b = a.index.difference(b.index), b.index.difference(a.index)
-            raise ValueError(
-                f"a and b must score the same users for a paired comparison; {len(only_a)} user(s) only in a, "
+            raise InvalidInputError(
+                "a and b must score the same users for a paired comparison; "
+                f"{len(only_a)} user(s) only in a, "
                 f"{len(only_b)} only in b. Evaluate both models on the same test users."
             )
         b = b.reindex(a.index)
     a, b = _values(a, "a"), _values(b, "b")
     if a.size != b.size:
-        raise ValueError(
+        raise InvalidInputError(
             f"a and b must have one value per user each, for the same users; got {a.size} and {b.size}."
         )
     return a, b
@@ -170,7 +191,7 @@ def percentile_interval(samples, confidence: float = 0.95) -> tuple[float, float
     """
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
-        raise ValueError("samples must be a non-empty 1-D sequence of finite numbers.")
+        raise InvalidInputError("samples must be a non-empty 1-D sequence of finite numbers.")
     confidence = _check_confidence(confidence)
     tail = (1 - confidence) / 2
     low, high = np.quantile(x, [tail, 1 - tail])
@@ -201,7 +222,7 @@ def sign_flip_p_value(differences, signs) -> float:
     d = np.asarray(differences, dtype=np.float64)
     flips = np.asarray(signs, dtype=np.float64)
     if d.ndim != 1 or flips.ndim != 2 or flips.shape[1] != d.size:
-        raise ValueError(
+        raise InvalidInputError(
             f"signs must have shape (B, n) with n = len(differences) = {d.size}; got {flips.shape}."
         )
     return float((1 + _count_extreme(d, flips)) / (1 + flips.shape[0]))
@@ -273,6 +294,17 @@ def paired_bootstrap_ci(
     a, b : array-like or pandas.Series
         Per-user scores of model A and model B. Series are matched by index
         (user id); arrays by position.
+    confidence : float
+        The interval's coverage, in (0, 1).
+    n_resamples : int
+        Bootstrap resamples of the users.
+    seed : int
+        Seed of the random generator (the same seed gives the same interval).
+
+    Returns
+    -------
+    ConfidenceInterval
+        The mean difference ``A - B`` and its interval (``low``, ``high``).
 
     Examples
     --------
@@ -291,6 +323,15 @@ def permutation_test(a, b, *, n_resamples: int = 10000, seed: int = 0) -> float:
     Under the null hypothesis each user's difference ``a_u - b_u`` is as
     likely to have either sign, so the labels A and B are swapped at random
     per user and the mean difference recomputed.
+
+    Parameters
+    ----------
+    a, b : array-like or pandas.Series
+        Per-user scores of the two models on the same users.
+    n_resamples : int
+        Random sign flips.
+    seed : int
+        Seed of the random generator.
 
     Returns
     -------
@@ -368,6 +409,16 @@ def paired_t_test(a, b) -> TTestResult:
     hundreds of users the t-test is still a fair approximation, and
     :func:`permutation_test` needs no such assumption.
 
+    Parameters
+    ----------
+    a, b : array-like of float
+        The two models' per-user scores, aligned user by user.
+
+    Returns
+    -------
+    TTestResult
+        The mean difference, t statistic, degrees of freedom and two-sided p-value.
+
     Examples
     --------
     >>> from topkeval.stats import paired_t_test
@@ -398,6 +449,12 @@ def compare(
     ----------
     a, b : array-like or pandas.Series
         Per-user scores of the two models on the same users.
+    confidence : float
+        The bootstrap interval's coverage, in (0, 1).
+    n_resamples, n_permutations : int
+        Bootstrap resamples and permutation sign flips.
+    seed : int
+        Seed of the random generator.
 
     Returns
     -------
@@ -429,4 +486,473 @@ def compare(
         wins=int((d > 0).sum()),
         losses=int((d < 0).sum()),
         ties=int((d == 0).sum()),
+        n_permutations=n_permutations,
     )
+
+
+# ------------------------------------------------------------------ power
+def _t_upper_tail(t: float, df: int) -> float:
+    """P(T > t) for Student's t with ``df`` degrees of freedom, t >= 0."""
+    return 0.5 * _regularized_beta(df / 2.0, 0.5, df / (df + t * t))
+
+
+def _t_quantile(q: float, df: int) -> float:
+    """The ``q`` quantile of Student's t (bisection on the incomplete beta; normal for huge df)."""
+    if q < 0.5:
+        return -_t_quantile(1.0 - q, df)
+    if q == 0.5:
+        return 0.0
+    if df > 10**7:
+        return NormalDist().inv_cdf(q)
+    tail = 1.0 - q
+    low, high = 0.0, 1.0
+    while _t_upper_tail(high, df) > tail:
+        low, high = high, 2.0 * high
+    for _ in range(100):
+        middle = 0.5 * (low + high)
+        low, high = (middle, high) if _t_upper_tail(middle, df) > tail else (low, middle)
+    return 0.5 * (low + high)
+
+
+def _check_power_settings(alpha: float, power: float) -> tuple[float, float]:
+    alpha = check_number(
+        alpha, "alpha (the test's two-sided level, e.g. 0.05)", 0, 1, low_open=True, high_open=True
+    )
+    power = check_number(power, "power (e.g. 0.8)", 0, 1, low_open=True, high_open=True)
+    return alpha, power
+
+
+def _check_sd(sd: float) -> float:
+    return check_number(sd, "sd (the standard deviation of the per-user differences a - b)", 0)
+
+
+def minimum_detectable_effect(sd: float, n: int, *, alpha: float = 0.05, power: float = 0.8) -> float:
+    """The smallest true mean difference a paired comparison of ``n`` users detects with the given power.
+
+    Parameters
+    ----------
+    sd : float
+        Standard deviation of the per-user differences ``a_u - b_u``
+        (sample standard deviation, ``ddof=1``), e.g. from a pilot run.
+    n : int
+        Number of users scored by both systems (at least 2).
+    alpha : float
+        Two-sided significance level of the test.
+    power : float
+        Probability of rejecting "no difference" when the true difference
+        equals the returned value.
+
+    Returns
+    -------
+    float
+        ``(t[1 - alpha/2, n-1] + t[power, n-1]) * sd / sqrt(n)``, with
+        ``t[q, df]`` the quantile of Student's t: the usual approximation to
+        the power of the two-sided paired t-test (exact up to the tiny chance
+        of rejecting in the wrong direction and the non-centrality of t). For
+        large ``n`` it is ``(1.96 + 0.84) * sd / sqrt(n)`` at the defaults.
+
+    Notes
+    -----
+    The paired standard deviation is what matters, not the spread of either
+    system's scores: users that are easy for both cancel out. The effect is
+    on the scale of the metric (e.g. NDCG@10 points), two-sided.
+
+    Examples
+    --------
+    >>> from topkeval.stats import minimum_detectable_effect
+    >>> round(minimum_detectable_effect(0.2, 1500), 4)   # 2.80 * 0.2 / sqrt(1500)
+    0.0145
+    >>> minimum_detectable_effect(0.2, 6000) < minimum_detectable_effect(0.2, 1500) / 1.9
+    True
+    """
+    sd = _check_sd(sd)
+    n = check_int(n, "n (users scored by both systems)", 2)
+    alpha, power = _check_power_settings(alpha, power)
+    df = n - 1
+    return float((_t_quantile(1.0 - alpha / 2.0, df) + _t_quantile(power, df)) * sd / math.sqrt(n))
+
+
+def users_needed(effect: float, sd: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
+    """How many users a paired comparison needs to detect a true difference of ``effect``.
+
+    Parameters
+    ----------
+    effect : float
+        The true mean difference to detect, on the metric's scale; its sign
+        is ignored (the test is two-sided). Must not be 0.
+    sd : float
+        Standard deviation of the per-user differences (``ddof=1``).
+    alpha, power : float
+        As in :func:`minimum_detectable_effect`.
+
+    Returns
+    -------
+    int
+        The smallest ``n >= 2`` with
+        ``minimum_detectable_effect(sd, n, alpha=alpha, power=power) <= |effect|``.
+
+    Examples
+    --------
+    >>> from topkeval.stats import users_needed, minimum_detectable_effect
+    >>> users_needed(0.0049, 0.22)
+    15824
+    >>> minimum_detectable_effect(0.22, 15824) <= 0.0049 < minimum_detectable_effect(0.22, 15823)
+    True
+    """
+    effect = abs(check_number(effect, "effect (the difference to detect)", -math.inf))
+    if effect == 0.0:
+        raise InvalidInputError("effect must not be 0: no sample size detects a difference of exactly 0.")
+    sd = _check_sd(sd)
+    alpha, power = _check_power_settings(alpha, power)
+    z = NormalDist().inv_cdf(1.0 - alpha / 2.0) + NormalDist().inv_cdf(power)
+    n = max(2, math.ceil((z * sd / effect) ** 2))  # the normal answer; t needs a few more
+    while minimum_detectable_effect(sd, n, alpha=alpha, power=power) > effect:
+        n += 1
+    while n > 2 and minimum_detectable_effect(sd, n - 1, alpha=alpha, power=power) <= effect:
+        n -= 1
+    return n
+
+
+# ------------------------------------------------------------------ verdicts
+def _ceil_2_digits(x: float) -> float:
+    """``x`` rounded up to two significant digits (so that ``p < result`` stays true)."""
+    exponent = math.floor(math.log10(x)) - 1
+    return math.ceil(round(x / 10.0**exponent, 9)) * 10.0**exponent
+
+
+def format_p_value(p_value: float, n_permutations: int | None = None) -> str:
+    """A p-value as text; ``p < 1/(B+1)`` when none of ``B`` permutations was as extreme.
+
+    Parameters
+    ----------
+    p_value : float
+        E.g. from :func:`permutation_test`.
+    n_permutations : int, optional
+        The ``B`` behind a permutation p-value. Its smallest possible value is
+        ``1/(B+1)``: that value says only that the true p-value is below the
+        test's resolution, so it is written as an inequality.
+
+    Returns
+    -------
+    str
+        ``"p = 0.0280"`` (four decimals), ``"p = 3.1e-07"`` for small
+        p-values of a formula, or ``"p < 0.0001"`` (the bound rounded up to two
+        significant digits) for the floor of a permutation test.
+
+    Examples
+    --------
+    >>> from topkeval.stats import format_p_value
+    >>> format_p_value(0.028)
+    'p = 0.0280'
+    >>> format_p_value(1 / 10001, n_permutations=10000)
+    'p < 0.0001'
+    >>> format_p_value(0.0004, n_permutations=100000)
+    'p = 0.0004'
+    """
+    p = check_number(p_value, "p_value", 0, 1)
+    if n_permutations is not None:
+        floor = 1.0 / (check_int(n_permutations, "n_permutations", 1) + 1)
+        if p <= floor * (1 + 1e-9):
+            return f"p < {_ceil_2_digits(floor):g}"
+    if p == 0.0 or p >= 0.0001:
+        return f"p = {p:.4f}"
+    return f"p = {p:.2g}"
+
+
+def holm(p_values) -> list[float]:
+    """Holm's step-down adjustment of a family of p-values (controls the family-wise error rate).
+
+    Parameters
+    ----------
+    p_values : sequence of float
+        One p-value per comparison of the family: every comparison that was
+        looked at, not only the ones that came out small.
+
+    Returns
+    -------
+    list of float
+        Adjusted p-values in the input order. With the p-values sorted
+        ascending, the ``i``-th (0-based) of ``m`` becomes
+        ``max over j <= i of min(1, (m - j) * p_(j))``. Reject where the
+        adjusted value is at most the family's ``alpha``.
+
+    Examples
+    --------
+    >>> from topkeval.stats import holm
+    >>> holm([0.01, 0.04, 0.03])   # 3 x 0.01; then 2 x 0.03; then max(1 x 0.04, 0.06)
+    [0.03, 0.06, 0.06]
+    """
+    p = np.asarray(p_values, dtype=np.float64)
+    if p.ndim != 1 or p.size == 0 or not np.isfinite(p).all() or (p < 0).any() or (p > 1).any():
+        raise InvalidInputError("p_values must be a non-empty 1-D sequence of numbers in [0, 1].")
+    order = np.argsort(p, kind="stable")
+    scaled = np.minimum(1.0, (p.size - np.arange(p.size)) * p[order])
+    adjusted = np.empty_like(p)
+    adjusted[order] = np.maximum.accumulate(scaled)
+    return [float(value) for value in adjusted]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """System A versus system B on the same users, with what the sample can and cannot say.
+
+    ``difference`` is ``mean(a) - mean(b)``; ``low``/``high`` its paired
+    bootstrap interval; ``p_value`` the sign-flip permutation p-value from
+    ``n_permutations`` draws (the paired t-test's when that is None); ``p_holm`` the Holm-adjusted
+    p-value within ``family`` (``family_size`` comparisons), or None for a single comparison
+    decided in advance; ``sd`` the standard deviation of the per-user
+    differences; ``mde`` the smallest true difference this many users detect
+    with probability ``power`` at level ``alpha``.
+    """
+
+    name_a: str
+    name_b: str
+    metric: str
+    mean_a: float
+    mean_b: float
+    difference: float
+    low: float
+    high: float
+    confidence: float
+    p_value: float
+    n_permutations: int | None
+    n: int
+    sd: float
+    mde: float
+    alpha: float
+    power: float
+    p_holm: float | None = None
+    family: str | None = None
+    family_size: int | None = None
+
+    @property
+    def interval_excludes_zero(self) -> bool:
+        """True when the whole interval lies on one side of 0."""
+        return self.low > 0 or self.high < 0
+
+    @property
+    def significant(self) -> bool:
+        """The p-value that applies (Holm's within a family) is at most ``alpha``."""
+        return (self.p_value if self.p_holm is None else self.p_holm) <= self.alpha
+
+    @property
+    def ahead(self) -> str | None:
+        """The name of the system ahead, or None for a tie at this sample size.
+
+        A system is ahead only when the interval excludes 0 and the p-value
+        that applies is at most ``alpha``.
+        """
+        if not (self.interval_excludes_zero and self.significant):
+            return None
+        return self.name_a if self.difference > 0 else self.name_b
+
+    @property
+    def users_needed(self) -> int | None:
+        """Users needed to detect the observed difference (if it were the true one) with ``power``."""
+        if self.difference == 0.0:
+            return None
+        return users_needed(self.difference, self.sd, alpha=self.alpha, power=self.power)
+
+    def _evidence(self) -> str:
+        ci = f"{self.confidence:.0%} CI {self.low:+.4f} to {self.high:+.4f}"
+        text = f"{self.name_a} - {self.name_b} = {self.difference:+.4f} ({ci}), "
+        text += format_p_value(self.p_value, self.n_permutations)
+        if self.n_permutations is None:
+            text += " (paired t-test)"
+        if self.p_holm is not None:
+            text += f", Holm-adjusted {format_p_value(self.p_holm)} over the {self.family_size} comparisons"
+            text += f" of {self.family!r}"
+        return text
+
+    def _power_note(self) -> str:
+        text = (
+            f"with {self.n:,} users the smallest difference detectable with {self.power:.0%} power at "
+            f"alpha = {self.alpha:g} is {self.mde:.4f}"
+        )
+        needed = self.users_needed
+        if needed is not None and needed > self.n:
+            text += f"; detecting {abs(self.difference):.4f} would need about {needed:,} users"
+        return text
+
+    def _tie_reason(self) -> str:
+        if not self.interval_excludes_zero:
+            return "the interval contains 0"
+        if self.p_holm is not None and self.p_value <= self.alpha:
+            return f"the interval excludes 0, but not after Holm's correction (alpha = {self.alpha:g})"
+        return f"the interval excludes 0, but p is above alpha = {self.alpha:g}"
+
+    @property
+    def text(self) -> str:
+        """One sentence: "X ahead of Y ..." or "... a tie at this sample size (...)"."""
+        on = f" on {self.metric}" if self.metric else ""
+        winner = self.ahead
+        if winner is not None:
+            loser = self.name_b if winner == self.name_a else self.name_a
+            return f"{winner} ahead of {loser}{on}: {self._evidence()}; {self._power_note()}."
+        return (
+            f"{self.name_a} vs {self.name_b}{on}: a tie at this sample size ({self._evidence()}; "
+            f"{self._tie_reason()}; {self._power_note()})."
+        )
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def verdict(
+    a,
+    b,
+    *,
+    names: tuple[str, str] = ("A", "B"),
+    metric: str = "",
+    confidence: float = 0.95,
+    n_resamples: int = 2000,
+    n_permutations: int | None = 10000,
+    seed: int = 0,
+    alpha: float = 0.05,
+    power: float = 0.8,
+) -> Verdict:
+    """Compare two systems on paired per-user scores and say what the sample supports.
+
+    Parameters
+    ----------
+    a, b : array-like or pandas.Series
+        Per-user scores of systems A and B on the same users (Series are
+        matched by index).
+    names : (str, str)
+        How the text names A and B.
+    metric : str
+        How the text names the metric, e.g. ``"NDCG@10"`` (may be empty).
+    confidence, n_resamples, n_permutations, seed
+        As in :func:`compare` (paired bootstrap interval, sign-flip test).
+        ``n_permutations=None`` takes the p-value of :func:`paired_t_test`
+        instead: it has no floor at ``1/(B+1)``, which matters when a large
+        family's Holm adjustment needs p-values below ``alpha / m``.
+    alpha, power : float
+        Level of the test, and the power at which the minimum detectable
+        effect is stated.
+
+    Returns
+    -------
+    Verdict
+        Its ``text`` says "A ahead of B" only when the interval excludes 0
+        and ``p <= alpha``; otherwise "a tie at this sample size (...)", with
+        the interval, the p-value, the minimum detectable effect at this
+        number of users and the users needed to detect the observed
+        difference. For several comparisons chosen after looking at the data,
+        use :func:`verdicts`.
+
+    Examples
+    --------
+    >>> from topkeval.stats import verdict
+    >>> a = [0.2, 0.5, 0.4, 0.9, 0.6, 0.3, 0.7, 0.5] * 25
+    >>> b = [0.1, 0.4, 0.3, 0.8, 0.6, 0.3, 0.7, 0.4] * 25   # A better for half the users
+    >>> v = verdict(a, b, names=("new", "old"), metric="NDCG@10", n_permutations=999)
+    >>> v.ahead, round(v.difference, 4)
+    ('new', 0.0625)
+    >>> v.text.split(":")[0]
+    'new ahead of old on NDCG@10'
+    >>> verdict(a[:8], b[:8], names=("new", "old"), n_permutations=999).ahead is None   # 8 users: a tie
+    True
+    >>> verdict(a, b, n_permutations=None).p_value < 1e-40   # the paired t-test's: no 1/(B+1) floor
+    True
+    """
+    alpha, power = _check_power_settings(alpha, power)
+    x, y = _paired(a, b)
+    ci = bootstrap_ci(x - y, confidence=confidence, n_resamples=n_resamples, seed=seed)
+    if n_permutations is None:
+        p = paired_t_test(x, y).p_value
+    else:
+        p = permutation_test(x, y, n_resamples=n_permutations, seed=seed)
+    sd = float((x - y).std(ddof=1))
+    if isinstance(names, str) or len(names) != 2:
+        raise InvalidInputError(
+            f"names must be two names, for A and for B, e.g. ('EASE', 'ItemKNN'); got {names!r}."
+        )
+    name_a, name_b = (str(name) for name in names)
+    return Verdict(
+        name_a=name_a,
+        name_b=name_b,
+        metric=str(metric),
+        mean_a=float(x.mean()),
+        mean_b=float(y.mean()),
+        difference=ci.estimate,
+        low=ci.low,
+        high=ci.high,
+        confidence=ci.confidence,
+        p_value=p,
+        n_permutations=n_permutations,
+        n=ci.n,
+        sd=sd,
+        mde=minimum_detectable_effect(sd, ci.n, alpha=alpha, power=power),
+        alpha=alpha,
+        power=power,
+    )
+
+
+def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
+    """Verdicts for a family of comparisons, with Holm-adjusted p-values.
+
+    Parameters
+    ----------
+    comparisons : mapping or sequence
+        Either a mapping ``{(name_a, name_b): (a, b)}`` of paired per-user
+        scores, or a sequence of :class:`Verdict` objects already computed
+        (e.g. on several metrics). Every comparison that was looked at
+        belongs in the family, not only the interesting ones.
+    family : str
+        A name for the family, quoted in each text (e.g. ``"55 model pairs x
+        2 metrics"``).
+    **settings
+        Passed to :func:`verdict` (``metric``, ``n_permutations``, ...);
+        only with a mapping.
+
+    Returns
+    -------
+    list of Verdict
+        In the input order, each with ``p_holm`` set; "ahead" then needs the
+        Holm-adjusted p-value at most ``alpha``.
+
+    Examples
+    --------
+    >>> from topkeval.stats import verdicts
+    >>> base = [0.2, 0.5, 0.4, 0.9, 0.6, 0.3, 0.7, 0.5] * 25
+    >>> pairs = {("new", "old"): (base, [v - 0.05 for v in base]),
+    ...          ("new", "noise"): (base, base[1:] + base[:1])}
+    >>> [v.ahead for v in verdicts(pairs, family="two candidates", n_permutations=999)]
+    ['new', None]
+    """
+    if isinstance(comparisons, Mapping):
+        items = [
+            verdict(a, b, names=names, **settings) for names, (a, b) in _checked_pairs(comparisons).items()
+        ]
+    elif (
+        isinstance(comparisons, Sequence)
+        and comparisons
+        and all(isinstance(item, Verdict) for item in comparisons)
+    ):
+        if settings:
+            raise InputTypeError(f"settings {sorted(settings)} only apply to a mapping of per-user scores.")
+        items = list(comparisons)
+    else:
+        raise InputTypeError(
+            "comparisons must be a non-empty mapping {(name_a, name_b): (a, b)} or a sequence of Verdict "
+            "objects."
+        )
+    adjusted = holm([item.p_value for item in items])
+    family = str(family)
+    return [
+        replace(item, p_holm=p, family=family, family_size=len(items))
+        for item, p in zip(items, adjusted, strict=True)
+    ]
+
+
+def _checked_pairs(comparisons: Mapping) -> Mapping:
+    if not comparisons:
+        raise InputTypeError("comparisons is empty: a family needs at least one comparison.")
+    for key, value in comparisons.items():
+        if not (isinstance(key, tuple) and len(key) == 2 and isinstance(value, tuple) and len(value) == 2):
+            raise InputTypeError(
+                f"each entry must map (name_a, name_b) to (scores_a, scores_b); got {key!r} -> "
+                f"{type(value).__name__}."
+            )
+    return comparisons

@@ -32,32 +32,25 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
 import numpy as np
 import pandas as pd
 
-from . import conventions
+from . import _registry, conventions
+from ._validation import InputTypeError, InvalidInputError, plain
 
-__all__ = ["read_run", "read_qrels", "parse_measure", "Measure", "evaluate_run"]
+__all__ = ["read_run", "read_qrels", "parse_measure", "Measure", "evaluate_run", "format_trec"]
 
-#: ir_measures' names (lower case) -> our metric keys
-_NAMES = {
-    "p": "precision",
-    "r": "recall",
-    "success": "hit",
-    "rr": "rr",
-    "ap": "ap",
-    "ndcg": "ndcg",
-    "err": "err",
-    "rbp": "rbp",
-}
+#: the metrics a measure may name, as ir_measures spells them; a name maps to its key through the
+#: registry's names (ir_measures' P, R, Success; trec_eval's map, recip_rank, ndcg_cut; any case)
 _SPELLING = {"precision": "P", "recall": "R", "hit": "Success", "rr": "RR", "ap": "AP", "ndcg": "nDCG"}
 _SPELLING.update(err="ERR", rbp="RBP")
 _NEEDS_K = ("precision", "recall", "hit", "err")  # no whole-list form in trec_eval / ir_measures
 _PARAMETERS = {"rbp": ("p",)}
-_MEASURE = re.compile(r"^\s*([A-Za-z]+)\s*(?:\(([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
+_MEASURE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\(([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
 
 
 # ------------------------------------------------------------------ reading
@@ -69,7 +62,7 @@ def _source_name(source: Any) -> str:
 
 
 def _read_columns(source: str | IO[str], n_columns: int, what: str) -> pd.DataFrame:
-    """The whitespace-separated columns of a file, as strings, one row per non-blank line (index: line number)."""
+    """The whitespace-separated columns of a file as strings, one row per non-blank line (index: line)."""
     name = _source_name(source)
     try:
         frame = pd.read_csv(
@@ -86,7 +79,7 @@ def _read_columns(source: str | IO[str], n_columns: int, what: str) -> pd.DataFr
     except pd.errors.ParserError as err:
         found = re.search(r"line (\d+), saw (\d+)", str(err))
         where = f" line {found.group(1)} has {found.group(2)} columns;" if found else f" {err};"
-        raise ValueError(f"{name}:{where} a {what} line has {n_columns} columns.") from None
+        raise InvalidInputError(f"{name}:{where} a {what} line has {n_columns} columns.") from None
     except pd.errors.EmptyDataError:
         frame = pd.DataFrame(columns=range(n_columns + 1), dtype=str)
     frame.index = pd.RangeIndex(1, len(frame) + 1)  # line numbers
@@ -95,13 +88,13 @@ def _read_columns(source: str | IO[str], n_columns: int, what: str) -> pd.DataFr
     long = frame[n_columns].notna() & (frame[n_columns] != "")
     if long.any():
         line = int(frame.index[long.to_numpy()][0])
-        raise ValueError(
+        raise InvalidInputError(
             f"{name}: line {line} has more than {n_columns} columns; a {what} line has {n_columns}."
         )
     short = frame[n_columns - 1].isna() | (frame[n_columns - 1] == "")
     if short.any():
         line = int(frame.index[short.to_numpy()][0])
-        raise ValueError(
+        raise InvalidInputError(
             f"{name}: line {line} has fewer than {n_columns} columns; a {what} line has {n_columns}."
         )
     return frame
@@ -115,7 +108,7 @@ def _numbers(column: pd.Series, name: str, what: str, integer: bool) -> np.ndarr
     if bad.any():
         line = int(column.index[bad][0])
         kind = "an integer" if integer else "a finite number"
-        raise ValueError(f"{name}: line {line}: the {what} {column.loc[line]!r} is not {kind}.")
+        raise InvalidInputError(f"{name}: line {line}: the {what} {column.loc[line]!r} is not {kind}.")
     return values.to_numpy(dtype=np.int64 if integer else np.float64)
 
 
@@ -128,9 +121,9 @@ def _check_unique(frame: pd.DataFrame, name: str, what: str) -> None:
             (frame.loc[lines, "user"] == first["user"]).to_numpy()
             & (frame.loc[lines, "item"] == first["item"]).to_numpy()
         ]
-        raise ValueError(
-            f"{name}: lines {int(same[0])} and {int(same[1])} both list document {first['item']!r} for query "
-            f"{first['user']!r}; a {what} lists each (query, document) once."
+        raise InvalidInputError(
+            f"{name}: lines {int(same[0])} and {int(same[1])} both list document {plain(first['item'])!r} "
+            f"for query {plain(first['user'])!r}; a {what} lists each (query, document) once."
         )
 
 
@@ -156,9 +149,10 @@ def read_run(source: str | IO[str], keep_rank: bool = False) -> pd.DataFrame:
 
     Raises
     ------
-    ValueError
-        Naming the file and the line: a line without six columns, a score
-        that is not a number, a document listed twice for one query.
+    topkeval.InvalidInputError
+        A ``ValueError`` naming the file and the line: a line without six
+        columns, a score that is not a number, a document listed twice for
+        one query.
 
     Examples
     --------
@@ -199,9 +193,10 @@ def read_qrels(source: str | IO[str]) -> pd.DataFrame:
 
     Raises
     ------
-    ValueError
-        Naming the file and the line: a line without four columns, a grade
-        that is not an integer, a document judged twice for one query.
+    topkeval.InvalidInputError
+        A ``ValueError`` naming the file and the line: a line without four
+        columns, a grade that is not an integer, a document judged twice for
+        one query.
 
     Examples
     --------
@@ -228,7 +223,17 @@ def read_qrels(source: str | IO[str]) -> pd.DataFrame:
 # ------------------------------------------------------------------ measures
 @dataclass(frozen=True)
 class Measure:
-    """One measure of ir_measures' notation: our metric key, its cutoff (None: whole list), parameters."""
+    """One measure of ir_measures' notation, as :func:`parse_measure` reads it.
+
+    Attributes
+    ----------
+    metric : str
+        The metric key of :func:`topkeval.evaluate` (``"ndcg"``, ``"ap"``, ...).
+    k : int or None
+        The cutoff; None covers the whole list.
+    params : dict
+        The measure's parameters, e.g. ``{"p": 0.8}`` for RBP's persistence.
+    """
 
     metric: str
     k: int | None = None
@@ -240,28 +245,53 @@ class Measure:
 
 
 def parse_measure(text: str) -> Measure:
-    """A measure in ir_measures' notation (case-insensitive), e.g. ``nDCG@10`` or ``RBP(p=0.8)@10``.
+    """Read a measure in ir_measures' notation (case-insensitive), e.g. ``nDCG@10`` or ``RBP(p=0.8)@10``.
 
-    Names: ``P``, ``R``, ``Success``, ``ERR`` (these need ``@k``), ``AP``,
-    ``nDCG``, ``RR``, ``RBP`` (without ``@k``: the whole list). ``RBP``
-    takes ``p``, the persistence (default 0.8).
+    Parameters
+    ----------
+    text : str
+        ``NAME``, ``NAME@k`` or ``NAME(param=value)@k``. Names: ``P``,
+        ``R``, ``Success``, ``ERR`` (these need ``@k``), ``AP``, ``nDCG``,
+        ``RR``, ``RBP`` (without ``@k``: the whole list). ``RBP`` takes
+        ``p``, the persistence (default 0.8). The other names of these
+        metrics that :func:`topkeval.evaluate` accepts work too (trec_eval's
+        ``map``, ``recip_rank``, ``ndcg_cut``; ``MRR``, ``hit_rate``, ...).
 
+    Returns
+    -------
+    Measure
+        Our metric key, the cutoff (None: the whole list) and the parameters.
+
+    Raises
+    ------
+    topkeval.InvalidInputError
+        An unknown name or parameter, a cutoff below 1, a measure that needs
+        ``@k`` without one.
+    topkeval.InputTypeError
+        ``text`` is not a str.
+
+    Examples
+    --------
     >>> parse_measure("ndcg@10")
     Measure(metric='ndcg', k=10, params={})
     >>> str(parse_measure("rbp(p=0.5)@20"))
     'RBP(p=0.5)@20'
+    >>> str(parse_measure("map"))  # trec_eval's name
+    'AP'
     """
-    found = _MEASURE.match(text) if isinstance(text, str) else None
+    if not isinstance(text, str):
+        raise InputTypeError(f"a measure is a str such as 'nDCG@10'; got {type(text).__name__}.")
+    found = _MEASURE.match(text)
     known = ", ".join(["P@k", "R@k", "Success@k", "AP", "AP@k", "nDCG", "nDCG@k", "RR", "RR@k", "ERR@k"])
     known += ", RBP(p=0.8)@k"
-    if not found or found.group(1).lower() not in _NAMES:
-        raise ValueError(f"unknown measure {text!r}; measures are written as in ir_measures: {known}.")
-    metric = _NAMES[found.group(1).lower()]
+    metric = _registry.metric_key(found.group(1)) if found else None
+    if not found or metric not in _SPELLING:
+        raise InvalidInputError(f"unknown measure {text!r}; measures are written as in ir_measures: {known}.")
     k = int(found.group(3)) if found.group(3) else None
     if k is not None and k < 1:
-        raise ValueError(f"measure {text!r}: the cutoff after @ must be >= 1.")
+        raise InvalidInputError(f"measure {text!r}: the cutoff after @ must be >= 1.")
     if k is None and metric in _NEEDS_K:
-        raise ValueError(f"measure {text!r} needs a cutoff, e.g. {_SPELLING[metric]}@10.")
+        raise InvalidInputError(f"measure {text!r} needs a cutoff, e.g. {_SPELLING[metric]}@10.")
     return Measure(metric, k, _parameters(text, metric, found.group(2)))
 
 
@@ -272,13 +302,15 @@ def _parameters(text: str, metric: str, given: str | None) -> dict:
         key, _, value = (s.strip() for s in part.partition("="))
         if key.lower() not in allowed:
             which = ", ".join(allowed) or "none"
-            raise ValueError(
+            raise InvalidInputError(
                 f"measure {text!r}: unknown parameter {key!r} (parameters of {metric}: {which})."
             )
         try:
             params[key.lower()] = float(value)
         except ValueError:
-            raise ValueError(f"measure {text!r}: parameter {key} must be a number; got {value!r}.") from None
+            raise InvalidInputError(
+                f"measure {text!r}: parameter {key} must be a number; got {value!r}."
+            ) from None
     return params
 
 
@@ -324,7 +356,10 @@ _COLUMNS = dict(
 
 
 def evaluate_run(
-    qrels: pd.DataFrame, run: pd.DataFrame, measures: list[str | Measure], convention: str = "trec_eval"
+    qrels: pd.DataFrame,
+    run: pd.DataFrame,
+    measures: Sequence[str | Measure] | str | Measure,
+    convention: str = "trec_eval",
 ) -> pd.DataFrame:
     """Per-query values of each measure, as the ``convention`` library computes them.
 
@@ -336,7 +371,8 @@ def evaluate_run(
         As :func:`read_run` returns (``user``, ``item``, ``score``; a
         ``rank`` column is ignored by libraries that order by score).
     measures : list of str or Measure
-        In ir_measures' notation, e.g. ``["P@5", "AP", "nDCG@10"]``.
+        In ir_measures' notation, e.g. ``["P@5", "AP", "nDCG@10"]`` (one
+        measure may be given alone: ``"AP"``).
     convention : str
         A key (or alias) of :data:`topkeval.conventions.LIBRARIES`.
 
@@ -357,9 +393,10 @@ def evaluate_run(
     q1   0.0  0.5
     """
     library = conventions._library_key(convention)
-    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in measures]
+    given = [measures] if isinstance(measures, str | Measure) else measures  # one measure, not a list
+    parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in given]
     if not parsed:
-        raise ValueError("name at least one measure, e.g. ['AP', 'nDCG@10'].")
+        raise InvalidInputError("name at least one measure, e.g. ['AP', 'nDCG@10'].")
     whole = _whole_list(run, qrels)
     columns = {str(m): _one(m, run, qrels, library, m.k or whole) for m in parsed}
     frame = pd.DataFrame(columns)
@@ -370,8 +407,26 @@ def evaluate_run(
 
 
 def format_trec(values: pd.DataFrame, per_query: bool = False) -> str:
-    """trec_eval's output: ``measure<TAB>query<TAB>value`` lines (per query with ``per_query``), then ``all``.
+    """Write per-query values as trec_eval prints them: ``measure<TAB>query<TAB>value`` lines.
 
+    Parameters
+    ----------
+    values : pandas.DataFrame
+        One row per query, one column per measure, as :func:`evaluate_run`
+        returns; NaN (a query the convention leaves out) is not printed and
+        not averaged.
+    per_query : bool
+        False (default): one ``all`` line per measure, the mean over the
+        queries it counts (0 when none counts). True: every query's line
+        first, as trec_eval's ``-q``.
+
+    Returns
+    -------
+    str
+        The lines, four decimals, without a final newline.
+
+    Examples
+    --------
     >>> print(format_trec(pd.DataFrame({"AP": [0.5, 1.0]}, index=["q1", "q2"]), per_query=True))
     AP	q1	0.5000
     AP	q2	1.0000

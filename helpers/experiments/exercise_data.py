@@ -1,0 +1,73 @@
+"""The data of the graded exercise on choosing metrics: the same at home, drawn afresh for each grading run.
+
+At home :func:`choosing_metrics_data` always returns the same public data (its worked
+numbers are the ones in the notebook). While a notebook is graded, the grader puts the
+run's seed into the sandbox's environment (:data:`SEED_VARIABLE`), so the data, and with
+them every answer, change from one grading run to the next: answers computed at home, or
+handed from one learner to another, do not carry over; only the computation does. The
+grader computes its expected values from the same seed, outside the sandbox.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+
+__all__ = ["choosing_metrics_data", "SEED_VARIABLE"]
+
+#: Environment variable holding the grading run's seed inside the sandbox (absent at home).
+SEED_VARIABLE = "HELPERS_GRADING_SEED"
+_PUBLIC_SEED = 7
+
+
+def _rng(seed: int | str | None) -> random.Random:
+    if seed is None:
+        seed = os.environ.get(SEED_VARIABLE)
+    return random.Random(_PUBLIC_SEED if seed is None else f"choosing-metrics|{seed}")
+
+
+def choosing_metrics_data(seed: int | str | None = None) -> tuple[dict, dict]:
+    """Recommendations of two models and the users' relevant items (exercise 3).
+
+    Parameters
+    ----------
+    seed : int or str, optional
+        A grading run's seed. Without it: the run's seed while graded, else the public data.
+
+    Returns
+    -------
+    recommendations : dict
+        ``{"A": {user: ranked items}, "B": {user: ranked items}}``, ten items each.
+    relevant : dict
+        ``{user: sorted list of relevant items}``; one user (``user8``) has none. In a grading
+        run ``user1`` has six, one of them in model A's top five, so that no answer is zero by
+        chance (the two MAP denominators of question 4 always differ).
+
+    Examples
+    --------
+    >>> recs, relevant = choosing_metrics_data()
+    >>> sorted(recs), len(relevant), sum(1 for items in relevant.values() if not items)
+    (['A', 'B'], 8, 1)
+    >>> choosing_metrics_data(seed=1) == choosing_metrics_data(seed=1) != choosing_metrics_data()
+    True
+    """
+    rng = _rng(seed)
+    graded = seed is not None or SEED_VARIABLE in os.environ
+    users = [f"user{i}" for i in range(1, 9)]
+    relevant = {}
+    recs = {"A": {}, "B": {}}
+    for i, user in enumerate(users):
+        n_rel = 0 if i == 7 else 6 if graded and i == 0 else rng.randint(1, 6)
+        rel = sorted(rng.sample(range(100), n_rel))
+        relevant[user] = rel
+        for model, boost in (("A", 0.35), ("B", 0.5)):
+            pool = [x for x in range(100) if x not in rel]
+            ranking = rng.sample(pool, 10)
+            for item in rel:
+                if rng.random() < boost:
+                    ranking.insert(rng.randint(0 if model == "A" else 2, 8), item)
+            if graded and i == 0 and model == "A" and not set(ranking[:5]) & set(rel):
+                ranking = [x for x in ranking if x != rel[0]]
+                ranking.insert(rng.randint(0, 4), rel[0])
+            recs[model][user] = ranking[:10]
+    return recs, relevant

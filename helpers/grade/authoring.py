@@ -1,0 +1,423 @@
+"""Instructors write their own assignments: a source notebook becomes a learner notebook and a graded spec.
+
+``python -m helpers.grade author SOURCE.ipynb --out DIR`` reads a *source notebook*:
+
+- solutions sit between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (nbgrader's markers; see
+  :func:`strip_solutions`): the learner version gets a stub there;
+- one code cell is the *grading declaration*: tagged ``grading`` (cell metadata) or starting with
+  the line ``# grading`` (or it comes from ``--grading FILE.py``). It is Python and defines::
+
+      ASSIGNMENT = {"name": "my-hw", "title": "My homework", "packages": ["numpy"]}
+      QUESTIONS = [
+          {"target": "mean_rank", "points": 2, "result": "number", "abs_tol": 1e-9,
+           "checks": [
+               {"name": "worked example", "cases": [([3, 1, 2],)]},              # public, fixed
+               {"name": "random lists", "hidden": True, "general": True,         # hidden, drawn
+                "generate": random_list_case, "n": 20},                          # generate(rng) -> args
+           ]},
+          {"target": "answer_q2", "points": 1, "result": "number"},              # an answer variable
+      ]
+
+  ``result`` is how values are judged (:class:`helpers.grade.spec.Question`): ``unit`` (a float in
+  [0, 1]), ``nonneg``, ``number``, ``exact`` (a dict of ids) or ``float_dict``. A check has fixed
+  ``cases`` (argument tuples), ``generate(rng)`` (one argument tuple, ``n`` times, default 10) or
+  ``make(rng)`` (a list of argument tuples). Only hidden checks score, as for the built-in
+  assignments; ``general`` marks the check of random inputs of every kind (the constant-answer rule).
+
+It writes ``DIR/<name>.ipynb`` (the learner notebook: stubs, no outputs, no declaration) and
+``DIR/<name>.grader.py`` (the spec: every code cell of the source, solutions included, then the
+declaration). ``--assignment DIR/<name>.grader.py`` grades with it, with the same sandbox, limits
+and reports; the reference values come from the solutions, computed in the grader (the instructor's
+code), never inside a sandbox. Keep the ``.grader.py`` with the source: it holds the answers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import copy
+import io
+import json
+import re
+import sys
+import types
+from pathlib import Path
+from typing import Any
+
+from .spec import Assignment, Check, Question, build_cases
+
+__all__ = [
+    "AuthoringError",
+    "strip_solutions",
+    "learner_version",
+    "grading_cell",
+    "spec_source",
+    "load_spec",
+    "author",
+    "main",
+]
+
+_BEGIN = re.compile(r"^(\s*)### BEGIN SOLUTION\s*$")
+_END = re.compile(r"^\s*### END SOLUTION\s*$")
+_ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=")
+_GRADING_LINE = re.compile(r"^\s*#\s*grading\s*$")
+_MAGIC = re.compile(r"^(\s*)([%!].*)$")
+RESULTS = ("unit", "nonneg", "number", "exact", "float_dict")
+SPEC_SUFFIX = ".grader.py"
+
+
+class AuthoringError(ValueError):
+    """The source notebook or its declaration cannot make an assignment (the message says what to fix)."""
+
+
+# ------------------------------------------------------------------ learner version
+def _close_region(region: list[str], indent: str, line: str, out: list[str]) -> None:
+    names = [m.group(1) for m in map(_ASSIGN.match, region) if m and m.group(1).startswith("answer_")]
+    newline = "\n" if line.endswith("\n") else ""
+    if indent == "" and names:
+        out.extend(f"{name} = ...  # YOUR ANSWER HERE\n" for name in dict.fromkeys(names))
+        if not newline:
+            out[-1] = out[-1].rstrip("\n")
+    else:
+        out.append(f"{indent}# YOUR CODE HERE\n{indent}raise NotImplementedError(){newline or chr(10)}")
+
+
+def strip_solutions(source: str) -> str:
+    """Replace each ``### BEGIN SOLUTION`` ... ``### END SOLUTION`` region with a stub.
+
+    A top-level region that assigns answer variables (``answer_q1 = ...``,
+    a numeric answer) becomes ``answer_q1 = ...`` for each of them (helper
+    variables in the region are dropped); any other region becomes
+    ``# YOUR CODE HERE`` and ``raise NotImplementedError()`` at the region's
+    indentation (nbgrader's stub).
+
+    Raises
+    ------
+    ValueError
+        For a nested, unclosed or unopened region.
+
+    Examples
+    --------
+    >>> src = "def f(x):\\n    ### BEGIN SOLUTION\\n    return x\\n    ### END SOLUTION\\n"
+    >>> print(strip_solutions(src))
+    def f(x):
+        # YOUR CODE HERE
+        raise NotImplementedError()
+    <BLANKLINE>
+    >>> print(strip_solutions("### BEGIN SOLUTION\\nanswer_q1 = 0.25\\n### END SOLUTION"))
+    answer_q1 = ...  # YOUR ANSWER HERE
+    """
+    out: list[str] = []
+    region: list[str] | None = None
+    indent = ""
+    for line in source.splitlines(keepends=True):
+        begin = _BEGIN.match(line)
+        if begin:
+            if region is not None:
+                raise ValueError("nested ### BEGIN SOLUTION: close the first region with ### END SOLUTION")
+            region, indent = [], begin.group(1)
+        elif _END.match(line):
+            if region is None:
+                raise ValueError("### END SOLUTION without a matching ### BEGIN SOLUTION")
+            _close_region(region, indent, line, out)
+            region = None
+        elif region is not None:
+            region.append(line)
+        else:
+            out.append(line)
+    if region is not None:
+        raise ValueError("### BEGIN SOLUTION without ### END SOLUTION")
+    return "".join(out)
+
+
+def _text(cell: dict) -> str:
+    src = cell.get("source", "")
+    return "".join(src) if isinstance(src, list) else str(src)
+
+
+def _is_grading(cell: dict) -> bool:
+    if cell.get("cell_type") != "code":
+        return False
+    tags = (cell.get("metadata") or {}).get("tags") or []
+    first = _text(cell).lstrip("\n").split("\n", 1)[0]
+    return "grading" in tags or bool(_GRADING_LINE.match(first))
+
+
+def learner_version(notebook: dict) -> dict:
+    """The learner notebook for a source notebook: stubs instead of solutions, no outputs, no declaration.
+
+    Examples
+    --------
+    >>> solution = "x = 1\\n### BEGIN SOLUTION\\nanswer_q1 = x\\n### END SOLUTION"
+    >>> nb = {"cells": [{"cell_type": "code", "source": solution},
+    ...                 {"cell_type": "code", "source": "# grading\\nQUESTIONS = []"}]}
+    >>> [c["source"] for c in learner_version(nb)["cells"]]
+    ['x = 1\\nanswer_q1 = ...  # YOUR ANSWER HERE']
+    """
+    nb = copy.deepcopy(notebook)
+    nb["cells"] = [c for c in nb["cells"] if not _is_grading(c)]
+    for cell in nb["cells"]:
+        src = _text(cell)
+        if cell["cell_type"] == "code":
+            src = strip_solutions(src)
+            cell["outputs"] = []
+            cell["execution_count"] = None
+        elif "### BEGIN SOLUTION" in src:
+            raise ValueError("solution regions are only allowed in code cells")
+        cell["source"] = src
+    return nb
+
+
+def dump_notebook(nb: dict) -> str:
+    """A notebook as the course writes it (stable key order, one-space indent)."""
+    return json.dumps(nb, indent=1, ensure_ascii=False, sort_keys=True) + "\n"
+
+
+# ------------------------------------------------------------------ the spec file
+def grading_cell(notebook: dict) -> str | None:
+    """The source of the notebook's grading declaration cell (``None`` if it has none).
+
+    Raises
+    ------
+    AuthoringError
+        When more than one cell is a declaration.
+    """
+    cells = [_text(c) for c in notebook.get("cells", []) if _is_grading(c)]
+    if len(cells) > 1:
+        raise AuthoringError(
+            "more than one grading declaration cell: keep one (tag `grading` or `# grading`)"
+        )
+    return cells[0] if cells else None
+
+
+def _without_magics(src: str) -> str:
+    return "\n".join(_MAGIC.sub(r"\1pass  # \2", line) for line in src.splitlines())
+
+
+def spec_source(notebook: dict, declaration: str, origin: str) -> str:
+    """The text of ``<name>.grader.py``: the source's code cells (solutions kept), then the declaration."""
+    parts = [
+        f'"""Graded spec written by `python -m helpers.grade author` from {origin}.\n\n'
+        "It holds the solutions and the hidden cases: keep it away from learners.\n"
+        '"""\n'
+    ]
+    for index, cell in enumerate(notebook.get("cells", []), start=1):
+        if cell.get("cell_type") == "code" and not _is_grading(cell):
+            parts.append(f"# ---- cell {index}\n{_without_magics(_text(cell))}\n")
+    parts.append(f"# ---- grading declaration\n{declaration.rstrip()}\n")
+    return "\n".join(parts)
+
+
+def _run_spec(text: str, origin: str) -> dict:
+    module = types.ModuleType("helpers_grade_authored")
+    module.__file__ = origin
+    try:
+        code = compile(text, origin, "exec")
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            exec(code, module.__dict__)
+    except Exception as exc:
+        raise AuthoringError(f"{origin} failed to run: {type(exc).__name__}: {exc}") from None
+    return module.__dict__
+
+
+# ------------------------------------------------------------------ declaration -> Assignment
+def _fixed(cases: Any, where: str):
+    if not isinstance(cases, (list, tuple)) or not all(isinstance(c, (list, tuple)) for c in cases):
+        raise AuthoringError(f"{where}: 'cases' must be a list of argument tuples, e.g. [(1, 2), (3, 4)]")
+    frozen = [tuple(c) for c in cases]
+    return lambda rng: [copy.deepcopy(c) for c in frozen]
+
+
+def _drawn(generate: Any, n: Any, where: str):
+    if not callable(generate) or not isinstance(n, int) or n < 1:
+        raise AuthoringError(f"{where}: 'generate' must be a function of rng and 'n' a count >= 1")
+    return lambda rng: [tuple(generate(rng)) for _ in range(n)]
+
+
+def _check(entry: Any, where: str) -> Check:
+    if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
+        raise AuthoringError(f"{where}: each check is a dict with a 'name'")
+    where = f"{where}, check {entry['name']!r}"
+    known = {"name", "cases", "generate", "n", "make", "hidden", "general"}
+    if set(entry) - known:
+        raise AuthoringError(f"{where}: unknown keys {sorted(set(entry) - known)}; use {sorted(known)}")
+    sources = [k for k in ("cases", "generate", "make") if k in entry]
+    if len(sources) != 1:
+        raise AuthoringError(f"{where}: give exactly one of 'cases', 'generate' (with 'n') or 'make'")
+    if "cases" in entry:
+        make = _fixed(entry["cases"], where)
+    elif "generate" in entry:
+        make = _drawn(entry["generate"], entry.get("n", 10), where)
+    else:
+        if not callable(entry["make"]):
+            raise AuthoringError(f"{where}: 'make' must be a function of rng returning argument tuples")
+        make = entry["make"]
+    return Check(entry["name"], make, hidden=bool(entry.get("hidden")), general=bool(entry.get("general")))
+
+
+def _numbers(entry: dict, where: str) -> tuple[float, float, float]:
+    try:
+        points = float(entry["points"])
+        tols = float(entry.get("abs_tol", 1e-9)), float(entry.get("rel_tol", 1e-9))
+    except (KeyError, TypeError, ValueError):
+        raise AuthoringError(
+            f"{where}: 'points' (a number > 0) is required; tolerances are numbers"
+        ) from None
+    if not points > 0 or min(tols) < 0:
+        raise AuthoringError(f"{where}: points must be > 0 and tolerances >= 0")
+    return points, *tols
+
+
+def _question(index: int, entry: Any, namespace: dict) -> Question:
+    where = f"question {index}"
+    if not isinstance(entry, dict) or not isinstance(entry.get("target"), str):
+        raise AuthoringError(f"{where}: each question is a dict with a 'target' (the function or variable)")
+    target = entry["target"]
+    where = f"question {index} ({target})"
+    if target not in namespace:
+        raise AuthoringError(f"{where}: the source notebook defines no {target!r}")
+    result = entry.get("result", "number")
+    if result not in RESULTS:
+        raise AuthoringError(f"{where}: result {result!r} is not one of {', '.join(RESULTS)}")
+    points, abs_tol, rel_tol = _numbers(entry, where)
+    answer = namespace[target]
+    if not callable(answer):
+        # an answer variable's reference is called with the run's seed; an authored answer is fixed
+        checks, kind = (Check("answer", lambda rng: [()]),), "value"
+        reference = lambda seed=None: copy.deepcopy(answer)
+    else:
+        raw = entry.get("checks") or []
+        if not raw:
+            raise AuthoringError(f"{where}: a function needs 'checks' (at least one hidden check scores)")
+        checks, kind, reference = tuple(_check(c, where) for c in raw), "function", answer
+    title = str(entry.get("title", target))
+    return Question(f"q{index}", title, target, points, reference, checks, kind, result, abs_tol, rel_tol)
+
+
+def _assignment(namespace: dict, origin: str) -> Assignment:
+    head, questions = namespace.get("ASSIGNMENT"), namespace.get("QUESTIONS")
+    if not isinstance(head, dict) or not isinstance(questions, (list, tuple)) or not questions:
+        raise AuthoringError(
+            f"{origin}: the declaration must define ASSIGNMENT (a dict) and QUESTIONS (a list)"
+        )
+    name = head.get("name")
+    if not isinstance(name, str) or not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}", name):
+        raise AuthoringError(
+            f"{origin}: ASSIGNMENT['name'] must be a short file-safe name, e.g. 'my-homework'"
+        )
+    built = tuple(_question(i, q, namespace) for i, q in enumerate(questions, start=1))
+    targets = [q.target for q in built]
+    if len(set(targets)) != len(targets):
+        raise AuthoringError(f"{origin}: a target is declared twice: {targets}")
+    packages = tuple(head.get("packages", ("numpy",)))
+    return Assignment(name, str(head.get("title", name)), built, str(head.get("notes", "")), packages)
+
+
+def _validate(assignment: Assignment) -> None:
+    """Every case builds, is made of plain values and the reference answers it."""
+    from .grader import _encode
+
+    for q in assignment.questions:
+        try:
+            cases = build_cases(assignment, q, seed=0)
+            for _, args in cases:
+                json.dumps([_encode(a) for a in args])
+                if q.kind == "function":
+                    q.reference(*copy.deepcopy(args))
+            if q.kind == "value":
+                json.dumps(_encode(q.reference()))
+        except Exception as exc:
+            raise AuthoringError(
+                f"{q.target}: a case cannot be built or answered by the solution "
+                f"({type(exc).__name__}: {str(exc)[:200]}); arguments must be plain values "
+                "(numbers, strings, lists, tuples, dicts, sets)"
+            ) from None
+
+
+def load_spec(path: Path) -> Assignment:
+    """The assignment of an authored spec (``<name>.grader.py``), checked.
+
+    Raises
+    ------
+    AuthoringError
+        When the file cannot be read, fails to run, or declares something unusable.
+    """
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise AuthoringError(f"cannot read the spec {path}: {exc}") from None
+    assignment = _assignment(_run_spec(text, str(path)), str(path))
+    _validate(assignment)
+    return assignment
+
+
+def author(source: Path, out: Path, grading: Path | None = None) -> tuple[Path, Path, Assignment]:
+    """Write ``out/<name>.ipynb`` (learner) and ``out/<name>.grader.py`` (spec) from a source notebook."""
+    try:
+        notebook = json.loads(Path(source).read_text(encoding="utf-8"))
+        learner = learner_version(notebook)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise AuthoringError(f"cannot read the source notebook {source}: {exc}") from None
+    declaration = Path(grading).read_text(encoding="utf-8") if grading else grading_cell(notebook)
+    if declaration is None:
+        raise AuthoringError(
+            f"{source} has no grading declaration: add a code cell starting with '# grading' (or tagged "
+            "'grading') that defines ASSIGNMENT and QUESTIONS, or pass --grading FILE.py"
+        )
+    text = spec_source(notebook, declaration, Path(source).name)
+    assignment = _assignment(_run_spec(text, str(source)), str(source))
+    _validate(assignment)
+    _check_stubs(learner, assignment)
+    out.mkdir(parents=True, exist_ok=True)
+    notebook_path = out / f"{assignment.name}.ipynb"
+    spec_path = out / f"{assignment.name}{SPEC_SUFFIX}"
+    notebook_path.write_text(dump_notebook(learner), encoding="utf-8")
+    spec_path.write_text(text, encoding="utf-8")
+    return notebook_path, spec_path, assignment
+
+
+def _check_stubs(learner: dict, assignment: Assignment) -> None:
+    """Every graded target is still in the learner notebook (as a stub): learners know what to write."""
+    code = "\n".join(_text(c) for c in learner["cells"] if c.get("cell_type") == "code")
+    missing = [q.target for q in assignment.questions if not re.search(rf"\b{re.escape(q.target)}\b", code)]
+    if missing:
+        raise AuthoringError(
+            f"the learner notebook would not mention {missing}: keep the `def` line (or the variable) "
+            "outside the ### BEGIN SOLUTION region"
+        )
+
+
+def hidden_case_count(assignment: Assignment, seed: int = 0) -> dict[str, int]:
+    """Number of hidden cases per target at ``seed`` (what an instructor checks before a term)."""
+    out = {}
+    for q in assignment.questions:
+        hidden = {c.name for c in q.checks if c.hidden}
+        out[q.target] = sum(1 for name, _ in build_cases(assignment, q, seed) if name in hidden)
+    return out
+
+
+def main(argv: list[str]) -> int:
+    """``python -m helpers.grade author SOURCE.ipynb --out DIR [--grading FILE.py]``."""
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.grade author",
+        description="Write a learner notebook and a graded spec from a source notebook with solution markers "
+        "and a grading declaration; grade with --assignment DIR/<name>.grader.py.",
+    )
+    parser.add_argument("source", help="the source notebook (solutions between ### BEGIN/END SOLUTION)")
+    parser.add_argument("--out", required=True, help="folder for <name>.ipynb and <name>.grader.py")
+    parser.add_argument("--grading", help="the declaration as a Python file, instead of a notebook cell")
+    args = parser.parse_args(argv)
+    try:
+        notebook, spec, assignment = author(
+            Path(args.source), Path(args.out), args.grading and Path(args.grading)
+        )
+    except AuthoringError as exc:
+        print(f"python -m helpers.grade author: {exc}", file=sys.stderr)
+        return 2
+    counts = hidden_case_count(assignment)
+    print(f"wrote {notebook} (for learners) and {spec} (keep private: solutions and hidden cases)")
+    for q in assignment.questions:
+        print(
+            f"  {q.target}: {q.points:g} points, {counts[q.target]} hidden case(s) per run, result {q.result}"
+        )
+    return 0

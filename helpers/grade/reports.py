@@ -1,0 +1,440 @@
+"""What a class's grading run tells an instructor and each learner: statuses, the roster, CSV, feedback files.
+
+- :func:`submission_status`: one ``status`` and ``reason`` per submission (``graded``,
+  ``not a notebook``, ``symlink``, ``too large``, ``timed out``, ``crashed``, ...).
+- :func:`question_result`: one learner-facing result per question (``right``,
+  ``partly right``, ``wrong``, ``not attempted``, ``missing``, ``timed out``, ...).
+- :class:`Roster`: maps submission files (exact names or glob patterns) to learner ids and names.
+- :func:`display_names`: file names as shown in spreadsheets and feedback: NFC-normalised, and
+  marked when two different files look alike once normalised.
+- :func:`grades_csv`: ``grades.csv``; every text cell goes through :func:`helpers.grade.files.csv_safe`.
+- :func:`feedback_markdown`: the file a learner reads. It never holds an input or an expected
+  value of a hidden case, nor the learner's own exception messages (which could echo hidden inputs).
+"""
+
+from __future__ import annotations
+
+import csv
+import fnmatch
+import io
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .files import csv_safe
+
+__all__ = [
+    "Learner",
+    "Roster",
+    "RosterError",
+    "submission_status",
+    "question_result",
+    "display_names",
+    "grades_csv",
+    "feedback_markdown",
+    "safe_check_feedback",
+    "write_csv",
+]
+
+#: Submission statuses, in the order an instructor cares about them.
+STATUSES = (
+    "graded",
+    "no submission",
+    "empty notebook",
+    "not a notebook",
+    "symlink",
+    "not a regular file",
+    "too large",
+    "unreadable",
+    "timed out",
+    "crashed",
+    "internal error",
+)
+
+_QUESTION_RESULTS = {
+    "ok": "right",
+    "partial": "partly right",
+    "failed": "wrong",
+    "not a function": "wrong",
+    "same answer for every input": "wrong",
+    "not attempted": "not attempted",
+    "missing": "missing",
+    "not graded": "not graded",
+}
+_TIMEOUT = re.compile(r"timed out|CPU time limit", re.IGNORECASE)
+_CRASH = re.compile(r"killed|exited with code|stopped reporting|crash|sent more than", re.IGNORECASE)
+
+
+# ------------------------------------------------------------------ statuses
+def _failure_kind(text: str) -> str:
+    if _TIMEOUT.search(text):
+        return "timed out"
+    return "crashed" if _CRASH.search(text) else "no report"
+
+
+def question_result(question: dict) -> tuple[str, str]:
+    """The learner-facing result of one question report, and its reason.
+
+    Examples
+    --------
+    >>> question_result({"status": "not attempted", "points": 0.0, "max_points": 2.0})
+    ('not attempted', 'still the stub (raises NotImplementedError or is ...)')
+    >>> question_result({"status": "failed", "points": 0.0, "max_points": 2.0, "checks": []})
+    ('wrong', 'no hidden check passed')
+    >>> question_result({"status": "no report",
+    ...                  "reason": "did not report: timed out after 10 s (wall clock)"})
+    ('timed out', 'did not report: timed out after 10 s (wall clock)')
+    """
+    status = question.get("status", "")
+    if status == "no report":
+        reason = question.get("reason", "did not report")
+        return _failure_kind(reason), reason
+    result = _QUESTION_RESULTS.get(status, status or "not graded")
+    if status == "not attempted":
+        return result, "still the stub (raises NotImplementedError or is ...)"
+    if "reason" in question:
+        return result, question["reason"]
+    failed = [c["name"] for c in question.get("checks", []) if not c["passed"] and c["max_points"] > 0]
+    if status == "ok":
+        return result, "every hidden check passed"
+    if status == "partial":
+        return result, "failed: " + "; ".join(failed)
+    return result, "no hidden check passed"
+
+
+def submission_status(report: dict) -> tuple[str, str]:
+    """``(status, reason)`` of a whole submission from its JSON report.
+
+    A submission whose notebook could not be read has the status its reader gave
+    (``report["status"]``); one whose every question failed the same way while the
+    notebook ran (a top-level infinite loop, a crash) is ``timed out`` or ``crashed``;
+    anything else that ran is ``graded``, with the questions that did not report named.
+
+    Examples
+    --------
+    >>> submission_status({"status": "symlink", "error": "not a regular file but a symbolic link"})
+    ('symlink', 'not a regular file but a symbolic link')
+    >>> q = {"status": "no report",
+    ...      "reason": "did not report: running the notebook failed: timed out after 4 s"}
+    >>> submission_status({"questions": [q, q]})
+    ('timed out', 'running the notebook failed: timed out after 4 s')
+    >>> submission_status({"questions": [{"status": "ok"}, q | {"question": "q2"}]})
+    ('graded', 'q2 timed out')
+    """
+    if report.get("status") and "reason" in report:
+        return report["status"], report["reason"]
+    if report.get("status") and report["status"] != "graded":
+        return report["status"], report.get("error", "")
+    if report.get("error"):
+        return "internal error", report["error"]
+    questions = report.get("questions", [])
+    failed = [q for q in questions if q.get("status") == "no report"]
+    reasons = {q.get("reason", "").removeprefix("did not report: ") for q in failed}
+    if questions and len(failed) == len(questions) and len(reasons) == 1:
+        reason = reasons.pop()
+        return _failure_kind(reason), reason
+    notes = [
+        f"{q.get('question', q.get('target', '?'))} {_failure_kind(q.get('reason', ''))}" for q in failed
+    ]
+    return "graded", "; ".join(notes)
+
+
+# ------------------------------------------------------------------ roster
+class RosterError(ValueError):
+    """The roster file cannot be used (the message says what to fix)."""
+
+
+@dataclass(frozen=True)
+class Learner:
+    """One roster row: who a submission belongs to."""
+
+    pattern: str
+    id: str
+    name: str = ""
+    section: str = ""
+    login: str = ""
+    canvas_id: str = ""
+
+
+_ROSTER_COLUMNS = ("file", "id", "name", "section", "login", "canvas_id")
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+class Roster:
+    """Learners and the files they handed in: ``file`` (exact name or glob pattern), ``id``, ``name``.
+
+    Optional columns: ``section``, ``login`` (Canvas's SIS Login ID) and ``canvas_id``
+    (Canvas's numeric ID). A file's base name is compared NFC-normalised; an exact
+    name wins over a pattern, then the first matching pattern wins.
+
+    Examples
+    --------
+    >>> r = Roster.from_text("file,id,name\\nann.ipynb,s1,Ann\\n*_s2_*.ipynb,s2,Bo\\n")
+    >>> r.match("ann.ipynb").name, r.match("hw1_s2_late.ipynb").id, r.match("x.ipynb")
+    ('Ann', 's2', None)
+    """
+
+    def __init__(self, learners: list[Learner]):
+        self.learners = learners
+
+    @classmethod
+    def from_text(cls, text: str) -> Roster:
+        reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
+        header = [h.strip().lower() for h in reader.fieldnames or []]
+        if "file" not in header or "id" not in header:
+            raise RosterError(
+                f"the roster needs a header with at least the columns 'file' and 'id' (found {header}); "
+                "e.g. 'file,id,name' then one row per learner"
+            )
+        learners, seen = [], set()
+        for line, row in enumerate(reader, start=2):
+            row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
+            if not row.get("file") or not row.get("id"):
+                raise RosterError(f"roster line {line}: 'file' and 'id' must both be filled in")
+            if row["id"] in seen:
+                raise RosterError(f"roster line {line}: the id {row['id']!r} appears twice")
+            seen.add(row["id"])
+            row["pattern"] = row.pop("file")
+            learners.append(Learner(**{k: row.get(k, "") for k in ("pattern", *_ROSTER_COLUMNS[1:])}))
+        return cls(learners)
+
+    @classmethod
+    def read(cls, path: str | Path) -> Roster:
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise RosterError(f"cannot read the roster {path}: {exc}") from None
+        return cls.from_text(text)
+
+    def match(self, file_name: str) -> Learner | None:
+        """The learner a file (its base name) belongs to, or ``None``: the same bytes, then the same
+        NFC-normalised name, then the first matching pattern."""
+        name = Path(file_name).name
+        rules = (
+            lambda r: r.pattern == name,
+            lambda r: _nfc(r.pattern) == _nfc(name),
+            lambda r: fnmatch.fnmatchcase(_nfc(name), _nfc(r.pattern)),
+        )
+        for rule in rules:
+            found = next((r for r in self.learners if rule(r)), None)
+            if found:
+                return found
+        return None
+
+    def assign(self, paths: list[Path]) -> list[Learner | None]:
+        """The learner of each file; of look-alike files (equal once NFC-normalised) matched by one
+        roster entry, only the one spelled exactly as in the roster keeps it (the other is unassigned)."""
+        found = [self.match(str(p)) for p in paths]
+        names = [Path(str(p)).name for p in paths]
+        for i, learner in enumerate(found):
+            if learner is None or learner.pattern == names[i]:
+                continue
+            rivals = [j for j, other in enumerate(found) if other is learner and j != i]
+            if any(_nfc(names[j]) == _nfc(names[i]) and names[j] == learner.pattern for j in rivals):
+                found[i] = None
+        return found
+
+
+# ------------------------------------------------------------------ names
+def display_names(files: list[str]) -> list[str]:
+    """Names for spreadsheets and feedback: NFC-normalised; look-alikes marked with their code points.
+
+    Two different names that are equal once normalised (``café`` typed two ways)
+    would display identically: each gets a visible marker with its escaped form.
+
+    Examples
+    --------
+    >>> display_names(["caf\\u00e9.ipynb", "cafe\\u0301.ipynb", "b.ipynb"])
+    ['café.ipynb [look-alike 1/2: caf\\\\xe9.ipynb]',
+     'café.ipynb [look-alike 2/2: cafe\\\\u0301.ipynb]', 'b.ipynb']
+    """
+    normal = [_nfc(f) for f in files]
+    groups = Counter(normal)
+    distinct: dict[str, list[str]] = {}
+    for raw, norm in zip(files, normal, strict=True):
+        if raw not in distinct.setdefault(norm, []):
+            distinct[norm].append(raw)
+    out = []
+    for raw, norm in zip(files, normal, strict=True):
+        variants = distinct[norm]
+        if groups[norm] > 1 and len(variants) > 1:
+            escaped = raw.encode("ascii", "backslashreplace").decode("ascii")
+            norm = f"{norm} [look-alike {variants.index(raw) + 1}/{len(variants)}: {escaped}]"
+        out.append(norm)
+    return out
+
+
+# ------------------------------------------------------------------ grades.csv
+def write_csv(rows: list[list[Any]]) -> bytes:
+    """CSV bytes (UTF-8) in which no text cell can become a spreadsheet formula.
+
+    Examples
+    --------
+    >>> write_csv([["name", "score"], ["=SUM(A1)", 3]])
+    b"name,score\\r\\n'=SUM(A1),3\\r\\n"
+    """
+    buffer = io.StringIO()
+    writer = csv.writer(buffer)
+    for row in rows:
+        writer.writerow([csv_safe(x) if isinstance(x, str) else x for x in row])
+    return buffer.getvalue().encode("utf-8", "backslashreplace")
+
+
+def _points(value: float) -> str:
+    return f"{value:g}"
+
+
+def _learner_cells(learner: Learner | None) -> list[str]:
+    return [learner.id, learner.name] if learner else ["", ""]
+
+
+def grades_csv(
+    targets: list[str],
+    reports: list[dict],
+    learners: list[Learner | None],
+    absent: list[Learner] = (),
+    max_score: float = 0.0,
+) -> bytes:
+    """``grades.csv``: one row per report, then one per roster learner without a submission (score 0).
+
+    Columns: ``learner_id``, ``name``, ``submission``, ``file`` (NFC, look-alikes marked), ``status``,
+    ``reason``, ``isolation``, ``seed``, ``score``, ``max_score``, the points of each question
+    (named after its function or variable) and, for each, ``<target> result``.
+    """
+    header = ["learner_id", "name", "submission", "file", "status", "reason", "isolation", "seed"]
+    header += ["score", "max_score", *targets, *[f"{t} result" for t in targets]]
+    rows: list[list[Any]] = [header]
+    shown = display_names([r["file"] for r in reports])
+    for rep, learner, file in zip(reports, learners, shown, strict=True):
+        status, reason = submission_status(rep)
+        by_target = {q["target"]: q for q in rep["questions"]}
+        points = [_points(by_target[t]["points"]) if t in by_target else "0" for t in targets]
+        results = [question_result(by_target[t])[0] if t in by_target else "not graded" for t in targets]
+        rows.append(
+            [
+                *_learner_cells(learner),
+                rep["submission"],
+                file,
+                status,
+                reason,
+                rep["isolation"],
+                rep["seed"],
+                _points(rep["score"]),
+                _points(rep["max_score"]),
+                *points,
+                *results,
+            ]
+        )
+    for learner in absent:
+        reason = f"no file matched the roster entry {learner.pattern!r}"
+        rows.append(
+            [learner.id, learner.name, "", "", "no submission", reason, "", "", "0", _points(max_score)]
+        )
+        rows[-1] += ["0"] * len(targets) + ["not attempted"] * len(targets)
+    return write_csv(rows)
+
+
+def missing_rows(roster: Roster | None, learners: list[Learner | None]) -> list[Learner]:
+    """Roster learners none of whose files were handed in."""
+    if roster is None:
+        return []
+    found = {id(x) for x in learners if x is not None}
+    return [x for x in roster.learners if id(x) not in found]
+
+
+# ------------------------------------------------------------------ feedback
+_EXAMPLE = re.compile(r"; e\.g\. (.*)$")
+_REVEALING = re.compile(r"[\[{(]|\d|:")
+
+
+def safe_check_feedback(check: dict) -> str:
+    """A check's feedback as a learner may read it: a hidden check's example problem is kept only when
+    it names no value (no brackets, digits or keys), so no hidden input or expected value is shown.
+
+    Examples
+    --------
+    >>> safe_check_feedback({"hidden": True, "feedback": "failed on 2 of 5 cases (x); e.g. wrong value"})
+    'failed on 2 of 5 cases (x); e.g. wrong value'
+    >>> leaky = "failed on 1 of 5 cases (x); e.g. the keys must be exactly ['u1']"
+    >>> safe_check_feedback({"hidden": True, "feedback": leaky})
+    'failed on 1 of 5 cases (x); e.g. a wrong value (details of hidden cases are not shown)'
+    """
+    text = check["feedback"]
+    if not check.get("hidden"):
+        return text
+    match = _EXAMPLE.search(text)
+    if match and _REVEALING.search(match.group(1)):
+        text = text[: match.start()] + "; e.g. a wrong value (details of hidden cases are not shown)"
+    return text
+
+
+def md_text(text: Any) -> str:
+    """Text for a Markdown table cell: no pipes, no line breaks, no HTML.
+
+    Examples
+    --------
+    >>> md_text("a|b\\n<script>")
+    'a\\\\|b &lt;script&gt;'
+    """
+    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _question_lines(q: dict) -> list[str]:
+    result, reason = question_result(q)
+    lines = [
+        f"### {md_text(q.get('title', q['target']))} (`{md_text(q['target'])}`): "
+        f"{_points(q['points'])} / {_points(q['max_points'])} — {result}",
+        "",
+        f"{md_text(reason)}",
+        "",
+    ]
+    for c in q.get("checks", []):
+        mark = "passed" if c["passed"] else "failed"
+        kind = "hidden" if c.get("hidden") else "public"
+        lines.append(f"- {mark} ({kind}) {md_text(c['name'])}: {md_text(safe_check_feedback(c))}")
+    errors = error_types(q)
+    if errors:
+        lines.append(f"- errors raised: {md_text(errors)}")
+    return [*lines, ""]
+
+
+def error_types(question: dict) -> str:
+    """The exception types a question raised, without their messages (which could echo hidden inputs).
+
+    Examples
+    --------
+    >>> error_types({"errors": ["KeyError: 'u3' (2 cases)", "ZeroDivisionError: division by zero (1 case)"]})
+    'KeyError, ZeroDivisionError'
+    """
+    return ", ".join(sorted({e.split(":")[0].split(" (")[0] for e in question.get("errors", [])}))
+
+
+def feedback_markdown(report: dict, learner: Learner | None, file: str, title: str) -> str:
+    """The Markdown a learner reads: score, status, and per question its result, reason and checks."""
+    status, reason = submission_status(report)
+    who = f"{learner.name} ({learner.id})" if learner else file
+    lines = [
+        f"# {md_text(title)}: feedback for {md_text(who)}",
+        "",
+        f"- file: `{md_text(file)}`",
+        f"- score: **{_points(report['score'])} / {_points(report['max_score'])}**",
+        f"- status: {status}" + (f" — {md_text(reason)}" if reason else ""),
+        "",
+        "Only hidden checks score; they draw new inputs at every grading run, so their inputs and",
+        "expected values are never shown. Public checks are the notebook's worked examples.",
+        "",
+    ]
+    for err in report.get("cell_errors", [])[:10]:
+        lines.append(f"- cell {err.get('cell')}: {md_text(str(err.get('error', '')).split(':')[0])}")
+    for warning in report.get("warnings", [])[:10]:
+        lines.append(f"- note: {md_text(warning)}")
+    lines.append("")
+    for q in report.get("questions", []):
+        lines.extend(_question_lines(q))
+    return "\n".join(lines).rstrip("\n") + "\n"

@@ -1,0 +1,173 @@
+"""The similarity report across a class (issue 24, item 3), with planted near-copies.
+
+Known-right: a copy with every name changed, comments and docstrings added and the code reformatted
+is found (score 1.0), and so is a copy of the course's own solution notebook. Known-wrong: honest,
+independently written solutions of the same functions stay below the threshold, and unchanged stubs
+(identical in every learner notebook) are never a match.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from pathlib import Path
+
+from helpers.grade import grader as grade
+from helpers.grade import similarity
+
+ROOT = Path(__file__).resolve().parents[2]
+
+ORIGINAL = """
+def held_out_items(log):
+    latest = {}
+    for position, (user, item, timestamp) in enumerate(log):
+        if user not in latest or (timestamp, position) >= latest[user][0]:
+            latest[user] = ((timestamp, position), item)
+    return {user: item for user, (_, item) in latest.items()}
+
+def evaluate_loo(log, recommendations, k):
+    truth = held_out_items(log)
+    hits, rr, gain = [], [], []
+    for user, item in truth.items():
+        top = recommendations.get(user, [])[:k]
+        rank = top.index(item) + 1 if item in top else 0
+        hits.append(1.0 if rank else 0.0)
+        rr.append(1.0 / rank if rank else 0.0)
+        gain.append(1.0 / math.log2(rank + 1) if rank else 0.0)
+    return {"HR": sum(hits) / len(hits), "MRR": sum(rr) / len(rr), "NDCG": sum(gain) / len(gain)}
+"""
+
+DISGUISED = '''
+def held_out_items(rows):
+    """Return the last item of each user."""
+    best = {}  # user -> ((time, index), item)
+    for idx, (u, it, ts) in enumerate(rows):
+        if u not in best or (ts, idx) >= best[u][0]:
+            best[u] = ((ts, idx), it)
+    return {u: it for u, (_, it) in best.items()}
+
+def evaluate_loo(rows, recs, cutoff):
+    # my own work
+    held = held_out_items(rows)
+    a, b, c = [], [], []
+    for u, it in held.items():
+        head = recs.get(u, [])[:cutoff]
+        r = head.index(it) + 1 if it in head else 0
+        a.append(1.0 if r else 0.0)
+        b.append(1.0 / r if r else 0.0)
+        c.append(1.0 / math.log2(r + 1) if r else 0.0)
+    return {"HR": sum(a) / len(a), "MRR": sum(b) / len(b), "NDCG": sum(c) / len(c)}
+'''
+
+HONEST = """
+def held_out_items(log):
+    ordered = sorted(enumerate(log), key=lambda pair: (pair[1][2], pair[0]))
+    result = dict()
+    for _, row in ordered:
+        result[row[0]] = row[1]
+    return result
+
+def evaluate_loo(log, recommendations, k):
+    answer = held_out_items(log)
+    n = len(answer)
+    totals = {"HR": 0.0, "MRR": 0.0, "NDCG": 0.0}
+    for who in answer:
+        ranked = list(recommendations.get(who, []))
+        for position in range(min(k, len(ranked))):
+            if ranked[position] == answer[who]:
+                totals["HR"] += 1
+                totals["MRR"] += 1 / (position + 1)
+                totals["NDCG"] += 1 / math.log2(position + 2)
+                break
+    return {name: value / n for name, value in totals.items()}
+"""
+
+OTHER_HONEST = """
+def held_out_items(log):
+    last_time, last_item = {}, {}
+    for user, item, t in log:
+        if user not in last_time or t >= last_time[user]:
+            last_time[user] = t
+            last_item[user] = item
+    return last_item
+
+def evaluate_loo(log, recommendations, k):
+    truth = held_out_items(log)
+    scores = []
+    for user in truth:
+        recs = recommendations[user][:k] if user in recommendations else []
+        if truth[user] in recs:
+            i = recs.index(truth[user])
+            scores.append((1.0, 1.0 / (i + 1), 1.0 / math.log2(i + 2)))
+        else:
+            scores.append((0.0, 0.0, 0.0))
+    n = len(scores)
+    return {"HR": sum(s[0] for s in scores) / n, "MRR": sum(s[1] for s in scores) / n,
+            "NDCG": sum(s[2] for s in scores) / n}
+"""
+
+
+def _notebook(path: Path, *sources: str) -> Path:
+    cells = [
+        {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": None, "source": s}
+        for s in ("import math", *sources)
+    ]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def _solution_functions() -> str:
+    nb = json.loads((ROOT / "exercises" / "source" / "leave-one-out.ipynb").read_text())
+    code = "\n".join("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    tree = ast.parse(code)
+    return "\n\n".join(ast.unparse(n) for n in tree.body if isinstance(n, ast.FunctionDef))
+
+
+def test_normalisation_ignores_names_comments_and_layout():
+    a = ast.parse(ORIGINAL).body[1]
+    b = ast.parse(DISGUISED).body[1]
+    assert similarity.normalise(a) == similarity.normalise(b)
+    c = ast.parse(HONEST).body[1]
+    assert similarity.similarity(similarity.function_tokens(a), similarity.function_tokens(c)) < 0.8
+
+
+def test_class_report_finds_planted_copies_not_honest_work(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    _notebook(subs / "ann.ipynb", ORIGINAL)
+    _notebook(subs / "bob_copied_ann.ipynb", DISGUISED)
+    _notebook(subs / "cat.ipynb", HONEST)
+    _notebook(subs / "dan.ipynb", OTHER_HONEST)
+    _notebook(subs / "eve_copied_solution.ipynb", _solution_functions().replace("latest", "newest"))
+    for stub in ("fay.ipynb", "gus.ipynb"):  # the untouched learner notebook, twice
+        (subs / stub).write_bytes((ROOT / "exercises" / "leave-one-out.ipynb").read_bytes())
+    (subs / "broken.ipynb").write_text("not json")
+    out = tmp_path / "out"
+    assert grade.main(["similarity", "--assignment", "leave-one-out", "--out", str(out), str(subs)]) == 0
+    result = json.loads((out / "similarity.json").read_text())
+    pairs = {(p["a"], p["b"]): p["score"] for p in result["pairs"]}
+    assert pairs == {("ann.ipynb", "bob_copied_ann.ipynb"): 1.0}
+    assert result["groups"] == [["ann.ipynb", "bob_copied_ann.ipynb"]]
+    matches = {(m["submission"], m["reference"].split()[0]) for m in result["references"]}
+    assert ("eve_copied_solution.ipynb", "solution") in matches
+    assert not any(m[0] in ("cat.ipynb", "dan.ipynb", "fay.ipynb", "gus.ipynb") for m in matches)
+    assert any("broken.ipynb" in s for s in result["skipped"])
+    text = (out / "similarity.md").read_text()
+    assert "| 1.000 | ann.ipynb | bob_copied_ann.ipynb |" in text
+
+
+def test_lower_threshold_shows_more_and_bad_threshold_is_a_usage_error(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    _notebook(subs / "a.ipynb", ORIGINAL)
+    _notebook(subs / "b.ipynb", OTHER_HONEST)
+    out = tmp_path / "out"
+    args = ["similarity", "--assignment", "leave-one-out", "--out", str(out)]
+    assert grade.main([*args, "--threshold", "0.05", str(subs)]) == 0
+    assert len(json.loads((out / "similarity.json").read_text())["pairs"]) == 1
+    try:
+        grade.main([*args, "--threshold", "1.5", str(subs)])
+    except SystemExit as exc:
+        assert exc.code == 2
+    else:
+        raise AssertionError("a threshold above 1 must be refused")
