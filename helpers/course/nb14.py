@@ -109,7 +109,7 @@ DECISION_GUIDE = pd.DataFrame(
         (
             "List length varies, or users scroll as long as they like?",
             "RBP with a p you can defend",
-            "no cutoff to argue about; report the residual p^k",
+            "no cutoff to argue about; report the residual (p^k when the whole top k is judged)",
         ),
         (
             "Is the catalogue being used, are we a popularity machine?",

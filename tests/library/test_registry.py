@@ -90,6 +90,18 @@ def test_used_by_is_generated_from_the_convention_table():
     assert "scikit-learn" in listed and "torchmetrics" in listed and "Cornac" not in listed
 
 
+def test_used_by_leaves_out_rows_whose_step_replaces_the_option():
+    # Elliot's "MAP" averages P@1..P@k: it is no AP, so no AP denominator may list it
+    for choice in _registry.OPTIONS["denominator"].choices:
+        assert "Elliot" not in choice.used_by, choice
+    assert "Microsoft Recommenders map_at_k" in _registry.OPTIONS["denominator"].choices[0].used_by
+    # Elliot's nDCG gain is 2**(grade + 1) - 1 at its default threshold: listed with that caveat
+    exponential = next(c for c in _registry.OPTIONS["gain"].choices if c.value == "exponential")
+    assert "Elliot nDCG (only with relevance_threshold=1; its default 0 gives 2**(grade + 1) - 1)" in (
+        exponential.used_by
+    )
+
+
 def test_default_of_every_option_is_one_of_its_choices_and_has_a_reason():
     for option in (*_registry.OPTIONS.values(), *_registry.BATCH_OPTIONS.values()):
         assert option.default in option.values

@@ -196,7 +196,7 @@ def check_parameters(**values: Any) -> dict[str, float | None]:
 
 
 def check_max_grade(max_grade: Any, largest: float) -> float | None:
-    """ERR's top of the grade scale, checked, and no grade above it (None: each user's highest grade).
+    """ERR's top of the grade scale, checked, and no grade above it (None: not given; see :func:`err_scale`).
 
     >>> check_max_grade(3, 2.0)
     3.0

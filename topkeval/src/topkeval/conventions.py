@@ -160,6 +160,13 @@ STEPS: dict[str, str] = {
 }
 """What each step does, in words; the code of each is a pair of functions in :data:`_STEP_CODE`."""
 
+#: Steps that replace what an option computes, so a row with the step does not use that option's value as is:
+#: option -> {step: None (the row uses no value of the option) or how the row differs from the value}.
+_STEP_OVERRIDES: dict[str, dict[str, str | None]] = {
+    "denominator": {"mean_p1_to_pk": None},
+    "gain": {"elliot_gain": "only with relevance_threshold=1; its default 0 gives 2**(grade + 1) - 1"},
+}
+
 _ZERO = {"judged_empty": "zero", "unjudged": "zero", "no_recommendations": "zero"}
 _TREC = {"judged_empty": "zero", "unjudged": "skip", "no_recommendations": "skip"}
 _QRELS = {"judged_empty": "zero", "unjudged": "skip", "no_recommendations": "zero"}
@@ -1239,16 +1246,26 @@ def libraries_using(option: str, value: str) -> str:
     default = _registry.OPTIONS[option].default
     takes = {m.key for m in _registry.METRICS.values() if option in m.options}
     rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]
-    return _by_library(rows)
+    return _by_library(rows, _STEP_OVERRIDES.get(option, {}))
 
 
-def _by_library(rows: list[Convention]) -> str:
-    """``"<library> <function> / <function>, ..."`` for table rows, grouped by library in table order."""
+def _by_library(rows: list[Convention], overrides: dict[str, str | None] | None = None) -> str:
+    """``"<library> <function> / <function>, ..."`` for table rows, grouped by library in table order.
+
+    A row whose extra step replaces the option (``overrides[step] is None``) is left out; one whose step
+    qualifies it is listed with that note.
+    """
+    overrides = overrides or {}
     by_library: dict[str, list[str]] = {}
     for row in rows:
+        notes = [overrides[step] for step in row.steps if step in overrides]
+        if None in notes:  # a step replaces the option (Elliot's MAP is no AP at all)
+            continue
+        differs = [note for note in notes if note is not None]
+        name = f"{row.name} ({'; '.join(differs)})" if differs else row.name
         by_library.setdefault(row.library, [])
-        if row.name not in by_library[row.library]:
-            by_library[row.library].append(row.name)
+        if name not in by_library[row.library]:
+            by_library[row.library].append(name)
     return ", ".join(f"{LIBRARIES[key].name} {' / '.join(names)}" for key, names in by_library.items())
 
 
