@@ -86,3 +86,30 @@ def test_license_file_matches_pyproject():
     assert declared == "MIT"
     assert text.startswith("MIT License") and "Permission is hereby granted, free of charge" in text
     assert "the topk-course authors" in text
+
+
+def test_every_pip_install_line_names_a_folder_and_extras_of_this_repository():
+    """The README's install lines work from a clone: local folders only (nothing is on PyPI), real extras."""
+    readme = README.read_text(encoding="utf-8")
+    lines = re.findall(r"pip install ([^\n`]+)", readme)
+    for line in [line for line in lines if " @ git+" in line]:  # a git URL: the library's subfolder
+        assert line.strip("\"'").startswith("topkeval @ git+") and line.strip("\"'").endswith(
+            "#subdirectory=topkeval"
+        )
+    targets = [
+        t.strip("\"'")
+        for line in lines
+        if " @ git+" not in line
+        for t in line.split("#")[0].split()
+        if not t.startswith("-")
+    ]
+    assert len(targets) >= 5, "README.md has too few pip install lines"
+    for target in targets:
+        assert target.startswith("."), (
+            f"README installs {target!r}, which is not on PyPI; install from the clone"
+        )
+        folder, _, extras = target.partition("[")
+        project = tomllib.loads((REPO / folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+        for extra in filter(None, extras.rstrip("]").split(",")):
+            assert extra in project["optional-dependencies"], (target, extra)
+    assert "not on PyPI" in readme

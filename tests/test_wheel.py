@@ -198,3 +198,16 @@ def test_installed_grader_cli_answers_help(course_env):
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert "--assignment" in out.stdout
+
+
+def test_installed_command_line_scores_a_trec_run(library_env):
+    """The wheel installs the `topkeval` console script; it and `python -m topkeval` need numpy and pandas."""
+    python, project, env = library_env
+    (project / "qrels").write_text("q1 0 d1 1\nq1 0 d2 0\n")
+    (project / "run").write_text("q1 Q0 d2 1 2.0 s\nq1 Q0 d1 2 1.0 s\n")
+    for command in ([str(python.parent / "topkeval")], [str(python), "-m", "topkeval"]):
+        out = subprocess.run(
+            [*command, "-m", "RR", "qrels", "run"], cwd=project, env=env, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr[-3000:]
+        assert out.stdout == "RR\tall\t0.5000\n"

@@ -450,3 +450,45 @@ def test_without_java_the_tests_skip_loudly_or_fail_on_ci(ci):
         )
     else:
         assert done.returncode == 0 and "SPARK TESTS SKIPPED" in done.stdout and "1 skipped" in done.stdout
+
+
+# ---------------------------------------------------------------- workers without topkeval
+def test_workers_that_cannot_import_topkeval_get_one_clear_error(spark, tmp_path, monkeypatch):
+    """The issue's case: workers on a Python without topkeval. Simulated with a Python that hides it."""
+    import sys
+
+    blocker = tmp_path / "block"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(
+        "import sys\n"
+        "class _Hide:\n"
+        "    def find_spec(self, name, path=None, target=None):\n"
+        "        if name.split('.')[0] == 'topkeval':\n"
+        "            raise ModuleNotFoundError(f'No module named {name!r}')\n"
+        "sys.meta_path.insert(0, _Hide())\n"
+    )
+    python = tmp_path / "python-without-topkeval"
+    python.write_text(f'#!/bin/sh\nPYTHONPATH="{blocker}:$PYTHONPATH" exec {sys.executable} "$@"\n')
+    python.chmod(0o755)
+    recs, truth = make_data(20)
+    recs_df, truth_df = spark.createDataFrame(recs), spark.createDataFrame(truth)
+    monkeypatch.setattr(hs, "_WORKERS_CHECKED", set())
+    monkeypatch.setattr(spark.sparkContext, "pythonExec", str(python))
+    with pytest.raises(ImportError) as error:
+        hs.evaluate(recs_df, truth_df, k=3, empty="zero")
+    message = str(error.value)
+    assert "the Spark workers cannot import topkeval" in message
+    assert "worker Python /" in message and "No module named 'topkeval'" in message
+    for hint in ("PYSPARK_PYTHON=", "spark.pyspark.python", "--py-files", "--archives"):
+        assert hint in message
+    with pytest.raises(ImportError, match="cannot import topkeval"):
+        hs.evaluate_arrays(
+            spark.createDataFrame(pd.DataFrame({"user": [1], "items": [[1, 2]], "relevant": [[2]]})),
+            k=2,
+            items_col="items",
+            relevant_col="relevant",
+        )
+    monkeypatch.undo()  # this Python again: the check passes, once per session
+    hs._WORKERS_CHECKED.discard(id(spark))
+    hs.evaluate(recs_df, truth_df, k=3, empty="zero").count()
+    assert id(spark) in hs._WORKERS_CHECKED

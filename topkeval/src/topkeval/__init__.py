@@ -17,6 +17,9 @@ Submodules:
 
 - :mod:`topkeval.splits`: leave-one-out and temporal splits.
 - :mod:`topkeval.conventions`: how thirteen libraries define each metric.
+- :mod:`topkeval.trec`: TREC run and qrels files, and trec_eval's numbers for
+  them (also on the command line: ``topkeval QRELS RUN`` or
+  ``python -m topkeval QRELS RUN``).
 - :mod:`topkeval.beyond`: coverage, novelty, diversity and concentration.
 - :mod:`topkeval.stats`: bootstrap intervals, paired tests, verdicts and power over per-user scores.
 - :mod:`topkeval.datasets`: MovieLens readers and a verified, cached download.

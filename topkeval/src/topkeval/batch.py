@@ -19,8 +19,11 @@ rather than with K. The results equal the per-user functions in
 is fastest when each user's rows come together with ranks 1..K (what a
 recommender's top-K output looks like: the list matrix is then a reshape),
 and when ids are small non-negative integers (their own codes) or pandas 3
-strings (one Arrow hash pass). ``python -m benchmarks.run`` measures both
-paths against pytrec_eval, ranx and a plain Python loop.
+strings (one Arrow hash pass). Score rows are ordered per user, not by one
+global sort (:mod:`topkeval._ranking`): a row-wise sort or partition when
+each user's rows come together, after one grouping sort when they are
+shuffled. ``python -m benchmarks.run`` measures every input kind against
+pytrec_eval, ranx and a plain Python loop.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import _kernels, _registry
+from . import _kernels, _ranking, _registry
 from ._cutoff import discounts, gains, ideal_dcg_table
 from ._frames import as_pandas
 from ._kernels import Cut
@@ -672,8 +675,9 @@ def _codes(
     _check_id_columns(values, other, what)
     heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
     other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
-    if runs:
-        values, other = values[heads], other[other_heads]
+    if runs:  # every row a head (shuffled rows): no masked copy of the column
+        values = values if heads.all() else values[heads]
+        other = other if other_heads.all() else other[other_heads]
     encoded = _small_int_codes(values, other) if not runs else None
     if encoded is None:
         encoded = _arrow_codes(values, other, sort)
@@ -797,9 +801,31 @@ def _run_heads(column: pd.Series) -> np.ndarray:
     """True for each row whose value differs from the row before it."""
     if len(column) == 0:
         return np.zeros(0, dtype=bool)
-    heads = np.array(column.ne(column.shift(1)).to_numpy(dtype=bool, na_value=True))
+    values = _arrow_string_column(column) if len(column) > 1 else None
+    if values is not None:  # Arrow strings: compare two zero-copy slices, no shifted copy of the column
+        import pyarrow.compute as pc
+
+        differs = pc.not_equal(values.slice(1), values.slice(0, len(column) - 1))
+        heads = np.empty(len(column), dtype=bool)
+        heads[1:] = pc.fill_null(differs, True).to_numpy(zero_copy_only=False)
+    else:
+        heads = np.array(column.ne(column.shift(1)).to_numpy(dtype=bool, na_value=True))
     heads[0] = True
     return heads
+
+
+def _arrow_string_column(column: pd.Series) -> Any:
+    """The column's Arrow string data (zero-copy), or None when it is not Arrow-backed strings."""
+    arrow = getattr(column.array, "__arrow_array__", None)
+    if arrow is None or isinstance(column.dtype, pd.CategoricalDtype):
+        return None
+    try:
+        import pyarrow as pa
+    except ImportError:
+        return None
+    values = arrow()
+    kinds = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    return values if any(kind(values.type) for kind in kinds) else None
 
 
 def _expand_runs(codes: np.ndarray, heads: np.ndarray) -> np.ndarray:
@@ -1085,7 +1111,12 @@ def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict
 def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str]) -> np.ndarray:
     """What orders each user's rows, smallest first: the rank, or minus the score."""
     if not by_rank:
-        return -_numeric(recommendations[cols["score"]], cols["score"], "recommendations")
+        scores = recommendations[cols["score"]]
+        if scores.dtype == np.float64 and isinstance(scores.dtype, np.dtype):  # one pass, no NA-filled copy
+            key = np.negative(scores.to_numpy())
+            if not np.isnan(key).any():
+                return key
+        return -_numeric(scores, cols["score"], "recommendations")  # its checks and messages
     rank_col = cols["rank"]
     key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
     if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
@@ -1101,22 +1132,43 @@ def _list_matrix(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The (users x width) matrix of item codes, best first, -1 for empty slots; and each list's length."""
     heads = lists.heads
-    run_start = np.flatnonzero(heads)
-    run_length = np.diff(np.append(run_start, heads.size))
     grouped = (
         lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1
     )  # one block of rows per user
-    if by_rank and grouped:
+    found = None
+    if not by_rank:  # per-user sorts (topkeval._ranking); None only for ties="raise" with a tie
+        found = _ranking.top_by_score(
+            key, lists.items, lists.run_users, heads, grouped, lists.n_users, kmax, ideal, ties
+        )
+    elif grouped:  # the common case: every user has a list of the same length, best first
+        run_length = np.diff(np.append(np.flatnonzero(heads), heads.size))
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
-        if found is not None:  # the common case: every user has a list of the same length, best first
-            top, list_length, in_run_order = found
-            if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
-                lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
-                lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
-            return top, list_length
+    if found is None:
+        return _general_list_matrix(lists, key, by_rank, grouped, kmax, ideal, ties, cols)
+    top, list_length, in_run_order = found
+    if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
+        lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
+        lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
+    return top, list_length
+
+
+def _general_list_matrix(
+    lists: _Lists,
+    key: np.ndarray,
+    by_rank: bool,
+    grouped: bool,
+    kmax: int,
+    ideal: str,
+    ties: str,
+    cols: dict[str, str],
+) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_list_matrix` for any rows: each row's position in its user's list, then one scatter."""
+    heads = lists.heads
     rec_users = _expand_runs(lists.run_users, heads)
     if by_rank and grouped and np.all((key[1:] > key[:-1]) | heads[1:]):
         # rows grouped by user, best first: no sort needed
+        run_start = np.flatnonzero(heads)
+        run_length = np.diff(np.append(run_start, heads.size))
         sorted_users, sorted_items = rec_users, lists.items
         position = np.arange(rec_users.size, dtype=np.int64) - np.repeat(run_start, run_length)
     else:

@@ -51,8 +51,22 @@ class Library:
     name: str
     checked: str  # version the conventions were read from and run against
     ties: str  # "item_descending", "item_ascending", "input_order" or "given" (takes a ranked list)
+    # A library that orders tied scores itself ranks by score: it never reads a rank column (trec_eval and
+    # ir_measures skip column 4 of a TREC run; ranx, scikit-learn, torchmetrics, Microsoft Recommenders take
+    # scores only). evaluate_as drops a rank column for them whenever a score column is there (see reads()).
     aliases: tuple[str, ...] = ()
     string_ids: bool = False  # ids are compared as strings when ordering ties (trec_eval docnos)
+
+    @property
+    def by_score(self) -> bool:
+        """True when the library orders each list by score and ignores any rank column."""
+        return self.ties != "given"
+
+    def reads(self) -> str:
+        """Which column orders a list for this library, in words (the table's ``order`` column)."""
+        if self.by_score:
+            return "score, descending, ties " + self.ties.replace("_", " ") + "; a rank column is ignored"
+        return "the list as given: rank, or score with the ties= you used"
 
 
 @dataclass(frozen=True)
@@ -727,6 +741,7 @@ def _table_row(c: Convention) -> dict[str, Any]:
         "not in truth": c.users["unjudged"],
         "no recommendations": c.users["no_recommendations"],
         "ties": LIBRARIES[c.library].ties,
+        "order": LIBRARIES[c.library].reads(),
         "evidence": c.evidence,
         "why": c.note,
     }
@@ -735,7 +750,7 @@ def _table_row(c: Convention) -> dict[str, Any]:
 def _gap_row(n: NotReproduced) -> dict[str, Any]:
     """One not-reproduced row of :func:`library_table`."""
     blank = dict.fromkeys(
-        ("options", "steps", "no relevant item", "not in truth", "no recommendations", "ties"), ""
+        ("options", "steps", "no relevant item", "not in truth", "no recommendations", "ties", "order"), ""
     )
     return {
         "library": n.library,
@@ -806,6 +821,10 @@ def evaluate_as(
 
     Notes
     -----
+    A library that orders lists by score itself (every library whose
+    ``ties`` in :data:`LIBRARIES` is not ``"given"``: trec_eval and
+    ir_measures ignore the rank column of a TREC run) is given the scores
+    only: with both a rank and a score column, the rank column is dropped.
     Each metric is computed by :func:`topkeval.evaluate` with the options of
     its :data:`CONVENTIONS` row and ``empty="zero"``; then the users the
     library leaves out are set to NaN, and the :data:`STEPS` are applied.
@@ -842,7 +861,7 @@ ValueError when no item is hit); for 'cornac' the supported metrics are 'precisi
         score_col=score_col,
         relevance_col=relevance_col,
     )
-    base = _Inputs(recommendations, truth, cols, string_ids=lib.string_ids)
+    base = _Inputs(recommendations, truth, cols, string_ids=lib.string_ids, by_score=lib.by_score)
     columns = {}
     for row in rows:
         columns[f"{row.metric}@{k}"] = _one_metric(row, base, k, lib, ties, crash, per_user)
@@ -884,7 +903,7 @@ def _ties_given(lib: Library, ties: str | None) -> str | None:
 class _Inputs:
     """The two frames, plus who is judged, who has relevant items, who has a list."""
 
-    def __init__(self, recs, truth, cols, string_ids):
+    def __init__(self, recs, truth, cols, string_ids, by_score=False):
         from ._validation import check_columns
 
         u, i = cols["user_col"], cols["item_col"]
@@ -892,6 +911,8 @@ class _Inputs:
         check_columns(truth, "truth", [u, i])
         self.cols, self.u, self.i = cols, u, i
         recs, truth = recs.copy(), truth.copy()
+        if by_score and cols["score_col"] in recs.columns and cols["rank_col"] in recs.columns:
+            recs = recs.drop(columns=cols["rank_col"])  # the library orders by score: its rank is unread
         if string_ids:  # trec_eval compares docnos as strings when it orders ties
             recs[i], truth[i] = recs[i].astype(str), truth[i].astype(str)
         self.recs, self.truth = recs, truth

@@ -22,8 +22,20 @@ one Python worker as Arrow tables (``groupBy(bucket).cogroup(...)
 bucket, and a user's metrics depend only on that user's rows, so the values
 are the ones :func:`topkeval.evaluate` gives on the whole data, bit for bit
 (the test suite checks it). Only DataFrame operations are used (no RDD, no
-SparkContext), so the module also runs under Spark Connect. The executors
-need this package installed (it is imported there by name).
+SparkContext), so the module also runs under Spark Connect.
+
+The workers import topkeval by name, so their Python must have it (and
+numpy, pandas, pyarrow). Before its first job in a session, :func:`evaluate`
+and :func:`evaluate_arrays` run one tiny job that imports topkeval on a
+worker; if that fails they raise one ImportError saying how to fix it:
+locally, start Spark with this Python (``export
+PYSPARK_PYTHON=/path/to/venv/bin/python``, or
+``SparkSession.builder.config("spark.pyspark.python", ...)``; running a
+venv's python without activating the venv leaves the workers on the
+system Python); on a cluster, install topkeval on the nodes or ship it
+(``--py-files topkeval.zip``, or an environment archive made with
+venv-pack or conda-pack, ``--archives env.tar.gz#env`` with
+``spark.pyspark.python=./env/bin/python``).
 
 Sizing (``benchmarks/spark.py`` measures 10^6 users on 2 cores; ``benchmarks/last_run_spark.txt``): a
 bucket holds about ``_ROWS_PER_BUCKET`` (2 million) recommendation rows, well under 0.5 GB of Python
@@ -84,6 +96,66 @@ def _check_frame(frame: Any, name: str) -> None:
 def _col(name: str):
     _, F, _ = _pyspark()
     return F.col(f"`{name}`")  # metric names hold '@'; backticks keep any name literal
+
+
+# ----------------------------------------------------------------- the workers
+_WORKERS_CHECKED: set[int] = set()  # sessions whose workers imported topkeval (by id)
+
+
+def _worker_probe():
+    """A function for mapInArrow that reports the worker's Python and whether it imports topkeval.
+
+    Made inside a function so that cloudpickle ships it by value: the worker
+    needs nothing of topkeval to run it.
+    """
+
+    def probe(batches):
+        import sys
+
+        import pyarrow
+
+        try:
+            import topkeval as found
+
+            result = "ok " + found.__version__
+        except Exception as err:  # any failure to import is what we report
+            result = f"{type(err).__name__}: {err}"
+        for _ in batches:
+            pass
+        yield pyarrow.RecordBatch.from_pydict({"python": [sys.executable], "result": [result]})
+
+    return probe
+
+
+def _workers_error(python: str, problem: str) -> ImportError:
+    import sys
+
+    return ImportError(
+        f"topkeval.spark: the Spark workers cannot import topkeval (worker Python {python}: {problem}). "
+        "The workers run their own Python, and it needs topkeval (with numpy, pandas and pyarrow). "
+        f"Locally, give Spark this Python before the session starts: export PYSPARK_PYTHON={sys.executable} "
+        f'(or SparkSession.builder.config("spark.pyspark.python", "{sys.executable}")), or activate '
+        "the virtual environment before starting Python. On a cluster, install topkeval on every node, or "
+        "ship it with the job: --py-files topkeval.zip (a zip of the topkeval package folder; numpy, pandas "
+        "and pyarrow must be there already), or an environment archive (venv-pack or conda-pack: "
+        "--archives env.tar.gz#env with spark.pyspark.python=./env/bin/python)."
+    )
+
+
+def _check_workers(session) -> None:
+    """Before the first job of a session: one tiny job that imports topkeval on a worker, or a clear error."""
+    if id(session) in _WORKERS_CHECKED:
+        return
+    schema = "python string, result string"
+    try:
+        rows = session.range(1, numPartitions=1).mapInArrow(_worker_probe(), schema).collect()
+    except Exception as err:  # the worker could not even run the probe (no pyarrow, no Python, ...)
+        lines = [line.strip() for line in str(err).splitlines() if "Error" in line and ":" in line]
+        raise _workers_error("unknown", lines[-1] if lines else type(err).__name__) from None
+    python, result = rows[0]["python"], rows[0]["result"]
+    if not result.startswith("ok "):
+        raise _workers_error(python, result)
+    _WORKERS_CHECKED.add(id(session))
 
 
 # ----------------------------------------------------------------- validation
@@ -400,6 +472,7 @@ def evaluate(
         max_grade=max_grade,
     )
     names = _probe(recommendations, truth, k, options, empty)
+    _check_workers(recommendations.sparkSession)
     by_rank = rank_col in recommendations.columns
     _check_columns_and_buckets(
         recommendations, truth, rank_col if by_rank else score_col, relevance_col, buckets
@@ -584,6 +657,7 @@ def evaluate_arrays(
         max_grade=max_grade,
     )
     probe = topkeval.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
+    _check_workers(lists.sparkSession)
     _set_err_scale(options, list(probe.columns), lists, grades_col, explode=True)
     if empty == "raise":
         relevant = F.coalesce(F.size(_col(relevant_col)), F.lit(0)) > 0
