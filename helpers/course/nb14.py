@@ -92,8 +92,7 @@ DECISION_GUIDE = pd.DataFrame(
             "glance)?",
             "P@k and R@k",
             "set metrics; P when slots are scarce, R when coverage of the user's tastes matters; graded "
-            "relevance or "
-            "a grid that scrolls makes position matter (next rows)",
+            "relevance or a grid that scrolls makes position matter (next rows)",
         ),
         (
             "Many relevant items and position matters (a vertical feed, a grid that scrolls)?",
@@ -115,6 +114,25 @@ DECISION_GUIDE = pd.DataFrame(
             "Is the catalogue being used, are we a popularity machine?",
             "coverage@k, Gini@k, ARP@k, novelty@k",
             "accuracy alone rewards popular items",
+        ),
+        (
+            "Is the difference between two systems real, with this many test users?",
+            "a paired verdict: difference, interval, p (Holm over every comparison scanned), and the "
+            "minimum detectable effect",
+            "a difference below the minimum detectable effect is a tie at this sample size; users_needed "
+            "says how many users would settle it (notebooks 08 and 13)",
+        ),
+        (
+            "Rank each user's held-out item against a few sampled negatives instead of the catalogue?",
+            "don't; if you must, correct the sampled metric (Krichene and Rendle, KDD 2020)",
+            "sampled metrics can reorder models (notebook 09); the corrected estimator recovers the "
+            "full-ranking value (notebook 15)",
+        ),
+        (
+            "Is the interaction log a fair stand-in for what users would like?",
+            "metrics on the log, then the model order under propensity weighting (Yang et al., RecSys 2018)",
+            "logs are missing not at random: popular items are over-observed, and the order of two models "
+            "can flip (notebook 15)",
         ),
         (
             "Will the change win online?",
