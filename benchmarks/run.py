@@ -1,4 +1,4 @@
-"""Benchmark: users per second and peak memory of helpers' two batch paths, against peers.
+"""Benchmark: users per second and peak memory of topkeval's batch paths, against peers.
 
     python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 24 minutes)
     python -m benchmarks.run --users 100000 --k 100   # one size
@@ -8,8 +8,8 @@ Every route starts from the same deterministic data and computes the same six
 metrics per user: P@K, R@K, Hit@K, RR@K, AP@K (denominator |R|, trec_eval's
 map_cut) and NDCG@K (linear gain). Routes:
 
-* ``arrays``   helpers.evaluate_arrays on an int (users x K) matrix + CSR relevance
-* ``frames``   helpers.evaluate on pandas DataFrames with str ids, end to end
+* ``arrays``   topkeval.evaluate_arrays on an int (users x K) matrix + CSR relevance
+* ``frames``   topkeval.evaluate on pandas DataFrames with str ids, end to end
                (id encoding included): rank rows, grouped by user
 * ``scores``   the same rows with a ``score`` column (K + 1 - rank) instead of
                ranks, grouped by user (what a recommender writes)
@@ -30,7 +30,7 @@ moved by up to 30 % between runs; absolute times move more). Above
 ``PEER_CHUNK`` users a peer evaluates consecutive chunks of users one after
 the other, as one would on this machine (pytrec_eval needs about 29 GiB for
 1e6 users x 100 in one go); its time is the sum over all chunks. Before
-timing, every route's per-user values are checked against helpers' per-user
+timing, every route's per-user values are checked against topkeval's per-user
 functions on the first ``--check`` users (to 1e-9), and each peer's values
 for every user are compared with ours after timing (to 1e-9: "max |diff| ...
 (all users)"); every input kind must give the frames route's values exactly.
@@ -66,10 +66,10 @@ from collections.abc import Callable
 import numpy as np
 import pandas as pd
 
-import helpers
+import topkeval
 
 N_ITEMS = 100_003  # prime: arithmetic progressions modulo it never repeat within a list
-METRICS = list(helpers.DEFAULT_METRICS)  # the registry's default metrics: the six the peers compute too
+METRICS = list(topkeval.DEFAULT_METRICS)  # the registry's default metrics: the six the peers compute too
 # above this many users a peer runs chunk by chunk (in one go pytrec_eval needs ~29 GiB and
 # the Python loop ~11 GiB at 1e6 users x 100: perf-baseline.md)
 PEER_CHUNK = {"pytrec_eval": 100_000, "ranx": 100_000, "python": 250_000}
@@ -127,7 +127,7 @@ def make_frames(top: np.ndarray, indptr: np.ndarray, items: np.ndarray) -> tuple
 # ---------------------------------------------------------------- routes
 def route_arrays(data, k):
     top, indptr, items, _, _ = data
-    return helpers.evaluate_arrays(
+    return topkeval.evaluate_arrays(
         top, indptr, items, k=k, denominator="n_relevant", empty="zero", n_items=N_ITEMS
     )
 
@@ -210,7 +210,7 @@ def route_python(data, k):
 
 def route_frames(data, k):
     _, _, _, recs, truth = data
-    return helpers.evaluate(recs, truth, k=k, denominator="n_relevant", empty="skip")
+    return topkeval.evaluate(recs, truth, k=k, denominator="n_relevant", empty="skip")
 
 
 ROUTES: dict[str, Callable] = {
@@ -266,7 +266,7 @@ def our_inputs(data, k: int):
 
 
 def route_ours(recs, truth, k):
-    return helpers.evaluate(recs, truth, k=k, denominator="n_relevant", empty="skip")
+    return topkeval.evaluate(recs, truth, k=k, denominator="n_relevant", empty="skip")
 
 
 def in_chunks(route: Callable, chunk: int, limit: int | None = None) -> Callable:
@@ -363,10 +363,10 @@ def full_agreement(
     else:  # indexed by user id, like evaluate's result
         want_frame = ours["frames"]
         if (len(got) != len(want_frame) and not partial) or not got.index.isin(want_frame.index).all():
-            raise AssertionError(f"{peer} scored a different set of users than helpers.evaluate")
+            raise AssertionError(f"{peer} scored a different set of users than topkeval.evaluate")
         want, got_values = want_frame.loc[got.index].to_numpy(), got.to_numpy()
     if want.shape != got_values.shape:
-        raise AssertionError(f"{peer} returned {got_values.shape} values, helpers {want.shape}")
+        raise AssertionError(f"{peer} returned {got_values.shape} values, topkeval {want.shape}")
     return float(np.abs(want - got_values).max(initial=0.0))
 
 
@@ -383,12 +383,12 @@ def check_agreement(data, k: int, n_check: int, peers: list[str]) -> float:
             continue
         ranking = top[u].tolist()
         expected[f"user{u}"] = [
-            helpers.precision_at_k(ranking, rel, k),
-            helpers.recall_at_k(ranking, rel, k),
-            helpers.hit_at_k(ranking, rel, k),
-            helpers.reciprocal_rank_at_k(ranking, rel, k),
-            helpers.average_precision_at_k(ranking, rel, k, denominator="n_relevant"),
-            helpers.ndcg_at_k(ranking, rel, k),
+            topkeval.precision_at_k(ranking, rel, k),
+            topkeval.recall_at_k(ranking, rel, k),
+            topkeval.hit_at_k(ranking, rel, k),
+            topkeval.reciprocal_rank_at_k(ranking, rel, k),
+            topkeval.average_precision_at_k(ranking, rel, k, denominator="n_relevant"),
+            topkeval.ndcg_at_k(ranking, rel, k),
         ]
     want = pd.DataFrame.from_dict(expected, orient="index").sort_index()
     worst = 0.0
@@ -458,7 +458,7 @@ def time_peer(peer, data, k, repeats, values, ranx_chunks) -> dict:
     seconds, runs, got, peak = timed(route, data, k, repeats=repeats)
     diff = full_agreement(peer, got, values, data[1], partial=limit is not None)
     if diff > 1e-9:
-        raise AssertionError(f"{peer} disagrees with helpers by {diff:.3g} at U = {n_users:,}, K = {k}")
+        raise AssertionError(f"{peer} disagrees with topkeval by {diff:.3g} at U = {n_users:,}, K = {k}")
     scale = n_users / len(got) if limit else 1.0
     return dict(
         k=k,
@@ -487,7 +487,7 @@ def run(
     peers = [p for p in peers if available(p)]
     rows = []
     print(
-        f"helpers {helpers.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
+        f"topkeval {topkeval.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
         f"peers: {', '.join(peers) or 'none'}; median of {repeats}; load average {_load()} at the start",
         file=out,
     )
