@@ -66,15 +66,20 @@ class CourseContentsManager(AsyncLargeFileManager):
         return super().should_list(name)
 
 
-c = get_config()  # noqa: F821  (defined by traitlets when it loads this file)
-c.ServerApp.contents_manager_class = CourseContentsManager
-c.ContentsManager.hide_globs = [
-    "__pycache__",
-    "*.pyc",
-    "*.pyo",
-    ".DS_Store",
-    "*~",
-    "*.so",
-    "*.dylib",
-    "*.grader.py",
-]
+def configure(c) -> None:
+    """Apply the course's settings to a Jupyter config object ``c``."""
+    c.ServerApp.contents_manager_class = CourseContentsManager
+    c.ContentsManager.hide_globs = [
+        "__pycache__",
+        "*.pyc",
+        "*.pyo",
+        ".DS_Store",
+        "*~",
+        "*.so",
+        "*.dylib",
+        "*.grader.py",
+    ]
+
+
+if "get_config" in globals():  # defined by traitlets when Jupyter loads this file; absent on a plain import
+    configure(get_config())  # noqa: F821
