@@ -153,8 +153,9 @@ def is_numbered(prompt: str) -> bool:
     return inside.isdigit()
 
 
-#: Folders beside notebooks/ that notebooks read by relative path (e.g. ``../tests/experiments/data/u.data``).
-DATA_FOLDERS = ("data", "tests/experiments/data")
+#: Folders beside notebooks/ that notebooks read by relative path (``../tests/experiments/data/u.data``,
+#: ``../benchmarks/last_run_spark.txt``).
+DATA_FOLDERS = ("data", "tests/experiments/data", "benchmarks")
 
 
 def copy_course(notebooks_dir: Path, dest: Path) -> Path:
