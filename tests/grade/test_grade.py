@@ -38,7 +38,9 @@ ESCAPES = [
     Path("/tmp/helpers_grade_corpus_dir"),
 ]
 SECRET = "helpers-grade-secret-" + secrets.token_hex(8)
-UDP_PORT, TCP_PORT, UNIX_NAME = 48611, 48612, b"\0helpers-grade-corpus"
+# network.ipynb names these placeholders; the test binds free ports and a fresh abstract name, and writes
+# them into its copy, so two test runs on one machine never collide.
+PLACEHOLDERS = {"udp": "48611", "tcp": "48612", "unix": "\\\\0helpers-grade-corpus'"}
 
 # Runs the grader as its only child, as a child subreaper: whatever a submission leaves running is
 # re-parented here and listed (then killed) after the grader exits.
@@ -91,13 +93,28 @@ def _generated(folder: Path) -> None:
             shutil.copyfile(CORPUS / entry["copy_of"], path)
 
 
+def _aim_at(notebook: Path, udp: socket.socket, tcp: socket.socket, unix: socket.socket) -> None:
+    """Point the copied network.ipynb at this run's listeners (their ports and abstract name)."""
+    text = notebook.read_text()
+    name = unix.getsockname()[1:].decode()  # abstract: a leading NUL, then the name
+    wanted = {
+        "udp": str(udp.getsockname()[1]),
+        "tcp": str(tcp.getsockname()[1]),
+        "unix": "\\\\0" + name + "'",
+    }
+    for key, placeholder in PLACEHOLDERS.items():
+        assert placeholder in text, f"network.ipynb no longer names {placeholder}"
+        text = text.replace(placeholder, wanted[key])
+    notebook.write_text(text)
+
+
 @pytest.fixture(scope="module")
 def listeners():
     udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    udp.bind(("127.0.0.1", UDP_PORT))
-    tcp = socket.create_server(("127.0.0.1", TCP_PORT))
+    udp.bind(("127.0.0.1", 0))
+    tcp = socket.create_server(("127.0.0.1", 0))
     unix = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    unix.bind(UNIX_NAME)
+    unix.bind(b"\0helpers-grade-corpus-" + secrets.token_hex(6).encode())
     unix.listen()
     for s in (udp, tcp, unix):
         s.setblocking(False)
@@ -112,6 +129,7 @@ def corpus_run(tmp_path_factory, listeners, request):
     folder = tmp_path_factory.mktemp("corpus")
     for path in CORPUS.glob("*.ipynb"):
         shutil.copyfile(path, folder / path.name)
+    _aim_at(folder / "network.ipynb", *listeners)
     _generated(folder)
     out = tmp_path_factory.mktemp("corpus-grades")
     for path in ESCAPES:
