@@ -20,6 +20,7 @@ from topkeval.offpolicy import (
     importance_weights,
     ips,
     pbm_ips,
+    pbm_ips_per_session,
     position_propensities,
     snips,
 )
@@ -128,6 +129,13 @@ def test_pbm_ips_matches_a_naive_loop(seed):
     for discount, lam in [("dcg", lambda r: 1 / math.log2(1 + r)), ("rank", float)]:
         got = pbm_ips(clicks, new_ranks, eta=eta, discount=discount)
         value, se = naive_pbm(clicks.tolist(), new_ranks.tolist(), exam, lam)
+        per_session = pbm_ips_per_session(clicks, new_ranks, eta=eta, discount=discount)
+        assert per_session == pytest.approx(
+            [
+                naive_pbm([c, c], [r, r], exam, lam)[0]
+                for c, r in zip(clicks.tolist(), new_ranks.tolist(), strict=True)
+            ]
+        )
         assert got.estimate == pytest.approx(value, rel=1e-12)
         assert got.standard_error == pytest.approx(se, rel=1e-12)
     weights = [0.9**r for r in range(1, k + 1)]
@@ -230,6 +238,7 @@ def test_pbm_ips_is_unbiased_for_the_new_rankings_dcg_and_the_naive_click_metric
         (lambda: position_propensities(3, eta=-1), r"eta"),
         (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2]]), r"same shape"),
         (lambda: pbm_ips([[1, 0]], [[1, 2]]), r"at least 2 sessions"),
+        (lambda: pbm_ips_per_session(np.zeros((0, 2)), np.zeros((0, 2), int)), r"no session"),
         (lambda: pbm_ips([[2, 0], [0, 1]], [[1, 2], [1, 2]]), r"clicks must be 0 or 1"),
         (lambda: pbm_ips([[1, 0], [0, 1]], [[1.5, 2], [1, 2]]), r"new_ranks must be ints >= 0"),
         (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 2]]), r"one rank to two items in session 1"),
@@ -247,3 +256,7 @@ def test_bad_input_gets_a_clear_error(call, message):
 
 def test_a_new_ranking_that_shows_none_of_the_logged_items_scores_zero():
     assert pbm_ips([[1, 1], [1, 0]], [[0, 0], [0, 0]]).estimate == 0.0
+
+
+def test_one_session_has_its_value_but_no_standard_error():
+    assert pbm_ips_per_session([[0, 1]], [[1, 2]], eta=1.0, discount="rank") == [4.0]  # 2 / (1/2)

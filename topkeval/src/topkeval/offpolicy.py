@@ -47,6 +47,7 @@ __all__ = [
     "clipped_ips",
     "position_propensities",
     "pbm_ips",
+    "pbm_ips_per_session",
 ]
 
 
@@ -396,8 +397,8 @@ def _session_matrices(clicks, new_ranks) -> tuple[np.ndarray, np.ndarray]:
             "clicks and new_ranks must be (sessions x k) matrices of the same shape, column r - 1 for the "
             f"item shown at logged rank r; got shapes {click.shape} and {rank.shape}."
         )
-    if click.shape[0] < 2:
-        raise InvalidInputError(f"the log needs at least 2 sessions; got {click.shape[0]}.")
+    if click.shape[0] < 1:
+        raise InvalidInputError("the log holds no session.")
     if not np.isin(click, (0, 1)).all():
         raise InvalidInputError("clicks must be 0 or 1 (one click at most per shown item).")
     if not np.issubdtype(rank.dtype, np.integer) or (rank < 0).any():
@@ -471,11 +472,62 @@ def pbm_ips(
     >>> est.estimate  # session 1: 3 / 1 + 1 / (1/3) = 6; session 2: 0; mean 3
     3.0
     """
+    per_session, weights, name = _pbm_terms(clicks, new_ranks, eta, propensities, discount)
+    if per_session.size < 2:
+        raise InvalidInputError(
+            f"the log needs at least 2 sessions to estimate a standard error; got {per_session.size}."
+        )
+    estimate, se = _mean_with_se(per_session)
+    return _result(estimate, se, weights, per_session.size, confidence, name)
+
+
+def pbm_ips_per_session(
+    clicks,
+    new_ranks,
+    *,
+    eta: float | None = None,
+    propensities: Sequence[float] | None = None,
+    discount: str | Sequence[float] = "dcg",
+) -> list[float]:
+    """Each session's term of :func:`pbm_ips`, for a paired comparison of two new rankings on one log.
+
+    Session s contributes ``sum over its clicked items i of lambda(new_rank_i) / p_(logged_rank_i)``;
+    :func:`pbm_ips` is their mean. Two rankings scored on the same sessions give paired values, which
+    :func:`topkeval.stats.verdict` compares.
+
+    Parameters
+    ----------
+    clicks : array-like, (sessions x k)
+        ``clicks[s, r - 1]`` is 1 if the item the log showed at rank r in session s was clicked.
+    new_ranks : array-like of int, (sessions x k)
+        The 1-based rank the new ranking gives that same item, 0 where it does not show it.
+    eta : float, optional
+        Propensities ``(1/r) ** eta``; 1.0 when neither ``eta`` nor ``propensities`` is given.
+    propensities : sequence of float, optional
+        The examination probability of each logged rank, in (0, 1], instead of ``eta``.
+    discount : {"dcg", "rank"} or sequence of float
+        lambda(rank), as in :func:`pbm_ips`.
+
+    Returns
+    -------
+    list of float
+        One value per session.
+
+    Examples
+    --------
+    >>> pbm_ips_per_session([[1, 0, 1], [0, 0, 0]], [[3, 2, 1], [1, 2, 3]], eta=1.0, discount="rank")
+    [6.0, 0.0]
+    """
+    per_session, _, _ = _pbm_terms(clicks, new_ranks, eta, propensities, discount)
+    return [float(value) for value in per_session]
+
+
+def _pbm_terms(clicks, new_ranks, eta, propensities, discount) -> tuple[np.ndarray, np.ndarray, str]:
+    """(per-session values, the clicks' inverse propensities, the estimator's name)."""
     click, rank = _session_matrices(clicks, new_ranks)
     exam = _examination(click.shape[1], eta, propensities)
     lam = _rank_weights(discount, int(rank.max()))
     per_session = (click * lam[rank] / exam[None, :]).sum(axis=1)
-    estimate, se = _mean_with_se(per_session)
     weights = (click / exam[None, :])[click > 0]
     name = "naive clicks (no propensity)" if np.all(exam == 1.0) else "PBM-IPS"
-    return _result(estimate, se, weights, click.shape[0], confidence, name)
+    return per_session, weights, name
