@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from helpers.checking.questions import FunctionQuestion, Mistake
 from helpers.course.choice import choice
+from topkeval.offpolicy import pbm_ips_per_session
 from topkeval.user_models import rbp_at_k
 
-__all__ = ["q1", "q2", "q3", "q4", "q5", "rbp", "ips"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "rbp", "ips", "pbm_dcg"]
 
 q1 = choice(
     "12.q1",
@@ -234,4 +237,109 @@ q5 = choice(
         ),
     },
     ["Notebook 08's paired bootstrap made the same move. What did pairing remove there?"],
+)
+
+
+def pbm_dcg(clicks, new_ranks, eta):
+    """One session's PBM-IPS estimate of a new ranking's DCG: each click at logged rank r counts
+    1 / log2(1 + new rank), divided by the examination probability (1/r) ** eta of rank r."""
+    return float(
+        sum(
+            r**eta / math.log2(1 + new)
+            for r, (clicked, new) in enumerate(zip(clicks, new_ranks, strict=True), start=1)
+            if clicked and new > 0
+        )
+    )
+
+
+def _pbm(propensity=lambda r, new, eta: r**-eta, discount=lambda r, new: 1 / math.log2(1 + new)):
+    """A variant of :func:`pbm_dcg`: the weight a click gets and the rank its discount reads."""
+
+    def wrong(clicks, new_ranks, eta):
+        return float(
+            sum(
+                discount(r, new) / propensity(r, new, eta)
+                for r, (clicked, new) in enumerate(zip(clicks, new_ranks, strict=True), start=1)
+                if clicked and new > 0
+            )
+        )
+
+    return wrong
+
+
+# The first case is the notebook's hand-worked session. The third has a click on an item the new ranking
+# does not show (new rank 0): it counts nothing. The last is eta = 0, where every propensity is 1.
+_PBM_CASES = [
+    ([1, 0, 1], [2, 3, 1], 1.0),
+    ([0, 1, 0, 1], [1, 4, 2, 3], 0.5),
+    ([1, 1, 0], [0, 1, 2], 1.0),
+    ([0, 0, 0], [1, 2, 3], 1.0),
+    ([1, 0, 0, 0, 1], [5, 4, 3, 2, 1], 0.0),
+    ([1, 1, 1, 1], [4, 3, 2, 1], 2.0),
+]
+
+q6 = FunctionQuestion(
+    id="12.q6",
+    title="Position-bias correction: one session's estimate of a new ranking's DCG",
+    function_name="pbm_dcg",
+    reference=lambda clicks, new_ranks, eta: pbm_ips_per_session([clicks], [new_ranks], eta=eta)[0],
+    cases=_PBM_CASES,
+    hints=[
+        "A click at logged rank r was seen with probability (1/r) ** eta; divide by it, i.e. multiply by "
+        "r ** eta. The DCG discount reads the NEW rank of the clicked item: 1 / log2(1 + new rank).",
+        "sum(r ** eta / math.log2(1 + new) for r, (c, new) in enumerate(zip(clicks, new_ranks), start=1) "
+        "if c and new > 0)",
+    ],
+    solution_code=pbm_dcg,
+    mistakes=[
+        Mistake(
+            "multiplies by the propensity",
+            "A click at a rank few users read is MORE telling: divide by (1/r) ** eta, do not multiply.",
+            _pbm(propensity=lambda r, new, eta: r**eta),
+        ),
+        Mistake(
+            "no propensity (the naive click metric)",
+            "Without the propensity this is the naive click metric, which favours rankings that agree "
+            "with the logged order; divide each click by (1/r) ** eta.",
+            _pbm(propensity=lambda r, new, eta: 1.0),
+        ),
+        Mistake(
+            "propensity of the new rank",
+            "The click happened in the LOGGED list: its propensity is that of the logged rank r, not of "
+            "the rank the new ranking gives the item.",
+            _pbm(propensity=lambda r, new, eta: new**-eta),
+        ),
+        Mistake(
+            "discounts by the logged rank",
+            "The DCG being estimated is the NEW ranking's: the discount reads the new rank of the item.",
+            _pbm(discount=lambda r, new: 1 / math.log2(1 + r)),
+        ),
+    ],
+)
+
+q7 = choice(
+    "12.q7",
+    "Predict, then run: which way does clipping the weights move the IPS estimate, on average?",
+    "the direction of clipped IPS's bias for clicks",
+    {
+        "a": (
+            "Up: the estimates that clipping removes are the ones below the truth.",
+            "Clipping changes weights, not whole estimates, and the weights it caps are the largest ones, "
+            "which push estimates up.",
+        ),
+        "b": (
+            "Down: capping a weight can only shrink a term w * click, because a click is never negative.",
+            "Yes: each term min(w, M) * click is at most w * click, so the expected value is at most the "
+            "truth; the bias is -E[(w - M)+ * click], larger for a smaller M.",
+            True,
+        ),
+        "c": (
+            "Neither: clipping lowers the variance and leaves the mean where it was.",
+            "Only if no weight ever exceeds M. Whenever one does, its term shrinks and the mean with it.",
+        ),
+    },
+    [
+        "Compare min(w, M) * click with w * click for one event, when click is 0 and when it is 1.",
+        "Section 6 plots the exact bias against M.",
+    ],
 )

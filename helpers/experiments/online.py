@@ -10,7 +10,12 @@ so the three online methods can be compared with the truth known:
   contributed the item (Radlinski, Kurup and Joachims, CIKM 2008);
 * :func:`logged_bandit` and :func:`ips_estimate`: estimate, from a log
   collected by one (randomised) policy, the click rate another policy would
-  get, by inverse propensity scoring, with its variance.
+  get, by inverse propensity scoring, with its variance (the estimators are
+  :mod:`topkeval.offpolicy`'s; :func:`clipped_value` is clipped IPS's exact
+  expectation, so its bias is known);
+* :func:`logged_sessions`, :func:`rerank`, :func:`ranks_in` and
+  :func:`graded_dcg`: a deployed ranker's click log, new rankings of the same
+  items, and the truth that :func:`topkeval.offpolicy.pbm_ips` estimates.
 
 The world (:func:`click_world`) is a *position-based model*: a user examines
 rank r with probability ``examination[r]`` and, having examined item i,
@@ -26,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from topkeval import offpolicy
 from topkeval._validation import check_int
 
 __all__ = [
@@ -44,6 +50,11 @@ __all__ = [
     "policy_value",
     "IPSResult",
     "ips_estimate",
+    "clipped_value",
+    "rerank",
+    "ranks_in",
+    "logged_sessions",
+    "graded_dcg",
 ]
 
 _Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal
@@ -363,7 +374,9 @@ class IPSResult:
 def ips_estimate(log: dict, target_policy: np.ndarray) -> IPSResult:
     """Estimate the click rate of ``target_policy`` from a log collected by another policy.
 
-    V_IPS = mean over events of w * click, with w = pi_target(item | user) / propensity.
+    V_IPS = mean over events of w * click, with w = pi_target(item | user) / propensity: the
+    course's wrapper around :func:`topkeval.offpolicy.ips` and :func:`topkeval.offpolicy.snips`
+    for a log of :func:`logged_bandit` and a (users x items) policy matrix.
 
     Examples
     --------
@@ -374,15 +387,104 @@ def ips_estimate(log: dict, target_policy: np.ndarray) -> IPSResult:
     >>> ips_estimate(log, np.array([[1.0, 0.0]])).estimate  # (2 * 1 + 0 * 0) / 2
     1.0
     """
+    target, click, propensity = _logged_columns(log, target_policy)
+    plain = offpolicy.ips(click, target, propensity)
+    snips = offpolicy.snips(click, target, propensity).estimate if plain.max_weight > 0 else float("nan")
+    return IPSResult(plain.estimate, plain.standard_error**2, plain.low, plain.high, plain.effective_n, snips)
+
+
+def _logged_columns(log: dict, target_policy) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(the target policy's probability of each logged item, the clicks, the propensities)."""
     target = np.asarray(target_policy, dtype=np.float64)
-    propensity = np.asarray(log["propensity"], dtype=np.float64)
-    if propensity.size < 2 or np.any(propensity <= 0):
-        raise ValueError("the log needs at least two events, each with a propensity > 0.")
-    weight = target[log["user"], log["item"]] / propensity
-    terms = weight * np.asarray(log["click"], dtype=np.float64)
-    estimate = float(terms.mean())
-    variance = float(terms.var(ddof=1) / terms.size)
-    half = _Z95 * math.sqrt(variance)
-    effective = float(weight.sum() ** 2 / (weight**2).sum()) if weight.any() else 0.0
-    snips = float(terms.sum() / weight.sum()) if weight.sum() > 0 else float("nan")
-    return IPSResult(estimate, variance, estimate - half, estimate + half, effective, snips)
+    return target[log["user"], log["item"]], np.asarray(log["click"]), np.asarray(log["propensity"])
+
+
+def clipped_value(world: ClickWorld, logging_policy, target_policy, clip: float) -> float:
+    """The exact expected value of clipped IPS (weights capped at ``clip``) on logs of ``logging_policy``.
+
+    E = mean over users of sum over items of pi_log * min(pi_target / pi_log, clip) * attractiveness,
+    times the rank-1 examination. With ``clip`` = inf it is :func:`policy_value` of the target: the
+    difference is clipping's bias, which is never positive because clicks are never negative.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, clipped_value
+    >>> world = ClickWorld(np.array([[0.5, 0.2]]), np.array([1.0]))
+    >>> clipped_value(world, np.array([[0.9, 0.1]]), np.array([[0.1, 0.9]]), clip=2.0)  # 0.1*0.5 + 0.2*0.2
+    0.09
+    """
+    logging = np.asarray(logging_policy, dtype=np.float64)
+    target = np.asarray(target_policy, dtype=np.float64)
+    weight = np.divide(target, logging, out=np.zeros_like(target), where=logging > 0)
+    terms = logging * np.minimum(weight, clip) * world.attractiveness
+    return float(terms.sum(axis=1).mean() * world.examination[0])
+
+
+# ----------------------------------------------------------------- off-policy, ranked lists
+def rerank(world: ClickWorld, lists: np.ndarray, noise: float, *, seed: int = 0) -> np.ndarray:
+    """The same items as ``lists``, reordered by the true attractiveness blurred by noise on the logit scale.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, rerank
+    >>> world = ClickWorld(np.array([[0.1, 0.9, 0.5]]), np.ones(3))
+    >>> rerank(world, np.array([[0, 1, 2]]), noise=0.0).tolist()
+    [[1, 2, 0]]
+    """
+    lists = _check_lists(world, lists, "lists")
+    attr = np.take_along_axis(world.attractiveness, lists, axis=1)
+    scores = np.log(attr) - np.log1p(-attr) + noise * np.random.default_rng(seed).normal(size=attr.shape)
+    return np.take_along_axis(lists, np.argsort(-scores, axis=1, kind="stable"), axis=1)
+
+
+def ranks_in(new_lists: np.ndarray, logged_lists: np.ndarray) -> np.ndarray:
+    """For each logged item, the 1-based rank the new list gives it (0 if the new list does not hold it).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ranks_in
+    >>> ranks_in(np.array([[7, 5, 9]]), np.array([[5, 8, 7]])).tolist()
+    [[2, 0, 1]]
+    """
+    new_lists, logged_lists = np.asarray(new_lists), np.asarray(logged_lists)
+    match = logged_lists[:, :, None] == new_lists[:, None, :]  # (users, logged rank, new rank)
+    return (match * np.arange(1, new_lists.shape[1] + 1)).sum(axis=2)
+
+
+def logged_sessions(world: ClickWorld, lists: np.ndarray, n_sessions: int, *, seed: int = 0) -> dict:
+    """A click log of a deployed ranker: random users, each shown their list, clicks from the click model.
+
+    Returns a dict of ``user`` (sessions) and ``clicks`` (sessions x k, column r - 1 for rank r).
+
+    Examples
+    --------
+    >>> from helpers.experiments.online import click_world, logged_sessions, noisy_ranker
+    >>> world = click_world(n_users=20, n_items=30, k=5, seed=0)
+    >>> log = logged_sessions(world, noisy_ranker(world, 1.0), 100, seed=1)
+    >>> log["user"].shape, log["clicks"].shape
+    ((100,), (100, 5))
+    """
+    lists = _check_lists(world, lists, "lists")
+    n_sessions = check_int(n_sessions, "n_sessions")
+    rng = np.random.default_rng(seed)
+    users = rng.integers(world.n_users, size=n_sessions)
+    return {"user": users, "clicks": simulate_clicks(world, users, lists[users], rng)}
+
+
+def graded_dcg(world: ClickWorld, lists: np.ndarray) -> np.ndarray:
+    """Each user's DCG of ``lists`` with the click probability once examined as the grade (the truth
+    :func:`topkeval.offpolicy.pbm_ips` estimates with ``discount="dcg"``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, graded_dcg
+    >>> graded_dcg(ClickWorld(np.array([[0.5, 0.3]]), np.ones(2)), np.array([[1, 0]])).round(4).tolist()
+    [0.6155]
+    """
+    lists = _check_lists(world, lists, "lists")
+    attr = np.take_along_axis(world.attractiveness, lists, axis=1)
+    return attr @ (1.0 / np.log2(np.arange(2, lists.shape[1] + 2)))

@@ -83,3 +83,10 @@ def test_nb12_rbp_and_ips():
 
     assert nb.q4.check(snips).mistake == "self-normalised (SNIPS)"
     assert nb.q4.check(lambda c, t, lp: 0.5).outcome == INCORRECT
+    assert nb.q6.check(nb.pbm_dcg).outcome == CORRECT
+
+    def naive(clicks, new_ranks, eta):  # the click metric without the propensity
+        return sum(1 / np.log2(1 + n) for c, n in zip(clicks, new_ranks, strict=True) if c and n)
+
+    assert nb.q6.check(naive).mistake == "no propensity (the naive click metric)"
+    assert nb.q7.check("b").outcome == CORRECT and nb.q7.check("c").outcome == INCORRECT

@@ -858,6 +858,43 @@ CATALOGUE.update(
             Wrong("caps the weights at 20", _ips(cap=20.0)),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
+        "12.q6": [
+            Wrong(
+                "multiplies by the propensity",
+                nb12._pbm(propensity=lambda r, new, eta: r**eta),
+                "multiplies by the propensity",
+            ),
+            Wrong(
+                "no propensity (the naive click metric)",
+                nb12._pbm(propensity=lambda r, new, eta: 1.0),
+                "no propensity (the naive click metric)",
+            ),
+            Wrong(
+                "propensity of the new rank",
+                nb12._pbm(propensity=lambda r, new, eta: new**-eta),
+                "propensity of the new rank",
+            ),
+            Wrong(
+                "discounts by the logged rank",
+                nb12._pbm(discount=lambda r, new: 1 / math.log2(1 + r)),
+                "discounts by the logged rank",
+            ),
+            Wrong("0-based logged rank", nb12._pbm(propensity=lambda r, new, eta: max(r - 1, 1) ** -eta)),
+            Wrong(
+                "log2(new rank) without the + 1", nb12._pbm(discount=lambda r, new: 1 / math.log2(new + 0.0))
+            ),
+            Wrong("natural log", nb12._pbm(discount=lambda r, new: 1 / math.log(1 + new))),
+            Wrong("reciprocal rank instead of the DCG discount", nb12._pbm(discount=lambda r, new: 1 / new)),
+            Wrong(
+                "eta applied to the wrong side",
+                nb12._pbm(propensity=lambda r, new, eta: r ** -(1 / (eta + 1))),
+            ),
+            Wrong(
+                "mean over the clicks instead of the sum",
+                lambda c, nr, eta: nb12.pbm_dcg(c, nr, eta) / max(sum(c), 1),
+            ),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
         "13.q2": [
             Wrong(
                 "log2(rank + 2) with a 1-based rank",
@@ -931,6 +968,19 @@ RIGHT.update(
             (
                 "a loop",
                 lambda c, t, lp: sum(ci * ti / li for ci, ti, li in zip(c, t, lp, strict=True)) / len(c),
+            ),
+        ],
+        "12.q6": [
+            ("numpy float", _np_float(nb12.pbm_dcg)),
+            (
+                "numpy, dividing by the propensity",
+                lambda c, nr, eta: np.sum(
+                    [
+                        (1 / np.log2(1 + n)) / (1 / r) ** eta
+                        for r, (x, n) in enumerate(zip(c, nr, strict=True), 1)
+                        if x and n
+                    ]
+                ),
             ),
         ],
         "13.q2": [

@@ -71,6 +71,44 @@ def test_ips_on_the_logging_policy_itself_is_the_click_rate(world):
     assert result.effective_n == pytest.approx(500)
 
 
+def test_clipped_value_is_the_monte_carlo_mean_of_clipped_ips_and_never_above_the_truth(world):
+    from topkeval.offpolicy import clipped_ips
+
+    logit = np.log(world.attractiveness) - np.log1p(-world.attractiveness)
+    target = online.softmax_policy(logit, 0.5)
+    logging = online.softmax_policy(np.zeros(world.attractiveness.shape), 1.0)
+    truth = online.policy_value(world, target)
+    assert online.clipped_value(world, logging, target, np.inf) == pytest.approx(truth)
+    exact = [online.clipped_value(world, logging, target, m) for m in (1.0, 3.0, 10.0)]
+    assert exact[0] < exact[1] < exact[2] <= truth
+    values = []
+    for s in range(60):
+        log = online.logged_bandit(world, logging, 2000, seed=s)
+        values.append(
+            clipped_ips(log["click"], target[log["user"], log["item"]], log["propensity"], clip=3.0)
+        )
+    estimates = np.array([v.estimate for v in values])
+    assert abs(estimates.mean() - exact[1]) < 4 * estimates.std(ddof=1) / np.sqrt(estimates.size)
+
+
+def test_reranked_lists_hold_the_same_items_and_pbm_ips_finds_their_graded_dcg(world):
+    from topkeval.offpolicy import pbm_ips
+
+    logged = online.noisy_ranker(world, 2.0, seed=3)
+    new = online.rerank(world, logged, 0.0)
+    assert (np.sort(new, axis=1) == np.sort(logged, axis=1)).all()
+    ranks = online.ranks_in(new, logged)
+    assert (np.take_along_axis(new, ranks - 1, axis=1) == logged).all()
+    truth = online.graded_dcg(world, new).mean()
+    assert truth > online.graded_dcg(world, logged).mean()  # sorted by the truth: the best order
+    estimates = []
+    for s in range(30):
+        log = online.logged_sessions(world, logged, 3000, seed=s)
+        estimates.append(pbm_ips(log["clicks"], ranks[log["user"]], propensities=world.examination).estimate)
+    assert np.mean(estimates) == pytest.approx(truth, rel=0.02)
+    assert online.ranks_in(np.array([[4, 5]]), np.array([[1, 2]])).tolist() == [[0, 0]]
+
+
 @pytest.mark.parametrize(
     "call, match",
     [

@@ -22,6 +22,7 @@ PUBLIC = (
     "topkeval.conventions",
     "topkeval.beyond",
     "topkeval.stats",
+    "topkeval.offpolicy",
     "topkeval.trec",
     "topkeval.datasets",
     "topkeval.spark",

@@ -280,11 +280,14 @@ def test_course_helpers_load_on_first_use():
 def test_the_course_names_for_library_modules_are_the_library_modules():
     import helpers.conventions
     import helpers.experiments.stats
+    import helpers.offpolicy
     import topkeval.conventions
+    import topkeval.offpolicy
     import topkeval.stats
 
     assert helpers.conventions is topkeval.conventions
     assert helpers.experiments.stats is topkeval.stats
+    assert helpers.offpolicy is topkeval.offpolicy
     assert helpers.evaluate is topkeval.evaluate
 
 

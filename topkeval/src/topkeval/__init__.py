@@ -22,6 +22,8 @@ Submodules:
   ``python -m topkeval QRELS RUN``).
 - :mod:`topkeval.beyond`: coverage, novelty, diversity and concentration.
 - :mod:`topkeval.stats`: bootstrap intervals, paired tests, verdicts and power over per-user scores.
+- :mod:`topkeval.offpolicy`: a new policy's or ranking's value estimated from another one's log
+  (IPS, self-normalised and clipped IPS, and the position-based model's estimator for rankings).
 - :mod:`topkeval.datasets`: MovieLens readers and a verified, cached download.
 - :mod:`topkeval.spark`, :mod:`topkeval.dask`: the same metrics on a cluster
   (extras ``spark`` and ``dask``; importing :mod:`topkeval` loads neither).

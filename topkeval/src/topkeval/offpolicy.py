@@ -1,0 +1,533 @@
+"""Off-policy evaluation: a new policy's or ranking's value estimated from a log that another one produced.
+
+A log records, for each event, the action the deployed (logging) policy took,
+the probability it had of taking it (its *propensity*) and the reward that
+followed (a click, say). Re-weighting each event by how much more or less
+often a new policy would take the same action estimates the new policy's
+mean reward without deploying it:
+
+- :func:`ips`: inverse propensity scoring, mean of ``w * reward`` with
+  ``w = target probability / logging probability``; unbiased when every
+  action the new policy can take had a propensity above 0, but its weights
+  are unbounded, so one estimate can land far outside the reward's range
+  (a click rate above 1);
+- :func:`snips`: self-normalised IPS, ``sum(w * reward) / sum(w)``; stays
+  within the rewards' range and varies less, at the price of a bias that
+  vanishes as the log grows;
+- :func:`clipped_ips`: IPS with every weight capped at ``clip``; less
+  variance, and, for rewards >= 0, a bias that can only be downward;
+- :func:`pbm_ips`: ranked lists under the position-based click model, the
+  counterfactual estimator of Joachims, Swaminathan and Schnabel (WSDM 2017):
+  each click at logged rank r is divided by the examination probability of
+  rank r (:func:`position_propensities`), which gives an unbiased estimate of
+  a new ranking's DCG (or sum of ranks, or expected clicks) over the logged
+  items.
+
+Each returns an :class:`OffPolicyEstimate`: the estimate, its standard error,
+a normal interval, and the weights' diagnostics (effective sample size,
+largest weight). Everything returns builtin floats.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from statistics import NormalDist
+
+import numpy as np
+
+from ._validation import InvalidInputError, check_int, check_number
+
+__all__ = [
+    "OffPolicyEstimate",
+    "importance_weights",
+    "ips",
+    "snips",
+    "clipped_ips",
+    "position_propensities",
+    "pbm_ips",
+    "pbm_ips_per_session",
+]
+
+
+@dataclass(frozen=True)
+class OffPolicyEstimate:
+    """An off-policy estimate with its standard error, a normal interval and the weights' diagnostics.
+
+    ``effective_n`` is Kish's effective sample size of the importance weights,
+    ``(sum w)^2 / sum w^2``: how many equally weighted events the log is worth
+    (0 when every weight is 0). ``max_weight`` is the largest weight. For
+    :func:`pbm_ips` the weights are the clicks' inverse propensities and ``n``
+    counts sessions.
+    """
+
+    estimate: float
+    standard_error: float
+    low: float
+    high: float
+    confidence: float
+    n: int
+    effective_n: float
+    max_weight: float
+    estimator: str
+
+    def __str__(self) -> str:
+        return (
+            f"{self.estimator}: {self.estimate:.4f} ({self.confidence:.0%} CI {self.low:.4f} to "
+            f"{self.high:.4f}, n={self.n}, effective n {self.effective_n:.1f})"
+        )
+
+
+# ------------------------------------------------------------------ inputs
+def _vector(values, name: str) -> np.ndarray:
+    array = np.asarray(values, dtype=np.float64)
+    if array.ndim != 1:
+        raise InvalidInputError(f"{name} must be one number per logged event (1-D); got shape {array.shape}.")
+    if not np.isfinite(array).all():
+        raise InvalidInputError(f"{name} has NaN or infinite values; drop or fix those events.")
+    return array
+
+
+def _first_bad(mask: np.ndarray) -> str:
+    return f"event {int(np.flatnonzero(mask)[0])} (0-based)"
+
+
+def _probabilities(values, name: str, *, zero_allowed: bool) -> np.ndarray:
+    array = _vector(values, name)
+    low = array < 0 if zero_allowed else array <= 0
+    if low.any():
+        what = ">= 0" if zero_allowed else "> 0"
+        why = (
+            ""
+            if zero_allowed
+            else ": an action its policy could not take cannot be in its log (a 0 often means the "
+            "propensity was not recorded)"
+        )
+        raise InvalidInputError(
+            f"{name} must be {what} for every event; {_first_bad(low)} has {float(array[low][0])!r}{why}."
+        )
+    high = array > 1
+    if high.any():
+        raise InvalidInputError(
+            f"{name} are probabilities, at most 1; {_first_bad(high)} has {float(array[high][0])!r} "
+            "(a weight or a score instead of a probability?)."
+        )
+    return array
+
+
+def _log(rewards, target_probability, logging_probability) -> tuple[np.ndarray, np.ndarray]:
+    """(rewards, weights) of a checked log."""
+    reward = _vector(rewards, "rewards")
+    target = _probabilities(target_probability, "target_probability", zero_allowed=True)
+    logging = _probabilities(logging_probability, "logging_probability", zero_allowed=False)
+    if not reward.size == target.size == logging.size:
+        raise InvalidInputError(
+            "rewards, target_probability and logging_probability need one entry per logged event each; "
+            f"got lengths {reward.size}, {target.size} and {logging.size}."
+        )
+    if reward.size < 2:
+        raise InvalidInputError(
+            f"the log needs at least 2 events to estimate a standard error; got {reward.size}."
+        )
+    return reward, target / logging
+
+
+def _z(confidence: float) -> float:
+    confidence = check_number(confidence, "confidence (e.g. 0.95)", 0, 1, low_open=True, high_open=True)
+    return NormalDist().inv_cdf((1 + confidence) / 2)
+
+
+def _result(estimate, se, weights: np.ndarray, n: int, confidence: float, name: str) -> OffPolicyEstimate:
+    half = _z(confidence) * se
+    total, squares = float(weights.sum()), float((weights**2).sum())
+    return OffPolicyEstimate(
+        estimate=float(estimate),
+        standard_error=float(se),
+        low=float(estimate - half),
+        high=float(estimate + half),
+        confidence=float(confidence),
+        n=int(n),
+        effective_n=total**2 / squares if squares > 0 else 0.0,
+        max_weight=float(weights.max()) if weights.size else 0.0,
+        estimator=name,
+    )
+
+
+def _mean_with_se(terms: np.ndarray) -> tuple[float, float]:
+    return float(terms.mean()), float(terms.std(ddof=1) / math.sqrt(terms.size))
+
+
+# ------------------------------------------------------------------ one action per event
+def importance_weights(target_probability, logging_probability) -> list[float]:
+    """The importance weight of each logged event: target probability / logging probability.
+
+    Parameters
+    ----------
+    target_probability : array-like of float
+        The new policy's probability of the action each event logged, in [0, 1].
+    logging_probability : array-like of float
+        The logging policy's probability of that action (its propensity), in (0, 1].
+
+    Returns
+    -------
+    list of float
+        One weight per event: above 1 where the new policy takes the action more often than
+        the logging policy did.
+
+    Examples
+    --------
+    >>> importance_weights([0.5, 0.0, 0.9], [0.25, 0.5, 0.01])
+    [2.0, 0.0, 90.0]
+    """
+    target = _probabilities(target_probability, "target_probability", zero_allowed=True)
+    logging = _probabilities(logging_probability, "logging_probability", zero_allowed=False)
+    if target.size != logging.size:
+        raise InvalidInputError(
+            f"target_probability and logging_probability need one entry per event each; got lengths "
+            f"{target.size} and {logging.size}."
+        )
+    return [float(w) for w in target / logging]
+
+
+def ips(rewards, target_probability, logging_probability, *, confidence: float = 0.95) -> OffPolicyEstimate:
+    """Inverse propensity scoring: the new policy's mean reward, estimated from another policy's log.
+
+    ``V = (1/n) sum_i w_i r_i`` with ``w_i = target_probability_i / logging_probability_i``.
+    Unbiased whenever the logging policy gave every action the new policy can take a probability
+    above 0. The weights are unbounded: an event the logging policy rarely produced but the new
+    policy favours can carry a weight of thousands, so a single estimate can lie far outside the
+    rewards' range (a click rate above 1) while the mean over many logs is right. The standard
+    error is the sample standard deviation of ``w_i r_i`` over ``sqrt(n)``; the normal interval
+    built from it covers poorly when ``effective_n`` is small.
+
+    Parameters
+    ----------
+    rewards : array-like of float
+        The reward that followed each logged event (e.g. 1 for a click, 0 otherwise).
+    target_probability : array-like of float
+        The new policy's probability of the action each event logged, in [0, 1].
+    logging_probability : array-like of float
+        The logging policy's probability of that action, in (0, 1].
+    confidence : float
+        Level of the normal interval.
+
+    Returns
+    -------
+    OffPolicyEstimate
+        The estimate, its standard error, the interval and the weights' diagnostics.
+
+    Examples
+    --------
+    Two events logged with probability 1/2 each; the new policy always takes the first action:
+
+    >>> result = ips([1, 0], [1.0, 0.0], [0.5, 0.5])
+    >>> result.estimate, result.max_weight  # (2 * 1 + 0 * 0) / 2
+    (1.0, 2.0)
+    """
+    reward, weight = _log(rewards, target_probability, logging_probability)
+    estimate, se = _mean_with_se(weight * reward)
+    return _result(estimate, se, weight, reward.size, confidence, "IPS")
+
+
+def snips(rewards, target_probability, logging_probability, *, confidence: float = 0.95) -> OffPolicyEstimate:
+    """Self-normalised IPS: ``sum_i w_i r_i / sum_i w_i``.
+
+    Dividing by the sum of the weights instead of ``n`` keeps the estimate within the range of
+    the rewards (a click rate within [0, 1]) and removes most of IPS's variance when the weights
+    are uneven. It is biased for a finite log (a ratio of two unbiased sums is not unbiased), and
+    the bias shrinks like ``1/n``. The standard error is the delta method's,
+    ``sqrt(n / (n - 1) * sum_i w_i^2 (r_i - V)^2) / sum_i w_i``, which reduces to the usual standard
+    error of a mean when every weight is equal.
+
+    Parameters
+    ----------
+    rewards : array-like of float
+        The reward that followed each logged event.
+    target_probability : array-like of float
+        The new policy's probability of the action each event logged, in [0, 1].
+    logging_probability : array-like of float
+        The logging policy's probability of that action, in (0, 1].
+    confidence : float
+        Level of the normal interval.
+
+    Returns
+    -------
+    OffPolicyEstimate
+        The estimate, its standard error, the interval and the weights' diagnostics.
+
+    Raises
+    ------
+    InvalidInputError
+        If every weight is 0 (the new policy takes none of the logged actions): the ratio is 0/0.
+
+    Examples
+    --------
+    >>> snips([1, 0, 1], [0.9, 0.05, 0.05], [0.1, 0.5, 0.4]).estimate  # (9 + 0.125) / (9 + 0.1 + 0.125)
+    0.989159891598916
+    """
+    reward, weight = _log(rewards, target_probability, logging_probability)
+    total = weight.sum()
+    if total <= 0:
+        raise InvalidInputError(
+            "every importance weight is 0: the new policy never takes an action the log holds, so SNIPS "
+            "is 0/0. The log says nothing about this policy; log with more exploration."
+        )
+    estimate = float((weight * reward).sum() / total)
+    n = reward.size
+    se = math.sqrt(n / (n - 1) * float((weight**2 * (reward - estimate) ** 2).sum())) / total
+    return _result(estimate, se, weight, n, confidence, "SNIPS")
+
+
+def clipped_ips(
+    rewards, target_probability, logging_probability, *, clip: float, confidence: float = 0.95
+) -> OffPolicyEstimate:
+    """IPS with every weight capped: ``(1/n) sum_i min(w_i, clip) r_i``.
+
+    Capping the weights at ``clip`` (often written M) bounds each event's contribution, which
+    bounds the variance. The price is a bias of ``-E[(w - clip)_+ r]`` under the logging policy:
+    for rewards >= 0 (clicks, ratings) clipping can only lower each term, so the estimator
+    **underestimates** in expectation, and more so the smaller ``clip`` is and the more the new
+    policy favours actions the logging policy rarely took. ``clip=inf`` is plain :func:`ips`.
+    The standard error and interval describe the clipped estimator's own spread: they do not
+    account for its bias, so they can miss the true value however large the log.
+
+    Parameters
+    ----------
+    rewards : array-like of float
+        The reward that followed each logged event.
+    target_probability : array-like of float
+        The new policy's probability of the action each event logged, in [0, 1].
+    logging_probability : array-like of float
+        The logging policy's probability of that action, in (0, 1].
+    clip : float
+        The cap M on each weight, > 0.
+    confidence : float
+        Level of the normal interval.
+
+    Returns
+    -------
+    OffPolicyEstimate
+        The estimate, its standard error, the interval and the diagnostics of the clipped weights.
+
+    Examples
+    --------
+    >>> clipped_ips([1, 0, 1], [0.9, 0.05, 0.05], [0.1, 0.5, 0.4], clip=5).estimate  # (5 + 0.125) / 3
+    1.7083333333333333
+    """
+    clip = check_number(clip, "clip (the largest weight allowed, e.g. 10)", 0, low_open=True)
+    reward, weight = _log(rewards, target_probability, logging_probability)
+    clipped = np.minimum(weight, clip)
+    estimate, se = _mean_with_se(clipped * reward)
+    return _result(estimate, se, clipped, reward.size, confidence, f"clipped IPS (M = {clip:g})")
+
+
+# ------------------------------------------------------------------ ranked lists
+def position_propensities(k: int, eta: float = 1.0) -> list[float]:
+    """Examination probabilities of ranks 1..k under the position-based model: ``(1/r) ** eta``.
+
+    ``eta = 0`` means every rank is read; ``eta = 1`` (Joachims, Swaminathan and Schnabel, WSDM
+    2017, found values near 1 on a search log) means rank 2 is read half as often as rank 1.
+
+    Parameters
+    ----------
+    k : int
+        Number of ranks, >= 1.
+    eta : float
+        Severity of the position bias, >= 0.
+
+    Returns
+    -------
+    list of float
+        ``k`` probabilities, the first 1.0.
+
+    Examples
+    --------
+    >>> position_propensities(4, eta=1.0)
+    [1.0, 0.5, 0.3333333333333333, 0.25]
+    """
+    k = check_int(k, "k")
+    eta = check_number(eta, "eta (the position-bias exponent, e.g. 1.0)", 0, 10)
+    return [float(r**-eta) for r in range(1, k + 1)]
+
+
+def _rank_weights(discount, max_rank: int) -> np.ndarray:
+    """lambda(rank) for ranks 0..max_rank, with lambda(0) = 0 (the new ranking does not show the item)."""
+    ranks = np.arange(max_rank + 1, dtype=np.float64)
+    if isinstance(discount, str):
+        if discount == "dcg":
+            return np.concatenate([[0.0], 1.0 / np.log2(ranks[1:] + 1)])
+        if discount == "rank":
+            return ranks
+        raise InvalidInputError(
+            f"discount must be 'dcg', 'rank' or a sequence of per-rank weights; got {discount!r}."
+        )
+    weights = _vector(discount, "discount")
+    if weights.size < max_rank:
+        raise InvalidInputError(
+            f"discount gives weights for ranks 1..{weights.size}, but new_ranks reaches rank {max_rank}; "
+            "give one weight per rank the new ranking uses."
+        )
+    return np.concatenate([[0.0], weights[:max_rank]])
+
+
+def _examination(k: int, eta, propensities) -> np.ndarray:
+    if propensities is None:
+        return np.asarray(position_propensities(k, 1.0 if eta is None else eta))
+    if eta is not None:
+        raise InvalidInputError("give eta or propensities, not both.")
+    given = _vector(propensities, "propensities")
+    if given.size < k:
+        raise InvalidInputError(f"propensities needs one probability per logged rank, {k}; got {given.size}.")
+    bad = (given[:k] <= 0) | (given[:k] > 1)
+    if bad.any():
+        rank = int(np.flatnonzero(bad)[0]) + 1
+        raise InvalidInputError(
+            f"propensities must lie in (0, 1]; rank {rank} has {float(given[rank - 1])!r}. A rank nobody "
+            "examines (0) gives its clicks no unbiased weight: cut the lists before it."
+        )
+    return given[:k]
+
+
+def _session_matrices(clicks, new_ranks) -> tuple[np.ndarray, np.ndarray]:
+    click = np.asarray(clicks)
+    rank = np.asarray(new_ranks)
+    if click.ndim != 2 or click.shape != rank.shape:
+        raise InvalidInputError(
+            "clicks and new_ranks must be (sessions x k) matrices of the same shape, column r - 1 for the "
+            f"item shown at logged rank r; got shapes {click.shape} and {rank.shape}."
+        )
+    if click.shape[0] < 1:
+        raise InvalidInputError("the log holds no session.")
+    if not np.isin(click, (0, 1)).all():
+        raise InvalidInputError("clicks must be 0 or 1 (one click at most per shown item).")
+    if not np.issubdtype(rank.dtype, np.integer) or (rank < 0).any():
+        raise InvalidInputError(
+            "new_ranks must be ints >= 0: the 1-based rank the new ranking gives each logged item, "
+            "0 where it does not show the item."
+        )
+    ordered = np.sort(rank, axis=1)
+    if ((np.diff(ordered, axis=1) == 0) & (ordered[:, 1:] > 0)).any():
+        session = int(np.flatnonzero(((np.diff(ordered, axis=1) == 0) & (ordered[:, 1:] > 0)).any(axis=1))[0])
+        raise InvalidInputError(f"new_ranks gives one rank to two items in session {session} (0-based).")
+    return click.astype(np.float64), rank.astype(np.int64)
+
+
+def pbm_ips(
+    clicks,
+    new_ranks,
+    *,
+    eta: float | None = None,
+    propensities: Sequence[float] | None = None,
+    discount: str | Sequence[float] = "dcg",
+    confidence: float = 0.95,
+) -> OffPolicyEstimate:
+    """A new ranking's metric estimated from logged clicks under the position-based model.
+
+    The position-based model: an item shown at rank r is examined with probability ``p_r`` and,
+    once examined, clicked with probability ``a`` (its relevance to this user). A click at rank r
+    is then evidence of relevance seen through ``p_r``; dividing it by ``p_r`` undoes the position
+    bias (Joachims, Swaminathan and Schnabel, WSDM 2017). For each session the estimate is
+
+        ``sum over clicked items i of lambda(new_rank_i) / p_(logged_rank_i)``
+
+    and the result is its mean over sessions, an unbiased estimate of the mean of
+    ``sum_i a_i lambda(new_rank_i)``: the new ranking's DCG with ``a`` as graded relevance
+    (``discount="dcg"``), its sum of the ranks of relevant items (``"rank"``, lower is better, the
+    paper's metric), or, with ``discount=position_propensities(k, eta)``, the clicks it would get
+    under the same model. Three conditions make it unbiased: clicks follow the model, the
+    propensities are right, and the new ranking reorders the logged items (an item the log never
+    showed has no click to weigh, so it counts 0). ``eta=0`` (every propensity 1) is the naive
+    estimator that reads clicks as relevance labels; it favours rankings that agree with the
+    logging ranking. The standard error is the sample standard deviation of the per-session
+    estimates over the square root of the number of sessions.
+
+    Parameters
+    ----------
+    clicks : array-like, (sessions x k)
+        ``clicks[s, r - 1]`` is 1 if the item the log showed at rank r in session s was clicked.
+    new_ranks : array-like of int, (sessions x k)
+        The 1-based rank the new ranking gives that same item, 0 where it does not show it.
+    eta : float, optional
+        Propensities ``(1/r) ** eta`` (:func:`position_propensities`); 1.0 when neither ``eta`` nor
+        ``propensities`` is given.
+    propensities : sequence of float, optional
+        The examination probability of each logged rank, in (0, 1], instead of ``eta``.
+    discount : {"dcg", "rank"} or sequence of float
+        lambda(rank): ``1 / log2(1 + rank)``, the rank itself, or one weight per new rank.
+    confidence : float
+        Level of the normal interval.
+
+    Returns
+    -------
+    OffPolicyEstimate
+        The estimate (mean over sessions), its standard error and interval; ``n`` is the number of
+        sessions and the weights are the clicks' inverse propensities.
+
+    Examples
+    --------
+    Session 1 has clicks at logged ranks 1 and 3, which the new ranking swaps; session 2, none:
+
+    >>> est = pbm_ips([[1, 0, 1], [0, 0, 0]], [[3, 2, 1], [1, 2, 3]], eta=1.0, discount="rank")
+    >>> est.estimate  # session 1: 3 / 1 + 1 / (1/3) = 6; session 2: 0; mean 3
+    3.0
+    """
+    per_session, weights, name = _pbm_terms(clicks, new_ranks, eta, propensities, discount)
+    if per_session.size < 2:
+        raise InvalidInputError(
+            f"the log needs at least 2 sessions to estimate a standard error; got {per_session.size}."
+        )
+    estimate, se = _mean_with_se(per_session)
+    return _result(estimate, se, weights, per_session.size, confidence, name)
+
+
+def pbm_ips_per_session(
+    clicks,
+    new_ranks,
+    *,
+    eta: float | None = None,
+    propensities: Sequence[float] | None = None,
+    discount: str | Sequence[float] = "dcg",
+) -> list[float]:
+    """Each session's term of :func:`pbm_ips`, for a paired comparison of two new rankings on one log.
+
+    Session s contributes ``sum over its clicked items i of lambda(new_rank_i) / p_(logged_rank_i)``;
+    :func:`pbm_ips` is their mean. Two rankings scored on the same sessions give paired values, which
+    :func:`topkeval.stats.verdict` compares.
+
+    Parameters
+    ----------
+    clicks : array-like, (sessions x k)
+        ``clicks[s, r - 1]`` is 1 if the item the log showed at rank r in session s was clicked.
+    new_ranks : array-like of int, (sessions x k)
+        The 1-based rank the new ranking gives that same item, 0 where it does not show it.
+    eta : float, optional
+        Propensities ``(1/r) ** eta``; 1.0 when neither ``eta`` nor ``propensities`` is given.
+    propensities : sequence of float, optional
+        The examination probability of each logged rank, in (0, 1], instead of ``eta``.
+    discount : {"dcg", "rank"} or sequence of float
+        lambda(rank), as in :func:`pbm_ips`.
+
+    Returns
+    -------
+    list of float
+        One value per session.
+
+    Examples
+    --------
+    >>> pbm_ips_per_session([[1, 0, 1], [0, 0, 0]], [[3, 2, 1], [1, 2, 3]], eta=1.0, discount="rank")
+    [6.0, 0.0]
+    """
+    per_session, _, _ = _pbm_terms(clicks, new_ranks, eta, propensities, discount)
+    return [float(value) for value in per_session]
+
+
+def _pbm_terms(clicks, new_ranks, eta, propensities, discount) -> tuple[np.ndarray, np.ndarray, str]:
+    """(per-session values, the clicks' inverse propensities, the estimator's name)."""
+    click, rank = _session_matrices(clicks, new_ranks)
+    exam = _examination(click.shape[1], eta, propensities)
+    lam = _rank_weights(discount, int(rank.max()))
+    per_session = (click * lam[rank] / exam[None, :]).sum(axis=1)
+    weights = (click / exam[None, :])[click > 0]
+    name = "naive clicks (no propensity)" if np.all(exam == 1.0) else "PBM-IPS"
+    return per_session, weights, name
