@@ -580,7 +580,7 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "all users",
         "the catalogue",
         value_range="[0, 1 - 1/n] (denominator 'n'), [0, 1] ('n_minus_1')",
-        rewards="(lower is better) spreading exposure evenly",
+        rewards="(lower is better) spreading the slots evenly (slot 1 and slot k count alike)",
         options=("gini_denominator",),
     ),
     "exposure_gini": BeyondMetric(
