@@ -470,3 +470,39 @@ def test_exposure_weights_are_the_dcg_discount_and_rbp_patience():
     assert item_exposure(lists, range(10), 10, weighting="rbp", p=0.5).tolist() == pytest.approx(
         [0.5**r for r in range(10)]
     )
+
+
+@pytest.mark.parametrize("weighting", ["log2", "rbp", "uniform"])
+def test_exposure_batch_equals_the_per_list_version(weighting):
+    from topkeval.beyond import exposure_batch, exposure_gini_batch
+
+    rng = np.random.default_rng(13)
+    for _ in range(20):
+        n_users, n_items, width = int(rng.integers(1, 12)), int(rng.integers(3, 15)), int(rng.integers(1, 7))
+        top = (
+            np.array([rng.permutation(n_items)[:width] for _ in range(n_users)]) if width <= n_items else None
+        )
+        if top is None:
+            continue
+        top[rng.random(top.shape) < 0.2] = -1  # empty slots
+        k = int(rng.integers(1, width + 2))
+        lists = [[int(i) for i in row[:k] if i >= 0] for row in top]
+        got = exposure_batch(top, n_items, k=k, weighting=weighting, p=0.6)  # k may exceed K
+        # an empty slot still holds its rank (a later item keeps its position), as in the loops below
+        want = np.zeros(n_items)
+        for row in top:
+            for rank, item in enumerate(row[:k], 1):
+                if item >= 0:
+                    want[item] += WEIGHT[weighting](rank, 0.6)
+        assert got.tolist() == pytest.approx(want.tolist())
+        if not (top[:, :k] < 0).any():
+            assert got.tolist() == pytest.approx(
+                item_exposure(lists, range(n_items), k, weighting=weighting, p=0.6).tolist()
+            )
+        if want.sum() > 0:
+            gini = exposure_gini_batch(top, n_items, k=k, weighting=weighting, p=0.6)
+            assert gini == pytest.approx(gini_oracle(want.tolist())) and type(gini) is float
+    with pytest.raises(ValueError, match="below n_items"):
+        exposure_batch(np.array([[3]]), 2)
+    with pytest.raises(ValueError, match="weighting must be one of"):
+        exposure_batch(np.array([[0]]), 2, weighting="dcg")

@@ -72,6 +72,8 @@ __all__ = [
     "evaluate_beyond",
     "coverage_batch",
     "gini_batch",
+    "exposure_batch",
+    "exposure_gini_batch",
     "BEYOND_METRICS",
 ]
 
@@ -1041,6 +1043,100 @@ def gini_batch(
     top, _ = cut(top_matrix(top_items), k)
     n = _n_items(top, n_items)
     return _gini(np.bincount(top[top >= 0], minlength=n), denominator)
+
+
+@document("exposure_weighting")
+def exposure_batch(
+    top_items: Any,
+    n_items: int,
+    *,
+    k: int | None = None,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+) -> np.ndarray:
+    """Each item's exposure (as :func:`item_exposure`) from an integer (users x K) matrix.
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1); items never shown get 0.
+    k : int, optional
+        Cutoff; default K.
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model: see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (n_items,): the summed position weights of each item's slots.
+
+    Notes
+    -----
+    %(exposure_weighting)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topkeval.beyond import exposure_batch
+    >>> exposure_batch(np.array([[0, 1], [0, 2]]), n_items=4).round(4).tolist()
+    [2.0, 0.6309, 0.6309, 0.0]
+    """
+    top, k = cut(top_matrix(top_items), k)
+    n = _n_items(top, n_items)
+    slot = np.broadcast_to(_position_weights(k, weighting, p, _EXPOSURE.values)[: top.shape[1]], top.shape)
+    shown = top >= 0
+    return np.bincount(top[shown], weights=slot[shown], minlength=n).astype(np.float64)
+
+
+@document("gini_denominator")
+def exposure_gini_batch(
+    top_items: Any,
+    n_items: int,
+    *,
+    k: int | None = None,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+    denominator: str = _GINI.default,
+) -> float:
+    """Gini index of the items' exposure (:func:`exposure_batch`), as :func:`exposure_gini` for a matrix.
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1); items never shown count 0.
+    k : int, optional
+        Cutoff; default K.
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model, as in :func:`exposure_batch`.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+    denominator : {"n", "n_minus_1"}
+        Which published Gini: see Notes.
+
+    Returns
+    -------
+    float
+        In [0, 1 - 1/n] with ``denominator="n"``, in [0, 1] with ``"n_minus_1"``.
+
+    Notes
+    -----
+    %(gini_denominator)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topkeval.beyond import exposure_gini_batch, gini_batch
+    >>> top = np.array([[0, 1], [0, 1]])  # item 0 always first, item 1 always second
+    >>> gini_batch(top, n_items=2), round(exposure_gini_batch(top, n_items=2), 4)
+    (0.0, 0.1131)
+    """
+    return _gini(exposure_batch(top_items, n_items, k=k, weighting=weighting, p=p), denominator)
 
 
 def _row_mean(values: np.ndarray, present: np.ndarray) -> np.ndarray:
