@@ -471,7 +471,7 @@ _POSITION_WEIGHTS = (
     ),
     Choice(
         "uniform",
-        "w(r) = 1: every slot of the top k alike, so exposure is the recommendation count",
+        "w(r) = 1: every slot of the top k alike (exposure is then the recommendation count)",
         also="count-based coverage and Gini; Steck's calibration (RecSys 2018) with equal weights",
     ),
 )

@@ -1,4 +1,4 @@
-"""Beyond accuracy: coverage, novelty, diversity and popularity bias of top-k lists.
+"""Beyond accuracy: coverage, novelty, diversity, popularity bias, exposure and calibration of top-k lists.
 
 Accuracy metrics ask "did the list hold what the user liked?". These ask what
 the lists are like, whatever the user liked:
