@@ -1,4 +1,4 @@
-"""Exercises of ``notebooks/11-beyond-accuracy.ipynb``: novelty, Gini, and two choice questions."""
+"""Exercises of ``notebooks/11-beyond-accuracy.ipynb``: novelty, Gini, exposure and three choice questions."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import math
 
 from helpers.checking.questions import FunctionQuestion, Mistake
 from helpers.course.choice import choice
-from topkeval.beyond import gini_of_counts, novelty_at_k
+from topkeval.beyond import gini_of_counts, item_exposure, novelty_at_k
 
-__all__ = ["q1", "q2", "q3", "q4", "novelty", "gini"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "novelty", "gini", "exposure"]
 
 _POP = {"a": 0.5, "b": 0.25, "c": 0.125, "d": 1.0, "e": 0.01, "f": 0.3}
 _NOVELTY_CASES = [
@@ -158,5 +158,101 @@ q4 = choice(
     [
         "Compare ItemKNN(100) and ItemKNN(400) on ARP and novelty, not only on NDCG and coverage.",
         "Which items are similar to many other items?",
+    ],
+)
+
+
+_LISTS = [["a", "b", "c"], ["b", "a", "c"], ["a", "c", "d"]]
+_EXPOSURE_CASES = [
+    (_LISTS, "a", 3),
+    (_LISTS, "c", 3),
+    (_LISTS, "c", 2),  # the cutoff matters: c's slot-3 appearances drop out
+    (_LISTS, "e", 3),  # never recommended
+    ([["x", "y"], ["y", "x"], ["z", "y", "x", "w"]], "x", 4),
+    ([[f"i{j}" for j in range(10)]] * 4, "i9", 10),  # always in slot 10
+    ([["p", "q"]], "q", 5),  # a list shorter than k
+]
+
+
+def exposure(rankings, item, k):
+    """Position-weighted exposure of one item: sum over lists of 1/log2(rank + 1) where it is in the top k."""
+    total = 0.0
+    for ranking in rankings:
+        for rank, shown in enumerate(ranking[:k], start=1):
+            if shown == item:
+                total += 1 / math.log2(rank + 1)
+    return total
+
+
+def _exposure_reference(rankings, item, k):
+    catalog = {shown for ranking in rankings for shown in ranking} | {item}
+    return float(item_exposure(rankings, sorted(catalog), k)[item])
+
+
+q5 = FunctionQuestion(
+    id="11.q5",
+    title="Position-weighted exposure of one item",
+    function_name="exposure",
+    reference=_exposure_reference,
+    cases=_EXPOSURE_CASES,
+    hints=[
+        "Loop over the lists; in each, find the item's 1-based rank within ranking[:k].",
+        "A slot at rank r gets 1 / log2(r + 1): rank 1 gets 1, rank 3 gets 0.5. Sum over the lists, "
+        "and return 0.0 for an item no list shows.",
+    ],
+    solution_code=exposure,
+    mistakes=[
+        Mistake(
+            "counts the slots",
+            "That is the recommendation count the Gini index uses; exposure weighs each slot by "
+            "1/log2(rank + 1), so slot 1 counts more than slot 10.",
+            lambda rankings, item, k: float(sum(item in ranking[:k] for ranking in rankings)),
+        ),
+        Mistake(
+            "1/rank instead of 1/log2(rank + 1)",
+            "1/rank is the reciprocal-rank weight; exposure here uses the DCG discount 1/log2(rank + 1).",
+            lambda rankings, item, k: sum(
+                1 / r for ranking in rankings for r, x in enumerate(ranking[:k], 1) if x == item
+            ),
+        ),
+        Mistake(
+            "ignores the cutoff k",
+            "Only the top k is shown: an item at rank k + 1 or lower gets no exposure.",
+            lambda rankings, item, k: sum(
+                1 / math.log2(r + 1) for ranking in rankings for r, x in enumerate(ranking, 1) if x == item
+            ),
+        ),
+        Mistake(
+            "mean over lists",
+            "Exposure is summed over the users' lists: an item shown to more users gets more attention.",
+            lambda rankings, item, k: exposure(rankings, item, k) / len(rankings),
+        ),
+    ],
+)
+
+q6 = choice(
+    "11.q6",
+    "Calibration: which top-10 list has the lowest C_KL@10 for a 70 % drama, 30 % comedy history?",
+    "the list with the lowest C_KL@10",
+    {
+        "a": (
+            "Ten dramas: drama is what the user likes most.",
+            "That list drops the user's comedies: q = (1, 0) against p = (0.7, 0.3) gives "
+            "C_KL = 1.13 nats, the example of section 7.",
+        ),
+        "b": (
+            "Seven dramas and three comedies.",
+            "Yes: q equals p, so the smoothed q~ equals p too and the divergence is 0.",
+            True,
+        ),
+        "c": (
+            "Five dramas and five comedies: a balanced list is the most diverse.",
+            "Diverse, but not calibrated: q = (0.5, 0.5) against p = (0.7, 0.3) is about 0.08 nats; "
+            "calibration asks for the user's own mix, not an even one.",
+        ),
+    },
+    [
+        "Calibration compares the list's genre mix q(g|u) with the history's p(g|u).",
+        "KL(p || q~) is 0 exactly when the two mixes are equal.",
     ],
 )

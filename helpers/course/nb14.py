@@ -116,6 +116,19 @@ DECISION_GUIDE = pd.DataFrame(
             "accuracy alone rewards popular items",
         ),
         (
+            "Do items or providers get attention in proportion to what users want from them?",
+            "exposure per group against a stated target (exposure disparity@k, e.g. vs merit), "
+            "exposure Gini@k",
+            "slot 1 is seen more than slot 10, and a count-based Gini treats them alike; state the browsing "
+            "model, the groups and the target (Singh and Joachims, KDD 2018; notebook 11)",
+        ),
+        (
+            "Does each list keep the user's own mix of tastes (genres), not only their main one?",
+            "C_KL@k, calibration (Steck, RecSys 2018), compared per user with a paired verdict",
+            "an accurate list can crowd out a user's minor interests; the smoothing alpha (0.01) keeps "
+            "the KL finite (notebook 11)",
+        ),
+        (
             "Is the difference between two systems real, with this many test users?",
             "a paired verdict: difference, interval, p (Holm over every comparison scanned), and the "
             "minimum detectable effect",

@@ -27,6 +27,7 @@ from topkeval.datasets import (
 
 __all__ = [
     "synthetic_interactions",
+    "synthetic_item_genres",
     "load_movielens_100k",
     "load_movielens_latest",
     "MOVIELENS",
@@ -39,6 +40,13 @@ __all__ = [
 #: Start of the synthetic log: 2025-01-01 00:00:00 UTC, in Unix seconds.
 SYNTHETIC_START = 1_735_689_600
 _DAY = 86_400
+
+
+def _item_draws(rng: np.random.Generator, n_items: int, n_factors: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first draws of :func:`synthetic_interactions`: each item's popularity rank and taste vector."""
+    popularity_rank = rng.permutation(n_items) + 1
+    item_taste = rng.normal(size=(n_items, n_factors))
+    return popularity_rank, item_taste
 
 
 def synthetic_interactions(
@@ -125,9 +133,8 @@ def synthetic_interactions(
     rng = np.random.default_rng(seed)
 
     # items: shuffled Zipf popularity and taste vectors
-    popularity_rank = rng.permutation(n_items) + 1
+    popularity_rank, item_taste = _item_draws(rng, n_items, n_factors)
     log_pop = -popularity_exponent * np.log(popularity_rank)
-    item_taste = rng.normal(size=(n_items, n_factors))
     user_taste = rng.normal(size=(n_users, n_factors)) / math.sqrt(n_factors)
 
     # how many items each user picks
@@ -156,3 +163,53 @@ def synthetic_interactions(
     shifted = pd.Series(frame["timestamp"].to_numpy() - position).groupby(frame["user"]).cummax()
     frame["timestamp"] = shifted.to_numpy() + position
     return frame.sort_values(["timestamp", "user"], kind="stable").reset_index(drop=True)
+
+
+def synthetic_item_genres(
+    n_items: int = 500, *, n_factors: int = 8, threshold: float = 1.0, seed: int = 0
+) -> pd.Series:
+    """Genres for the items of :func:`synthetic_interactions`: the taste dimensions each item is strong on.
+
+    The generator gives every item a hidden taste vector ``v_i`` (one value
+    per factor) and users pick items whose taste matches theirs. Reading the
+    factors as genres, item ``i`` belongs to genre ``"g<d>"`` for every
+    factor ``d`` with ``v_i[d] > threshold``, and to its largest factor alone
+    when none passes; so genres are what users' choices were really made of,
+    and a user's history has a genre mix. Call it with the ``n_items``,
+    ``n_factors`` and ``seed`` of the log.
+
+    Parameters
+    ----------
+    n_items : int
+        As given to :func:`synthetic_interactions`.
+    n_factors : int
+        As given to :func:`synthetic_interactions`; the number of genres.
+    threshold : float
+        A factor above this value is one of the item's genres (factors are
+        standard normal, so 1.0 gives 16 % of items each genre).
+    seed : int
+        As given to :func:`synthetic_interactions`.
+
+    Returns
+    -------
+    pandas.Series
+        Index: item ids ``0 .. n_items-1``; values: tuples of genre names,
+        one or more per item, e.g. ``("g2", "g5")``.
+
+    Examples
+    --------
+    >>> from helpers.experiments.data import synthetic_item_genres
+    >>> genres = synthetic_item_genres(n_items=40, seed=1)
+    >>> len(genres), int(genres.map(len).min())
+    (40, 1)
+    >>> sorted({g for item in genres for g in item})
+    ['g0', 'g1', 'g2', 'g3', 'g4', 'g5', 'g6', 'g7']
+    """
+    n_items = check_int(n_items, "n_items")
+    n_factors = check_int(n_factors, "n_factors")
+    threshold = check_number(threshold, "threshold", -math.inf)
+    _, taste = _item_draws(np.random.default_rng(seed), n_items, n_factors)
+    strong = taste > threshold
+    strong[np.arange(n_items), taste.argmax(axis=1)] = True  # at least the largest factor
+    genres = [tuple(f"g{d}" for d in np.flatnonzero(row)) for row in strong]
+    return pd.Series(genres, index=pd.RangeIndex(n_items, name="item"), name="genres")

@@ -811,6 +811,21 @@ def _ips(weight="t / lp", mean="n", cap=None, clip_estimate=False):
     return wrong
 
 
+def _exposure(stop="ranking[:k]", weight=lambda r: 1 / math.log2(r + 1), reduce="sum"):
+    """Wrong exposure of one item (notebook 11): a slice, a slot weight or a total changed."""
+
+    def wrong(rankings, item, k):
+        values = [
+            weight(r)
+            for ranking in rankings
+            for r, x in enumerate(ranking[: max(STOPS[stop](ranking, k), 0)], 1)
+            if x == item
+        ]
+        return sum(values) / {"sum": 1, "lists": len(rankings), "k": k}[reduce]
+
+    return wrong
+
+
 CATALOGUE.update(
     {
         "11.q1": [
@@ -831,6 +846,24 @@ CATALOGUE.update(
             Wrong("sorted largest first", _gini(order="descending")),
             Wrong("divides by n only", _gini(scale="n")),
             Wrong("divides by (n - 1) * sum", _gini(scale="(n - 1) * sum")),
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
+        "11.q5": [
+            Wrong("counts the slots", _exposure(weight=lambda r: 1.0), "counts the slots"),
+            Wrong(
+                "1/rank instead of 1/log2(rank + 1)",
+                _exposure(weight=lambda r: 1 / r),
+                "1/rank instead of 1/log2(rank + 1)",
+            ),
+            Wrong("ignores the cutoff k", _exposure(stop="whole list (ignores k)"), "ignores the cutoff k"),
+            Wrong("mean over lists", _exposure(reduce="lists"), "mean over lists"),
+            Wrong("ranking[:k - 1]", _exposure(stop="ranking[:k - 1]")),
+            Wrong("ranking[:k + 1]", _exposure(stop="ranking[:k + 1]")),
+            Wrong("0-based rank: 1/log2(rank + 2)", _exposure(weight=lambda r: 1 / math.log2(r + 2))),
+            Wrong("natural log", _exposure(weight=lambda r: 1 / math.log(r + 1))),
+            Wrong("clipped log2: 1/log2(max(rank, 2))", _exposure(weight=lambda r: 1 / math.log2(max(r, 2)))),
+            Wrong("RBP weights p^(rank - 1), p = 0.8", _exposure(weight=lambda r: 0.8 ** (r - 1))),
+            Wrong("divides by k", _exposure(reduce="k")),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
         "12.q2": [
@@ -956,6 +989,15 @@ RIGHT.update(
             (
                 "mean absolute difference",
                 lambda c: float(np.abs(np.subtract.outer(c, c)).sum() / (2 * len(c) ** 2 * np.mean(c))),
+            ),
+        ],
+        "11.q5": [
+            ("numpy float", _np_float(nb11.exposure)),
+            (
+                "numpy over the ranks",
+                lambda rankings, item, k: np.sum(
+                    [1 / np.log2(list(r[:k]).index(item) + 2) for r in rankings if item in r[:k]]
+                ),
             ),
         ],
         "12.q2": [

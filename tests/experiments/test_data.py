@@ -13,6 +13,7 @@ from helpers.experiments.data import (
     load_movielens_100k,
     load_movielens_latest,
     synthetic_interactions,
+    synthetic_item_genres,
 )
 
 FIXTURES = Path(__file__).resolve().parent / "data"
@@ -168,3 +169,34 @@ def test_loaded_data_runs_through_a_split():
     last = ratings.sort_values("timestamp").groupby("user").tail(1).sort_index()
     assert test.equals(last.loc[test.index])
     assert isinstance(train, pd.DataFrame)
+
+
+# ------------------------------------------------------------------ genres of the synthetic items
+def _top_genre_share(log, genres):
+    """Mean over users of the share of their items that carry their most frequent genre."""
+    shares = []
+    for _, items in log.groupby("user")["item"]:
+        counts = pd.Series([g for item in items for g in genres[item]]).value_counts()
+        shares.append(counts.iloc[0] / len(items))
+    return float(np.mean(shares))
+
+
+def test_item_genres_are_what_the_users_chose_by():
+    log = synthetic_interactions(n_users=200, n_items=300, taste_strength=3.0, seed=9)
+    genres = synthetic_item_genres(n_items=300, seed=9)
+    assert list(genres.index) == list(range(300)) and genres.map(len).min() >= 1
+    assert {g for item in genres for g in item} == {f"g{d}" for d in range(8)}
+    # histories concentrate on the genres of the log's own seed, not on another seed's or shuffled genres
+    own = _top_genre_share(log, genres)
+    other = _top_genre_share(log, synthetic_item_genres(n_items=300, seed=10))
+    shuffled = pd.Series(genres.sample(frac=1, random_state=0).to_numpy(), index=genres.index)
+    assert own > other + 0.05 and own > _top_genre_share(log, shuffled) + 0.05
+
+
+def test_item_genres_threshold_and_bad_input():
+    few = synthetic_item_genres(n_items=100, threshold=10.0, seed=1)
+    assert few.map(len).eq(1).all()  # only the largest factor
+    many = synthetic_item_genres(n_items=100, threshold=-10.0, n_factors=3, seed=1)
+    assert many.map(len).eq(3).all()
+    with pytest.raises(ValueError, match="n_items"):
+        synthetic_item_genres(n_items=0)

@@ -20,7 +20,7 @@ Submodules:
 - :mod:`topkeval.trec`: TREC run and qrels files, and trec_eval's numbers for
   them (also on the command line: ``topkeval QRELS RUN`` or
   ``python -m topkeval QRELS RUN``).
-- :mod:`topkeval.beyond`: coverage, novelty, diversity and concentration.
+- :mod:`topkeval.beyond`: coverage, novelty, diversity, concentration, exposure and calibration.
 - :mod:`topkeval.stats`: bootstrap intervals, paired tests, verdicts and power over per-user scores.
 - :mod:`topkeval.offpolicy`: a new policy's or ranking's value estimated from another one's log
   (IPS, self-normalised and clipped IPS, and the position-based model's estimator for rankings).

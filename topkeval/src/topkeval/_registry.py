@@ -456,6 +456,26 @@ class BeyondMetric:
     options: tuple[str, ...] = ()  # keys of BEYOND_OPTIONS
 
 
+#: How much attention a slot of a top-k list gets: the user-browsing models of exposure and calibration.
+_POSITION_WEIGHTS = (
+    Choice(
+        "log2",
+        "w(r) = 1 / log2(r + 1): the DCG discount, rank 1 weighs 1, rank 10 about 0.29",
+        also="Singh and Joachims, Fairness of Exposure in Rankings (KDD 2018); the discount of NDCG",
+    ),
+    Choice(
+        "rbp",
+        "w(r) = p^(r - 1): the chance that a reader who goes on with probability p reaches rank r",
+        also="Moffat and Zobel's rank-biased precision (TOIS 2008); Diaz et al., expected exposure "
+        "(CIKM 2020)",
+    ),
+    Choice(
+        "uniform",
+        "w(r) = 1: every slot of the top k alike (exposure is then the recommendation count)",
+        also="count-based coverage and Gini; Steck's calibration (RecSys 2018) with equal weights",
+    ),
+)
+
 #: Options of the beyond-accuracy metrics, keyed ``<metric>_<keyword>``; ``Option.name`` is the keyword.
 BEYOND_OPTIONS: dict[str, Option] = {
     "gini_denominator": Option(
@@ -482,6 +502,25 @@ BEYOND_OPTIONS: dict[str, Option] = {
             "two differ by the factor n/(n - 1), about 0.1 % for a catalogue of 1,000 items, so the "
             "literature gives no reason to move the default; Shani and Gunawardana's n - 1 rescales the "
             "maximum to 1."
+        ),
+    ),
+    "exposure_weighting": Option(
+        name="weighting",
+        default="log2",
+        choices=_POSITION_WEIGHTS,
+        why_default=(
+            "log2 is the position bias Singh and Joachims use for exposure and the discount NDCG already "
+            "assumes, so exposure and accuracy are read under one model of attention; rbp suits feeds "
+            "read top-down with a known patience p; uniform reproduces the count-based Gini."
+        ),
+    ),
+    "calibration_weighting": Option(
+        name="weighting",
+        default="uniform",
+        choices=_POSITION_WEIGHTS,
+        why_default=(
+            "uniform is Steck's q(g|u): each recommended item counts once, as the history's items do; "
+            "log2 or rbp make the genres of the first slots count more, for lists read top-down."
         ),
     ),
 }
@@ -541,8 +580,44 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "all users",
         "the catalogue",
         value_range="[0, 1 - 1/n] (denominator 'n'), [0, 1] ('n_minus_1')",
-        rewards="(lower is better) spreading exposure evenly",
+        rewards="(lower is better) spreading the slots evenly (slot 1 and slot k count alike)",
         options=("gini_denominator",),
+    ),
+    "exposure_gini": BeyondMetric(
+        "exposure_gini",
+        "exposure_gini",
+        "ExpGini@k",
+        "exposure Gini@k",
+        "Gini index of each catalogue item's exposure, the sum over users of w(rank) for the slots it takes",
+        "all users",
+        "the catalogue",
+        value_range="[0, 1 - 1/n] (denominator 'n'), [0, 1] ('n_minus_1')",
+        rewards="(lower is better) spreading attention evenly, where slot 1 weighs more than slot k",
+        options=("exposure_weighting", "gini_denominator"),
+    ),
+    "exposure_disparity": BeyondMetric(
+        "exposure_disparity",
+        "exposure_disparity",
+        "ExpDisp@k",
+        "exposure disparity@k",
+        "1/2 sum over groups of |exposure share - target share|; target: catalogue share or merit share",
+        "all users",
+        "an item -> group mapping (and, for merit, each item's merit)",
+        value_range="[0, 1]",
+        rewards="(lower is better) exposure proportional to the target (Singh and Joachims' merit)",
+        options=("exposure_weighting",),
+    ),
+    "calibration": BeyondMetric(
+        "calibration",
+        "calibration_kl_at_k",
+        "C_KL@k",
+        "C_KL@k",
+        "KL(p || (1 - alpha) q + alpha p), p: genre mix of the user's history, q: of the top k",
+        "per user",
+        "item genres and each user's history",
+        value_range="[0, ln(1/alpha)] nats (ln 100 = 4.61 at alpha = 0.01)",
+        rewards="(lower is better) lists whose genre mix matches the user's history",
+        options=("calibration_weighting",),
     ),
 }
 

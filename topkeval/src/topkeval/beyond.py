@@ -1,4 +1,4 @@
-"""Beyond accuracy: coverage, novelty, diversity and popularity bias of top-k lists.
+"""Beyond accuracy: coverage, novelty, diversity, popularity bias, exposure and calibration of top-k lists.
 
 Accuracy metrics ask "did the list hold what the user liked?". These ask what
 the lists are like, whatever the user liked:
@@ -15,7 +15,13 @@ the lists are like, whatever the user liked:
 * **popularity bias**: the average recommendation popularity (ARP, the mean
   popularity share of the recommended items) and the **Gini index** of how
   often each catalogue item is recommended (0: every item equally often;
-  near 1: a few items take every slot).
+  near 1: a few items take every slot);
+* **exposure**: the attention each item gets, the sum over users of a
+  position weight for the slot it takes (Singh and Joachims, KDD 2018), so
+  slot 1 counts more than slot 10; its Gini index, and per group of items the
+  gap between each group's share of exposure and a target share;
+* **calibration**: how far the genre mix of a user's list is from the genre
+  mix of their history, as a Kullback-Leibler divergence (Steck, RecSys 2018).
 
 Per-user functions take one ranking, as the accuracy metrics do; the
 aggregate ones take every user's ranking. The batch versions take an integer
@@ -28,15 +34,25 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 
 from . import _registry
 from ._arrays import cut, top_matrix
+from ._cutoff import discounts
 from ._docs import document
-from ._validation import InvalidInputError, check_columns, check_k, check_ks, check_option, check_ranking
+from ._validation import (
+    InvalidInputError,
+    check_columns,
+    check_k,
+    check_ks,
+    check_number,
+    check_option,
+    check_parameters,
+    check_ranking,
+)
 
 __all__ = [
     "item_popularity",
@@ -46,9 +62,18 @@ __all__ = [
     "catalog_coverage",
     "gini_index",
     "gini_of_counts",
+    "item_exposure",
+    "exposure_gini",
+    "group_exposure",
+    "exposure_disparity",
+    "calibration_kl_at_k",
+    "calibration_by_user",
+    "mean_calibration_kl",
     "evaluate_beyond",
     "coverage_batch",
     "gini_batch",
+    "exposure_batch",
+    "exposure_gini_batch",
     "BEYOND_METRICS",
 ]
 
@@ -251,16 +276,19 @@ def intra_list_diversity_at_k(
 
 
 # ----------------------------------------------------------------- all users
-def _counts(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int) -> dict:
+def _counts(
+    rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int, weights: np.ndarray | None = None
+) -> dict:
+    """Each catalogue item's number of top-k slots, or (given ``weights[rank - 1]``) its summed weight."""
     k = check_k(k)
-    counts = dict.fromkeys(catalog, 0)
+    counts: dict[Hashable, float] = dict.fromkeys(catalog, 0)
     if not counts:
         raise InvalidInputError("catalog is empty; give the ids of every item that could be recommended.")
     for ranking in rankings:
-        for item in check_ranking(ranking)[:k]:
+        for rank, item in enumerate(check_ranking(ranking)[:k]):
             if item not in counts:
                 raise InvalidInputError(f"item {item!r} is recommended but is not in the catalog.")
-            counts[item] += 1
+            counts[item] += 1 if weights is None else float(weights[rank])
     return counts
 
 
@@ -405,6 +433,544 @@ def gini_index(
     return _gini(np.fromiter(counts.values(), dtype=np.float64, count=len(counts)), denominator)
 
 
+# ----------------------------------------------------------------- exposure
+_EXPOSURE = _registry.BEYOND_OPTIONS["exposure_weighting"]
+_CALIBRATION = _registry.BEYOND_OPTIONS["calibration_weighting"]
+_PERSISTENCE = cast(float, _registry.PARAMETERS["p"].default)  # RBP's persistence, 0.8
+#: Steck's smoothing of the list's genre mix towards the history's, so that the divergence stays finite.
+CALIBRATION_ALPHA = 0.01
+
+
+def _position_weights(n: int, weighting: Any, p: Any, allowed: tuple[str, ...]) -> np.ndarray:
+    """The attention w(r) of ranks 1..n under a browsing model (registry ``_POSITION_WEIGHTS``)."""
+    weighting = check_option("weighting", weighting, allowed)
+    if weighting == "log2":
+        return discounts(n, "log2")
+    if weighting == "rbp":
+        persistence = check_parameters(p=p)["p"]
+        assert persistence is not None  # p has no None meaning
+        return persistence ** np.arange(n, dtype=np.float64)
+    return np.ones(n)
+
+
+def _exposures(rankings: Any, catalog: Collection, k: Any, weighting: Any, p: Any) -> dict:
+    weights = _position_weights(check_k(k), weighting, p, _EXPOSURE.values)
+    return _counts(rankings, catalog, k, weights)
+
+
+@document("exposure_weighting")
+def item_exposure(
+    rankings: Iterable[Sequence[Hashable]],
+    catalog: Collection,
+    k: int,
+    *,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+) -> pd.Series:
+    """Each catalogue item's exposure: the sum over users of the position weight of the slot it takes.
+
+    An item at rank r of a user's top k receives w(r) of that user's
+    attention (Singh and Joachims, KDD 2018: exposure is the probability of
+    being examined, given by a model of how users browse a list). Summed
+    over every user's list, an item shown at rank 1 to ten users gets 10;
+    shown at rank 10 to the same users it gets 10 / log2(11) = 2.89 under
+    the default DCG weights, where a recommendation count says 10 both times.
+
+    Parameters
+    ----------
+    rankings : iterable of sequences
+        Every user's ranking, best first.
+    catalog : collection of hashable
+        Every item that could be recommended; items never shown get 0.
+    k : int
+        Cutoff, at least 1.
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model w(r): see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1); ignored otherwise.
+
+    Returns
+    -------
+    pandas.Series
+        Index: the catalogue, in the order given; values: float exposure >= 0.
+
+    Notes
+    -----
+    %(exposure_weighting)s
+
+    Examples
+    --------
+    >>> from topkeval.beyond import item_exposure
+    >>> item_exposure([["a", "b"], ["a", "c"]], catalog="abcd", k=2).round(4).to_dict()
+    {'a': 2.0, 'b': 0.6309, 'c': 0.6309, 'd': 0.0}
+    >>> item_exposure([["a", "b"], ["a", "c"]], catalog="abcd", k=2, weighting="rbp", p=0.5).to_dict()
+    {'a': 2.0, 'b': 0.5, 'c': 0.5, 'd': 0.0}
+    """
+    exposure = _exposures(rankings, catalog, k, weighting, p)
+    return pd.Series(
+        [float(v) for v in exposure.values()], index=list(exposure), name="exposure", dtype=float
+    )
+
+
+@document("exposure_weighting", "gini_denominator")
+def exposure_gini(
+    rankings: Iterable[Sequence[Hashable]],
+    catalog: Collection,
+    k: int,
+    *,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+    denominator: str = _GINI.default,
+) -> float:
+    """Gini index of the catalogue items' exposure (:func:`item_exposure`) instead of their slot counts.
+
+    :func:`gini_index` counts slots, so an item always shown first and an
+    item always shown last weigh the same; here each slot counts its
+    position weight, and two items recommended equally often but at
+    different ranks are unequal. With ``weighting="uniform"`` it is
+    :func:`gini_index`.
+
+    Parameters
+    ----------
+    rankings : iterable of sequences
+        Every user's ranking, best first.
+    catalog : collection of hashable
+        Every item that could be recommended; items never shown count 0.
+    k : int
+        Cutoff, at least 1.
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model: see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+    denominator : {"n", "n_minus_1"}
+        Which published Gini, as in :func:`gini_index`.
+
+    Returns
+    -------
+    float
+        In [0, 1 - 1/n] with ``denominator="n"``, in [0, 1] with ``"n_minus_1"``.
+
+    Notes
+    -----
+    %(exposure_weighting)s
+
+    %(gini_denominator)s
+
+    Examples
+    --------
+    >>> from topkeval.beyond import exposure_gini, gini_index
+    >>> lists = [["a", "b"], ["a", "b"]]  # a always first, b always second
+    >>> gini_index(lists, catalog="ab", k=2)  # two slots each: equal
+    0.0
+    >>> round(exposure_gini(lists, catalog="ab", k=2), 4)  # exposure 2 against 2 / log2(3)
+    0.1131
+    """
+    exposure = _exposures(rankings, catalog, k, weighting, p)
+    return _gini(np.fromiter(exposure.values(), dtype=np.float64, count=len(exposure)), denominator)
+
+
+def _group_of(groups: Mapping, item: Hashable) -> Hashable:
+    try:
+        return groups[item]
+    except KeyError:
+        raise InvalidInputError(
+            f"item {item!r} of the catalog has no group; give groups= a group for every catalogue item."
+        ) from None
+
+
+def _merit_of(merit: Mapping, item: Hashable) -> float:
+    value = merit.get(item, 0.0) if hasattr(merit, "get") else merit[item]
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < math.inf:
+        raise InvalidInputError(f"item {item!r} has merit {value!r}; merit must be a finite number >= 0.")
+    return float(value)
+
+
+def _target_totals(catalog: Sequence, groups: Mapping, merit: Mapping | None) -> dict:
+    totals: dict = {}
+    for item in catalog:
+        group = _group_of(groups, item)
+        totals[group] = totals.get(group, 0.0) + (1.0 if merit is None else _merit_of(merit, item))
+    if sum(totals.values()) <= 0:
+        raise InvalidInputError("every catalogue item has merit 0, so the target shares are undefined (0/0).")
+    return totals
+
+
+@document("exposure_weighting")
+def group_exposure(
+    rankings: Iterable[Sequence[Hashable]],
+    catalog: Collection,
+    k: int,
+    *,
+    groups: Mapping,
+    merit: Mapping | None = None,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+) -> pd.DataFrame:
+    """Exposure per group of items (e.g. providers), next to the share each group should get.
+
+    A group's exposure is the sum of its items' :func:`item_exposure`. Its
+    target share is its share of the catalogue (``merit=None``: every item
+    deserves the same exposure, Singh and Joachims' demographic parity) or
+    of the total merit (``merit``, e.g. each item's number of held-out
+    interactions: exposure proportional to merit, their disparate-treatment
+    constraint Exposure(G0) / Merit(G0) = Exposure(G1) / Merit(G1)).
+
+    Parameters
+    ----------
+    rankings : iterable of sequences
+        Every user's ranking, best first.
+    catalog : collection of hashable
+        Every item that could be recommended.
+    k : int
+        Cutoff, at least 1.
+    groups : mapping item -> group
+        The group of every catalogue item (a pandas Series works).
+    merit : mapping item -> float, optional
+        Each item's merit >= 0; items it does not list have merit 0.
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model: see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group (in order of first appearance in the catalogue):
+        ``exposure``, ``exposure share``, ``target share`` and ``ratio``
+        (exposure share / target share: 1 is proportional, above 1 more than
+        its share; inf for exposure with no merit, NaN for neither).
+
+    Notes
+    -----
+    %(exposure_weighting)s
+
+    Examples
+    --------
+    >>> from topkeval.beyond import group_exposure
+    >>> groups = {"a": "head", "b": "tail", "c": "tail", "d": "tail"}
+    >>> group_exposure([["a", "b"], ["a", "c"]], catalog="abcd", k=2, groups=groups).round(4)
+          exposure  exposure share  target share   ratio
+    head    2.0000          0.6131          0.25  2.4526
+    tail    1.2619          0.3869          0.75  0.5158
+    """
+    exposure = _exposures(rankings, catalog, k, weighting, p)
+    items = list(exposure)
+    targets = _target_totals(items, groups, merit)
+    shown = dict.fromkeys(targets, 0.0)
+    for item, value in exposure.items():
+        shown[_group_of(groups, item)] += value
+    total = sum(shown.values())
+    if total == 0:
+        raise InvalidInputError("no item was recommended, so exposure shares are undefined (0/0).")
+    frame = pd.DataFrame({"exposure": pd.Series(shown, dtype=float)})
+    frame["exposure share"] = frame["exposure"] / total
+    frame["target share"] = pd.Series(targets, dtype=float) / sum(targets.values())
+    with np.errstate(divide="ignore", invalid="ignore"):
+        frame["ratio"] = frame["exposure share"].to_numpy() / frame["target share"].to_numpy()
+    return frame
+
+
+@document("exposure_weighting")
+def exposure_disparity(
+    rankings: Iterable[Sequence[Hashable]],
+    catalog: Collection,
+    k: int,
+    *,
+    groups: Mapping,
+    merit: Mapping | None = None,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+) -> float:
+    """How far the groups' exposure shares are from their target shares: 1/2 sum of |difference|.
+
+    The total variation distance between the exposure shares and the target
+    shares of :func:`group_exposure`: the smallest share of all exposure
+    that would have to move between groups to make exposure proportional to
+    the target. It is 0 exactly when Singh and Joachims' constraint holds
+    (every group's exposure / merit is the same) and works for any number of
+    groups; with two groups it is the gap of either group's share.
+
+    Parameters
+    ----------
+    rankings : iterable of sequences
+        Every user's ranking, best first.
+    catalog : collection of hashable
+        Every item that could be recommended.
+    k : int
+        Cutoff, at least 1.
+    groups : mapping item -> group
+        The group of every catalogue item.
+    merit : mapping item -> float, optional
+        Each item's merit >= 0 (default: every item 1, so the target is the
+        group's share of the catalogue).
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model: see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 when exposure is proportional to the target.
+
+    Notes
+    -----
+    %(exposure_weighting)s
+
+    Examples
+    --------
+    >>> from topkeval.beyond import exposure_disparity
+    >>> groups = {"a": "head", "b": "tail", "c": "tail", "d": "tail"}
+    >>> round(exposure_disparity([["a", "b"], ["a", "c"]], catalog="abcd", k=2, groups=groups), 4)
+    0.3631
+    >>> exposure_disparity([["a", "b"]], catalog="ab", k=2, groups={"a": 0, "b": 1}, weighting="uniform")
+    0.0
+    """
+    table = group_exposure(rankings, catalog, k, groups=groups, merit=merit, weighting=weighting, p=p)
+    return float(0.5 * np.abs(table["exposure share"] - table["target share"]).sum())
+
+
+# ----------------------------------------------------------------- calibration
+def _genres_of(genres: Mapping, item: Hashable) -> frozenset:
+    if item not in genres:
+        raise InvalidInputError(
+            f"item {item!r} has no entry in genres; give every item its genres (an empty set for none)."
+        )
+    value = genres[item]
+    return frozenset([value] if isinstance(value, (str, bytes, numbers.Number)) else value)
+
+
+def _genre_mix(items: Sequence, genres: Mapping, weights: np.ndarray) -> dict:
+    """sum over items of w_i p(g|i) / sum of w_i over items with a genre, p(g|i) = 1/|genres(i)|."""
+    mix: dict = {}
+    total = 0.0
+    for item, weight in zip(items, weights, strict=True):
+        labels = _genres_of(genres, item)
+        for genre in labels:
+            mix[genre] = mix.get(genre, 0.0) + float(weight) / len(labels)
+        total += float(weight) if labels else 0.0
+    return {genre: value / total for genre, value in mix.items()} if total > 0 else {}
+
+
+def _history_items(history: Any) -> list:
+    if isinstance(history, (str, bytes, Mapping)) or not isinstance(history, Iterable):
+        raise InvalidInputError(
+            f"history must be a collection of item ids (the user's past items); got {type(history).__name__}."
+        )
+    return list(dict.fromkeys(history))
+
+
+def _kl(target: dict, mix: dict, alpha: float) -> float:
+    """sum over g of p(g) ln(p(g) / ((1 - alpha) q(g) + alpha p(g))); genres with p(g) = 0 add 0."""
+    total = 0.0
+    for genre, share in target.items():
+        smoothed = (1.0 - alpha) * mix.get(genre, 0.0) + alpha * share
+        total += share * math.log(share / smoothed)
+    return max(total, 0.0)  # >= 0 in exact arithmetic; rounding can leave -1e-17
+
+
+@document("calibration_weighting")
+def calibration_kl_at_k(
+    history: Collection[Hashable],
+    ranking: Sequence[Hashable],
+    k: int,
+    *,
+    genres: Mapping,
+    alpha: float = CALIBRATION_ALPHA,
+    weighting: str = _CALIBRATION.default,
+    p: float = _PERSISTENCE,
+) -> float:
+    """Miscalibration of one list: KL divergence of its genre mix from the user's history's (Steck, 2018).
+
+    p(g|u) is the genre mix of the history, each item counted once and
+    spread evenly over its genres (p(g|i) = 1/|genres(i)|); q(g|u) is the
+    same mix over the top ``k`` (optionally weighted by rank). The value is
+    KL(p || q~) = sum over g of p(g|u) ln(p(g|u) / q~(g|u)) with
+    q~ = (1 - alpha) q + alpha p, which keeps it finite when the list misses
+    a genre of the history.
+
+    Parameters
+    ----------
+    history : collection of hashable
+        The user's past items (repeats count once).
+    ranking : sequence of hashable
+        Recommended item ids, best first.
+    k : int
+        Cutoff, at least 1.
+    genres : mapping item -> genre or collection of genres
+        Every history and recommended item's genres; an empty collection
+        means "no genre" and the item is left out of the mix it is in.
+    alpha : float
+        Smoothing in (0, 1]; Steck uses 0.01.
+    weighting : {"uniform", "log2", "rbp"}
+        How the list's items are weighted in q(g|u): see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+
+    Returns
+    -------
+    float
+        Nats, in [0, ln(1/alpha)]: 0 when the list's mix equals the
+        history's; an empty list (or one whose items have no genre) shows
+        none of the user's genres and gets the maximum, ln(1/alpha).
+
+    Raises
+    ------
+    InvalidInputError
+        If no history item has a genre (p(g|u) is undefined), or an item is
+        missing from ``genres``.
+
+    Notes
+    -----
+    %(calibration_weighting)s
+
+    Examples
+    --------
+    >>> from topkeval.beyond import calibration_kl_at_k
+    >>> genres = {"a": "drama", "b": "drama", "c": "comedy", "d": {"drama", "comedy"}}
+    >>> calibration_kl_at_k(["a", "c"], ["d"], k=1, genres=genres)  # 50/50 both
+    0.0
+    >>> round(calibration_kl_at_k(["a", "c"], ["a", "b"], k=2, genres=genres), 4)  # 50/50 vs 100/0
+    1.9585
+    >>> round(calibration_kl_at_k(["a", "c"], [], k=2, genres=genres), 4)  # ln(1 / 0.01)
+    4.6052
+    """
+    items = _history_items(history)
+    target = _genre_mix(items, genres, np.ones(len(items)))
+    if not target:
+        raise InvalidInputError(
+            "no item of the history has a genre, so the user's genre mix p(g|u) is undefined; "
+            "leave this user out (calibration_by_user gives NaN for such users)."
+        )
+    shown = check_ranking(ranking)[: check_k(k)]
+    weights = _position_weights(len(shown), weighting, p, _CALIBRATION.values)
+    alpha = check_number(alpha, "alpha", 0, 1, low_open=True)
+    return float(_kl(target, _genre_mix(shown, genres, weights), alpha))
+
+
+@document("calibration_weighting")
+def calibration_by_user(
+    histories: Mapping,
+    rankings: Mapping,
+    k: int,
+    *,
+    genres: Mapping,
+    alpha: float = CALIBRATION_ALPHA,
+    weighting: str = _CALIBRATION.default,
+    p: float = _PERSISTENCE,
+) -> pd.Series:
+    """:func:`calibration_kl_at_k` for every user of ``rankings``; NaN for a user with no genre history.
+
+    Parameters
+    ----------
+    histories : mapping user -> collection of items
+        Each user's past items; a user missing here has no history.
+    rankings : mapping user -> sequence of items
+        Each user's ranking, best first (a pandas Series of lists works).
+    k : int
+        Cutoff, at least 1.
+    genres : mapping item -> genre or collection of genres
+        As in :func:`calibration_kl_at_k`.
+    alpha : float
+        Smoothing in (0, 1].
+    weighting : {"uniform", "log2", "rbp"}
+        How the list's items are weighted: see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+
+    Returns
+    -------
+    pandas.Series
+        Index: the users of ``rankings``; values: nats, NaN where the user's
+        history is missing or has no item with a genre (their mix is
+        undefined, so they are left out rather than scored 0 or maximal).
+
+    Notes
+    -----
+    %(calibration_weighting)s
+
+    Examples
+    --------
+    >>> from topkeval.beyond import calibration_by_user
+    >>> genres = {"a": "drama", "b": "drama", "c": "comedy"}
+    >>> calibration_by_user({1: ["a", "c"]}, {1: ["a", "b"], 2: ["c"]}, k=2, genres=genres).round(4)
+    1    1.9585
+    2       NaN
+    Name: calibration_kl, dtype: float64
+    """
+    values = {}
+    for user, ranking in rankings.items():
+        history = _history_items(histories.get(user, ()))
+        if not _genre_mix(history, genres, np.ones(len(history))):
+            values[user] = math.nan
+            continue
+        values[user] = calibration_kl_at_k(
+            history, ranking, k, genres=genres, alpha=alpha, weighting=weighting, p=p
+        )
+    return pd.Series(values, name="calibration_kl", dtype=float)
+
+
+@document("calibration_weighting")
+def mean_calibration_kl(
+    histories: Mapping,
+    rankings: Mapping,
+    k: int,
+    *,
+    genres: Mapping,
+    alpha: float = CALIBRATION_ALPHA,
+    weighting: str = _CALIBRATION.default,
+    p: float = _PERSISTENCE,
+) -> float:
+    """The mean of :func:`calibration_by_user` over the users who have a genre history.
+
+    Parameters
+    ----------
+    histories : mapping user -> collection of items
+        Each user's past items.
+    rankings : mapping user -> sequence of items
+        Each user's ranking, best first.
+    k : int
+        Cutoff, at least 1.
+    genres : mapping item -> genre or collection of genres
+        As in :func:`calibration_kl_at_k`.
+    alpha : float
+        Smoothing in (0, 1].
+    weighting : {"uniform", "log2", "rbp"}
+        How the list's items are weighted: see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+
+    Returns
+    -------
+    float
+        Nats; the users without a genre history are left out of the mean.
+
+    Raises
+    ------
+    InvalidInputError
+        If no user of ``rankings`` has a history with a genre.
+
+    Notes
+    -----
+    %(calibration_weighting)s
+
+    Examples
+    --------
+    >>> from topkeval.beyond import mean_calibration_kl
+    >>> genres = {"a": "drama", "b": "drama", "c": "comedy"}
+    >>> round(mean_calibration_kl({1: ["a", "c"], 2: ["c"]}, {1: ["a", "c"], 2: ["a"]}, 2, genres=genres), 4)
+    2.3026
+    """
+    per_user = calibration_by_user(
+        histories, rankings, k, genres=genres, alpha=alpha, weighting=weighting, p=p
+    ).dropna()
+    if per_user.empty:
+        raise InvalidInputError(
+            "no user of rankings has a history with a genre, so there is no calibration to average."
+        )
+    return float(per_user.mean())
+
+
 # ----------------------------------------------------------------- batch
 def _n_items(top: np.ndarray, n_items: Any) -> int:
     if isinstance(n_items, bool) or not isinstance(n_items, numbers.Integral) or n_items < 1:
@@ -477,6 +1043,100 @@ def gini_batch(
     top, _ = cut(top_matrix(top_items), k)
     n = _n_items(top, n_items)
     return _gini(np.bincount(top[top >= 0], minlength=n), denominator)
+
+
+@document("exposure_weighting")
+def exposure_batch(
+    top_items: Any,
+    n_items: int,
+    *,
+    k: int | None = None,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+) -> np.ndarray:
+    """Each item's exposure (as :func:`item_exposure`) from an integer (users x K) matrix.
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1); items never shown get 0.
+    k : int, optional
+        Cutoff; default K.
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model: see Notes.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, shape (n_items,): the summed position weights of each item's slots.
+
+    Notes
+    -----
+    %(exposure_weighting)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topkeval.beyond import exposure_batch
+    >>> exposure_batch(np.array([[0, 1], [0, 2]]), n_items=4).round(4).tolist()
+    [2.0, 0.6309, 0.6309, 0.0]
+    """
+    top, k = cut(top_matrix(top_items), k)
+    n = _n_items(top, n_items)
+    slot = np.broadcast_to(_position_weights(k, weighting, p, _EXPOSURE.values)[: top.shape[1]], top.shape)
+    shown = top >= 0
+    return np.bincount(top[shown], weights=slot[shown], minlength=n).astype(np.float64)
+
+
+@document("gini_denominator")
+def exposure_gini_batch(
+    top_items: Any,
+    n_items: int,
+    *,
+    k: int | None = None,
+    weighting: str = _EXPOSURE.default,
+    p: float = _PERSISTENCE,
+    denominator: str = _GINI.default,
+) -> float:
+    """Gini index of the items' exposure (:func:`exposure_batch`), as :func:`exposure_gini` for a matrix.
+
+    Parameters
+    ----------
+    top_items : array of int, shape (n_users, K)
+        Each user's recommended item ids, best first; negative = empty slot.
+    n_items : int
+        The catalogue size (ids are 0..n_items-1); items never shown count 0.
+    k : int, optional
+        Cutoff; default K.
+    weighting : {"log2", "rbp", "uniform"}
+        The browsing model, as in :func:`exposure_batch`.
+    p : float
+        The persistence of ``weighting="rbp"``, in (0, 1).
+    denominator : {"n", "n_minus_1"}
+        Which published Gini: see Notes.
+
+    Returns
+    -------
+    float
+        In [0, 1 - 1/n] with ``denominator="n"``, in [0, 1] with ``"n_minus_1"``.
+
+    Notes
+    -----
+    %(gini_denominator)s
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from topkeval.beyond import exposure_gini_batch, gini_batch
+    >>> top = np.array([[0, 1], [0, 1]])  # item 0 always first, item 1 always second
+    >>> gini_batch(top, n_items=2), round(exposure_gini_batch(top, n_items=2), 4)
+    (0.0, 0.1131)
+    """
+    return _gini(exposure_batch(top_items, n_items, k=k, weighting=weighting, p=p), denominator)
 
 
 def _row_mean(values: np.ndarray, present: np.ndarray) -> np.ndarray:
