@@ -404,8 +404,13 @@ def check_propensity(propensity: Any, items: Iterable[Any], clip: Any = None) ->
     cap = math.inf if clip is None else check_number(clip, "clip", 1.0)
     weights = {}
     for item in items:
-        value = check_number(_propensity_of(propensity, item), f"the propensity of item {_short(item)}", 0.0, 1.0,
-                             low_open=True)
+        value = check_number(
+            _propensity_of(propensity, item),
+            f"the propensity of item {_short(item)}",
+            0.0,
+            1.0,
+            low_open=True,
+        )
         weights[item] = min(1.0 / value, cap)
     return weights
 

@@ -143,7 +143,9 @@ class _Shared:
         and to find repeated recommendations."""
         return self.rel_gains is not None or self.grades is not None or duplicates != "none"
 
-    def use_judgments(self, judged: tuple[np.ndarray, np.ndarray] | None, n_items: int, block_size: int) -> None:
+    def use_judgments(
+        self, judged: tuple[np.ndarray, np.ndarray] | None, n_items: int, block_size: int
+    ) -> None:
         """Keep the judged items for bpref, when it is asked for and not every item is judged."""
         if judged is not None and "bpref" in self.request.keys:
             self.judged, self.judged_bitmap = judged, _Bitmap(n_items, judged[0], block_size)
@@ -218,7 +220,9 @@ def _needs_judgments(request: _Request) -> bool:
     return bool({"rbp_residual", "bpref"} & set(request.keys)) or request.settings.unjudged == "condense"
 
 
-def _judged_in(bitmap: _Bitmap, block: np.ndarray, judged: tuple[np.ndarray, np.ndarray], b0: int) -> np.ndarray:
+def _judged_in(
+    bitmap: _Bitmap, block: np.ndarray, judged: tuple[np.ndarray, np.ndarray], b0: int
+) -> np.ndarray:
     """A (nb x width) mask: True where the block's lists hold an item the user's judgments name."""
     indptr, items = judged
     b1 = b0 + block.shape[0]
