@@ -1,5 +1,7 @@
-"""Per-user set and rank metrics: precision, recall, hit, reciprocal rank, AP; and for incomplete
-judgments or a biased log: bpref, condensed lists and propensity-weighted precision and recall.
+"""Per-user set and rank metrics: precision, recall, hit, reciprocal rank, AP, bpref, IPS-weighted P and R.
+
+bpref and condensed lists serve incomplete judgments; propensity-weighted
+precision and recall serve a log that observes items unevenly.
 
 Each function scores one user's ranked list. They are written for reading:
 the batch path in ``topkeval.batch`` computes the same numbers for millions of
