@@ -379,12 +379,13 @@ def _propensity_of(propensity: Any, item: Any) -> Any:
                 "item its probability of being observed."
             )
         return propensity[item]
-    if not isinstance(item, numbers.Integral) or isinstance(item, bool) or not 0 <= item < len(propensity):
+    index = int(item) if isinstance(item, numbers.Integral) and not isinstance(item, bool) else -1
+    if not 0 <= index < len(propensity):
         raise InvalidInputError(
             f"propensity is a sequence indexed by item id, but the observed item {_short(item)} is not an "
             f"integer in [0, {len(propensity)}); pass a mapping item -> propensity instead."
         )
-    return propensity[int(item)]
+    return propensity[index]
 
 
 def check_propensity(propensity: Any, items: Iterable[Any], clip: Any = None) -> dict[Any, float]:

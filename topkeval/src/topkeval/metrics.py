@@ -386,6 +386,17 @@ def condensed(ranking: Sequence[Hashable], judgments: Relevant) -> list:
     return [item for item in items if item in grades]
 
 
+def _bpref_counts(relevant: Relevant) -> tuple[dict[Any, float], int, int]:
+    """The checked grades, |R| and min(|R|, N) (N taken >= |R| for a set: complete judgments)."""
+    grades = check_relevance(relevant)
+    n_relevant = sum(1 for grade in grades.values() if grade > 0)
+    if not n_relevant:
+        raise empty_relevant_error("bpref_at_k")
+    if not isinstance(relevant, Mapping):
+        return grades, n_relevant, n_relevant
+    return grades, n_relevant, min(n_relevant, sum(1 for grade in grades.values() if grade == 0))
+
+
 def bpref_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Binary preference: the share of judged non-relevant items that each found relevant item is above.
 
@@ -444,20 +455,14 @@ def bpref_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float
     0.5
     """
     items, k = check_ranking(ranking), check_k(k)
-    grades = check_relevance(relevant)
-    n_relevant = sum(1 for grade in grades.values() if grade > 0)
-    if not n_relevant:
-        raise empty_relevant_error("bpref_at_k")
+    grades, n_relevant, pool = _bpref_counts(relevant)
     judged = isinstance(relevant, Mapping)
-    n_nonrelevant = sum(1 for grade in grades.values() if grade == 0) if judged else n_relevant
     total, above = 0.0, 0
     for item in items[:k]:
-        grade = grades.get(item, 0.0 if not judged else None)
-        if grade is None:  # unjudged
-            continue
-        if grade > 0:
-            total += 1.0 - (min(above, n_relevant) / min(n_relevant, n_nonrelevant) if above else 0.0)
-        else:
+        grade = grades.get(item, None if judged else 0.0)  # None: unjudged, skipped
+        if grade is not None and grade > 0:
+            total += 1.0 - (min(above, n_relevant) / pool if above else 0.0)
+        elif grade is not None:
             above += 1
     return total / n_relevant
 
