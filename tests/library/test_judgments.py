@@ -12,11 +12,15 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import topkeval as h
-from topkeval import trec
+from topkeval import batch, trec
 
 from . import reference as ref
+from .strategies import user_case
+from .test_batch import ALL, expected_frame, to_arrays
 
 
 def random_judged(seed, n_users=120, n_items=40, max_len=20, ties=False):
@@ -174,6 +178,39 @@ def test_condensed_lists_equal_every_metric_on_the_condensed_list():
                 assert got.loc[user, f"{key}@{k}"] == pytest.approx(want, abs=1e-12), (user, key, k)
     assert moved > 20  # the data do move items up
     assert got.attrs["unjudged"] == "condense"
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(user_case(graded=True), min_size=1, max_size=10),
+    st.lists(st.integers(1, 16), min_size=1, max_size=3),
+    st.sampled_from([1 << 22, 64]),  # bitmap bytes: large, or one user per sub-block
+    st.integers(1, 4),  # block size
+)
+def test_condensed_arrays_equal_every_per_user_function_on_the_condensed_lists(
+    cases, ks, bitmap_bytes, block
+):
+    users = [(ranking, grades) for ranking, grades, _ in cases]
+    top, indptr, items, grades = to_arrays(users, graded=True)
+    old, batch._BITMAP_BYTES = batch._BITMAP_BYTES, bitmap_bytes
+    try:
+        got = h.evaluate_arrays(
+            top,
+            indptr,
+            items,
+            k=ks,
+            relevant_grades=grades,
+            empty="zero",
+            block_size=block,
+            n_items=41,
+            metrics=ALL,
+            unjudged="condense",
+        )
+    finally:
+        batch._BITMAP_BYTES = old
+    short = [(h.condensed(ranking, judged), judged) for ranking, judged in users]
+    want = expected_frame(short, sorted(set(ks)), {"max_grade": got.attrs["err_max_grade"]})
+    np.testing.assert_allclose(got.to_numpy(), want.to_numpy(), rtol=0, atol=1e-12)
 
 
 def test_condense_changes_nothing_without_judgments_and_bpref_is_unchanged_by_it():
