@@ -36,7 +36,8 @@ def random_judged(seed, n_users=120, n_items=40, max_len=20, ties=False):
         scores = rng.integers(0, 4, size=n) if ties else rng.permutation(n)
         recs += [(f"u{u}", f"d{i}", float(s)) for i, s in zip(items, scores, strict=True)]
         judged = rng.choice(n_items, size=int(rng.integers(1, 25)), replace=False)
-        grades = rng.integers(0, 4, size=judged.size)
+        share_zero = rng.uniform(0.1, 0.9)  # N below |R| for some users, above it for others
+        grades = np.where(rng.random(judged.size) < share_zero, 0, rng.integers(1, 4, size=judged.size))
         if u % 7 == 0:
             grades = np.maximum(grades, 1)  # no judged non-relevant item: N = 0
         grades[0] = max(grades[0], 1)
@@ -262,6 +263,9 @@ def test_bpref_equals_pytrec_eval(seed):
     for user, value in ours[f"bpref@{longest}"].items():
         assert value == pytest.approx(theirs[user]["bpref"], abs=1e-12), user
     assert 0.05 < ours[f"bpref@{longest}"].std()  # not a constant
+    n_zero = truth.assign(zero=truth["relevance"] == 0).groupby("user")["zero"].sum()
+    n_relevant = truth.assign(rel=truth["relevance"] > 0).groupby("user")["rel"].sum()
+    assert (n_zero > n_relevant).sum() > 20 and (n_zero < n_relevant).sum() > 20  # both sides of min(R, N)
 
 
 def test_trec_command_line_measure_bpref_equals_pytrec_eval():
