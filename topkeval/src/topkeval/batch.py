@@ -247,10 +247,9 @@ def _condensed(
     for b0 in range(0, top.shape[0], block_size):
         block = top[b0 : b0 + block_size]
         keep = _judged_in(bitmap, block, judged, b0)
-        order = np.argsort(~keep, axis=1, kind="stable")  # judged first, each group in list order
-        moved = np.take_along_axis(block, order, axis=1)
-        moved[~np.take_along_axis(keep, order, axis=1)] = -1
-        out[b0 : b0 + block_size] = moved
+        rows, _ = np.nonzero(keep)  # row by row, in list order
+        place = np.cumsum(keep, axis=1)[keep] - 1  # a kept item's position in its condensed list
+        out[b0 + rows, place] = block[keep]
     return out
 
 
