@@ -357,3 +357,24 @@ def test_ips_input_errors_say_what_to_fix():
     with pytest.raises(h.NoRelevantItemError):
         h.ips_recall_at_k(["a"], set(), {}, k=1)
     assert Fraction(1, 2) == Fraction(h.ips_recall_at_k(["a"], {"a", "b"}, {"a": 0.5, "b": 0.5}, k=1))
+
+
+def test_trec_bpref_leaves_out_and_zeroes_queries_as_trec_eval_does():
+    truth = pd.DataFrame(
+        {"user": ["q1", "q1", "q2", "q2"], "item": ["d1", "d2", "d1", "d3"], "relevance": [1, 0, 0, 0]}
+    )
+    recs = pd.DataFrame(
+        {
+            "user": ["q1", "q1", "q2", "q2", "q3"],
+            "item": ["d2", "d1", "d1", "d9", "d1"],
+            "score": [2.0, 1, 1, 1, 1],
+        }
+    )
+    values = trec.evaluate_run(truth, recs, ["Bpref"])
+    theirs = _trec_eval(recs, truth, {"bpref"})  # q2: grade 0 only; q3: not in the qrels
+    assert sorted(values.index) == sorted(theirs) == ["q1", "q2"]
+    assert (
+        values["Bpref"].to_dict()
+        == {user: theirs[user]["bpref"] for user in theirs}
+        == {"q1": 0.0, "q2": 0.0}
+    )
