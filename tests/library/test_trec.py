@@ -21,6 +21,7 @@ PYTREC = {
     "nDCG": "ndcg",
     "nDCG@10": "ndcg_cut_10",
     "RR": "recip_rank",
+    "Bpref": "bpref",
 }
 
 
@@ -60,7 +61,7 @@ def pytrec_values(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     run_dict: dict = {}
     for q, d, s in run[["user", "item", "score"]].itertuples(index=False):
         run_dict.setdefault(q, {})[d] = float(s)
-    names = {"P", "recall", "success", "map", "map_cut", "ndcg", "ndcg_cut", "recip_rank"}
+    names = {"P", "recall", "success", "map", "map_cut", "ndcg", "ndcg_cut", "recip_rank", "bpref"}
     result = pytrec_eval.RelevanceEvaluator(qrel_dict, names).evaluate(run_dict)
     frame = pd.DataFrame.from_dict(result, orient="index")
     return frame[list(PYTREC.values())].set_axis(list(PYTREC), axis=1).sort_index()
