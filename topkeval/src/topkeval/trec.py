@@ -365,6 +365,7 @@ def evaluate_run(
     run: pd.DataFrame,
     measures: Sequence[str | Measure] | str | Measure,
     convention: str = "trec_eval",
+    judged_only: bool = False,
 ) -> pd.DataFrame:
     """Per-query values of each measure, as the ``convention`` library computes them.
 
@@ -380,6 +381,12 @@ def evaluate_run(
         measure may be given alone: ``"AP"``).
     convention : str
         A key (or alias) of :data:`topkeval.conventions.LIBRARIES`.
+    judged_only : bool
+        True drops the run's documents that the qrels do not judge before
+        anything is computed (condensed lists: trec_eval's ``-J``, as
+        ``unjudged="condense"`` in :func:`topkeval.evaluate`). As there, a
+        query keeps its place in the run when every one of its documents is
+        dropped: it scores 0 wherever the convention counts it.
 
     Returns
     -------
@@ -402,6 +409,8 @@ def evaluate_run(
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in given]
     if not parsed:
         raise InvalidInputError("name at least one measure, e.g. ['AP', 'nDCG@10'].")
+    if judged_only:
+        return _judged_only(qrels, run, parsed, library)
     whole = _whole_list(run, qrels)
     columns = {str(m): _one(m, run, qrels, library, m.k or whole) for m in parsed}
     frame = pd.DataFrame(columns)
@@ -409,6 +418,21 @@ def evaluate_run(
     frame = frame.loc[frame.notna().any(axis=1)].sort_index()
     frame.index.name = None
     return frame
+
+
+def _judged_only(
+    qrels: pd.DataFrame, run: pd.DataFrame, measures: list[Measure], library: str
+) -> pd.DataFrame:
+    """:func:`evaluate_run` on the judged documents only; a query that loses all its documents scores 0 where
+    the convention counts it with its full list (an empty list finds nothing), as trec_eval ``-J``."""
+    judged = pd.MultiIndex.from_frame(qrels[["user", "item"]])
+    kept = pd.MultiIndex.from_frame(run[["user", "item"]]).isin(judged)
+    emptied = run.loc[~run["user"].isin(run.loc[kept, "user"])]
+    frames = [evaluate_run(qrels, run.loc[kept], measures, library)]
+    if len(emptied):
+        counted = evaluate_run(qrels, emptied, measures, library)
+        frames.append(counted.where(counted.isna(), 0.0))
+    return pd.concat(frames).sort_index()
 
 
 def format_trec(values: pd.DataFrame, per_query: bool = False) -> str:
