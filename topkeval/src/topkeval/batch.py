@@ -1078,6 +1078,7 @@ def evaluate(
     so a listed item absent from it is unjudged and its weight joins the
     residual; without one every unlisted item is judged not relevant and the
     residual is p^k. RBP lies in [``rbp@k``, ``rbp@k + rbp_residual@k``].
+
     bpref (``metrics=[..., "bpref"]``, Buckley and Voorhees 2004) reads the
     same judgments: it skips unjudged items and compares each relevant item
     with the grade-0 rows only; without a relevance column every listed
