@@ -65,3 +65,38 @@ def idcg(ranking, grades, k, gain="linear", ideal="all"):
 def ndcg(ranking, grades, k, gain="linear", ideal="all"):
     best = idcg(ranking, grades, k, gain, ideal)
     return dcg(ranking, grades, k, gain) / best if best > 0 else 0.0
+
+
+def bpref(ranking, judgments, k):
+    """Buckley and Voorhees' bpref, read straight off its definition, over the top k.
+
+    ``judgments`` maps item -> grade (0 = judged not relevant, absent = unjudged); a set lists the
+    relevant items and judges every other item not relevant, with at least |R| of those.
+    """
+    if isinstance(judgments, dict):
+        relevant = {item for item, grade in judgments.items() if grade > 0}
+        nonrelevant = {item for item, grade in judgments.items() if grade == 0}
+        pool = min(len(relevant), len(nonrelevant))
+    else:
+        relevant = set(judgments)
+        nonrelevant = {item for item in ranking if item not in relevant}
+        pool = len(relevant)
+    top = list(ranking)[:k]
+    total = Fraction(0)
+    for i, item in enumerate(top):
+        if item in relevant:
+            above = sum(1 for other in top[:i] if other in nonrelevant)
+            total += 1 - (Fraction(min(above, len(relevant)), pool) if above else 0)
+    return total / len(relevant)
+
+
+def condensed(ranking, judgments):
+    """The ranking without the items ``judgments`` (a dict) does not name; a set judges everything."""
+    return [item for item in ranking if not isinstance(judgments, dict) or item in judgments]
+
+
+def ips_precision(ranking, observed, propensity, k, clip=None):
+    weights = [1 / Fraction(propensity[item]) for item in ranking[:k] if item in observed]
+    if clip is not None:
+        weights = [min(w, clip) for w in weights]
+    return sum(weights, Fraction(0)) / k

@@ -66,6 +66,7 @@ def test_dask_forwards_every_option_to_evaluate():
     truth = pd.DataFrame({"user": [1, 2], "item": ["b", "a"], "relevance": [2.0, 1.0]})
     options = {"denominator": "n_hits", "gain": "exponential", "ideal": "listed", "discount": "clipped_log2"}
     options |= {"empty": "zero", "ties": "item_descending", "p": 0.5, "max_grade": 3.0}
+    options |= {"unjudged": "condense"}
     assert sorted(options) == sorted(_registry.option_names("frames"))
     metrics_ = list(_registry.METRICS)
     got = dask.evaluate(dd.from_pandas(recs, 1), dd.from_pandas(truth, 1), 2, metrics=metrics_, **options)

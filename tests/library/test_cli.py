@@ -44,6 +44,17 @@ def test_output_equals_pytrec_eval_per_query(tmp_path, capsys):
     assert {q for _, q in got} == set(want.index) | {"all"}
 
 
+@pytest.mark.compare
+def test_judged_only_flag_equals_pytrec_eval_judged_docs_only(tmp_path, capsys):
+    qrels, run = files(tmp_path, seed=4)
+    assert main(["-q", "-J", "-m", " ".join(PYTREC), str(qrels), str(run)]) == 0
+    got = parse(capsys.readouterr().out)
+    want = pytrec_values(trec.read_qrels(qrels), trec.read_run(run), judged_only=True)
+    for measure in PYTREC:
+        for query, value in want[measure].items():
+            assert got[(measure, query)] == pytest.approx(value, abs=5e-5)
+
+
 def test_format_is_trec_eval_s(tmp_path, capsys):
     qrels, run = files(tmp_path)
     assert main(["-m", "AP", "-m", "ndcg@10", str(qrels), str(run)]) == 0

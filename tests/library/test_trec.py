@@ -21,6 +21,7 @@ PYTREC = {
     "nDCG": "ndcg",
     "nDCG@10": "ndcg_cut_10",
     "RR": "recip_rank",
+    "Bpref": "bpref",
 }
 
 
@@ -52,7 +53,7 @@ def random_files(seed: int, n_queries: int = 25) -> tuple[str, str]:
     return "\n".join(qrels) + "\n", "\n".join(run) + "\n"
 
 
-def pytrec_values(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
+def pytrec_values(qrels: pd.DataFrame, run: pd.DataFrame, judged_only: bool = False) -> pd.DataFrame:
     pytrec_eval = pytest.importorskip("pytrec_eval")
     qrel_dict: dict = {}
     for q, d, r in qrels[["user", "item", "relevance"]].itertuples(index=False):
@@ -60,8 +61,10 @@ def pytrec_values(qrels: pd.DataFrame, run: pd.DataFrame) -> pd.DataFrame:
     run_dict: dict = {}
     for q, d, s in run[["user", "item", "score"]].itertuples(index=False):
         run_dict.setdefault(q, {})[d] = float(s)
-    names = {"P", "recall", "success", "map", "map_cut", "ndcg", "ndcg_cut", "recip_rank"}
-    result = pytrec_eval.RelevanceEvaluator(qrel_dict, names).evaluate(run_dict)
+    names = {"P", "recall", "success", "map", "map_cut", "ndcg", "ndcg_cut", "recip_rank", "bpref"}
+    result = pytrec_eval.RelevanceEvaluator(qrel_dict, names, judged_docs_only_flag=judged_only).evaluate(
+        run_dict
+    )
     frame = pd.DataFrame.from_dict(result, orient="index")
     return frame[list(PYTREC.values())].set_axis(list(PYTREC), axis=1).sort_index()
 
@@ -75,6 +78,20 @@ def test_evaluate_run_equals_pytrec_eval_per_query(seed):
     want = pytrec_values(qrels, run)
     assert list(got.index) == list(want.index)  # the same queries count
     assert np.abs(got.to_numpy() - want.to_numpy()).max() <= 1e-12
+
+
+@pytest.mark.compare
+@pytest.mark.parametrize("seed", range(3))
+def test_judged_only_equals_pytrec_eval_judged_docs_only(seed):
+    qrels_text, run_text = random_files(seed)
+    qrels, run = trec.read_qrels(io.StringIO(qrels_text)), trec.read_run(io.StringIO(run_text))
+    got = trec.evaluate_run(qrels, run, list(PYTREC), judged_only=True)
+    want = pytrec_values(qrels, run, judged_only=True)
+    assert list(got.index) == list(want.index)
+    assert np.abs(got.to_numpy() - want.to_numpy()).max() <= 1e-12
+    assert (
+        np.abs(got.to_numpy() - pytrec_values(qrels, run).loc[got.index].to_numpy()).max() > 0.01
+    )  # -J matters
 
 
 @pytest.mark.compare

@@ -176,7 +176,8 @@ def test_unknown_metric_name():
     with raises(
         ValueError,
         "metrics must be among 'precision', 'recall', 'hit', 'rr', 'ap', 'ndcg', 'err', 'rbp', "
-        "'rbp_residual' (or a common name of one, such as 'map' for 'ap'); got 'mapp'. Did you mean 'ap'?",
+        "'rbp_residual', 'bpref' (or a common name of one, such as 'map' for 'ap'); got 'mapp'. "
+        "Did you mean 'ap'?",
     ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], metrics=["mapp"])
 

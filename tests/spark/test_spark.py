@@ -207,6 +207,7 @@ def _lists(recs: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
         dict(empty="skip"),
         dict(empty="zero", gain="exponential", ideal="listed"),
         dict(empty="zero", denominator="n_hits", discount="clipped_log2"),
+        dict(empty="zero", unjudged="condense", metrics=["precision", "ndcg", "bpref"]),
     ],
 )
 def test_arrays_entry_point_gives_the_numbers_of_evaluate(data, options):

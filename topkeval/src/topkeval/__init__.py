@@ -49,8 +49,12 @@ from .conventions import evaluate_as
 from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
 from .metrics import (
     average_precision_at_k,
+    bpref_at_k,
+    condensed,
     hit_at_k,
     hit_ranks_at_k,
+    ips_precision_at_k,
+    ips_recall_at_k,
     precision_at_k,
     recall_at_k,
     reciprocal_rank_at_k,
@@ -65,6 +69,10 @@ __all__ = [
     "hit_at_k",
     "reciprocal_rank_at_k",
     "average_precision_at_k",
+    "bpref_at_k",
+    "condensed",
+    "ips_precision_at_k",
+    "ips_recall_at_k",
     "gains_at_k",
     "cg_at_k",
     "dcg_at_k",

@@ -1,7 +1,7 @@
 """The command line: trec_eval's numbers for a TREC run, with ir_measures' measure names.
 
-    topkeval [-m MEASURE ...] [-q] [--convention NAME] QRELS RUN
-    python -m topkeval [-m MEASURE ...] [-q] [--convention NAME] QRELS RUN
+    topkeval [-m MEASURE ...] [-q] [-J] [--convention NAME] QRELS RUN
+    python -m topkeval [-m MEASURE ...] [-q] [-J] [--convention NAME] QRELS RUN
 
 Prints ``measure<TAB>query<TAB>value`` for every query with ``-q``, then one
 ``all`` line per measure (the mean over the queries the convention counts).
@@ -24,7 +24,9 @@ def _parser() -> argparse.ArgumentParser:
         prog="topkeval",
         description="Score a TREC run against qrels; output as trec_eval prints it.",
         epilog="Measures as in ir_measures (case-insensitive): P@k, R@k, Success@k, AP, AP@k, nDCG, "
-        "nDCG@k, RR, RR@k, ERR@k, RBP(p=0.8)@k. Conventions: " + ", ".join(conventions.LIBRARIES) + ".",
+        "nDCG@k, RR, RR@k, ERR@k, RBP(p=0.8)@k, Bpref. Conventions: "
+        + ", ".join(conventions.LIBRARIES)
+        + ".",
     )
     parser.add_argument("qrels", help="qrels file: qid iter docno relevance")
     parser.add_argument("run", help="run file: qid Q0 docno rank score tag (the rank column is not read)")
@@ -36,6 +38,12 @@ def _parser() -> argparse.ArgumentParser:
         help=f"a measure (repeat for more; also space-separated); default {' '.join(DEFAULT_MEASURES)}",
     )
     parser.add_argument("-q", "--per-query", action="store_true", help="also print every query's value")
+    parser.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help="drop the run's unjudged documents first (condensed lists), as trec_eval -J",
+    )
     parser.add_argument(
         "--convention",
         default="trec_eval",
@@ -54,7 +62,9 @@ def main(argv: list[str] | None = None) -> int:
         parsed = [trec.parse_measure(m) for m in measures]
         conventions._library_key(args.convention)
         qrels, run = trec.read_qrels(args.qrels), trec.read_run(args.run)
-        values = trec.evaluate_run(qrels, run, parsed, convention=args.convention)
+        values = trec.evaluate_run(
+            qrels, run, parsed, convention=args.convention, judged_only=args.judged_only
+        )
     except (ValueError, InputTypeError, OSError) as err:  # topkeval's input errors, unreadable files
         print(f"topkeval: error: {err}", file=sys.stderr)
         return 2

@@ -28,6 +28,7 @@ __all__ = [
     "expected_reciprocal_rank",
     "rank_biased_precision",
     "rbp_residual",
+    "bpref",
 ]
 
 
@@ -87,6 +88,8 @@ class Cut:
     grades: np.ndarray | None = None
     top_grade: np.ndarray | None = None
     unjudged: np.ndarray | None = None
+    judged_above: np.ndarray | None = None
+    nonrelevant: np.ndarray | None = None
 
     @property
     def n(self) -> int:
@@ -175,3 +178,17 @@ def rbp_residual(cut: Cut) -> np.ndarray:
     """RBP's residual: p**k (the ranks beyond k) plus the weight of the unjudged items in the top k."""
     tail = np.full(cut.n, cut.options.p**cut.k)
     return tail if cut.unjudged is None else tail + cut.unjudged
+
+
+def bpref(cut: Cut) -> np.ndarray:
+    """(1/|R|) * sum over the hits of 1 - min(n, |R|) / min(|R|, N), n = judged non-relevant items above.
+
+    A hit with no judged non-relevant item above it adds 1 (trec_eval's rule, which also avoids 0/0 when
+    N = 0).
+    """
+    above = cut.position if cut.judged_above is None else cut.judged_above
+    nonrelevant_above = above - (cut.ordinal - 1)  # the judged items above a hit, less the hits above it
+    relevant = cut.n_relevant[cut.row]
+    pool = relevant if cut.nonrelevant is None else np.minimum(relevant, cut.nonrelevant[cut.row])
+    share = np.minimum(nonrelevant_above, relevant) / np.maximum(pool, 1)
+    return _ratio(cut.per_user(np.where(nonrelevant_above > 0, 1.0 - share, 1.0)), cut.n_relevant)

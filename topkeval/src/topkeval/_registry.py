@@ -288,6 +288,28 @@ BATCH_OPTIONS: dict[str, Option] = {
         ),
         inputs=("frames",),  # array input is already in order
     ),
+    "unjudged": Option(
+        name="unjudged",
+        default="keep",
+        choices=(
+            Choice(
+                "keep",
+                "an unjudged item stays in its list and counts as not relevant",
+                also="trec_eval and pytrec_eval by default",
+            ),
+            Choice(
+                "condense",
+                "unjudged items are removed from every list before any metric is computed: the lists "
+                "move up, so the top k holds the first k judged items (a condensed list, Sakai 2007)",
+                also="trec_eval -J and pytrec_eval judged_docs_only_flag=True",
+            ),
+        ),
+        why_default=(
+            "the list the user sees is the list that is scored; condensing answers another question "
+            "(how the judged items are ordered), useful when the judgments are incomplete, and only a "
+            "truth with grades (0 = judged not relevant) says which items are judged."
+        ),
+    ),
 }
 
 METRICS: dict[str, Metric] = {
@@ -422,6 +444,22 @@ METRICS: dict[str, Metric] = {
         value_range="[p^k, 1]",
         rewards="(not a score) how much RBP@k could still grow: report it beside RBP",
         leave_one_out="p^k when every listed item is judged",
+    ),
+    "bpref": Metric(
+        key="bpref",
+        kernel="bpref",
+        function="bpref_at_k",
+        notation="bpref@k",
+        mean_name="bpref@k",
+        formula="(1/|R|) * sum over the relevant ranks i <= k of (1 - min(n_i, |R|) / min(|R|, N)), n_i = "
+        "judged non-relevant items above rank i, N = judged non-relevant items in all (unjudged items are "
+        "skipped; Buckley and Voorhees 2004)",
+        empty_value=None,
+        aliases=("binary_preference",),
+        value_range="[0, 1]",
+        rewards="relevant items above the judged non-relevant ones, whatever the unjudged items do",
+        leave_one_out="1 if no judged non-relevant item is above it (within k), else 0",
+        by_default=False,
     ),
 }
 
@@ -701,6 +739,7 @@ class Settings:
     discount: str = OPTIONS["discount"].default
     empty: str = BATCH_OPTIONS["empty"].default
     ties: str = BATCH_OPTIONS["ties"].default
+    unjudged: str = BATCH_OPTIONS["unjudged"].default
     p: float = _number_default("p")
     max_grade: float | None = PARAMETERS["max_grade"].default
 

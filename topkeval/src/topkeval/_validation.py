@@ -47,6 +47,7 @@ __all__ = [
     "check_ranking",
     "check_relevance",
     "check_relevant_set",
+    "check_propensity",
     "empty_relevant_error",
 ]
 
@@ -367,6 +368,52 @@ def check_relevance(relevance: Any, name: str = "relevant") -> dict[Any, float]:
     raise InputTypeError(
         f"{name} must be a set of item ids or a mapping item -> grade; got {type(relevance).__name__}."
     )
+
+
+def _propensity_of(propensity: Any, item: Any) -> Any:
+    """One item's propensity from a mapping, or from a sequence indexed by integer item ids."""
+    if isinstance(propensity, Mapping):
+        if item not in propensity:
+            raise InvalidInputError(
+                f"propensity has no value for the observed item {_short(item)}; give every observed "
+                "item its probability of being observed."
+            )
+        return propensity[item]
+    index = int(item) if isinstance(item, numbers.Integral) and not isinstance(item, bool) else -1
+    if not 0 <= index < len(propensity):
+        raise InvalidInputError(
+            f"propensity is a sequence indexed by item id, but the observed item {_short(item)} is not an "
+            f"integer in [0, {len(propensity)}); pass a mapping item -> propensity instead."
+        )
+    return propensity[index]
+
+
+def check_propensity(propensity: Any, items: Iterable[Any], clip: Any = None) -> dict[Any, float]:
+    """The inverse-propensity weight of each of ``items``, each propensity checked to lie in (0, 1].
+
+    ``propensity`` is a mapping item -> probability or a sequence indexed by
+    integer item id; ``clip`` (>= 1, or None) caps the weights.
+
+    >>> check_propensity({"a": 0.5, "b": 0.1}, ["a", "b"], clip=4)
+    {'a': 2.0, 'b': 4.0}
+    """
+    if isinstance(propensity, (str, bytes)) or not isinstance(propensity, (Mapping, Sequence, np.ndarray)):
+        raise InputTypeError(
+            "propensity must be a mapping item -> probability or a sequence indexed by item id; got "
+            f"{type(propensity).__name__}."
+        )
+    cap = math.inf if clip is None else check_number(clip, "clip", 1.0)
+    weights = {}
+    for item in items:
+        value = check_number(
+            _propensity_of(propensity, item),
+            f"the propensity of item {_short(item)}",
+            0.0,
+            1.0,
+            low_open=True,
+        )
+        weights[item] = min(1.0 / value, cap)
+    return weights
 
 
 def check_relevant_set(relevance: Any, name: str = "relevant") -> set:

@@ -134,11 +134,33 @@ class _Shared:
         self.kernels = {key: getattr(_kernels, _registry.METRICS[key].kernel) for key in keys}
         #: RBP's residual: per cutoff, the weight of each user's unjudged items (None: every item judged)
         self.unjudged: dict[int, np.ndarray] | None = None
+        #: bpref: the judged items' CSR and their hit finder (None: every item judged)
+        self.judged: tuple[np.ndarray, np.ndarray] | None = None
+        self.judged_bitmap: _Bitmap | None = None
 
     def needs_hit_index(self, duplicates: str) -> bool:
         """Which relevant item each hit is: needed for graded metrics,
         and to find repeated recommendations."""
         return self.rel_gains is not None or self.grades is not None or duplicates != "none"
+
+    def use_judgments(
+        self, judged: tuple[np.ndarray, np.ndarray] | None, n_items: int, block_size: int
+    ) -> None:
+        """Keep the judged items for bpref, when it is asked for and not every item is judged."""
+        if judged is not None and "bpref" in self.request.keys:
+            self.judged, self.judged_bitmap = judged, _Bitmap(n_items, judged[0], block_size)
+
+    def judged_cumulative(self, block: np.ndarray, b0: int) -> np.ndarray | None:
+        """How many judged items each position of a block's lists holds up to and including it, or None."""
+        if self.judged is None or self.judged_bitmap is None:
+            return None
+        return np.cumsum(_judged_in(self.judged_bitmap, block, self.judged, b0), axis=1)
+
+    def nonrelevant(self, b0: int, nrel: np.ndarray) -> np.ndarray | None:
+        """N per user of a block: judged items less relevant ones (None: every unlisted item judged)."""
+        if self.judged is None:
+            return None
+        return np.diff(self.judged[0][b0 : b0 + nrel.size + 1]) - nrel
 
     def unjudged_at(self, k: int, b0: int, nb: int) -> np.ndarray | None:
         """The weight of the unjudged items in the top k of users ``b0 .. b0 + nb - 1``, or None."""
@@ -185,12 +207,50 @@ def _unjudged_weight(
     present = top[:, : max(request.ks)] >= 0  # never wider than the lists: a huge k costs nothing
     weights = (1.0 - p) * p ** np.arange(present.shape[1], dtype=np.float64)
     listed = np.cumsum(present * weights, axis=1) if present.shape[1] else np.zeros((top.shape[0], 1))
-    as_hits = _Request(request.ks, ("rbp",), request.settings)
+    as_hits = _Request(request.ks, ("rbp",), request.settings.replaced(unjudged="keep"))
     judged_rbp = _compute(top, judged[0], judged[1], None, n_items, as_hits, block_size, "none", False)
     return {
         k: np.maximum(listed[:, min(k, listed.shape[1]) - 1] - judged_rbp[f"rbp@{k}"], 0.0)
         for k in request.ks
     }
+
+
+def _needs_judgments(request: _Request) -> bool:
+    """Whether the judged items (grade 0 too) are read: RBP's residual, bpref, or condensed lists."""
+    return bool({"rbp_residual", "bpref"} & set(request.keys)) or request.settings.unjudged == "condense"
+
+
+def _judged_in(
+    bitmap: _Bitmap, block: np.ndarray, judged: tuple[np.ndarray, np.ndarray], b0: int
+) -> np.ndarray:
+    """A (nb x width) mask: True where the block's lists hold an item the user's judgments name."""
+    indptr, items = judged
+    b1 = b0 + block.shape[0]
+    r0, r1 = int(indptr[b0]), int(indptr[b1])
+    local_ptr = indptr[b0 : b1 + 1] - r0
+    seg = np.repeat(np.arange(b1 - b0, dtype=np.int64), np.diff(local_ptr))
+    found: np.ndarray = bitmap.find(block, items[r0:r1], local_ptr, seg, b0, False) != 0
+    return found
+
+
+def _condensed(
+    top: np.ndarray, judged: tuple[np.ndarray, np.ndarray] | None, n_items: int, block_size: int
+) -> np.ndarray:
+    """The lists without their unjudged items (``unjudged="condense"``): judged items move up, in order.
+
+    None for ``judged`` means every item is judged (a truth of relevant items only): nothing moves.
+    """
+    if judged is None or not top.size:
+        return top
+    bitmap = _Bitmap(n_items, judged[0], block_size)
+    out = np.full_like(top, -1)
+    for b0 in range(0, top.shape[0], block_size):
+        block = top[b0 : b0 + block_size]
+        keep = _judged_in(bitmap, block, judged, b0)
+        rows, _ = np.nonzero(keep)  # row by row, in list order
+        place = np.cumsum(keep, axis=1)[keep] - 1  # a kept item's position in its condensed list
+        out[b0 + rows, place] = block[keep]
+    return out
 
 
 def _ideal_cumulative(
@@ -244,11 +304,14 @@ def _block_metrics(
     b0: int,  # index of the block's first user
     shared: _Shared,
     out: dict[str, np.ndarray],
+    judged_cum: np.ndarray | None = None,  # judged items up to each position (bpref), or None
 ) -> None:
     """Fill ``out[key@k][b0:b0+nb]`` for every metric and cutoff:
     one :class:`~topkeval._kernels.Cut` per k."""
     nb = nrel.size
     hits = _Hits(flat, width, nb)
+    judged_above = judged_cum[hits.row, hits.pos] - 1 if judged_cum is not None else None
+    nonrelevant = shared.nonrelevant(b0, nrel)
     hit_gains = _maybe(shared.rel_gains, hit_rel) if hit_rel is not None else None
     hit_grades = _maybe(shared.grades, hit_rel) if hit_rel is not None else None
     ideal_cum = _block_ideal(shared, hits, hit_gains, seg_rel, r0, nb)
@@ -271,6 +334,8 @@ def _block_metrics(
             grades=_maybe(hit_grades, sel),
             top_grade=_maybe(shared.top_grade, slice(b0, b0 + nb)),
             unjudged=shared.unjudged_at(k, b0, nb),
+            judged_above=_maybe(judged_above, sel),
+            nonrelevant=nonrelevant,
         )
         for key, kernel in shared.kernels.items():
             out[f"{key}@{k}"][b0 : b0 + nb] = kernel(cut)
@@ -404,12 +469,15 @@ def _compute(
     ``duplicates="all"`` sorts each row to find repeated recommendations;
     ``"hits"`` only counts how often each relevant item was hit. ``judged``
     is the CSR (indptr, items) of every judged item, relevant or not, for
-    RBP's residual; None when every item is judged.
+    RBP's residual, bpref and condensed lists; None when every item is judged.
     """
+    if request.settings.unjudged == "condense":
+        top = _condensed(top, judged, n_items, block_size)
     n_users, length = top.shape
     width = _list_width(request, length)
     shared = _Shared(request, width, indptr, grades)
     shared.unjudged = _unjudged_weight(top, judged, n_items, request, block_size)
+    shared.use_judgments(judged, n_items, block_size)
     need_rel = shared.needs_hit_index(duplicates)
     bitmap = _Bitmap(n_items, indptr, block_size)
     readback = check_relevant and _relevant_may_repeat(items, indptr)
@@ -430,7 +498,8 @@ def _compute(
             if need_rel
             else None
         )
-        _block_metrics(flat, width, hit_rel, nrel, seg_rel, r0, b0, shared, out)
+        judged_cum = shared.judged_cumulative(block, b0)
+        _block_metrics(flat, width, hit_rel, nrel, seg_rel, r0, b0, shared, out, judged_cum)
     return out
 
 
@@ -464,6 +533,7 @@ def evaluate_arrays(
     duplicates: str = "check_hits",
     p: float = Settings.p,
     max_grade: float | None = Settings.max_grade,
+    unjudged: str = Settings.unjudged,
 ) -> pd.DataFrame:
     """Every metric for every row of an integer (users x K) matrix: the fast path.
 
@@ -498,7 +568,10 @@ def evaluate_arrays(
         the largest of ``relevant_grades`` (at least 1; 1 without grades), in
         ``attrs["err_max_grade"]``. With ``relevant_grades`` the CSR entries
         are judgments: RBP's residual (``rbp_residual``) counts every listed
-        item not among them as unjudged.
+        item not among them as unjudged, and bpref skips it.
+    unjudged : {"keep", "condense"}
+        ``"condense"`` drops the listed items the judgments do not name
+        (only with ``relevant_grades``) before any metric, as in :func:`evaluate`.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as (see :func:`evaluate`).
     block_size : int
@@ -545,6 +618,7 @@ def evaluate_arrays(
         empty=empty,
         p=p,
         max_grade=max_grade,
+        unjudged=unjudged,
     )
     request, attrs = _with_err_scale(_Request(ks, check_metrics(metrics), settings), grades)
     judged = _judged_csr(request, relevant_indptr, relevant_items, relevant_grades, n_users)
@@ -574,12 +648,13 @@ def _with_err_scale(request: _Request, grades: np.ndarray | None) -> tuple[_Requ
 def _judged_csr(
     request: _Request, indptr: Any, items: Any, grades: Any, n_users: int
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every judged item (grade 0 too) in CSR form, for RBP's residual; None when every item is judged.
+    """Every judged item (grade 0 too) in CSR form, for RBP's residual, bpref and condensed lists; None
+    when every item is judged or none of those is asked for.
 
     With ``relevant_grades`` the CSR entries are judgments, so an item not among them is unjudged;
     without grades they are the relevant items and every other item is judged not relevant.
     """
-    if "rbp_residual" not in request.keys or grades is None:
+    if not _needs_judgments(request) or grades is None:
         return None
     indptr, items, _ = _check_csr(indptr, items, None, n_users)
     return indptr, items
@@ -911,7 +986,7 @@ def _top_from_runs(
     return top, list_length, False
 
 
-@_registry.document("metrics", "empty", "ties")
+@_registry.document("metrics", "empty", "ties", "unjudged")
 def evaluate(
     recommendations: pd.DataFrame,
     truth: pd.DataFrame,
@@ -931,6 +1006,7 @@ def evaluate(
     discount: str = Settings.discount,
     p: float = Settings.p,
     max_grade: float | None = Settings.max_grade,
+    unjudged: str = Settings.unjudged,
 ) -> pd.DataFrame:
     """Score every user's recommendations: one row per user, one column per metric.
 
@@ -973,6 +1049,8 @@ def evaluate(
         the value used is ``attrs["err_max_grade"]``. Pass the scale's top
         (4 to match gdeval / ir_measures' ``ERR@k``) when the truth may not
         reach it.
+    unjudged : {"keep", "condense"}
+        Whether listed items the truth does not judge stay in the lists. See Notes.
 
     Returns
     -------
@@ -1000,6 +1078,18 @@ def evaluate(
     so a listed item absent from it is unjudged and its weight joins the
     residual; without one every unlisted item is judged not relevant and the
     residual is p^k. RBP lies in [``rbp@k``, ``rbp@k + rbp_residual@k``].
+
+    bpref (``metrics=[..., "bpref"]``, Buckley and Voorhees 2004) reads the
+    same judgments: it skips unjudged items and compares each relevant item
+    with the grade-0 rows only; without a relevance column every listed
+    non-relevant item counts against it.
+
+    %(unjudged)s
+
+    Condensing needs judgments: only a truth with a relevance column says
+    which items are unjudged (without one nothing is dropped). The whole of
+    each list is read, so the top k of a condensed list can hold items
+    ranked below k in the original.
 
     Ranks give the order only: a user's rows ranked 1, 5 and 9 are that
     user's first, second and third items, so all three count at k = 3 (as
@@ -1037,6 +1127,7 @@ def evaluate(
         ties=ties,
         p=p,
         max_grade=max_grade,
+        unjudged=unjudged,
     )
     request = _Request(ks, check_metrics(metrics), settings)
     cols = dict(user=user_col, item=item_col, rank=rank_col, score=score_col, relevance=relevance_col)
@@ -1052,7 +1143,8 @@ def evaluate(
     )
     lists = _Lists(users, run_users, heads, rec_items, len(item_index))
     key = _order_key(recommendations, by_rank, cols)
-    top, list_length = _list_matrix(lists, key, by_rank, max(ks), ideal, ties, cols)
+    whole = "listed" if unjudged == "condense" else ideal  # "listed" reads every list whole
+    top, list_length = _list_matrix(lists, key, by_rank, max(ks), whole, ties, cols)
     judged = _truth_judged(request, truth, truth_users, truth_items, lists, cols)
     indptr, truth_items, rel_grades, n_relevant = _truth_csr(truth, truth_users, truth_items, lists, cols)
     request, err_attrs = _with_err_scale(request, rel_grades)
@@ -1071,6 +1163,7 @@ def evaluate(
         ideal=ideal,
         discount=discount,
         ties=ties if not by_rank else None,
+        unjudged=unjudged,
         n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
         **err_attrs,
     )
@@ -1244,12 +1337,13 @@ def _truth_judged(
     lists: _Lists,
     cols: dict[str, str],
 ) -> tuple[np.ndarray, np.ndarray] | None:
-    """Every judged item (the truth's rows, grade 0 too) as CSR, for RBP's residual; None when not needed.
+    """Every judged item (the truth's rows, grade 0 too) as CSR, for RBP's residual, bpref and condensed
+    lists; None when not needed.
 
     Only a truth with a relevance column lists judgments; without one every unlisted item is judged not
     relevant, and nothing is unjudged.
     """
-    if "rbp_residual" not in request.keys or cols["relevance"] not in truth.columns:
+    if not _needs_judgments(request) or cols["relevance"] not in truth.columns:
         return None
     indptr, items, _, _ = _truth_csr(truth, truth_users, truth_items, lists, cols, keep_zero=True)
     return indptr, items

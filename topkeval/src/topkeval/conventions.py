@@ -1243,6 +1243,10 @@ def libraries_using(option: str, value: str) -> str:
         return ", ".join(lib.name for lib in LIBRARIES.values() if lib.ties == value)
     if option == "empty":
         return _empty_users(value)
+    if (
+        option == "unjudged"
+    ):  # the table's libraries score the list as given; the registry's ``also`` says more
+        return ""
     default = _registry.OPTIONS[option].default
     takes = {m.key for m in _registry.METRICS.values() if option in m.options}
     rows = [c for c in CONVENTIONS if c.metric in takes and c.options.get(option, default) == value]

@@ -1,4 +1,7 @@
-"""Per-user set and rank metrics: precision, recall, hit, reciprocal rank, AP.
+"""Per-user set and rank metrics: precision, recall, hit, reciprocal rank, AP, bpref, IPS-weighted P and R.
+
+bpref and condensed lists serve incomplete judgments; propensity-weighted
+precision and recall serve a log that observes items unevenly.
 
 Each function scores one user's ranked list. They are written for reading:
 the batch path in ``topkeval.batch`` computes the same numbers for millions of
@@ -7,7 +10,7 @@ users and is tested against these functions.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from typing import Any
 
 from . import _registry
@@ -16,7 +19,9 @@ from ._validation import (
     Relevant,
     check_k,
     check_options,
+    check_propensity,
     check_ranking,
+    check_relevance,
     check_relevant_set,
     empty_relevant_error,
 )
@@ -28,6 +33,10 @@ __all__ = [
     "hit_at_k",
     "reciprocal_rank_at_k",
     "average_precision_at_k",
+    "bpref_at_k",
+    "condensed",
+    "ips_precision_at_k",
+    "ips_recall_at_k",
 ]
 
 
@@ -339,3 +348,253 @@ def average_precision_at_k(
     if denominator == "min_k_n_relevant":
         return total / min(k, len(rel))
     return total / len(ranks) if ranks else 0.0
+
+
+def condensed(ranking: Sequence[Hashable], judgments: Relevant) -> list:
+    """The ranking without its unjudged items: a condensed list (Sakai 2007).
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    judgments : set of hashable, or mapping item -> grade
+        A mapping lists the judged items (grade 0 = judged not relevant);
+        an item absent from it is unjudged and is dropped. A set lists the
+        relevant items and judges every other item not relevant, so nothing
+        is dropped.
+
+    Returns
+    -------
+    list
+        The judged items of ``ranking``, in their order. Any metric of the
+        condensed list is that metric "on judged items only" (trec_eval
+        ``-J``; ``unjudged="condense"`` in :func:`topkeval.evaluate`).
+
+    Examples
+    --------
+    >>> from topkeval import condensed, precision_at_k
+    >>> judgments = {"a": 1, "c": 0, "d": 1}  # b is unjudged
+    >>> condensed(["a", "b", "c", "d"], judgments)
+    ['a', 'c', 'd']
+    >>> precision_at_k(condensed(["a", "b", "c", "d"], judgments), judgments, k=3)  # 2 of 3
+    0.6667
+    """
+    items = check_ranking(ranking)
+    grades = check_relevance(judgments, "judgments")
+    if not isinstance(judgments, Mapping):
+        return items
+    return [item for item in items if item in grades]
+
+
+def _bpref_counts(relevant: Relevant) -> tuple[dict[Any, float], int, int]:
+    """The checked grades, |R| and min(|R|, N) (N taken >= |R| for a set: complete judgments)."""
+    grades = check_relevance(relevant)
+    n_relevant = sum(1 for grade in grades.values() if grade > 0)
+    if not n_relevant:
+        raise empty_relevant_error("bpref_at_k")
+    if not isinstance(relevant, Mapping):
+        return grades, n_relevant, n_relevant
+    return grades, n_relevant, min(n_relevant, sum(1 for grade in grades.values() if grade == 0))
+
+
+def bpref_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
+    """Binary preference: the share of judged non-relevant items that each found relevant item is above.
+
+    bpref@k = (1 / |R|) * sum over the relevant ranks i <= k of (1 - min(n_i, |R|) / min(|R|, N))
+
+    where n_i is the number of judged non-relevant items ranked above rank i
+    and N the number of judged non-relevant items in all (Buckley and
+    Voorhees, SIGIR 2004). Unjudged items are skipped: they neither count as
+    relevant nor push a relevant item down, so bpref changes little when the
+    judgments are incomplete.
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        A mapping is a set of judgments: grade > 0 relevant, grade 0 judged
+        not relevant, and an item absent from it unjudged. A set lists the
+        relevant items and judges every other item not relevant (complete
+        judgments); there are then taken to be at least |R| non-relevant
+        items, so min(|R|, N) = |R|. Must hold a relevant item.
+    k : int
+        Cutoff, at least 1: only the top k are read (trec_eval's ``bpref``
+        reads the whole list, i.e. k >= its length).
+
+    Returns
+    -------
+    float
+        A value in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If the user has no relevant item (0/0), or for the input errors of
+        :func:`precision_at_k`.
+
+    See Also
+    --------
+    condensed : Drop the unjudged items, then use any metric.
+
+    Notes
+    -----
+    As trec_eval's ``bpref``: a relevant item with no judged non-relevant
+    item above it adds 1 (so with N = 0, bpref@k = R@k); the min with |R|
+    counts only the first |R| judged non-relevant items, so a long tail of
+    them does not sink the score. Relevant items that are not listed (or are
+    below k) add 0.
+
+    Examples
+    --------
+    >>> from topkeval import bpref_at_k
+    >>> judgments = {"a": 1, "c": 0, "d": 1, "e": 0}  # b is unjudged, so it changes nothing
+    >>> bpref_at_k(["a", "b", "c", "d"], judgments, k=4)  # (1 + (1 - 1/2)) / 2
+    0.75
+    >>> bpref_at_k(["a", "b", "c", "d"], {"a", "d"}, k=4)  # a set: b and c judged not relevant
+    0.5
+    """
+    items, k = check_ranking(ranking), check_k(k)
+    grades, n_relevant, pool = _bpref_counts(relevant)
+    judged = isinstance(relevant, Mapping)
+    total, above = 0.0, 0
+    for item in items[:k]:
+        grade = grades.get(item, None if judged else 0.0)  # None: unjudged, skipped
+        if grade is not None and grade > 0:
+            total += 1.0 - (min(above, n_relevant) / pool if above else 0.0)
+        elif grade is not None:
+            above += 1
+    return total / n_relevant
+
+
+def _ips_weights(
+    ranking: Any, observed: Any, propensity: Any, k: Any, clip: Any
+) -> tuple[list, set, int, dict[Hashable, float]]:
+    items, seen, k = check_ranking(ranking), check_relevant_set(observed, "observed"), check_k(k)
+    weight = check_propensity(propensity, seen, clip)
+    return items, seen, k, weight
+
+
+def ips_precision_at_k(
+    ranking: Sequence[Hashable],
+    observed: Relevant,
+    propensity: Mapping[Hashable, float] | Sequence[float],
+    k: int,
+    *,
+    clip: float | None = None,
+) -> float:
+    """Propensity-weighted precision@k: an unbiased estimate of P@k from a log that misses items unevenly.
+
+    IPS-P@k = (1 / k) * sum over the observed items i in the top k of 1 / propensity_i
+
+    When an item the user would like is observed (logged as relevant) with
+    probability propensity_i, every logged hit stands for 1 / propensity_i
+    true ones, so the expectation over the logging process is the P@k the
+    full truth would give (Yang et al., RecSys 2018; Schnabel et al. 2016).
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    observed : set of hashable, or mapping item -> grade
+        The items the log shows as relevant for this user (grade > 0).
+    propensity : mapping item -> float, or sequence of float indexed by item id
+        The probability that a relevant item is observed, in (0, 1]; needed
+        for every observed item.
+    k : int
+        Cutoff, at least 1.
+    clip : float, optional
+        Largest weight: 1 / propensity is cut at ``clip`` (>= 1). Clipping
+        lowers the variance and biases the estimate down. Default: no clip.
+
+    Returns
+    -------
+    float
+        A value >= 0; it can exceed 1 (a single user's estimate is noisy;
+        the mean over users is what is unbiased).
+
+    Raises
+    ------
+    ValueError, TypeError
+        For an observed item without a propensity, a propensity outside
+        (0, 1], a bad ``clip``, or the input errors of :func:`precision_at_k`.
+
+    See Also
+    --------
+    ips_recall_at_k : The same weights, over the estimated number of relevant items.
+
+    Notes
+    -----
+    The estimate is unbiased only with the true propensities, and only for
+    the relevant items that can be observed at all (propensity > 0); with
+    estimated ones it inherits their error. It needs the probability that an
+    item is observed given that it is relevant, per item (here) or per user
+    and item (pass one mapping per user).
+
+    Examples
+    --------
+    >>> from topkeval import ips_precision_at_k
+    >>> propensity = {"a": 0.5, "b": 1.0, "c": 0.25}
+    >>> ips_precision_at_k(["a", "b", "c", "d"], {"a", "c"}, propensity, k=4)  # (2 + 4) / 4
+    1.5
+    >>> ips_precision_at_k(["a", "b", "c", "d"], {"a", "c"}, propensity, k=4, clip=3)  # (2 + 3) / 4
+    1.25
+    """
+    items, seen, k, weight = _ips_weights(ranking, observed, propensity, k, clip)
+    return float(sum(weight[item] for item in items[:k] if item in seen) / k)
+
+
+def ips_recall_at_k(
+    ranking: Sequence[Hashable],
+    observed: Relevant,
+    propensity: Mapping[Hashable, float] | Sequence[float],
+    k: int,
+    *,
+    clip: float | None = None,
+) -> float:
+    """Propensity-weighted recall@k: the weighted share of the observed items found in the top k.
+
+    IPS-R@k = (sum over the observed items i in the top k of w_i) / (sum over all observed items of w_i),
+    with w_i = 1 / propensity_i.
+
+    The numerator estimates the number of truly relevant items in the top
+    k, the denominator |R|; both are unbiased, their ratio is consistent
+    (self-normalised, as Yang et al. RecSys 2018 normalise per user), and it
+    stays in [0, 1].
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    observed : set of hashable, or mapping item -> grade
+        The items the log shows as relevant for this user (grade > 0). Must
+        not be empty.
+    propensity : mapping item -> float, or sequence of float indexed by item id
+        As in :func:`ips_precision_at_k`.
+    k : int
+        Cutoff, at least 1.
+    clip : float, optional
+        Largest weight, as in :func:`ips_precision_at_k`.
+
+    Returns
+    -------
+    float
+        A value in [0, 1].
+
+    Raises
+    ------
+    ValueError
+        If nothing is observed (0/0), or for the errors of :func:`ips_precision_at_k`.
+
+    Examples
+    --------
+    >>> from topkeval import ips_recall_at_k
+    >>> propensity = {"a": 0.5, "b": 1.0, "c": 0.25}
+    >>> ips_recall_at_k(["a", "b", "d"], {"a", "c"}, propensity, k=3)  # 2 / (2 + 4)
+    0.3333
+    """
+    items, seen, k, weight = _ips_weights(ranking, observed, propensity, k, clip)
+    if not seen:
+        raise empty_relevant_error("ips_recall_at_k")
+    found = sum(weight[item] for item in items[:k] if item in seen)
+    return float(found / sum(weight[item] for item in seen))

@@ -386,6 +386,7 @@ def evaluate(
     buckets: int | None = None,
     p: float = Settings.p,
     max_grade: float | None = Settings.max_grade,
+    unjudged: str = Settings.unjudged,
 ):
     """Score every user's recommendations on Spark: one row per user, one column per metric.
 
@@ -397,7 +398,7 @@ def evaluate(
     truth : pyspark.sql.DataFrame
         Columns ``user`` and ``item``, plus an optional ``relevance`` grade
         (>= 0; 0 = judged not relevant).
-    k, metrics, denominator, gain, ideal, discount, ties, p, max_grade
+    k, metrics, denominator, gain, ideal, discount, ties, p, max_grade, unjudged
         As in :func:`topkeval.evaluate`, and checked by it.
     empty : {"raise", "skip", "zero"}
         What users with no relevant item count as. See Notes.
@@ -470,6 +471,7 @@ def evaluate(
         relevance_col=relevance_col,
         p=p,
         max_grade=max_grade,
+        unjudged=unjudged,
     )
     names = _probe(recommendations, truth, k, options, empty)
     _check_workers(recommendations.sparkSession)
@@ -599,6 +601,7 @@ def evaluate_arrays(
     grades_col: str | None = None,
     p: float = Settings.p,
     max_grade: float | None = Settings.max_grade,
+    unjudged: str = Settings.unjudged,
 ):
     """Score one row per user holding arrays: the shape of ALS ``recommendForAllUsers`` output.
 
@@ -613,8 +616,8 @@ def evaluate_arrays(
         ids, best first (or an array of structs whose first field is the id,
         as ``recommendForAllUsers`` gives); ``relevant``, an array of the
         user's relevant item ids. A null array counts as empty.
-    k, metrics, denominator, gain, ideal, discount, empty, p, max_grade
-        As in :func:`evaluate`.
+    k, metrics, denominator, gain, ideal, discount, empty, p, max_grade, unjudged
+        As in :func:`evaluate` (``unjudged="condense"`` needs ``grades_col``).
     user_col, items_col, relevant_col : str
         Column names, if yours differ.
     grades_col : str, optional
@@ -655,6 +658,7 @@ def evaluate_arrays(
         discount=discount,
         p=p,
         max_grade=max_grade,
+        unjudged=unjudged,
     )
     probe = topkeval.evaluate_arrays(np.zeros((0, 1), np.int64), [0], [], k=k, empty=empty, **options)
     _check_workers(lists.sparkSession)
@@ -674,7 +678,7 @@ def evaluate_arrays(
         relevant_col=relevant_col,
         grades_col=grades_col,
         kmax=int(max(np.atleast_1d(k))),
-        full_lists=ideal == "listed",
+        full_lists=ideal == "listed" or unjudged == "condense",  # condensing reads every list whole
         bucket_empty="raise" if empty == "raise" else "zero",
     )
     frame = lists.select(*[_col(c) for c in columns])

@@ -23,6 +23,10 @@ qrels that the run does not list; a query whose judged documents all have
 grade 0 scores 0. A measure without ``@k`` covers the whole list (AP is
 trec_eval's ``map``, nDCG its ``ndcg``, RR its ``recip_rank``).
 
+trec_eval's ``bpref`` is topkeval's ``bpref`` on the whole list: grade-0
+documents are the judged non-relevant ones and unjudged documents are
+skipped.
+
 Measures a library does not define (trec_eval has no ERR or RBP) use
 topkeval's definition with that library's ordering and its rules for
 which queries count.
@@ -47,7 +51,7 @@ __all__ = ["read_run", "read_qrels", "parse_measure", "Measure", "evaluate_run",
 #: the metrics a measure may name, as ir_measures spells them; a name maps to its key through the
 #: registry's names (ir_measures' P, R, Success; trec_eval's map, recip_rank, ndcg_cut; any case)
 _SPELLING = {"precision": "P", "recall": "R", "hit": "Success", "rr": "RR", "ap": "AP", "ndcg": "nDCG"}
-_SPELLING.update(err="ERR", rbp="RBP")
+_SPELLING.update(err="ERR", rbp="RBP", bpref="Bpref")
 _NEEDS_K = ("precision", "recall", "hit", "err")  # no whole-list form in trec_eval / ir_measures
 _PARAMETERS = {"rbp": ("p",)}
 _MEASURE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\(([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
@@ -252,7 +256,8 @@ def parse_measure(text: str) -> Measure:
     text : str
         ``NAME``, ``NAME@k`` or ``NAME(param=value)@k``. Names: ``P``,
         ``R``, ``Success``, ``ERR`` (these need ``@k``), ``AP``, ``nDCG``,
-        ``RR``, ``RBP`` (without ``@k``: the whole list). ``RBP`` takes
+        ``RR``, ``RBP``, ``Bpref`` (without ``@k``: the whole list, as
+        trec_eval's ``bpref``). ``RBP`` takes
         ``p``, the persistence (default 0.8). The other names of these
         metrics that :func:`topkeval.evaluate` accepts work too (trec_eval's
         ``map``, ``recip_rank``, ``ndcg_cut``; ``MRR``, ``hit_rate``, ...).
@@ -283,7 +288,7 @@ def parse_measure(text: str) -> Measure:
         raise InputTypeError(f"a measure is a str such as 'nDCG@10'; got {type(text).__name__}.")
     found = _MEASURE.match(text)
     known = ", ".join(["P@k", "R@k", "Success@k", "AP", "AP@k", "nDCG", "nDCG@k", "RR", "RR@k", "ERR@k"])
-    known += ", RBP(p=0.8)@k"
+    known += ", RBP(p=0.8)@k, Bpref"
     metric = _registry.metric_key(found.group(1)) if found else None
     if not found or metric not in _SPELLING:
         raise InvalidInputError(f"unknown measure {text!r}; measures are written as in ir_measures: {known}.")
@@ -360,6 +365,7 @@ def evaluate_run(
     run: pd.DataFrame,
     measures: Sequence[str | Measure] | str | Measure,
     convention: str = "trec_eval",
+    judged_only: bool = False,
 ) -> pd.DataFrame:
     """Per-query values of each measure, as the ``convention`` library computes them.
 
@@ -375,6 +381,12 @@ def evaluate_run(
         measure may be given alone: ``"AP"``).
     convention : str
         A key (or alias) of :data:`topkeval.conventions.LIBRARIES`.
+    judged_only : bool
+        True drops the run's documents that the qrels do not judge before
+        anything is computed (condensed lists: trec_eval's ``-J``, as
+        ``unjudged="condense"`` in :func:`topkeval.evaluate`). As there, a
+        query keeps its place in the run when every one of its documents is
+        dropped: it scores 0 wherever the convention counts it.
 
     Returns
     -------
@@ -397,6 +409,8 @@ def evaluate_run(
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in given]
     if not parsed:
         raise InvalidInputError("name at least one measure, e.g. ['AP', 'nDCG@10'].")
+    if judged_only:
+        return _judged_only(qrels, run, parsed, library)
     whole = _whole_list(run, qrels)
     columns = {str(m): _one(m, run, qrels, library, m.k or whole) for m in parsed}
     frame = pd.DataFrame(columns)
@@ -404,6 +418,21 @@ def evaluate_run(
     frame = frame.loc[frame.notna().any(axis=1)].sort_index()
     frame.index.name = None
     return frame
+
+
+def _judged_only(
+    qrels: pd.DataFrame, run: pd.DataFrame, measures: list[Measure], library: str
+) -> pd.DataFrame:
+    """:func:`evaluate_run` on the judged documents only; a query that loses all its documents scores 0 where
+    the convention counts it with its full list (an empty list finds nothing), as trec_eval ``-J``."""
+    judged = pd.MultiIndex.from_frame(qrels[["user", "item"]])
+    kept = pd.MultiIndex.from_frame(run[["user", "item"]]).isin(judged)
+    emptied = run.loc[~run["user"].isin(run.loc[kept, "user"])]
+    frames = [evaluate_run(qrels, run.loc[kept], measures, library)]
+    if len(emptied):
+        counted = evaluate_run(qrels, emptied, measures, library)
+        frames.append(counted.where(counted.isna(), 0.0))
+    return pd.concat(frames).sort_index()
 
 
 def format_trec(values: pd.DataFrame, per_query: bool = False) -> str:
