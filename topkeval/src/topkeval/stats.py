@@ -731,9 +731,9 @@ class Verdict:
     ``n_permutations`` draws (the paired t-test's when that is None); ``p_holm`` the Holm-adjusted
     p-value within ``family`` (``family_size`` comparisons), or None for a single comparison
     decided in advance; ``p_holm_bound`` True when ``p_holm`` comes from permutation p-values
-    at their floor ``1/(B+1)``, so that it is an upper bound (the text writes "≤"); ``sd`` the standard deviation of the per-user
-    differences; ``mde`` the smallest true difference this many users detect
-    with probability ``power`` at level ``alpha``.
+    at their floor ``1/(B+1)``, so that it is an upper bound (the text writes "≤"); ``sd`` the
+    standard deviation of the per-user differences; ``mde`` the smallest true difference this
+    many users detect with probability ``power`` at level ``alpha``.
     """
 
     name_a: str
