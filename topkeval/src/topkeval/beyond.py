@@ -587,7 +587,7 @@ def _merit_of(merit: Mapping, item: Hashable) -> float:
 
 
 def _check_merit(merit: Any, catalog: Sequence) -> None:
-    """``merit`` is a mapping item -> merit whose items are all in the catalogue (module docstring)."""
+    """``merit`` must be a mapping item -> merit whose items are all in the catalogue."""
     if not isinstance(merit, (Mapping, pd.Series)):
         raise InputTypeError(
             f"merit must be a mapping item -> merit (a dict or a pandas Series indexed by item); got "
