@@ -6,7 +6,7 @@ import math
 
 from helpers.checking.questions import FunctionQuestion, Mistake
 from helpers.course.choice import choice
-from topkeval.beyond import gini_of_counts, item_exposure, novelty_at_k
+from topkeval.beyond import calibration_kl_at_k, gini_of_counts, item_exposure, novelty_at_k
 
 __all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "novelty", "gini", "exposure"]
 
@@ -223,6 +223,15 @@ q5 = FunctionQuestion(
             ),
         ),
         Mistake(
+            "natural log",
+            "1/ln(rank + 1) is not the DCG discount: with the natural log rank 1 gets 1/ln 2 = 1.44 "
+            "instead of 1; use math.log2 (Singh and Joachims write log without a base, the course "
+            "fixes it at 2).",
+            lambda rankings, item, k: sum(
+                1 / math.log(r + 1) for ranking in rankings for r, x in enumerate(ranking[:k], 1) if x == item
+            ),
+        ),
+        Mistake(
             "mean over lists",
             "Exposure is summed over the users' lists: an item shown to more users gets more attention.",
             lambda rankings, item, k: exposure(rankings, item, k) / len(rankings),
@@ -230,29 +239,49 @@ q5 = FunctionQuestion(
     ],
 )
 
+
+def _c_kl(dramas: int) -> float:
+    """C_KL@10 of a list of ``dramas`` dramas and 10 - dramas comedies, for a 70 % drama history."""
+    genres = {**{f"d{j}": "drama" for j in range(10)}, **{f"c{j}": "comedy" for j in range(10)}}
+    history = [f"d{j}" for j in range(7)] + [f"c{j}" for j in range(3)]
+    listed = [f"d{j}" for j in range(dramas)] + [f"c{j}" for j in range(10 - dramas)]
+    return calibration_kl_at_k(history, listed, 10, genres=genres)
+
+
 q6 = choice(
     "11.q6",
-    "Calibration: which top-10 list has the lowest C_KL@10 for a 70 % drama, 30 % comedy history?",
+    "Calibration: a history is 70 % drama and 30 % comedy. Which top-10 list has the lowest C_KL@10?",
     "the list with the lowest C_KL@10",
     {
         "a": (
-            "Ten dramas: drama is what the user likes most.",
-            "That list drops the user's comedies: q = (1, 0) against p = (0.7, 0.3) gives "
-            "C_KL = 1.13 nats, the example of section 7.",
+            "Eight dramas and two comedies: one more of what the user likes most.",
+            f"C_KL@10 = {_c_kl(8):.4f} nats. KL(p || q~) weighs each genre by the history's share p and "
+            "punishes q most where it falls below p: two comedies against a 30 % share cost more than "
+            "four against it.",
         ),
         "b": (
-            "Seven dramas and three comedies.",
-            "Yes: q equals p, so the smoothed q~ equals p too and the divergence is 0.",
+            "Six dramas and four comedies.",
+            f"Yes: C_KL@10 = {_c_kl(6):.4f} nats against {_c_kl(8):.4f} for 8/2. Both lists are one item "
+            "from 7/3, but the divergence is not symmetric: it grows fast as the list's share of a genre "
+            "of the history shrinks towards 0, so under-serving the minor genre costs more than "
+            "over-serving it.",
             True,
         ),
         "c": (
-            "Five dramas and five comedies: a balanced list is the most diverse.",
-            "Diverse, but not calibrated: q = (0.5, 0.5) against p = (0.7, 0.3) is about 0.08 nats; "
-            "calibration asks for the user's own mix, not an even one.",
+            "They tie: 8/2 and 6/4 are each one item away from 7/3.",
+            f"One item either way is not the same divergence: 8/2 gives {_c_kl(8):.4f} nats and 6/4 "
+            f"{_c_kl(6):.4f}. ln(p/q) grows faster as q shrinks, so taking a comedy away costs more than "
+            "adding one.",
+        ),
+        "d": (
+            "Nine dramas and one comedy: a list should lean to the user's main taste.",
+            f"C_KL@10 = {_c_kl(9):.4f} nats, the largest of the three lists: one comedy against a 30 % "
+            "share leaves most of the comedy term.",
         ),
     },
     [
-        "Calibration compares the list's genre mix q(g|u) with the history's p(g|u).",
-        "KL(p || q~) is 0 exactly when the two mixes are equal.",
+        "Compute both: sum over the genres of p ln(p / q~), with p = (0.7, 0.3) and q~ = 0.99 q + 0.01 p.",
+        "KL(p || q) is not symmetric in how q misses p: a genre whose list share falls below its history "
+        "share costs more than one whose share rises by the same amount.",
     ],
 )

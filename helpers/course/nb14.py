@@ -117,8 +117,8 @@ DECISION_GUIDE = pd.DataFrame(
         ),
         (
             "Do items or providers get attention in proportion to what users want from them?",
-            "exposure per group against a stated target (exposure disparity@k, e.g. vs merit), "
-            "exposure Gini@k",
+            "exposure disparity@k against a stated target (e.g. merit) for proportionality; exposure "
+            "Gini@k for how concentrated attention is, against equal attention for every item",
             "slot 1 is seen more than slot 10, and a count-based Gini treats them alike; state the browsing "
             "model, the groups and the target (Singh and Joachims, KDD 2018; notebook 11)",
         ),
@@ -126,7 +126,7 @@ DECISION_GUIDE = pd.DataFrame(
             "Does each list keep the user's own mix of tastes (genres), not only their main one?",
             "C_KL@k, calibration (Steck, RecSys 2018), compared per user with a paired verdict",
             "an accurate list can crowd out a user's minor interests; the smoothing alpha (0.01) keeps "
-            "the KL finite (notebook 11)",
+            "the KL finite; read it against a floor, since a 10-item list cannot reach 0 (notebook 11)",
         ),
         (
             "Is the difference between two systems real, with this many test users?",

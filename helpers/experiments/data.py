@@ -28,6 +28,7 @@ from topkeval.datasets import (
 __all__ = [
     "synthetic_interactions",
     "synthetic_item_genres",
+    "synthetic_item_factors",
     "load_movielens_100k",
     "load_movielens_latest",
     "MOVIELENS",
@@ -165,18 +166,62 @@ def synthetic_interactions(
     return frame.sort_values(["timestamp", "user"], kind="stable").reset_index(drop=True)
 
 
+def synthetic_item_factors(n_items: int = 500, *, n_factors: int = 8, seed: int = 0) -> pd.DataFrame:
+    """The hidden taste vectors ``v_i`` of the items of :func:`synthetic_interactions`.
+
+    Users pick items with probability proportional to
+    ``exp(log p_i + taste_strength * u_u . v_i)``: both signs of each factor
+    drive the choices. :func:`synthetic_item_genres` keeps only the positive
+    side; this function shows the whole vector, e.g. to count the items that
+    are strongly *negative* on some factor. Call it with the ``n_items``,
+    ``n_factors`` and ``seed`` of the log.
+
+    Parameters
+    ----------
+    n_items : int
+        As given to :func:`synthetic_interactions`.
+    n_factors : int
+        As given to :func:`synthetic_interactions`.
+    seed : int
+        As given to :func:`synthetic_interactions`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index: item ids ``0 .. n_items-1``; columns ``"g0" .. "g<n_factors - 1>"``
+        (named as the genres); values: standard normal draws.
+
+    Examples
+    --------
+    >>> from helpers.experiments.data import synthetic_item_factors
+    >>> factors = synthetic_item_factors(n_items=40, seed=1)
+    >>> factors.shape, list(factors.columns[:3])
+    ((40, 8), ['g0', 'g1', 'g2'])
+    """
+    n_items = check_int(n_items, "n_items")
+    n_factors = check_int(n_factors, "n_factors")
+    _, taste = _item_draws(np.random.default_rng(seed), n_items, n_factors)
+    return pd.DataFrame(
+        taste, index=pd.RangeIndex(n_items, name="item"), columns=[f"g{d}" for d in range(n_factors)]
+    )
+
+
 def synthetic_item_genres(
     n_items: int = 500, *, n_factors: int = 8, threshold: float = 1.0, seed: int = 0
 ) -> pd.Series:
     """Genres for the items of :func:`synthetic_interactions`: the taste dimensions each item is strong on.
 
     The generator gives every item a hidden taste vector ``v_i`` (one value
-    per factor) and users pick items whose taste matches theirs. Reading the
-    factors as genres, item ``i`` belongs to genre ``"g<d>"`` for every
-    factor ``d`` with ``v_i[d] > threshold``, and to its largest factor alone
-    when none passes; so genres are what users' choices were really made of,
-    and a user's history has a genre mix. Call it with the ``n_items``,
-    ``n_factors`` and ``seed`` of the log.
+    per factor) and users pick items whose taste matches theirs. These
+    genres are a construction from the positive side of those factors: item
+    ``i`` belongs to genre ``"g<d>"`` for every factor ``d`` with
+    ``v_i[d] > threshold``, and to its largest factor alone when none passes
+    (even when that factor is negative). The negative side of each factor and
+    the items' popularity also drive users' choices and are not represented
+    (:func:`synthetic_item_factors` gives the whole vectors); real genres are
+    coarser, hand-made labels. A user's history still has a genre mix that
+    follows their taste. Call it with the ``n_items``, ``n_factors`` and
+    ``seed`` of the log.
 
     Parameters
     ----------
@@ -208,7 +253,7 @@ def synthetic_item_genres(
     n_items = check_int(n_items, "n_items")
     n_factors = check_int(n_factors, "n_factors")
     threshold = check_number(threshold, "threshold", -math.inf)
-    _, taste = _item_draws(np.random.default_rng(seed), n_items, n_factors)
+    taste = synthetic_item_factors(n_items, n_factors=n_factors, seed=seed).to_numpy()
     strong = taste > threshold
     strong[np.arange(n_items), taste.argmax(axis=1)] = True  # at least the largest factor
     genres = [tuple(f"g{d}" for d in np.flatnonzero(row)) for row in strong]

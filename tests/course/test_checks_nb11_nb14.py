@@ -67,6 +67,29 @@ def test_nb11_novelty_and_gini():
     assert nb.q2.check(without_zeros).mistake == "drops the zeros"
 
 
+def test_nb11_exposure_natural_log_is_named_and_q6_asks_for_the_asymmetry():
+    nb = module("11")
+
+    def natural_log(rankings, item, k):
+        return sum(
+            1 / math.log(r + 1) for ranking in rankings for r, x in enumerate(ranking[:k], 1) if x == item
+        )
+
+    assert nb.q5.check(natural_log).mistake == "natural log"
+
+    # naive KL for a 70/30 history, alpha = 0.01: the right option is the smallest, and 8/2 and 6/4 differ
+    def kl(dramas):
+        q = (dramas / 10, 1 - dramas / 10)
+        return sum(p * math.log(p / (0.99 * qg + 0.01 * p)) for p, qg in zip((0.7, 0.3), q, strict=True))
+
+    values = {8: kl(8), 6: kl(6), 9: kl(9)}
+    assert min(values, key=values.get) == 6 and values[8] - values[6] > 0.005
+    assert nb.q6.correct_letter == "b" and "Six dramas" in nb.q6.options["b"].text
+    for dramas, value in values.items():
+        assert nb._c_kl(dramas) == pytest.approx(value)
+        assert f"{value:.4f}" in " ".join(option.feedback for option in nb.q6.options.values())
+
+
 def test_nb12_rbp_and_ips():
     nb = module("12")
     assert nb.q2.check(nb.rbp).outcome == CORRECT

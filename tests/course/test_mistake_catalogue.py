@@ -860,7 +860,7 @@ CATALOGUE.update(
             Wrong("ranking[:k - 1]", _exposure(stop="ranking[:k - 1]")),
             Wrong("ranking[:k + 1]", _exposure(stop="ranking[:k + 1]")),
             Wrong("0-based rank: 1/log2(rank + 2)", _exposure(weight=lambda r: 1 / math.log2(r + 2))),
-            Wrong("natural log", _exposure(weight=lambda r: 1 / math.log(r + 1))),
+            Wrong("natural log", _exposure(weight=lambda r: 1 / math.log(r + 1)), "natural log"),
             Wrong("clipped log2: 1/log2(max(rank, 2))", _exposure(weight=lambda r: 1 / math.log2(max(r, 2)))),
             Wrong("RBP weights p^(rank - 1), p = 0.8", _exposure(weight=lambda r: 0.8 ** (r - 1))),
             Wrong("divides by k", _exposure(reduce="k")),

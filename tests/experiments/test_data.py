@@ -13,6 +13,7 @@ from helpers.experiments.data import (
     load_movielens_100k,
     load_movielens_latest,
     synthetic_interactions,
+    synthetic_item_factors,
     synthetic_item_genres,
 )
 
@@ -200,3 +201,17 @@ def test_item_genres_threshold_and_bad_input():
     assert many.map(len).eq(3).all()
     with pytest.raises(ValueError, match="n_items"):
         synthetic_item_genres(n_items=0)
+
+
+def test_item_factors_are_the_generators_draws_and_the_genres_their_positive_side():
+    factors = synthetic_item_factors(n_items=200, seed=4)
+    rng = np.random.default_rng(4)  # naive oracle: the generator's first two draws
+    rng.permutation(200)
+    assert np.array_equal(factors.to_numpy(), rng.normal(size=(200, 8)))
+    genres = synthetic_item_genres(n_items=200, seed=4)
+    for item, labels in genres.items():
+        row = factors.loc[item]
+        above = {g for g, v in row.items() if v > 1.0}
+        assert set(labels) == (above or {row.idxmax()})
+    # the negative side is not represented: many items are strongly negative on a factor
+    assert ((factors < -1).any(axis=1)).mean() > 0.5

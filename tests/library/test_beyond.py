@@ -415,8 +415,8 @@ def test_calibration_edge_cases():
     assert calibration_kl_at_k(["a", "x", "a"], ["a"], 1, genres=genres) == pytest.approx(0.0)
     # a two-genre item counts half to each genre: b alone matches a 50/50 history
     assert calibration_kl_at_k(["a", "c"], ["b"], 1, genres=genres) == pytest.approx(0.0)
-    # alpha = 1: q~ = p, always 0
-    assert calibration_kl_at_k(["a"], ["c"], 1, genres=genres, alpha=1) == 0.0
+    # alpha just below 1: q~ is almost p, so a list of the wrong genre scores almost 0 (alpha = 1 is refused)
+    assert 0 < calibration_kl_at_k(["a"], ["c"], 1, genres=genres, alpha=0.999) < 1e-2
     # rank weighting: the first slot counts more
     flat = calibration_kl_at_k(["a", "c"], ["a", "c", "d"], 3, genres=genres)
     ranked = calibration_kl_at_k(["a", "c"], ["a", "c", "d"], 3, genres=genres, weighting="log2")
@@ -450,6 +450,19 @@ def test_calibration_per_user_and_mean():
         (lambda: exposure_disparity([["a"]], "ab", 1, groups={"a": 0, "b": 1}, merit={"a": -1}), ">= 0"),
         (lambda: exposure_disparity([["a"]], "ab", 1, groups={"a": 0, "b": 1}, merit={"a": 0}), "merit 0"),
         (lambda: calibration_kl_at_k(["a"], ["a"], 1, genres={"a": "x"}, alpha=0), "alpha must be in"),
+        (
+            lambda: calibration_kl_at_k(["a"], ["a"], 1, genres={"a": "x"}, alpha=1),
+            "alpha must be in \\(0, 1\\)",
+        ),
+        (lambda: mean_calibration_kl({}, {1: ["a"]}, 1, genres={"a": "x"}, alpha=1.0), "alpha must be in"),
+        (
+            lambda: exposure_disparity([["a"]], "ab", 1, groups={"a": 0, "b": 1}, merit={"a": 1, "zz": 5}),
+            "not in the catalog, e.g. \\['zz'\\]",
+        ),
+        (
+            lambda: group_exposure([["a"]], "ab", 1, groups=dict(a=0, b=1), merit=pd.Series({"a": 1, 7: 2})),
+            "reindex\\(catalog",
+        ),
         (lambda: calibration_kl_at_k(["a"], ["b"], 1, genres={"a": "x"}), "no entry in genres"),
         (lambda: calibration_kl_at_k(["a"], ["a"], 1, genres={"a": ()}), "p\\(g\\|u\\) is undefined"),
         (lambda: calibration_kl_at_k("ab", ["a"], 1, genres={"a": "x"}), "history must be a collection"),
@@ -460,6 +473,39 @@ def test_calibration_per_user_and_mean():
 def test_exposure_and_calibration_bad_inputs(call, match):
     with pytest.raises(ValueError, match=match):
         call()
+
+
+@pytest.mark.parametrize(
+    "call, match",
+    [
+        (
+            lambda: exposure_disparity([["a"]], ["a", "b"], 1, groups={"a": 0, "b": 1}, merit=[1, 1]),
+            "merit must be a mapping item -> merit .* got list.*dict\\(zip\\(catalog, merit\\)\\)",
+        ),
+        (
+            lambda: group_exposure([["a"]], "ab", 1, groups={"a": 0, "b": 1}, merit=np.array([1.0, 2.0])),
+            "merit must be a mapping .* got ndarray",
+        ),
+        (
+            lambda: calibration_by_user([["a"]], {0: ["a"]}, 1, genres={"a": "x"}),
+            "histories must be a mapping user -> items .* got list",
+        ),
+        (
+            lambda: mean_calibration_kl({0: ["a"]}, [["a"]], 1, genres={"a": "x"}),
+            "rankings must be a mapping user -> items .* got list",
+        ),
+    ],
+)
+def test_exposure_and_calibration_wrong_container_types(call, match):
+    with pytest.raises(TypeError, match=match):
+        call()
+
+
+def test_merit_as_a_series_and_merit_keys_within_the_catalogue():
+    lists, groups = [["a", "b"], ["a", "c"]], {"a": "head", "b": "tail", "c": "tail"}
+    as_dict = exposure_disparity(lists, "abc", 2, groups=groups, merit={"a": 1, "b": 2})
+    as_series = exposure_disparity(lists, "abc", 2, groups=groups, merit=pd.Series({"a": 1, "b": 2}))
+    assert as_dict == as_series == pytest.approx(disparity_oracle(lists, "abc", 2, groups, {"a": 1, "b": 2}))
 
 
 def test_exposure_weights_are_the_dcg_discount_and_rbp_patience():

@@ -13,6 +13,8 @@ import pytest
 
 from topkeval.stats import (
     Verdict,
+    _format_p_bound,
+    _holm_bounds,
     _regularized_beta,
     format_p_value,
     holm,
@@ -210,6 +212,43 @@ def test_a_family_applies_holm_and_can_turn_ahead_into_a_tie():
     assert [v.p_holm for v in again] == [v.p_holm for v in family]
     with pytest.raises(TypeError, match="only apply"):
         verdicts([alone], family="x", seed=3)
+
+
+def _holm_bound_oracle(p_values, floored):
+    """Naive: a Holm value is a bound when pushing every floor p-value towards 0 lowers it."""
+    lowered = [p / 1000 if low else p for p, low in zip(p_values, floored, strict=True)]
+    return [after < before * (1 - 1e-9) for before, after in zip(holm(p_values), holm(lowered), strict=True)]
+
+
+def test_holm_adjusted_p_from_a_permutation_floor_is_written_as_a_bound():
+    clear = {(f"A{i}", f"B{i}"): _users(400, 0.1, seed=200 + i) for i in range(3)}  # all at the floor
+    weak = {("C", "D"): _users(400, 0.012, seed=7)}  # an exact p-value between the floor and 1
+    family = verdicts({**clear, **weak}, family="4 pairs", n_permutations=999, seed=0)
+    floor = 1 / 1000
+    assert [v.p_value for v in family[:3]] == [floor] * 3 and family[3].p_value > 4 * floor
+    for v in family[:3]:  # 4 x 1/1000 = 0.0040 is a bound: the true p-values are below the floor
+        assert v.p_holm_bound and v.p_holm == pytest.approx(4 * floor)
+        assert "p < 0.001, Holm-adjusted p ≤ 0.0040 over the 4 comparisons" in v.text
+        assert "Holm-adjusted p = " not in v.text
+    exact = family[3]
+    assert not exact.p_holm_bound and f"Holm-adjusted p = {exact.p_holm:.4f}" in exact.text
+    # the naive oracle agrees, also on families where an exact p-value inherits the floor's bound
+    cases = [
+        ([0.001, 0.00105, 0.5], [True, False, False]),  # 3 x 0.001 > 2 x 0.00105: the second is a bound
+        ([0.001, 0.002, 0.5], [True, False, False]),  # 2 x 0.002 > 3 x 0.001: exact
+        ([0.001, 0.001, 0.001], [True, True, True]),
+        ([0.2, 0.3], [False, False]),
+    ]
+    for p_values, floored in cases:
+        assert _holm_bounds(p_values, floored, holm(p_values)) == _holm_bound_oracle(p_values, floored)
+    assert _holm_bounds([0.001, 0.00105, 0.5], [True, False, False], holm([0.001, 0.00105, 0.5])) == [
+        True,
+        True,
+        False,
+    ]
+    # a bound is rounded up, never down: 0.00123 is written 0.0013; tiny values keep two digits
+    assert _format_p_bound(0.00123) == "p ≤ 0.0013" and _format_p_bound(3.01e-5) == "p ≤ 3.1e-05"
+    assert _format_p_bound(0.004) == "p ≤ 0.0040"
 
 
 def test_verdict_with_the_t_test_has_no_permutation_floor():

@@ -498,8 +498,11 @@ class BeyondMetric:
 _POSITION_WEIGHTS = (
     Choice(
         "log2",
-        "w(r) = 1 / log2(r + 1): the DCG discount, rank 1 weighs 1, rank 10 about 0.29",
-        also="Singh and Joachims, Fairness of Exposure in Rankings (KDD 2018); the discount of NDCG",
+        "w(r) = 1 / log2(r + 1): the DCG discount, rank 1 weighs 1, rank 10 about 0.29; the base of the "
+        "log scales every weight alike, so shares, the exposure Gini and the disparity do not depend on "
+        "it, raw exposure does",
+        also="Singh and Joachims, Fairness of Exposure in Rankings (KDD 2018), who write 1/log(1 + r); "
+        "the discount of NDCG",
     ),
     Choice(
         "rbp",
@@ -510,7 +513,8 @@ _POSITION_WEIGHTS = (
     Choice(
         "uniform",
         "w(r) = 1: every slot of the top k alike (exposure is then the recommendation count)",
-        also="count-based coverage and Gini; Steck's calibration (RecSys 2018) with equal weights",
+        also="count-based coverage and Gini; Steck's calibration (RecSys 2018) with every rank weight "
+        "w_r = 1",
     ),
 )
 
@@ -557,8 +561,11 @@ BEYOND_OPTIONS: dict[str, Option] = {
         default="uniform",
         choices=_POSITION_WEIGHTS,
         why_default=(
-            "uniform is Steck's q(g|u): each recommended item counts once, as the history's items do; "
-            "log2 or rbp make the genres of the first slots count more, for lists read top-down."
+            "Steck weights each history item by w_u,i (e.g. recency) and each listed item by a rank "
+            "weight w_r (e.g. the MRR or nDCG discount); topkeval sets every history weight to 1 and, "
+            "by default (uniform), every rank weight too, the simplest reading that needs no choice "
+            "of discount; log2 or rbp give Steck's rank-weighted q(g|u), where the genres of the first "
+            "slots count more, for lists read top-down."
         ),
     ),
 }
@@ -638,11 +645,13 @@ BEYOND_METRICS: dict[str, BeyondMetric] = {
         "exposure_disparity",
         "ExpDisp@k",
         "exposure disparity@k",
-        "1/2 sum over groups of |exposure share - target share|; target: catalogue share or merit share",
+        "1/2 sum over groups of |exposure share - target share| (total variation distance); target: "
+        "catalogue share or merit share",
         "all users",
         "an item -> group mapping (and, for merit, each item's merit)",
         value_range="[0, 1]",
-        rewards="(lower is better) exposure proportional to the target (Singh and Joachims' merit)",
+        rewards="(lower is better) exposure proportional to the target (Singh and Joachims' merit, "
+        "amortized over users)",
         options=("exposure_weighting",),
     ),
     "calibration": BeyondMetric(

@@ -44,6 +44,7 @@ from ._arrays import cut, top_matrix
 from ._cutoff import discounts
 from ._docs import document
 from ._validation import (
+    InputTypeError,
     InvalidInputError,
     check_columns,
     check_k,
@@ -579,13 +580,31 @@ def _group_of(groups: Mapping, item: Hashable) -> Hashable:
 
 
 def _merit_of(merit: Mapping, item: Hashable) -> float:
-    value = merit.get(item, 0.0) if hasattr(merit, "get") else merit[item]
+    value = merit.get(item, 0.0)
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not 0 <= float(value) < math.inf:
         raise InvalidInputError(f"item {item!r} has merit {value!r}; merit must be a finite number >= 0.")
     return float(value)
 
 
+def _check_merit(merit: Any, catalog: Sequence) -> None:
+    """``merit`` must be a mapping item -> merit whose items are all in the catalogue."""
+    if not isinstance(merit, (Mapping, pd.Series)):
+        raise InputTypeError(
+            f"merit must be a mapping item -> merit (a dict or a pandas Series indexed by item); got "
+            f"{type(merit).__name__}. For merits in catalogue order, pass dict(zip(catalog, merit))."
+        )
+    known = set(catalog)
+    unknown = [item for item in merit.keys() if item not in known][:3]
+    if unknown:
+        raise InvalidInputError(
+            f"merit names items that are not in the catalog, e.g. {unknown}; their merit could never be met "
+            "by exposure. Keep only catalogue items (e.g. merit.reindex(catalog, fill_value=0))."
+        )
+
+
 def _target_totals(catalog: Sequence, groups: Mapping, merit: Mapping | None) -> dict:
+    if merit is not None:
+        _check_merit(merit, catalog)
     totals: dict = {}
     for item in catalog:
         group = _group_of(groups, item)
@@ -614,6 +633,14 @@ def group_exposure(
     of the total merit (``merit``, e.g. each item's number of held-out
     interactions: exposure proportional to merit, their disparate-treatment
     constraint Exposure(G0) / Merit(G0) = Exposure(G1) / Merit(G1)).
+    Singh and Joachims state the constraint per ranking; exposure and merit
+    summed over every user's list, as here, give its amortized form (Biega
+    et al., Equity of Attention, SIGIR 2018). Merit read from logged
+    interactions inherits the exposure of the system that produced the log.
+    The ``ratio`` column is exposure share / target share per group; the
+    ratio of two groups' ratios is Singh and Joachims' disparate treatment
+    ratio. Shares, ratios and the disparity do not depend on the base of the
+    logarithm in ``weighting="log2"``; raw exposure does.
 
     Parameters
     ----------
@@ -626,7 +653,9 @@ def group_exposure(
     groups : mapping item -> group
         The group of every catalogue item (a pandas Series works).
     merit : mapping item -> float, optional
-        Each item's merit >= 0; items it does not list have merit 0.
+        Each item's merit >= 0 (a dict or a pandas Series); catalogue items
+        it does not list have merit 0, and an item outside the catalogue is
+        an error (no exposure could ever meet its merit).
     weighting : {"log2", "rbp", "uniform"}
         The browsing model: see Notes.
     p : float
@@ -687,8 +716,12 @@ def exposure_disparity(
     shares of :func:`group_exposure`: the smallest share of all exposure
     that would have to move between groups to make exposure proportional to
     the target. It is 0 exactly when Singh and Joachims' constraint holds
-    (every group's exposure / merit is the same) and works for any number of
-    groups; with two groups it is the gap of either group's share.
+    (every group's exposure / merit is the same), in its amortized form
+    over all users' lists (Biega et al., SIGIR 2018), and works for any
+    number of groups; with two groups it is the gap of either group's share.
+    It saturates at a group's target share when that group gets no exposure;
+    the ``ratio`` column of :func:`group_exposure` keeps telling heavy skews
+    apart.
 
     Parameters
     ----------
@@ -701,7 +734,8 @@ def exposure_disparity(
     groups : mapping item -> group
         The group of every catalogue item.
     merit : mapping item -> float, optional
-        Each item's merit >= 0 (default: every item 1, so the target is the
+        Each item's merit >= 0, catalogue items only, as in
+        :func:`group_exposure` (default: every item 1, so the target is the
         group's share of the catalogue).
     weighting : {"log2", "rbp", "uniform"}
         The browsing model: see Notes.
@@ -782,12 +816,16 @@ def calibration_kl_at_k(
 ) -> float:
     """Miscalibration of one list: KL divergence of its genre mix from the user's history's (Steck, 2018).
 
-    p(g|u) is the genre mix of the history, each item counted once and
-    spread evenly over its genres (p(g|i) = 1/|genres(i)|); q(g|u) is the
-    same mix over the top ``k`` (optionally weighted by rank). The value is
-    KL(p || q~) = sum over g of p(g|u) ln(p(g|u) / q~(g|u)) with
-    q~ = (1 - alpha) q + alpha p, which keeps it finite when the list misses
-    a genre of the history.
+    p(g|u) is the genre mix of the history, each item spread evenly over its
+    genres (p(g|i) = 1/|genres(i)|); q(g|u) is the same mix over the top
+    ``k``. The value is KL(p || q~) = sum over g of p(g|u) ln(p(g|u) /
+    q~(g|u)) with q~ = (1 - alpha) q + alpha p, which keeps it finite when
+    the list misses a genre of the history. Steck weights each history item
+    by a w_u,i (e.g. how recently it was played) and each listed item by a
+    rank weight w_r (e.g. the MRR or nDCG discount); here every history item
+    weighs 1, and so does every listed item by default
+    (``weighting="uniform"``); ``"log2"`` or ``"rbp"`` give his rank-weighted
+    q(g|u).
 
     Parameters
     ----------
@@ -801,7 +839,9 @@ def calibration_kl_at_k(
         Every history and recommended item's genres; an empty collection
         means "no genre" and the item is left out of the mix it is in.
     alpha : float
-        Smoothing in (0, 1]; Steck uses 0.01.
+        Smoothing in (0, 1); Steck uses 0.01. 0 would make a missed genre
+        infinite and 1 would make every list score 0 (q~ = p), so both are
+        errors.
     weighting : {"uniform", "log2", "rbp"}
         How the list's items are weighted in q(g|u): see Notes.
     p : float
@@ -844,7 +884,7 @@ def calibration_kl_at_k(
         )
     shown = check_ranking(ranking)[: check_k(k)]
     weights = _position_weights(len(shown), weighting, p, _CALIBRATION.values)
-    alpha = check_number(alpha, "alpha", 0, 1, low_open=True)
+    alpha = check_number(alpha, "alpha", 0, 1, low_open=True, high_open=True)
     return float(_kl(target, _genre_mix(shown, genres, weights), alpha))
 
 
@@ -872,7 +912,7 @@ def calibration_by_user(
     genres : mapping item -> genre or collection of genres
         As in :func:`calibration_kl_at_k`.
     alpha : float
-        Smoothing in (0, 1].
+        Smoothing in (0, 1).
     weighting : {"uniform", "log2", "rbp"}
         How the list's items are weighted: see Notes.
     p : float
@@ -898,6 +938,13 @@ def calibration_by_user(
     2       NaN
     Name: calibration_kl, dtype: float64
     """
+    for name, given in (("histories", histories), ("rankings", rankings)):
+        if not isinstance(given, (Mapping, pd.Series)):
+            raise InputTypeError(
+                f"{name} must be a mapping user -> items (a dict, or a pandas Series such as "
+                f"log.groupby('user')['item'].agg(list)); got {type(given).__name__}."
+            )
+    alpha = check_number(alpha, "alpha", 0, 1, low_open=True, high_open=True)  # even with no scored user
     values = {}
     for user, ranking in rankings.items():
         history = _history_items(histories.get(user, ()))
@@ -934,7 +981,7 @@ def mean_calibration_kl(
     genres : mapping item -> genre or collection of genres
         As in :func:`calibration_kl_at_k`.
     alpha : float
-        Smoothing in (0, 1].
+        Smoothing in (0, 1).
     weighting : {"uniform", "log2", "rbp"}
         How the list's items are weighted: see Notes.
     p : float

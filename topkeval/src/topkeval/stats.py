@@ -659,6 +659,36 @@ def format_p_value(p_value: float, n_permutations: int | None = None) -> str:
     return f"p = {p:.2g}"
 
 
+def _at_floor(p_value: float, n_permutations: int | None) -> bool:
+    """True when a permutation p-value is its test's smallest possible value 1/(B+1), a bound."""
+    return n_permutations is not None and p_value <= (1 + 1e-9) / (n_permutations + 1)
+
+
+def _format_p_bound(p_value: float) -> str:
+    """``p ≤ x`` with ``x`` rounded up, for an adjusted p-value computed from a bound."""
+    if p_value >= 0.0001:
+        return f"p ≤ {math.ceil(round(p_value * 1e4, 9)) / 1e4:.4f}"
+    return f"p ≤ {_ceil_2_digits(p_value):g}"
+
+
+def _holm_bounds(p_values: Sequence[float], floored: Sequence[bool], adjusted: Sequence[float]) -> list[bool]:
+    """Which Holm-adjusted p-values are only upper bounds.
+
+    Holm's adjustment never decreases when a p-value grows, so an adjusted value reached
+    through a floor p-value (itself a bound) is a bound too, unless a comparison with an
+    exact p-value reaches the same value: with the p-values sorted, the ``i``-th adjusted
+    value is exact when ``max over exact j <= i of min(1, (m - j) p_(j))`` equals it.
+    """
+    order = np.argsort(np.asarray(p_values, dtype=np.float64), kind="stable")
+    m = len(order)
+    exact_max, bound = -1.0, [False] * m
+    for position, index in enumerate(order):
+        if not floored[index]:
+            exact_max = max(exact_max, min(1.0, (m - position) * p_values[index]))
+        bound[index] = exact_max < adjusted[index] * (1 - 1e-9)
+    return bound
+
+
 def holm(p_values) -> list[float]:
     """Holm's step-down adjustment of a family of p-values (controls the family-wise error rate).
 
@@ -700,9 +730,10 @@ class Verdict:
     bootstrap interval; ``p_value`` the sign-flip permutation p-value from
     ``n_permutations`` draws (the paired t-test's when that is None); ``p_holm`` the Holm-adjusted
     p-value within ``family`` (``family_size`` comparisons), or None for a single comparison
-    decided in advance; ``sd`` the standard deviation of the per-user
-    differences; ``mde`` the smallest true difference this many users detect
-    with probability ``power`` at level ``alpha``.
+    decided in advance; ``p_holm_bound`` True when ``p_holm`` comes from permutation p-values
+    at their floor ``1/(B+1)``, so that it is an upper bound (the text writes "≤"); ``sd`` the
+    standard deviation of the per-user differences; ``mde`` the smallest true difference this
+    many users detect with probability ``power`` at level ``alpha``.
     """
 
     name_a: str
@@ -724,6 +755,7 @@ class Verdict:
     p_holm: float | None = None
     family: str | None = None
     family_size: int | None = None
+    p_holm_bound: bool = False
 
     @property
     def interval_excludes_zero(self) -> bool:
@@ -760,7 +792,8 @@ class Verdict:
         if self.n_permutations is None:
             text += " (paired t-test)"
         if self.p_holm is not None:
-            text += f", Holm-adjusted {format_p_value(self.p_holm)} over the {self.family_size} comparisons"
+            holm_p = _format_p_bound(self.p_holm) if self.p_holm_bound else format_p_value(self.p_holm)
+            text += f", Holm-adjusted {holm_p} over the {self.family_size} comparisons"
             text += f" of {self.family!r}"
         return text
 
@@ -909,7 +942,7 @@ def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
     Returns
     -------
     list of Verdict
-        In the input order, each with ``p_holm`` set; "ahead" then needs the
+        In the input order, each with ``p_holm`` (and ``p_holm_bound``) set; "ahead" then needs the
         Holm-adjusted p-value at most ``alpha``.
 
     Examples
@@ -938,11 +971,13 @@ def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
             "comparisons must be a non-empty mapping {(name_a, name_b): (a, b)} or a sequence of Verdict "
             "objects."
         )
-    adjusted = holm([item.p_value for item in items])
+    raw = [item.p_value for item in items]
+    adjusted = holm(raw)
+    bounds = _holm_bounds(raw, [_at_floor(item.p_value, item.n_permutations) for item in items], adjusted)
     family = str(family)
     return [
-        replace(item, p_holm=p, family=family, family_size=len(items))
-        for item, p in zip(items, adjusted, strict=True)
+        replace(item, p_holm=p, family=family, family_size=len(items), p_holm_bound=bound)
+        for item, p, bound in zip(items, adjusted, bounds, strict=True)
     ]
 
 
