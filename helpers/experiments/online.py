@@ -549,13 +549,12 @@ def graded_dcg(world: ClickWorld, lists: np.ndarray) -> np.ndarray:
     return attr @ (1.0 / np.log2(np.arange(2, lists.shape[1] + 2)))
 
 
-def pbm_expectation(
-    world: ClickWorld, logged_lists: np.ndarray, new_lists: np.ndarray, propensities
-) -> float:
-    """The exact expectation of :func:`topkeval.offpolicy.pbm_ips` (DCG discount) on logs of ``logged_lists``.
+def pbm_expectation(world: ClickWorld, logged_lists, new_lists, propensities) -> float:
+    """The exact expectation of :func:`topkeval.offpolicy.pbm_ips` (DCG discount) on a ranker's logs.
 
-    A session's user is drawn uniformly and the item at logged rank r is clicked with probability
-    examination[r] * a, so the estimate's expectation is the mean over users of
+    The logs show ``logged_lists``; ``new_lists`` reorder them. A session's user is drawn uniformly
+    and the item at logged rank r is clicked with probability examination[r] * a, so the estimate's
+    expectation is the mean over users of
     sum over r of examination[r] * a[u, logged r] / propensities[r] / log2(1 + new rank), the new rank
     0 (not shown) counting 0. With the world's own examination as ``propensities`` it is the new lists'
     :func:`graded_dcg`; with all ones it is what the naive click metric estimates; with a wrong

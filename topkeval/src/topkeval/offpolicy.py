@@ -151,9 +151,9 @@ def _result(estimate, se, weights: np.ndarray, n: int, confidence: float, name: 
     half = _z(confidence) * se
     if se == 0:
         warnings.warn(
-            f"{name}: the standard error is 0 (every term of the estimate is equal: no reward at all, say, "
-            "or a single event with a non-zero weight), so the interval has zero width; it does not mean the value is known. Look "
-            "at effective_n and log more events.",
+            f"{name}: the standard error is 0 (every term of the estimate is equal: no reward at all, "
+            "say, or a single event with a non-zero weight), so the interval has zero width; it does not "
+            "mean the value is known. Look at effective_n and log more events.",
             RuntimeWarning,
             stacklevel=3,
         )
@@ -308,12 +308,13 @@ def clipped_ips(
     Capping the weights at ``clip`` (often written M) bounds each event's contribution, which
     bounds the variance. The price is a bias of ``-E[(w - clip)_+ r]`` under the logging policy:
     for rewards >= 0 (clicks, ratings) clipping can only lower each term, so the estimator
-    **underestimates** in expectation, and more so the smaller ``clip`` is and the more the new
-    policy favours actions the logging policy rarely took; the bias is 0 once ``clip`` is at least
-    the largest weight the logging and new policies can produce. ``clip=inf`` is plain :func:`ips`.
-    Capped or truncated weights go back to Ionides (JCGS 2008); Bottou et al. (JMLR 2013) use them
-    for counterfactual estimates of ad systems. The standard error and interval describe the clipped estimator's own spread: they do not
-    account for its bias, so they can miss the true value however large the log.
+    **underestimates** in expectation: the bias is never positive, no smaller in size for a smaller
+    ``clip``, larger the more the new policy favours actions the logging policy rarely took, and 0
+    once ``clip`` reaches the largest weight the two policies can produce. ``clip=inf`` is plain
+    :func:`ips`. Capped (truncated) weights go back to Ionides (JCGS 2008); Bottou et al. (JMLR
+    2013) use them for counterfactual estimates of ad systems. The standard error and interval
+    describe the clipped estimator's own spread: they do not account for its bias, so they can miss
+    the true value however large the log.
 
     Parameters
     ----------
