@@ -30,6 +30,7 @@ system never offers.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -395,7 +396,9 @@ def ips_estimate(log: dict, target_policy: np.ndarray) -> IPSResult:
     """
     target, click, propensity = _logged_columns(log, target_policy)
     plain = offpolicy.ips(click, target, propensity)
-    snips = offpolicy.snips(click, target, propensity).estimate if plain.max_weight > 0 else float("nan")
+    with warnings.catch_warnings():  # only SNIPS's estimate is kept, so a warning about its interval is moot
+        warnings.simplefilter("ignore", RuntimeWarning)
+        snips = offpolicy.snips(click, target, propensity).estimate if plain.max_weight > 0 else float("nan")
     return IPSResult(plain.estimate, plain.standard_error**2, plain.low, plain.high, plain.effective_n, snips)
 
 

@@ -180,6 +180,33 @@ def test_learner_function_that_raises_or_returns_none():
     assert "returned None. Did you forget a return statement?" in result.message
 
 
+def test_an_error_is_named_only_by_a_mistake_that_raises_the_same_error_on_the_same_case():
+    from helpers.checking.questions import Mistake
+
+    def reference(x):
+        return 1 / x if x else 0.0
+
+    def no_guard(x):
+        return 1 / x
+
+    question = FunctionQuestion(
+        id="12.q99",
+        title="a probe",
+        function_name="inverse",
+        reference=reference,
+        cases=[(2,), (0,), (4,)],
+        hints=["guard 0"],
+        solution_code=reference,
+        mistakes=[Mistake("no guard for 0", "0 counts 0.", no_guard)],
+    )
+    named = question.check(lambda x: 1 / x, record=False)
+    assert named.mistake == "no guard for 0" and "raised ZeroDivisionError" in named.message
+    other_error = question.check(lambda x: [][x], record=False)  # IndexError on the first case
+    assert other_error.outcome == checks.INCORRECT and other_error.mistake is None
+    wrong_before = question.check(lambda x: 3 / x, record=False)  # already wrong on case 0
+    assert wrong_before.mistake is None
+
+
 def test_passing_a_value_to_a_function_question_and_vice_versa():
     from helpers.course.nb03 import q1, q2
 
