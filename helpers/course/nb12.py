@@ -301,7 +301,7 @@ q6 = FunctionQuestion(
         Mistake(
             "no guard for new rank 0",
             "New rank 0 means the new ranking does not show the item: its click counts 0. Skip it before "
-            "taking 1 / log2(1 + new rank), which divides by zero at new rank 0.",
+            "taking the discount, whose log of (1 + new rank) is 0 at new rank 0: a division by zero.",
             _pbm(shown=lambda new: True),
         ),
         Mistake(
