@@ -400,6 +400,20 @@ class FunctionQuestion(_Question):
                     return mistake
         return None
 
+    def _matching_error(self, learner: list[tuple[bool, Any]], error: Exception) -> Mistake | None:
+        """The known mistake that raises the same kind of error on the same first case, if any."""
+        failing = next(i for i, (ok, _) in enumerate(learner) if not ok)
+        for mistake in self.mistakes:
+            theirs = self._outputs(mistake.function)[: failing + 1]
+            ok_m, value_m = theirs[-1]
+            earlier_agree = all(
+                ok_l and ok_t and _same(value_l, value_t)
+                for (ok_l, value_l), (ok_t, value_t) in zip(learner[:failing], theirs[:-1], strict=True)
+            )
+            if not ok_m and type(value_m) is type(error) and earlier_agree:
+                return mistake
+        return None
+
     def _check(self, answer: Any) -> CheckResult:
         early = _function_answer_problem(self, answer, show_value=True)
         if early is not None:
@@ -416,7 +430,9 @@ class FunctionQuestion(_Question):
             expected = self.reference(*_copy(args))
             call = self._call_text(args)
             if not ok:
-                return self._incorrect(f"{call} raised {type(value).__name__}: {value}", None)
+                return self._incorrect(
+                    f"{call} raised {type(value).__name__}: {value}", self._matching_error(learner, value)
+                )
             if value is None:
                 return self._incorrect(f"{call} returned None. Did you forget a return statement?", None)
             if not _same(value, expected):

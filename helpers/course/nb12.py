@@ -252,15 +252,19 @@ def pbm_dcg(clicks, new_ranks, eta):
     )
 
 
-def _pbm(propensity=lambda r, new, eta: r**-eta, discount=lambda r, new: 1 / math.log2(1 + new)):
-    """A variant of :func:`pbm_dcg`: the weight a click gets and the rank its discount reads."""
+def _pbm(
+    propensity=lambda r, new, eta: r**-eta,
+    discount=lambda r, new: 1 / math.log2(1 + new),
+    shown=lambda new: new > 0,
+):
+    """A variant of :func:`pbm_dcg`: a click's weight, the rank its discount reads, which clicks count."""
 
     def wrong(clicks, new_ranks, eta):
         return float(
             sum(
                 discount(r, new) / propensity(r, new, eta)
                 for r, (clicked, new) in enumerate(zip(clicks, new_ranks, strict=True), start=1)
-                if clicked and new > 0
+                if clicked and shown(new)
             )
         )
 
@@ -287,11 +291,19 @@ q6 = FunctionQuestion(
     hints=[
         "A click at logged rank r was seen with probability (1/r) ** eta; divide by it, i.e. multiply by "
         "r ** eta. The DCG discount reads the NEW rank of the clicked item: 1 / log2(1 + new rank).",
+        "new rank 0 means the new ranking does not show the item: it counts 0. Skip it before taking "
+        "1 / log2(1 + new rank), which is a division by zero at new rank 0 (a ZeroDivisionError).",
         "sum(r ** eta / math.log2(1 + new) for r, (c, new) in enumerate(zip(clicks, new_ranks), start=1) "
         "if c and new > 0)",
     ],
     solution_code=pbm_dcg,
     mistakes=[
+        Mistake(
+            "no guard for new rank 0",
+            "New rank 0 means the new ranking does not show the item: its click counts 0. Skip it before "
+            "taking the discount, whose log of (1 + new rank) is 0 at new rank 0: a division by zero.",
+            _pbm(shown=lambda new: True),
+        ),
         Mistake(
             "multiplies by the propensity",
             "A click at a rank few users read is MORE telling: divide by (1/r) ** eta, do not multiply.",
@@ -330,7 +342,8 @@ q7 = choice(
         "b": (
             "Down: capping a weight can only shrink a term w * click, because a click is never negative.",
             "Yes: each term min(w, M) * click is at most w * click, so the expected value is at most the "
-            "truth; the bias is -E[(w - M)+ * click], larger for a smaller M.",
+            "truth; the bias is -E[(w - M)+ * click]: never positive, no smaller in size for a smaller M, "
+            "and 0 once M reaches the largest weight.",
             True,
         ),
         "c": (

@@ -11,11 +11,14 @@ so the three online methods can be compared with the truth known:
 * :func:`logged_bandit` and :func:`ips_estimate`: estimate, from a log
   collected by one (randomised) policy, the click rate another policy would
   get, by inverse propensity scoring, with its variance (the estimators are
-  :mod:`topkeval.offpolicy`'s; :func:`clipped_value` is clipped IPS's exact
-  expectation, so its bias is known);
+  :mod:`topkeval.offpolicy`'s; :func:`clipped_value` and :func:`clipped_sd`
+  are clipped IPS's exact expectation and standard deviation, and
+  :func:`weight_tail` how much of the value rides on rare heavy weights);
 * :func:`logged_sessions`, :func:`rerank`, :func:`ranks_in` and
   :func:`graded_dcg`: a deployed ranker's click log, new rankings of the same
-  items, and the truth that :func:`topkeval.offpolicy.pbm_ips` estimates.
+  items, and the truth that :func:`topkeval.offpolicy.pbm_ips` estimates;
+  :func:`pbm_expectation` is that estimator's exact expectation for any
+  propensities (right, wrong, or none).
 
 The world (:func:`click_world`) is a *position-based model*: a user examines
 rank r with probability ``examination[r]`` and, having examined item i,
@@ -27,6 +30,7 @@ system never offers.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -51,10 +55,13 @@ __all__ = [
     "IPSResult",
     "ips_estimate",
     "clipped_value",
+    "clipped_sd",
+    "weight_tail",
     "rerank",
     "ranks_in",
     "logged_sessions",
     "graded_dcg",
+    "pbm_expectation",
 ]
 
 _Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal
@@ -384,12 +391,14 @@ def ips_estimate(log: dict, target_policy: np.ndarray) -> IPSResult:
     >>> from helpers.experiments.online import ips_estimate
     >>> log = {"user": np.array([0, 0]), "item": np.array([0, 1]), "propensity": np.array([0.5, 0.5]),
     ...        "click": np.array([1, 0])}
-    >>> ips_estimate(log, np.array([[1.0, 0.0]])).estimate  # (2 * 1 + 0 * 0) / 2
-    1.0
+    >>> ips_estimate(log, np.array([[0.8, 0.2]])).estimate  # (1.6 * 1 + 0.4 * 0) / 2
+    0.8
     """
     target, click, propensity = _logged_columns(log, target_policy)
     plain = offpolicy.ips(click, target, propensity)
-    snips = offpolicy.snips(click, target, propensity).estimate if plain.max_weight > 0 else float("nan")
+    with warnings.catch_warnings():  # only SNIPS's estimate is kept, so a warning about its interval is moot
+        warnings.simplefilter("ignore", RuntimeWarning)
+        snips = offpolicy.snips(click, target, propensity).estimate if plain.max_weight > 0 else float("nan")
     return IPSResult(plain.estimate, plain.standard_error**2, plain.low, plain.high, plain.effective_n, snips)
 
 
@@ -403,8 +412,11 @@ def clipped_value(world: ClickWorld, logging_policy, target_policy, clip: float)
     """The exact expected value of clipped IPS (weights capped at ``clip``) on logs of ``logging_policy``.
 
     E = mean over users of sum over items of pi_log * min(pi_target / pi_log, clip) * attractiveness,
-    times the rank-1 examination. With ``clip`` = inf it is :func:`policy_value` of the target: the
-    difference is clipping's bias, which is never positive because clicks are never negative.
+    times the rank-1 examination. The difference from :func:`policy_value` of the target is clipping's
+    bias, which is never positive because clicks are never negative, and is 0 once ``clip`` reaches the
+    largest weight. With ``clip`` = inf it equals :func:`policy_value` only if the logging policy gives
+    every item the target can show a probability above 0: an item the logging policy never shows never
+    enters a log, so its weight counts 0 here, and the shortfall is plain IPS's own bias.
 
     Examples
     --------
@@ -414,11 +426,61 @@ def clipped_value(world: ClickWorld, logging_policy, target_policy, clip: float)
     >>> clipped_value(world, np.array([[0.9, 0.1]]), np.array([[0.1, 0.9]]), clip=2.0)  # 0.1*0.5 + 0.2*0.2
     0.09
     """
+    click_mass, weight = _event_table(world, logging_policy, target_policy)
+    return float((click_mass * np.minimum(weight, clip)).sum())
+
+
+def _event_table(world: ClickWorld, logging_policy, target_policy) -> tuple[np.ndarray, np.ndarray]:
+    """(probability that one logged event shows item i to user u and is clicked, the weight of (u, i))."""
     logging = np.asarray(logging_policy, dtype=np.float64)
     target = np.asarray(target_policy, dtype=np.float64)
     weight = np.divide(target, logging, out=np.zeros_like(target), where=logging > 0)
-    terms = logging * np.minimum(weight, clip) * world.attractiveness
-    return float(terms.sum(axis=1).mean() * world.examination[0])
+    click_mass = logging * world.attractiveness * world.examination[0] / world.n_users
+    return click_mass, weight
+
+
+def clipped_sd(world: ClickWorld, logging_policy, target_policy, clip: float, n_events: int) -> float:
+    """The exact standard deviation of clipped IPS (``clip`` = inf: plain IPS) on a log of ``n_events``.
+
+    Each event's term min(w, clip) * click has mean E (:func:`clipped_value`) and, a click being 0 or 1,
+    second moment S = sum of P(event is (u, i) and clicked) * min(w, clip) ** 2; the estimate, a mean of
+    ``n_events`` independent terms, has standard deviation sqrt((S - E ** 2) / n_events).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, clipped_sd
+    >>> world = ClickWorld(np.array([[1.0, 0.0]]), np.array([1.0]))
+    >>> clipped_sd(world, np.array([[0.5, 0.5]]), np.array([[1.0, 0.0]]), np.inf, 4)  # term 2 or 0
+    0.5
+    """
+    n_events = check_int(n_events, "n_events")
+    click_mass, weight = _event_table(world, logging_policy, target_policy)
+    capped = np.minimum(weight, clip)
+    mean, square = float((click_mass * capped).sum()), float((click_mass * capped**2).sum())
+    return math.sqrt(max(square - mean * mean, 0.0) / n_events)
+
+
+def weight_tail(world: ClickWorld, logging_policy, target_policy, threshold: float) -> tuple[float, float]:
+    """How much of IPS's expectation rides on weights above ``threshold``, and how rare such clicks are.
+
+    Returns (the share of E[IPS] = sum of P(event is (u, i) and clicked) * w that comes from pairs with
+    w > threshold, the probability that one logged event is such a pair and is clicked). Multiplied by
+    the number of events in all the logs, the second is the number of such clicks to expect in them.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, weight_tail
+    >>> world = ClickWorld(np.array([[0.5, 0.5]]), np.array([1.0]))
+    >>> weight_tail(world, np.array([[0.9, 0.1]]), np.array([[0.5, 0.5]]), 2.0)  # item 1 has w = 5
+    (0.5, 0.05)
+    """
+    click_mass, weight = _event_table(world, logging_policy, target_policy)
+    heavy = weight > threshold
+    total = float((click_mass * weight).sum())
+    share = float((click_mass * weight)[heavy].sum()) / total if total > 0 else 0.0
+    return share, float(click_mass[heavy].sum())
 
 
 # ----------------------------------------------------------------- off-policy, ranked lists
@@ -488,3 +550,32 @@ def graded_dcg(world: ClickWorld, lists: np.ndarray) -> np.ndarray:
     lists = _check_lists(world, lists, "lists")
     attr = np.take_along_axis(world.attractiveness, lists, axis=1)
     return attr @ (1.0 / np.log2(np.arange(2, lists.shape[1] + 2)))
+
+
+def pbm_expectation(world: ClickWorld, logged_lists, new_lists, propensities) -> float:
+    """The exact expectation of :func:`topkeval.offpolicy.pbm_ips` (DCG discount) on a ranker's logs.
+
+    The logs show ``logged_lists``; ``new_lists`` reorder them. A session's user is drawn uniformly
+    and the item at logged rank r is clicked with probability examination[r] * a, so the estimate's
+    expectation is the mean over users of
+    sum over r of examination[r] * a[u, logged r] / propensities[r] / log2(1 + new rank), the new rank
+    0 (not shown) counting 0. With the world's own examination as ``propensities`` it is the new lists'
+    :func:`graded_dcg`; with all ones it is what the naive click metric estimates; with a wrong
+    examination, what a wrong correction estimates.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, pbm_expectation
+    >>> world = ClickWorld(np.array([[0.5, 0.3]]), np.array([1.0, 0.5]))
+    >>> round(pbm_expectation(world, np.array([[0, 1]]), np.array([[1, 0]]), [1.0, 1.0]), 4)
+    0.4655
+    """
+    logged_lists = _check_lists(world, logged_lists, "logged_lists")
+    new_lists = _check_lists(world, new_lists, "new_lists")
+    k = logged_lists.shape[1]
+    propensity = np.asarray(propensities, dtype=np.float64)[:k]
+    ranks = ranks_in(new_lists, logged_lists)
+    discount = np.where(ranks > 0, 1.0 / np.log2(1.0 + np.maximum(ranks, 1)), 0.0)
+    attr = np.take_along_axis(world.attractiveness, logged_lists, axis=1)
+    return float((attr * discount * (world.examination[:k] / propensity)).sum(axis=1).mean())

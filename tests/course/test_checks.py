@@ -100,12 +100,17 @@ def test_incorrect_message_never_shows_the_expected_value(qid):
     for mistake in q.mistakes:
         message = q.check(q.answer_from(mistake.function)).message
         if isinstance(q, FunctionQuestion):
-            failing = [args for args in q.cases if q._call_text(args) + " returned" in message]
+            failing = [
+                args
+                for args in q.cases
+                if any(q._call_text(args) + verb in message for verb in (" returned", " raised"))
+            ]
             assert len(failing) == 1, message
             shown = message.replace(q._call_text(failing[0]), "")
             expected = q.reference(*failing[0])
-            # the learner's (wrong) value is shown; the expected one never is
-            assert format_value(mistake.function(*failing[0])) in shown
+            # the learner's (wrong) value, or the error it raised, is shown; the expected one never is
+            if " raised " not in message:
+                assert format_value(mistake.function(*failing[0])) in shown
             for text in _expected_texts(expected):
                 assert text not in shown, (text, message)
         elif isinstance(q, ValueQuestion):
@@ -178,6 +183,35 @@ def test_learner_function_that_raises_or_returns_none():
 
     result = q1.check(forgot_return)
     assert "returned None. Did you forget a return statement?" in result.message
+
+
+def test_an_error_is_named_only_by_a_mistake_that_raises_the_same_error_on_the_same_case(monkeypatch):
+    from helpers.checking.questions import Mistake
+
+    monkeypatch.setattr(_core, "QUESTIONS", dict(_core.QUESTIONS))  # the probe below registers itself
+
+    def reference(x):
+        return 1 / x if x else 0.0
+
+    def no_guard(x):
+        return 1 / x
+
+    question = FunctionQuestion(
+        id="12.q99",
+        title="a probe",
+        function_name="inverse",
+        reference=reference,
+        cases=[(2,), (0,), (4,)],
+        hints=["guard 0"],
+        solution_code=reference,
+        mistakes=[Mistake("no guard for 0", "0 counts 0.", no_guard)],
+    )
+    named = question.check(lambda x: 1 / x, record=False)
+    assert named.mistake == "no guard for 0" and "raised ZeroDivisionError" in named.message
+    other_error = question.check(lambda x: [][x], record=False)  # IndexError on the first case
+    assert other_error.outcome == checks.INCORRECT and other_error.mistake is None
+    wrong_before = question.check(lambda x: 3 / x, record=False)  # already wrong on case 0
+    assert wrong_before.mistake is None
 
 
 def test_passing_a_value_to_a_function_question_and_vice_versa():

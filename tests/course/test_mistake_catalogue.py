@@ -892,6 +892,12 @@ CATALOGUE.update(
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
         "12.q6": [
+            Wrong("no guard for new rank 0", nb12._pbm(shown=lambda new: True), "no guard for new rank 0"),
+            Wrong(
+                "new rank 0 read as rank 1",
+                nb12._pbm(discount=lambda r, new: 1 / math.log2(1 + max(new, 1)), shown=lambda new: True),
+                "no guard for new rank 0",
+            ),
             Wrong(
                 "multiplies by the propensity",
                 nb12._pbm(propensity=lambda r, new, eta: r**eta),

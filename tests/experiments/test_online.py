@@ -109,6 +109,65 @@ def test_reranked_lists_hold_the_same_items_and_pbm_ips_finds_their_graded_dcg(w
     assert online.ranks_in(np.array([[4, 5]]), np.array([[1, 2]])).tolist() == [[0, 0]]
 
 
+def _naive_moments(world, logging, target, clip):
+    """Mean and second moment of one event's term min(w, clip) * click, one (user, item) at a time."""
+    mean = square = 0.0
+    for u in range(world.n_users):
+        for i in range(world.n_items):
+            p_click = logging[u, i] / world.n_users * world.attractiveness[u, i] * world.examination[0]
+            w = min(target[u, i] / logging[u, i], clip)
+            mean, square = mean + p_click * w, square + p_click * w * w
+    return mean, square
+
+
+def test_clipped_sd_and_weight_tail_match_naive_sums_and_the_spread_of_simulated_logs(world):
+    from topkeval.offpolicy import ips
+
+    logit = np.log(world.attractiveness) - np.log1p(-world.attractiveness)
+    target = online.softmax_policy(logit, 0.5)
+    logging = online.softmax_policy(logit.mean(axis=0)[None, :].repeat(world.n_users, 0), 0.5)
+    for clip in (2.0, np.inf):
+        mean, square = _naive_moments(world, logging, target, clip)
+        assert online.clipped_sd(world, logging, target, clip, 400) == pytest.approx(
+            np.sqrt((square - mean**2) / 400), rel=1e-9
+        )
+    estimates = []
+    for s in range(300):
+        log = online.logged_bandit(world, logging, 400, seed=s)
+        estimates.append(ips(log["click"], target[log["user"], log["item"]], log["propensity"]).estimate)
+    exact = online.clipped_sd(world, logging, target, np.inf, 400)
+    assert np.std(estimates, ddof=1) == pytest.approx(exact, rel=0.15)  # 300 logs: sd known to ~4 %
+    weight = target / logging
+    threshold = float(np.quantile(weight, 0.95))
+    p_event = logging / world.n_users * world.examination[0]
+    heavy = weight > threshold
+    contribution = p_event * weight * world.attractiveness
+    share, rate = online.weight_tail(world, logging, target, threshold)
+    assert share == pytest.approx(contribution[heavy].sum() / contribution.sum())
+    assert rate == pytest.approx((p_event * world.attractiveness)[heavy].sum())
+    assert 0 < share < 1 and online.weight_tail(world, logging, target, weight.max()) == (0.0, 0.0)
+
+
+def test_pbm_expectation_is_the_truth_with_the_right_propensities_and_the_naive_mean_without(world):
+    from topkeval.offpolicy import pbm_ips
+
+    logged = online.noisy_ranker(world, 2.0, seed=3)
+    new = online.rerank(world, logged, 0.5, seed=1)
+    assert online.pbm_expectation(world, logged, new, world.examination) == pytest.approx(
+        online.graded_dcg(world, new).mean(), rel=1e-12
+    )
+    ranks = online.ranks_in(new, logged)
+    naive, wrong = [], []
+    for s in range(100):
+        log = online.logged_sessions(world, logged, 1000, seed=s)
+        naive.append(pbm_ips(log["clicks"], ranks[log["user"]], eta=0.0).estimate)
+        wrong.append(pbm_ips(log["clicks"], ranks[log["user"]], eta=1.5).estimate)
+    for values, propensities in [(naive, np.ones(5)), (wrong, np.arange(1, 6) ** -1.5)]:
+        exact = online.pbm_expectation(world, logged, new, propensities)
+        assert abs(np.mean(values) - exact) < 4 * np.std(values, ddof=1) / np.sqrt(len(values))
+    assert online.pbm_expectation(world, logged, new, np.ones(5)) < online.graded_dcg(world, new).mean() - 0.1
+
+
 @pytest.mark.parametrize(
     "call, match",
     [

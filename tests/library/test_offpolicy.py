@@ -9,6 +9,7 @@ expectation of the clipped estimator (below the truth), or far from it (the naiv
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -93,8 +94,8 @@ def test_every_number_is_a_builtin_and_the_record_prints():
         assert type(getattr(result, field)) is float, field
     assert type(result.n) is int
     assert str(result).startswith("IPS: 0.5000 (95% CI")  # (1 + 0 + 0.5) / 3
-    assert isinstance(pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]]), OffPolicyEstimate)
-    assert all(type(p) is float for p in position_propensities(3))
+    assert isinstance(pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]], eta=1.0), OffPolicyEstimate)
+    assert all(type(p) is float for p in position_propensities(3, eta=1.0))
 
 
 def test_clipping_at_infinity_is_ips_and_equal_weights_make_snips_a_plain_mean():
@@ -120,13 +121,12 @@ def test_pbm_ips_matches_a_naive_loop(seed):
     rng = np.random.default_rng(seed)
     sessions, k = 30, 6
     clicks = (rng.random((sessions, k)) < 0.3).astype(int)
-    new_ranks = np.array(
-        [rng.permutation(k + 2)[:k] for _ in range(sessions)]
-    )  # 0 = not shown; ranks up to 7
-    new_ranks[new_ranks > k] = 0
+    dropped = np.array([rng.permutation(k + 2)[:k] for _ in range(sessions)])  # 0 = not shown; ranks up to 7
+    dropped[dropped > k] = 0
+    kept = np.array([rng.permutation(k) + 1 for _ in range(sessions)])  # every logged item ranked
     eta = 0.7
     exam = [(1 / r) ** eta for r in range(1, k + 1)]
-    for discount, lam in [("dcg", lambda r: 1 / math.log2(1 + r)), ("rank", float)]:
+    for discount, lam, new_ranks in [("dcg", lambda r: 1 / math.log2(1 + r), dropped), ("rank", float, kept)]:
         got = pbm_ips(clicks, new_ranks, eta=eta, discount=discount)
         value, se = naive_pbm(clicks.tolist(), new_ranks.tolist(), exam, lam)
         per_session = pbm_ips_per_session(clicks, new_ranks, eta=eta, discount=discount)
@@ -139,11 +139,48 @@ def test_pbm_ips_matches_a_naive_loop(seed):
         assert got.estimate == pytest.approx(value, rel=1e-12)
         assert got.standard_error == pytest.approx(se, rel=1e-12)
     weights = [0.9**r for r in range(1, k + 1)]
-    got = pbm_ips(clicks, new_ranks, propensities=exam, discount=weights)
-    assert got.estimate == pytest.approx(naive_pbm(clicks, new_ranks, exam, lambda r: weights[r - 1])[0])
-    naive = pbm_ips(clicks, new_ranks, eta=0.0, discount="rank")
-    assert naive.estimate == pytest.approx(naive_pbm(clicks, new_ranks, [1.0] * k, float)[0])
+    got = pbm_ips(clicks, dropped, propensities=exam, discount=weights)
+    assert got.estimate == pytest.approx(naive_pbm(clicks, dropped, exam, lambda r: weights[r - 1])[0])
+    naive = pbm_ips(clicks, kept, eta=0.0, discount="rank")
+    assert naive.estimate == pytest.approx(naive_pbm(clicks, kept, [1.0] * k, float)[0])
     assert naive.estimator.startswith("naive")
+
+
+@pytest.mark.parametrize("eta", [0.0, 1.0])
+def test_pbm_ips_effective_n_counts_sessions_weighted_by_their_clicks_inverse_propensities(eta):
+    rng = np.random.default_rng(9)
+    clicks = (rng.random((50, 5)) < 0.6).astype(int)  # many sessions with several clicks
+    new_ranks = np.tile(np.arange(1, 6), (50, 1))
+    exam = [(1 / r) ** eta for r in range(1, 6)]
+    session_weights = [sum(c / e for c, e in zip(row, exam, strict=True)) for row in clicks.tolist()]
+    got = pbm_ips(clicks, new_ranks, eta=eta)
+    assert got.effective_n == pytest.approx(sum(session_weights) ** 2 / sum(w * w for w in session_weights))
+    assert got.max_weight == pytest.approx(max(session_weights))
+    assert clicks.sum() > got.n >= got.effective_n  # more clicks than sessions; effective n still <= n
+
+
+def test_the_rank_discount_refuses_a_dropped_item_instead_of_scoring_it_best():
+    clicks = [[1, 0, 1], [1, 1, 0]]
+    kept = pbm_ips(clicks, [[3, 2, 1], [1, 2, 3]], eta=1.0, discount="rank").estimate
+    assert kept == pytest.approx((3 + 1 * 3 + 1 + 2 * 2) / 2)  # a real sum of ranks, lower is better
+    with pytest.raises(InvalidInputError, match=r"session 0 \(0-based\), logged rank 1, has new rank 0"):
+        pbm_ips(clicks, [[0, 0, 0], [0, 0, 0]], eta=1.0, discount="rank")  # would have scored 0, "best"
+    with pytest.raises(InvalidInputError, match=r"dropping items score best"):
+        pbm_ips_per_session(clicks, [[1, 2, 3], [1, 0, 2]], eta=1.0, discount="rank")
+    # with the DCG discount a dropped item counts 0, which is the worst it can get
+    with pytest.warns(RuntimeWarning, match="zero width"):
+        assert pbm_ips(clicks, [[0, 0, 0], [0, 0, 0]], eta=1.0).estimate == 0.0
+
+
+def test_a_zero_standard_error_warns_that_the_interval_has_zero_width():
+    with pytest.warns(RuntimeWarning, match="standard error is 0"):
+        one = snips([1, 0], [1.0, 0.0], [0.5, 0.5])  # one event with a non-zero weight
+    assert (one.estimate, one.low, one.high, one.effective_n) == (1.0, 1.0, 1.0, 1.0)
+    with pytest.warns(RuntimeWarning, match="zero width"):
+        ips([0, 0, 0], [0.5, 0.2, 0.1], [0.5, 0.5, 0.2])  # no click at all: 0 with a zero-width interval
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert snips([1, 0], [0.8, 0.2], [0.5, 0.5]).standard_error > 0  # no warning otherwise
 
 
 def test_position_propensities_follow_the_power_law():
@@ -234,19 +271,30 @@ def test_pbm_ips_is_unbiased_for_the_new_rankings_dcg_and_the_naive_click_metric
         (lambda: snips([1, 0], [0.0, 0.0], [0.5, 0.5]), r"every importance weight is 0"),
         (lambda: clipped_ips([1, 0], [0.5, 0.5], [0.5, 0.5], clip=0), r"clip .* must be in \(0"),
         (lambda: importance_weights([0.5], [0.5, 0.5]), r"got lengths 1 and 2"),
-        (lambda: position_propensities(0), r"k must be an int >= 1"),
+        (lambda: position_propensities(0, eta=1.0), r"k must be an int >= 1"),
         (lambda: position_propensities(3, eta=-1), r"eta"),
-        (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2]]), r"same shape"),
-        (lambda: pbm_ips([[1, 0]], [[1, 2]]), r"at least 2 sessions"),
-        (lambda: pbm_ips_per_session(np.zeros((0, 2)), np.zeros((0, 2), int)), r"no session"),
-        (lambda: pbm_ips([[2, 0], [0, 1]], [[1, 2], [1, 2]]), r"clicks must be 0 or 1"),
-        (lambda: pbm_ips([[1, 0], [0, 1]], [[1.5, 2], [1, 2]]), r"new_ranks must be ints >= 0"),
-        (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 2]]), r"one rank to two items in session 1"),
+        (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2]], eta=1.0), r"same shape"),
+        (lambda: pbm_ips([[1, 0]], [[1, 2]], eta=1.0), r"at least 2 sessions"),
+        (lambda: pbm_ips_per_session(np.zeros((0, 2)), np.zeros((0, 2), int), eta=1.0), r"no session"),
+        (lambda: pbm_ips([[2, 0], [0, 1]], [[1, 2], [1, 2]], eta=1.0), r"clicks must be 0 or 1"),
+        (lambda: pbm_ips([[1, 0], [0, 1]], [[1.5, 2], [1, 2]], eta=1.0), r"new_ranks must be ints >= 0"),
+        (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 2]], eta=1.0), r"one rank to two items in session 1"),
         (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]], eta=1, propensities=[1, 1]), r"not both"),
+        (
+            lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]]),
+            r"give the examination probabilities.*no default",
+        ),
+        (lambda: pbm_ips_per_session([[1, 0]], [[1, 2]]), r"eta=\.\.\. for \(1/r\) \*\* eta"),
         (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]], propensities=[1.0, 0.0]), r"rank 2 has 0.0"),
         (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]], propensities=[1.0]), r"one probability per"),
-        (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]], discount="ndcg"), r"discount must be 'dcg'"),
-        (lambda: pbm_ips([[1, 0], [0, 1]], [[1, 3], [2, 1]], discount=[1.0, 0.5]), r"reaches rank 3"),
+        (
+            lambda: pbm_ips([[1, 0], [0, 1]], [[1, 2], [2, 1]], discount="ndcg", eta=1.0),
+            r"discount must be 'dcg'",
+        ),
+        (
+            lambda: pbm_ips([[1, 0], [0, 1]], [[1, 3], [2, 1]], discount=[1.0, 0.5], eta=1.0),
+            r"reaches rank 3",
+        ),
     ],
 )
 def test_bad_input_gets_a_clear_error(call, message):
@@ -255,7 +303,8 @@ def test_bad_input_gets_a_clear_error(call, message):
 
 
 def test_a_new_ranking_that_shows_none_of_the_logged_items_scores_zero():
-    assert pbm_ips([[1, 1], [1, 0]], [[0, 0], [0, 0]]).estimate == 0.0
+    with pytest.warns(RuntimeWarning, match="zero width"):  # every session's term is 0
+        assert pbm_ips([[1, 1], [1, 0]], [[0, 0], [0, 0]], eta=1.0).estimate == 0.0
 
 
 def test_one_session_has_its_value_but_no_standard_error():

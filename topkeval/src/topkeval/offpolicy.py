@@ -11,26 +11,33 @@ mean reward without deploying it:
   action the new policy can take had a propensity above 0, but its weights
   are unbounded, so one estimate can land far outside the reward's range
   (a click rate above 1);
-- :func:`snips`: self-normalised IPS, ``sum(w * reward) / sum(w)``; stays
-  within the rewards' range and varies less, at the price of a bias that
-  vanishes as the log grows;
-- :func:`clipped_ips`: IPS with every weight capped at ``clip``; less
-  variance, and, for rewards >= 0, a bias that can only be downward;
+- :func:`snips`: self-normalised IPS, ``sum(w * reward) / sum(w)``
+  (Swaminathan and Joachims, NeurIPS 2015); stays within the rewards' range
+  and varies less, at the price of a bias that vanishes as the log grows;
+- :func:`clipped_ips`: IPS with every weight capped at ``clip`` (Ionides,
+  JCGS 2008; Bottou et al., JMLR 2013); less variance, and, for rewards >= 0,
+  a bias that can only be downward;
 - :func:`pbm_ips`: ranked lists under the position-based click model, the
-  counterfactual estimator of Joachims, Swaminathan and Schnabel (WSDM 2017):
-  each click at logged rank r is divided by the examination probability of
-  rank r (:func:`position_propensities`), which gives an unbiased estimate of
-  a new ranking's DCG (or sum of ranks, or expected clicks) over the logged
-  items.
+  counterfactual estimator of Joachims, Swaminathan and Schnabel (WSDM 2017),
+  after the position-bias weighting of Wang, Bendersky, Metzler and Najork
+  (SIGIR 2016): each click at logged rank r is divided by the examination
+  probability of rank r (:func:`position_propensities`), which gives an
+  unbiased estimate of a new ranking's DCG (or sum of ranks, or expected
+  clicks) over the logged items.
 
 Each returns an :class:`OffPolicyEstimate`: the estimate, its standard error,
 a normal interval, and the weights' diagnostics (effective sample size,
-largest weight). Everything returns builtin floats.
+largest weight). Everything returns builtin floats. A standard error of
+exactly 0 (every weighted term equal, e.g. a single event with a non-zero
+weight under SNIPS) gives a zero-width interval that claims a certainty the
+log cannot give: the estimate is returned as computed, with a
+:class:`RuntimeWarning` saying so.
 """
 
 from __future__ import annotations
 
 import math
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
@@ -57,9 +64,11 @@ class OffPolicyEstimate:
 
     ``effective_n`` is Kish's effective sample size of the importance weights,
     ``(sum w)^2 / sum w^2``: how many equally weighted events the log is worth
-    (0 when every weight is 0). ``max_weight`` is the largest weight. For
-    :func:`pbm_ips` the weights are the clicks' inverse propensities and ``n``
-    counts sessions.
+    (0 when every weight is 0), never more than ``n``. ``max_weight`` is the largest weight.
+    For :func:`pbm_ips` ``n`` counts sessions and a session's weight is the sum of its clicks'
+    inverse propensities (0 for a session without a click), so ``effective_n`` counts sessions too.
+    When ``standard_error`` is 0 the interval has zero width; the estimators warn
+    (:class:`RuntimeWarning`), since no log proves a value exactly.
     """
 
     estimate: float
@@ -140,6 +149,14 @@ def _z(confidence: float) -> float:
 
 def _result(estimate, se, weights: np.ndarray, n: int, confidence: float, name: str) -> OffPolicyEstimate:
     half = _z(confidence) * se
+    if se == 0:
+        warnings.warn(
+            f"{name}: the standard error is 0 (every term of the estimate is equal: no reward at all, "
+            "say, or a single event with a non-zero weight), so the interval has zero width; it does not "
+            "mean the value is known. Look at effective_n and log more events.",
+            RuntimeWarning,
+            stacklevel=3,
+        )
     total, squares = float(weights.sum()), float((weights**2).sum())
     return OffPolicyEstimate(
         estimate=float(estimate),
@@ -236,9 +253,13 @@ def snips(rewards, target_probability, logging_probability, *, confidence: float
     Dividing by the sum of the weights instead of ``n`` keeps the estimate within the range of
     the rewards (a click rate within [0, 1]) and removes most of IPS's variance when the weights
     are uneven. It is biased for a finite log (a ratio of two unbiased sums is not unbiased), and
-    the bias shrinks like ``1/n``. The standard error is the delta method's,
+    the bias shrinks like ``1/n``; its sign depends on the log (when the weights are very uneven
+    it can be either way). Swaminathan and Joachims (NeurIPS 2015) introduced it for off-policy
+    learning. The standard error is the delta method's,
     ``sqrt(n / (n - 1) * sum_i w_i^2 (r_i - V)^2) / sum_i w_i``, which reduces to the usual standard
-    error of a mean when every weight is equal.
+    error of a mean when every weight is equal. The estimate stays in the rewards' range, but the
+    normal interval around it need not (with few effective events it can reach past 1 for clicks),
+    and it covers poorly when ``effective_n`` is small.
 
     Parameters
     ----------
@@ -287,10 +308,13 @@ def clipped_ips(
     Capping the weights at ``clip`` (often written M) bounds each event's contribution, which
     bounds the variance. The price is a bias of ``-E[(w - clip)_+ r]`` under the logging policy:
     for rewards >= 0 (clicks, ratings) clipping can only lower each term, so the estimator
-    **underestimates** in expectation, and more so the smaller ``clip`` is and the more the new
-    policy favours actions the logging policy rarely took. ``clip=inf`` is plain :func:`ips`.
-    The standard error and interval describe the clipped estimator's own spread: they do not
-    account for its bias, so they can miss the true value however large the log.
+    **underestimates** in expectation: the bias is never positive, no smaller in size for a smaller
+    ``clip``, larger the more the new policy favours actions the logging policy rarely took, and 0
+    once ``clip`` reaches the largest weight the two policies can produce. ``clip=inf`` is plain
+    :func:`ips`. Capped (truncated) weights go back to Ionides (JCGS 2008); Bottou et al. (JMLR
+    2013) use them for counterfactual estimates of ad systems. The standard error and interval
+    describe the clipped estimator's own spread: they do not account for its bias, so they can miss
+    the true value however large the log.
 
     Parameters
     ----------
@@ -323,11 +347,14 @@ def clipped_ips(
 
 
 # ------------------------------------------------------------------ ranked lists
-def position_propensities(k: int, eta: float = 1.0) -> list[float]:
+def position_propensities(k: int, eta: float) -> list[float]:
     """Examination probabilities of ranks 1..k under the position-based model: ``(1/r) ** eta``.
 
-    ``eta = 0`` means every rank is read; ``eta = 1`` (Joachims, Swaminathan and Schnabel, WSDM
-    2017, found values near 1 on a search log) means rank 2 is read half as often as rank 1.
+    ``eta = 0`` means every rank is read; ``eta = 1`` means rank 2 is read half as often as rank 1.
+    ``eta = 1`` is a common default severity in simulations (Joachims, Swaminathan and Schnabel,
+    WSDM 2017, vary it around 1), not a constant of nature: the right value is a property of the
+    users and of the interface, and is estimated, e.g. by swapping results between ranks in a small
+    share of sessions. There is no default.
 
     Parameters
     ----------
@@ -372,10 +399,16 @@ def _rank_weights(discount, max_rank: int) -> np.ndarray:
 
 
 def _examination(k: int, eta, propensities) -> np.ndarray:
-    if propensities is None:
-        return np.asarray(position_propensities(k, 1.0 if eta is None else eta))
-    if eta is not None:
+    if eta is not None and propensities is not None:
         raise InvalidInputError("give eta or propensities, not both.")
+    if propensities is None:
+        if eta is None:
+            raise InvalidInputError(
+                "give the examination probabilities: eta=... for (1/r) ** eta (eta=0.0 reads clicks as "
+                "labels, the naive estimator) or propensities=[...] per logged rank. There is no default: "
+                "the position bias is a property of your users, and a wrong one biases the estimate."
+            )
+        return np.asarray(position_propensities(k, eta))
     given = _vector(propensities, "propensities")
     if given.size < k:
         raise InvalidInputError(f"propensities needs one probability per logged rank, {k}; got {given.size}.")
@@ -424,23 +457,29 @@ def pbm_ips(
 ) -> OffPolicyEstimate:
     """A new ranking's metric estimated from logged clicks under the position-based model.
 
-    The position-based model: an item shown at rank r is examined with probability ``p_r`` and,
+    The position-based model: an item shown at rank r is examined with probability ``theta_r`` and,
     once examined, clicked with probability ``a`` (its relevance to this user). A click at rank r
-    is then evidence of relevance seen through ``p_r``; dividing it by ``p_r`` undoes the position
-    bias (Joachims, Swaminathan and Schnabel, WSDM 2017). For each session the estimate is
+    is then evidence of relevance seen through ``theta_r``; dividing it by ``theta_r`` undoes the
+    position bias (Wang, Bendersky, Metzler and Najork, SIGIR 2016; Joachims, Swaminathan and
+    Schnabel, WSDM 2017). For each session the estimate is
 
-        ``sum over clicked items i of lambda(new_rank_i) / p_(logged_rank_i)``
+        ``sum over clicked items i of lambda(new_rank_i) / theta_(logged_rank_i)``
 
     and the result is its mean over sessions, an unbiased estimate of the mean of
     ``sum_i a_i lambda(new_rank_i)``: the new ranking's DCG with ``a`` as graded relevance
     (``discount="dcg"``), its sum of the ranks of relevant items (``"rank"``, lower is better, the
     paper's metric), or, with ``discount=position_propensities(k, eta)``, the clicks it would get
-    under the same model. Three conditions make it unbiased: clicks follow the model, the
-    propensities are right, and the new ranking reorders the logged items (an item the log never
-    showed has no click to weigh, so it counts 0). ``eta=0`` (every propensity 1) is the naive
-    estimator that reads clicks as relevance labels; it favours rankings that agree with the
-    logging ranking. The standard error is the sample standard deviation of the per-session
-    estimates over the square root of the number of sessions.
+    under the same model. Four conditions make it unbiased: clicks follow the model, the
+    propensities are right, every logged rank has a propensity above 0, and the new ranking
+    reorders the logged items (an item the log never showed has no click to weigh, so it counts
+    0; an item the new ranking drops, new rank 0, counts 0 too). ``discount="rank"`` refuses new
+    rank 0: counting a dropped item as 0 would make dropping items score best on a
+    lower-is-better metric. ``eta=0`` (every propensity 1) is the naive estimator that reads
+    clicks as relevance labels; it estimates the mean of ``sum_i theta_(logged_rank_i) a_i
+    lambda(new_rank_i)``, not the metric, and favours rankings that agree with the logging ranking.
+    The standard error is the sample standard deviation of the per-session estimates over the
+    square root of the number of sessions; ``effective_n`` is that of the per-session weights
+    (each session's sum of its clicks' inverse propensities), at most the number of sessions.
 
     Parameters
     ----------
@@ -449,8 +488,8 @@ def pbm_ips(
     new_ranks : array-like of int, (sessions x k)
         The 1-based rank the new ranking gives that same item, 0 where it does not show it.
     eta : float, optional
-        Propensities ``(1/r) ** eta`` (:func:`position_propensities`); 1.0 when neither ``eta`` nor
-        ``propensities`` is given.
+        Propensities ``(1/r) ** eta`` (:func:`position_propensities`). Give ``eta`` or
+        ``propensities``, exactly one.
     propensities : sequence of float, optional
         The examination probability of each logged rank, in (0, 1], instead of ``eta``.
     discount : {"dcg", "rank"} or sequence of float
@@ -462,7 +501,13 @@ def pbm_ips(
     -------
     OffPolicyEstimate
         The estimate (mean over sessions), its standard error and interval; ``n`` is the number of
-        sessions and the weights are the clicks' inverse propensities.
+        sessions and ``effective_n`` and ``max_weight`` describe the per-session weights.
+
+    Raises
+    ------
+    InvalidInputError
+        If neither or both of ``eta`` and ``propensities`` are given, or if ``discount="rank"`` meets
+        a new rank of 0.
 
     Examples
     --------
@@ -502,7 +547,7 @@ def pbm_ips_per_session(
     new_ranks : array-like of int, (sessions x k)
         The 1-based rank the new ranking gives that same item, 0 where it does not show it.
     eta : float, optional
-        Propensities ``(1/r) ** eta``; 1.0 when neither ``eta`` nor ``propensities`` is given.
+        Propensities ``(1/r) ** eta``; give ``eta`` or ``propensities``, exactly one.
     propensities : sequence of float, optional
         The examination probability of each logged rank, in (0, 1], instead of ``eta``.
     discount : {"dcg", "rank"} or sequence of float
@@ -523,11 +568,19 @@ def pbm_ips_per_session(
 
 
 def _pbm_terms(clicks, new_ranks, eta, propensities, discount) -> tuple[np.ndarray, np.ndarray, str]:
-    """(per-session values, the clicks' inverse propensities, the estimator's name)."""
+    """(per-session values, per-session weights (sums of the clicks' inverse propensities), the name)."""
     click, rank = _session_matrices(clicks, new_ranks)
     exam = _examination(click.shape[1], eta, propensities)
+    if isinstance(discount, str) and discount == "rank" and (rank == 0).any():
+        session, position = (int(i) for i in np.argwhere(rank == 0)[0])
+        raise InvalidInputError(
+            f"discount='rank' needs every logged item ranked by the new ranking; session {session} "
+            f"(0-based), logged rank {position + 1}, has new rank 0 (not shown). The sum of ranks is "
+            "lower-is-better, so counting a dropped item as 0 would make dropping items score best. Give "
+            "every logged item a rank, or use 'dcg' or per-rank weights, where a dropped item counts 0."
+        )
     lam = _rank_weights(discount, int(rank.max()))
     per_session = (click * lam[rank] / exam[None, :]).sum(axis=1)
-    weights = (click / exam[None, :])[click > 0]
+    weights = (click / exam[None, :]).sum(axis=1)
     name = "naive clicks (no propensity)" if np.all(exam == 1.0) else "PBM-IPS"
     return per_session, weights, name
