@@ -32,7 +32,11 @@ raises its usual error.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
+
 import numpy as np
+
+from ._encoding import submit
 
 _BLOCK_ROWS = 1 << 20  # rows ordered per block: bounds the temporaries (key, index, items) to ~24 MiB
 
@@ -67,29 +71,61 @@ def _grouped(run_users: np.ndarray, heads: np.ndarray, grouped: bool, n_users: i
     return _Groups(packed, np.cumsum(length) - length, length, user)
 
 
-def _sorted_block(key: np.ndarray, items: np.ndarray, width: int, ties: str, kmax: int) -> np.ndarray | None:
-    """Column order of the first ``width`` entries of every row of ``key`` (nb x n), by the tie rule.
+def _in_order(key: np.ndarray) -> np.ndarray:
+    """Which rows of ``key`` (nb x n) are already smallest first (NaN padding, always at the end, too)."""
+    if key.shape[1] < 2:
+        return np.ones(key.shape[0], dtype=bool)
+    rising = key[:, 1:] >= key[:, :-1]
+    rising |= np.isnan(key[:, 1:])
+    return rising.all(axis=1)
 
-    Returns None when ``ties == "raise"`` and some row ties within its top ``kmax``.
-    """
+
+def _order_rows(key: np.ndarray, head: int, stable: bool) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``head`` columns of every row of ``key`` in order (stable: equal keys keep their
+    order), and their keys."""
     n = key.shape[1]
-    head = min(width + 1, n)  # the top width is settled when no two equal keys meet in the first width+1
-    if ties != "raise" and n >= 4 * (width + 1):
+    if not stable and n >= 4 * head:  # k much smaller than the list: partition, then sort the head
         part = np.argpartition(key, head - 1, axis=1)[:, :head]
         sub = np.take_along_axis(key, part, axis=1)
         inner = np.argsort(sub, axis=1)
-        order = np.take_along_axis(part, inner, axis=1)
-        ranked = np.take_along_axis(sub, inner, axis=1)
+        return np.take_along_axis(part, inner, axis=1), np.take_along_axis(sub, inner, axis=1)
+    order = np.argsort(key, axis=1, kind="stable" if stable else None)[:, :head]
+    return order, np.take_along_axis(key, order, axis=1)
+
+
+def _sorted_block(
+    key: np.ndarray, items: np.ndarray, width: int, ties: str, kmax: int
+) -> np.ndarray | slice | None:
+    """Column order of the first ``width`` entries of every row of ``key`` (nb x n), by the tie rule.
+
+    Rows already in order (a recommender usually writes its lists best first) are not sorted; when
+    every row is in order and no tie needs breaking, the order is ``slice(0, width)``. Returns None
+    when ``ties == "raise"`` and some row ties within its top ``kmax``.
+    """
+    n = key.shape[1]
+    head = min(width + 1, n)  # the top width is settled when no two equal keys meet in the first width+1
+    in_order = _in_order(key)
+    stable = ties in ("input_order", "raise")
+    if in_order.all():  # the identity is the stable order of every row
+        order, ranked = None, key[:, :head]
+    elif not in_order.any():
+        order, ranked = _order_rows(key, head, stable)
     else:
-        order = np.argsort(key, axis=1, kind="stable" if ties in ("input_order", "raise") else None)
-        ranked = np.take_along_axis(key, order[:, :head], axis=1)
+        order = np.empty((key.shape[0], head), dtype=np.intp)
+        order[in_order] = np.arange(head)
+        ranked = key[:, :head].copy()
+        todo = np.flatnonzero(~in_order)
+        order[todo], ranked[todo] = _order_rows(key[todo], head, stable)
     tied = ranked[:, 1:] == ranked[:, :-1]
     if ties == "raise":
         if tied[:, : max(0, min(kmax, n) - 1)].any():
             return None
-        return order[:, :width]  # stable: equal keys beyond kmax keep the input order
+        return slice(0, width) if order is None else order[:, :width]  # stable beyond kmax
     redo = np.flatnonzero(tied.any(axis=1))
-    out = np.ascontiguousarray(order[:, :width])
+    if order is None and not redo.size:
+        return slice(0, width)
+    out = np.empty((key.shape[0], width), dtype=np.intp)
+    out[:] = np.arange(width) if order is None else order[:, :width]
     if redo.size:
         rows = key[redo]
         if ties == "input_order":
@@ -154,6 +190,7 @@ def top_by_score(
     kmax: int,
     ideal: str,
     ties: str,
+    executor: Executor | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
     """The (users x width) list matrix of item codes ordered by ``key`` (smallest first), -1 for empty slots.
 
@@ -175,15 +212,25 @@ def top_by_score(
     in_run_order = order is None and groups.pick is None and groups.user.size == n_users
     in_run_order = in_run_order and not bool(np.all(groups.user[1:] > groups.user[:-1]))
     top = np.full((n_users, width), -1, dtype=items.dtype if items.dtype.kind == "i" else np.int64)
-    for g0, g1 in bounds:
+
+    def place(g0: int, g1: int) -> bool:
+        """Order the groups g0 .. g1 - 1 and write their top rows; False for a tie under ties="raise"."""
         chosen = None if order is None else order[g0:g1]  # the groups of this block, when reordered
         members = slice(g0, g1) if chosen is None else chosen
         size = int(groups.length[members].max(initial=0))
         block_key, block_items = _block(groups, key, items, (g0, g1), chosen)
         position = _sorted_block(block_key, block_items, min(width, size), ties, kmax)
         if position is None:
-            return None
-        ranked = np.take_along_axis(block_items, position, axis=1)
+            return False
+        if isinstance(position, slice):
+            ranked = block_items[:, position]
+        else:
+            ranked = np.take_along_axis(block_items, position, axis=1)
         dest = np.arange(g0, g1) if in_run_order else groups.user[members]
         top[dest, : ranked.shape[1]] = ranked
+        return True
+
+    jobs = [submit(executor, place, g0, g1) for g0, g1 in bounds]  # blocks write disjoint rows of top
+    if not all([job.result() for job in jobs]):  # a list: wait for every block
+        return None
     return top, list_length, in_run_order

@@ -1,0 +1,195 @@
+"""Integer codes for Arrow string ids, hashed in parallel threads.
+
+:func:`topkeval.evaluate` spends most of its time turning string ids into
+integer codes. For Arrow-backed strings (pandas 3's default ``str``, a
+``pd.ArrowDtype`` column, a pyarrow Table, a Polars frame) pyarrow's
+``dictionary_encode`` does the hashing and releases the GIL, so a long
+column is cut into one slice per worker thread and the slices are hashed at
+the same time. Each slice gets its own small dictionary; the dictionaries
+are then unified (one more ``dictionary_encode`` over their concatenation,
+which keeps first-seen order, so the code book is the one a single pass
+would have built), and each slice's codes are mapped to the shared book in
+the same threads. With ``sort`` the book is put in the ids' sorted order in
+that same mapping step, so sorting costs no extra pass over the rows.
+
+Nothing here holds more than the codes themselves (int32, written straight
+into their final arrays) and the small dictionaries. Threads only help where
+the work releases the GIL: NumPy's and pyarrow's compute kernels do; Python
+objects (pandas ``object`` columns) do not, and take the single-threaded
+route in :mod:`topkeval.batch`. Set the environment variable
+``TOPKEVAL_THREADS`` to choose the number of threads (1: none).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+#: below this many rows a column is hashed in one piece (threads would cost more than they save)
+PARALLEL_ROWS = 1 << 21
+#: at most this many threads (hashing is memory bound: more rarely helps)
+MAX_THREADS = 4
+
+
+def n_threads() -> int:
+    """Worker threads to use: ``TOPKEVAL_THREADS`` if set, else the CPUs this process may run on, at most
+    :data:`MAX_THREADS`."""
+    chosen = os.environ.get("TOPKEVAL_THREADS", "").strip()
+    if chosen.isdigit() and int(chosen) > 0:
+        return int(chosen)
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    return max(1, min(MAX_THREADS, cpus))
+
+
+def pool() -> ThreadPoolExecutor | None:
+    """A thread pool for one call of :func:`topkeval.evaluate`, or None on a one-CPU machine."""
+    threads = n_threads()
+    return ThreadPoolExecutor(threads, thread_name_prefix="topkeval") if threads > 1 else None
+
+
+class _Done:
+    """A finished result with the interface of a Future (the single-threaded route)."""
+
+    def __init__(self, value: Any):
+        self.value = value
+
+    def result(self) -> Any:
+        return self.value
+
+
+def submit(executor: Executor | None, function: Callable, *args: Any) -> Future | _Done:
+    """``function(*args)`` in ``executor``, or right now when there is none."""
+    if executor is None:
+        return _Done(function(*args))
+    return executor.submit(function, *args)
+
+
+def _pieces(n: int, executor: Executor | None) -> list[tuple[int, int]]:
+    """Row ranges of about equal size, one per thread (one range for short columns)."""
+    count = n_threads() if executor is not None and n >= PARALLEL_ROWS else 1
+    bounds = [n * i // count for i in range(count + 1)]
+    return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a] or [(0, n)]
+
+
+def _encode_piece(piece: Any) -> tuple[np.ndarray, Any]:
+    """Dictionary codes (int32) and dictionary of one slice of a chunked string array."""
+    import pyarrow as pa
+
+    encoded = piece.dictionary_encode()
+    if encoded.num_chunks == 0:
+        return np.zeros(0, dtype=np.int32), pa.array([], type=piece.type)
+    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary  # one memo table for every chunk
+    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
+    codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    return codes.astype(np.int32, copy=False), dictionary
+
+
+def _unify(dictionaries: list[Any], sort: bool) -> tuple[Any, list[np.ndarray | None]]:
+    """One code book for every piece (first-seen order, or sorted) and each piece's local-to-shared map.
+
+    A map of None means the piece's codes are already the shared ones.
+    """
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+    if len(dictionaries) == 1:
+        dictionary, maps = dictionaries[0], [None]
+    else:
+        combined = pa.concat_arrays(dictionaries).dictionary_encode()
+        dictionary = combined.dictionary
+        shared = combined.indices.to_numpy(zero_copy_only=False).astype(np.int32, copy=False)
+        offsets = np.cumsum([0] + [len(d) for d in dictionaries])
+        maps = [shared[a:b] for a, b in zip(offsets[:-1], offsets[1:], strict=True)]
+        maps[0] = None  # the first piece's dictionary starts the shared one, in its order
+    if sort:
+        order = pc.array_sort_indices(dictionary).to_numpy()
+        rank = np.empty(order.size, dtype=np.int32)
+        rank[order] = np.arange(order.size, dtype=np.int32)
+        maps = [rank if m is None else rank[m] for m in maps]
+        dictionary = dictionary.take(pa.array(order))
+    return dictionary, maps
+
+
+def _write(codes: np.ndarray, mapping: np.ndarray | None, out: np.ndarray) -> None:
+    """Put a piece's codes, mapped to the shared code book, into ``out`` (a slice of the result)."""
+    if mapping is None:
+        out[:] = codes
+    else:
+        np.take(mapping, codes, out=out, mode="clip")  # codes are in range; "raise" would buffer
+
+
+def arrow_codes(
+    first: Any, second: Any, sort: bool, executor: Executor | None
+) -> Callable[[], tuple[np.ndarray, np.ndarray, Any]]:
+    """Start hashing two chunked string arrays with one code book; return a function that finishes it.
+
+    The hashing starts at once in ``executor``'s threads; calling the
+    returned function waits for it and gives the int32 codes of ``first``,
+    those of ``second``, and the code book (a pyarrow array: code i is id
+    ``book[i]``), sorted when ``sort``.
+
+    >>> import pyarrow as pa
+    >>> finish = arrow_codes(pa.chunked_array([["b", "a", "b"]]), pa.chunked_array([["c"]]), True, None)
+    >>> codes, other, book = finish()
+    >>> codes.tolist(), other.tolist(), book.to_pylist()
+    ([1, 0, 1], [2], ['a', 'b', 'c'])
+    """
+    import pyarrow as pa
+
+    whole = pa.chunked_array(first.chunks + second.chunks, type=first.type)
+    n, split = len(whole), len(first)
+    ranges = _pieces(n, executor)
+    pending = [submit(executor, _encode_piece, whole.slice(a, b - a)) for a, b in ranges]
+
+    def finish() -> tuple[np.ndarray, np.ndarray, Any]:
+        encoded = [p.result() for p in pending]
+        dictionary, maps = _unify([d for _, d in encoded], sort)
+        if len(ranges) == 1 and maps[0] is None:  # one piece, codes as they are: no copy
+            codes = encoded[0][0]
+            return codes[:split], codes[split:], dictionary
+        out = np.empty(n, dtype=np.int32)
+        writes = [
+            submit(executor, _write, codes, mapping, out[a:b])
+            for (a, b), (codes, _), mapping in zip(ranges, encoded, maps, strict=True)
+        ]
+        for write in writes:
+            write.result()
+        return out[:split], out[split:], dictionary
+
+    return finish
+
+
+def _differs(values: Any, a: int, b: int, out: np.ndarray) -> None:
+    """``out[i] = values[a + i + 1] != values[a + i]`` for the rows a .. b - 1 (b - a - 1 comparisons)."""
+    import pyarrow.compute as pc
+
+    if b - a < 2:
+        return
+    differs = pc.not_equal(values.slice(a + 1, b - a - 1), values.slice(a, b - a - 1))
+    out[: b - a - 1] = pc.fill_null(differs, True).to_numpy(zero_copy_only=False)
+
+
+def arrow_run_heads(values: Any, executor: Executor | None) -> np.ndarray:
+    """True for each row whose value differs from the row before (the first row is True).
+
+    Compares zero-copy slices of the Arrow data, one range of rows per thread.
+
+    >>> import pyarrow as pa
+    >>> arrow_run_heads(pa.chunked_array([["u1", "u1", "u2", "u1"]]), None).tolist()
+    [True, False, True, True]
+    """
+    n = len(values)
+    heads = np.ones(n, dtype=bool)
+    ranges = _pieces(n, executor)
+    # each range compares its own rows; the row at a range's start is compared with the row before it
+    jobs = [submit(executor, _differs, values, max(0, a - 1), b, heads[max(1, a) :]) for a, b in ranges]
+    for job in jobs:
+        job.result()
+    return heads
