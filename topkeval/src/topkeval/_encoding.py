@@ -99,6 +99,7 @@ def _unify(dictionaries: list[Any], sort: bool) -> tuple[Any, list[np.ndarray | 
     import pyarrow as pa
     import pyarrow.compute as pc
 
+    maps: list[np.ndarray | None]
     if len(dictionaries) == 1:
         dictionary, maps = dictionaries[0], [None]
     else:

@@ -77,7 +77,7 @@ def _in_order(key: np.ndarray) -> np.ndarray:
         return np.ones(key.shape[0], dtype=bool)
     rising = key[:, 1:] >= key[:, :-1]
     rising |= np.isnan(key[:, 1:])
-    return rising.all(axis=1)
+    return np.asarray(rising.all(axis=1))
 
 
 def _order_rows(key: np.ndarray, head: int, stable: bool) -> tuple[np.ndarray, np.ndarray]:
@@ -93,6 +93,22 @@ def _order_rows(key: np.ndarray, head: int, stable: bool) -> tuple[np.ndarray, n
     return order, np.take_along_axis(key, order, axis=1)
 
 
+def _first_order(key: np.ndarray, head: int, stable: bool) -> tuple[np.ndarray | None, np.ndarray]:
+    """The first ``head`` columns of each row of ``key`` in order (None: every row is in order already),
+    and their keys. Only the rows out of order are sorted."""
+    in_order = _in_order(key)
+    if in_order.all():  # the identity is the stable order of every row
+        return None, key[:, :head]
+    if not in_order.any():
+        return _order_rows(key, head, stable)
+    order = np.empty((key.shape[0], head), dtype=np.intp)
+    order[in_order] = np.arange(head)
+    ranked = key[:, :head].copy()
+    todo = np.flatnonzero(~in_order)
+    order[todo], ranked[todo] = _order_rows(key[todo], head, stable)
+    return order, ranked
+
+
 def _sorted_block(
     key: np.ndarray, items: np.ndarray, width: int, ties: str, kmax: int
 ) -> np.ndarray | slice | None:
@@ -104,18 +120,7 @@ def _sorted_block(
     """
     n = key.shape[1]
     head = min(width + 1, n)  # the top width is settled when no two equal keys meet in the first width+1
-    in_order = _in_order(key)
-    stable = ties in ("input_order", "raise")
-    if in_order.all():  # the identity is the stable order of every row
-        order, ranked = None, key[:, :head]
-    elif not in_order.any():
-        order, ranked = _order_rows(key, head, stable)
-    else:
-        order = np.empty((key.shape[0], head), dtype=np.intp)
-        order[in_order] = np.arange(head)
-        ranked = key[:, :head].copy()
-        todo = np.flatnonzero(~in_order)
-        order[todo], ranked[todo] = _order_rows(key[todo], head, stable)
+    order, ranked = _first_order(key, head, ties in ("input_order", "raise"))
     tied = ranked[:, 1:] == ranked[:, :-1]
     if ties == "raise":
         if tied[:, : max(0, min(kmax, n) - 1)].any():
