@@ -223,3 +223,14 @@ def test_raise_on_a_tie_in_a_threaded_block(many_threads):
     with pytest.raises(ValueError, match="'u8' has tied scores"):
         evaluate(recs, truth, k=2, ties="raise", empty="zero")
     assert evaluate(recs, truth, k=1, ties="raise", empty="zero").shape[0] == 9  # a tie below k is fine
+
+
+def test_string_and_large_string_columns_share_one_code_book(many_threads):
+    """pandas' str (Arrow large_string) recommendations with a pyarrow truth of plain strings: one type."""
+    rng = np.random.default_rng(5)
+    recs, truth = score_frames(rng, 30, np.full(30, 9), 40, 3, "shuffled")
+    plain = pa.table({"user": pa.array(truth["user"].tolist()), "item": pa.array(truth["item"].tolist())})
+    assert plain.schema.field("item").type == pa.string()
+    options = dict(k=[2, 5], metrics=["precision", "ap", "ndcg"], empty="zero")
+    got = evaluate(recs.astype({"user": "str", "item": "str"}), plain, **options)
+    assert_same(got, single_threaded_general_path(recs, truth.drop(columns="grade"), **options))

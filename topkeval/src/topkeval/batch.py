@@ -761,8 +761,15 @@ def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | Non
     except ImportError:
         return None
     first, second = (pa.chunked_array(a()) for a in arrays if a is not None)
-    strings = pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
-    return (first, second) if first.type == second.type and strings else None
+    kinds = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
+    if not all(any(kind(c.type) for kind in kinds) for c in (first, second)):
+        return None
+    if second.type != first.type:  # e.g. Polars' string_view with pandas' large_string: one type for both
+        try:
+            second = second.cast(first.type)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            return None
+    return first, second
 
 
 def _run_heads(column: pd.Series, executor: Executor | None = None) -> np.ndarray:
@@ -1130,9 +1137,8 @@ def _list_matrix(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The (users x width) matrix of item codes, best first, -1 for empty slots; and each list's length."""
     heads = lists.heads
-    grouped = (
-        lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1
-    )  # one block of rows per user
+    runs = lists.run_users.size  # one block of rows per user? (more runs than users: some user has two)
+    grouped = runs == 0 or (runs <= lists.n_users and np.bincount(lists.run_users).max() == 1)
     found = None
     if not by_rank:  # per-user sorts (topkeval._ranking); None only for ties="raise" with a tie
         found = _ranking.top_by_score(
