@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 #: below this many rows a column is hashed in one piece (threads would cost more than they save)
-PARALLEL_ROWS = 1 << 21
+PARALLEL_ROWS = 1 << 22
 #: at most this many threads (hashing is memory bound: more rarely helps)
 MAX_THREADS = 4
 

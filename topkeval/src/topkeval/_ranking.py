@@ -156,17 +156,18 @@ def _block_rows(groups: _Groups, members: np.ndarray | slice, longest: int) -> t
 def _block(
     groups: _Groups, key: np.ndarray, items: np.ndarray, bounds: tuple[int, int], members: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Keys and items (nb x longest) of groups ``bounds[0]:bounds[1]``; ``members``, when the groups were
-    reordered by length, says which groups those are (their rows then padded: key NaN, item -1)."""
+    """Sort keys (minus the scores) and items (nb x longest) of groups ``bounds[0]:bounds[1]``;
+    ``members``, when the groups were reordered by length, says which groups those are (their rows then
+    padded: key NaN, item -1)."""
     g0, g1 = bounds
     if members is None:  # equal lengths: the block's rows are consecutive (in place, or in pick order)
         size = int(groups.length[g0]) if g1 > g0 else 0
         rows = slice(int(groups.start[g0]), int(groups.start[g0]) + (g1 - g0) * size)
         index = rows if groups.pick is None else groups.pick[rows]  # a reshape, no copy, when in place
-        return key[index].reshape(-1, size), items[index].reshape(-1, size)
+        return np.negative(key[index]).reshape(-1, size), items[index].reshape(-1, size)
     size = int(groups.length[members].max(initial=0))
     where, valid = _block_rows(groups, members, size)
-    block_key = np.where(valid, key[where], np.nan)  # NaN (never a real key) sorts last
+    block_key = np.where(valid, np.negative(key[where]), np.nan)  # NaN (never a real key) sorts last
     return block_key, np.where(valid, items[where], -1)
 
 
@@ -197,9 +198,10 @@ def top_by_score(
     ties: str,
     executor: Executor | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """The (users x width) list matrix of item codes ordered by ``key`` (smallest first), -1 for empty slots.
+    """The (users x width) list matrix of item codes ordered by score (largest first), -1 for empty slots.
 
-    ``key`` is minus the score per row, ``items`` the item codes (sorted like
+    ``key`` is the score per row (negated block by block: no copy of every
+    row), ``items`` the item codes (sorted like
     the ids, so the item tie rules compare codes), ``run_users`` the user code
     of each run of rows (a run starts at each True of ``heads``);
     ``grouped`` says that each user is one run. Returns the matrix, each

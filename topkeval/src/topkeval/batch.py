@@ -1107,14 +1107,17 @@ def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict
 
 
 def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str]) -> np.ndarray:
-    """What orders each user's rows, smallest first: the rank, or minus the score."""
+    """What orders each user's rows: the rank (smallest first), or the score (largest first).
+
+    A float64 score column is returned as it is (no copy: each block of rows is negated when it is
+    sorted)."""
     if not by_rank:
         scores = recommendations[cols["score"]]
         if scores.dtype == np.float64 and isinstance(scores.dtype, np.dtype):  # one pass, no NA-filled copy
-            key = np.negative(scores.to_numpy())
+            key = scores.to_numpy()
             if not np.isnan(key).any():
                 return key
-        return -_numeric(scores, cols["score"], "recommendations")  # its checks and messages
+        return _numeric(scores, cols["score"], "recommendations")  # its checks and messages
     rank_col = cols["rank"]
     key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
     if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
@@ -1147,8 +1150,10 @@ def _list_matrix(
     elif grouped:  # the common case: every user has a list of the same length, best first
         run_length = np.diff(np.append(np.flatnonzero(heads), heads.size))
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
-    if found is None:
-        return _general_list_matrix(lists, key, by_rank, grouped, kmax, ideal, ties, cols)
+    if found is None:  # the general path orders by minus the score, smallest first
+        return _general_list_matrix(
+            lists, key if by_rank else -key, by_rank, grouped, kmax, ideal, ties, cols
+        )
     top, list_length, in_run_order = found
     if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
         lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
