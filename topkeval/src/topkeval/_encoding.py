@@ -13,7 +13,8 @@ the same threads. With ``sort`` the book is put in the ids' sorted order in
 that same mapping step, so sorting costs no extra pass over the rows.
 
 Nothing here holds more than the codes themselves (int32, written straight
-into their final arrays) and the small dictionaries. Threads only help where
+into their final array and mapped there in place), the small dictionaries,
+and one slice's Arrow codes per thread. Threads only help where
 the work releases the GIL: NumPy's and pyarrow's compute kernels do; Python
 objects (pandas ``object`` columns) do not, and take the single-threaded
 route in :mod:`topkeval.batch`. Set the environment variable
@@ -33,6 +34,8 @@ import numpy as np
 PARALLEL_ROWS = 1 << 22
 #: at most this many threads (hashing is memory bound: more rarely helps)
 MAX_THREADS = 4
+#: codes mapped to the shared code book per step (bounds the temporaries)
+_REMAP_ROWS = 1 << 20
 
 
 def n_threads() -> int:
@@ -78,17 +81,21 @@ def _pieces(n: int, executor: Executor | None) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a] or [(0, n)]
 
 
-def _encode_piece(piece: Any) -> tuple[np.ndarray, Any]:
-    """Dictionary codes (int32) and dictionary of one slice of a chunked string array."""
+def _encode_piece(piece: Any, out: np.ndarray) -> Any:
+    """Write the dictionary codes of one slice of a chunked string array into ``out`` (int32); return the
+    slice's dictionary. Arrow's own codes are freed at once: one slice's at a time per thread."""
     import pyarrow as pa
 
     encoded = piece.dictionary_encode()
     if encoded.num_chunks == 0:
-        return np.zeros(0, dtype=np.int32), pa.array([], type=piece.type)
+        return pa.array([], type=piece.type)
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary  # one memo table for every chunk
-    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
-    codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-    return codes.astype(np.int32, copy=False), dictionary
+    at = 0
+    for chunk in encoded.chunks:
+        codes = chunk.indices.to_numpy(zero_copy_only=False)
+        out[at : at + codes.size] = codes
+        at += codes.size
+    return dictionary
 
 
 def _unify(dictionaries: list[Any], sort: bool) -> tuple[Any, list[np.ndarray | None]]:
@@ -118,12 +125,11 @@ def _unify(dictionaries: list[Any], sort: bool) -> tuple[Any, list[np.ndarray | 
     return dictionary, maps
 
 
-def _write(codes: np.ndarray, mapping: np.ndarray | None, out: np.ndarray) -> None:
-    """Put a piece's codes, mapped to the shared code book, into ``out`` (a slice of the result)."""
-    if mapping is None:
-        out[:] = codes
-    else:
-        np.take(mapping, codes, out=out, mode="clip")  # codes are in range; "raise" would buffer
+def _remap(mapping: np.ndarray, codes: np.ndarray) -> None:
+    """Map a piece's codes to the shared code book, in place, a block at a time (small temporaries)."""
+    for at in range(0, codes.size, _REMAP_ROWS):
+        part = codes[at : at + _REMAP_ROWS]
+        part[:] = mapping[part]
 
 
 def arrow_codes(
@@ -147,21 +153,19 @@ def arrow_codes(
     whole = pa.chunked_array(first.chunks + second.chunks, type=first.type)
     n, split = len(whole), len(first)
     ranges = _pieces(n, executor)
-    pending = [submit(executor, _encode_piece, whole.slice(a, b - a)) for a, b in ranges]
+    out = np.empty(n, dtype=np.int32)
+    pending = [submit(executor, _encode_piece, whole.slice(a, b - a), out[a:b]) for a, b in ranges]
 
     def finish() -> tuple[np.ndarray, np.ndarray, Any]:
-        encoded = [p.result() for p in pending]
-        dictionary, maps = _unify([d for _, d in encoded], sort)
-        if len(ranges) == 1 and maps[0] is None:  # one piece, codes as they are: no copy
-            codes = encoded[0][0]
-            return codes[:split], codes[split:], dictionary
-        out = np.empty(n, dtype=np.int32)
-        writes = [
-            submit(executor, _write, codes, mapping, out[a:b])
-            for (a, b), (codes, _), mapping in zip(ranges, encoded, maps, strict=True)
+        dictionary, maps = _unify([p.result() for p in pending], sort)
+        jobs = [
+            submit(executor, _remap, mapping, out[a:b])
+            for (a, b), mapping in zip(ranges, maps, strict=True)
+            if mapping is not None
         ]
-        for write in writes:
-            write.result()
+        for job in jobs:
+            job.result()
+        pa.default_memory_pool().release_unused()  # Arrow's codes and hash tables: back to the system
         return out[:split], out[split:], dictionary
 
     return finish
