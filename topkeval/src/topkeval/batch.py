@@ -761,15 +761,21 @@ def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | Non
     except ImportError:
         return None
     first, second = (pa.chunked_array(a()) for a in arrays if a is not None)
-    kinds = (pa.types.is_string, pa.types.is_large_string, pa.types.is_string_view)
-    if not all(any(kind(c.type) for kind in kinds) for c in (first, second)):
+    if not (_is_arrow_string(first.type) and _is_arrow_string(second.type)):
         return None
-    if second.type != first.type:  # e.g. Polars' string_view with pandas' large_string: one type for both
+    if second.type != first.type:  # e.g. a pyarrow string column with pandas' large_string: one type
         try:
             second = second.cast(first.type)
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
             return None
     return first, second
+
+
+def _is_arrow_string(kind: Any) -> bool:
+    """True for Arrow's string types (string, large_string, string_view)."""
+    import pyarrow as pa
+
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind))
 
 
 def _run_heads(column: pd.Series, executor: Executor | None = None) -> np.ndarray:
