@@ -234,3 +234,11 @@ def test_string_and_large_string_columns_share_one_code_book(many_threads):
     options = dict(k=[2, 5], metrics=["precision", "ap", "ndcg"], empty="zero")
     got = evaluate(recs.astype({"user": "str", "item": "str"}), plain, **options)
     assert_same(got, single_threaded_general_path(recs, truth.drop(columns="grade"), **options))
+
+
+def test_the_score_column_is_read_in_place_and_left_unchanged(many_threads):
+    rng = np.random.default_rng(9)
+    recs, truth = score_frames(rng, 20, np.full(20, 6), 30, 4, "shuffled")
+    before = recs.copy(deep=True)
+    evaluate(recs, truth, k=3)
+    pd.testing.assert_frame_equal(recs, before, check_exact=True)
