@@ -47,8 +47,8 @@ run, in a fresh process on the same data (saved to a temporary .npz file, the
 frames rebuilt from it exactly as here) with nothing else allocated: the times
 stay side by side in one process, the memory column comes from the fresh
 processes. ``--memory inline`` (and ``--quick``) keep the in-process number.
-A chunked peer's peak is that of its largest chunk (the chunks run one after
-another). "inputs" is the size of the arrays (arrays route) or of the two
+A chunked peer's peak is measured on its first chunk (the chunks are alike
+and run one after another). "inputs" is the size of the arrays (arrays route) or of the two
 frames.
 
 Input kinds: ``frames``, ``scores`` and ``shuffled`` hold pandas' default
@@ -562,26 +562,29 @@ def _warm_up_ranx() -> None:
     route_ranx((*tiny, *make_frames(*tiny)), 10)
 
 
-def _route_on(data, k: int, route: str, ranx_chunks: int | None) -> tuple[Callable, tuple]:
-    """The function and arguments that run ``route`` on ``data``."""
+def _route_on(data, k: int, route: str) -> tuple[Callable, tuple]:
+    """The function and arguments that run ``route`` on ``data`` (a chunked peer: its first chunk)."""
     if route == "arrays":
         return route_arrays, (data, k)
     if route in PEERS:
-        return _peer_route(route, data[0].shape[0], ranx_chunks)[0], (data, k)
+        n_users = data[0].shape[0]
+        if n_users > PEER_CHUNK[route]:  # one chunk: the chunks are alike and run one after another
+            return in_chunks(ROUTES[route], PEER_CHUNK[route], 1), (data, k)
+        return ROUTES[route], (data, k)
     _, recs, truth = next(our_inputs(data, k, only=route))
     return route_ours, (recs, truth, k)
 
 
-def memory_child(route: str, k: int, path: str, ranx_chunks: int | None) -> float:
+def memory_child(route: str, k: int, path: str) -> float:
     """Extra peak resident memory (GiB) of one run of ``route``, in this fresh process, on the data in
     ``path``: its frames are built, the route is run once on 50 users (imports, JIT compiles and
     caches are not the route's footprint), everything else freed, then the peak is reset and measured."""
     tiny = make_data(50, k)
-    function, args = _route_on((*tiny, *make_frames(*tiny)), k, route, None)
+    function, args = _route_on((*tiny, *make_frames(*tiny)), k, route)
     function(*args)
     with np.load(path) as saved:
         arrays = (saved["top"], saved["indptr"], saved["items"])
-    function, args = _route_on((*arrays, *make_frames(*arrays)), k, route, ranx_chunks)
+    function, args = _route_on((*arrays, *make_frames(*arrays)), k, route)
     _release()
     if not _reset_peak():
         return float("nan")
@@ -590,7 +593,7 @@ def memory_child(route: str, k: int, path: str, ranx_chunks: int | None) -> floa
     return (_status_kib("VmHWM") - before) / 2**20
 
 
-def measure_memory(rows: list[dict], arrays, k: int, ranx_chunks: int | None) -> None:
+def measure_memory(rows: list[dict], arrays, k: int) -> None:
     """Each route's peak, measured again in a fresh process on the same data (saved to a file), into
     ``rows``: in the timing process, memory an allocator kept from an earlier route hides part of a
     later route's peak."""
@@ -601,7 +604,6 @@ def measure_memory(rows: list[dict], arrays, k: int, ranx_chunks: int | None) ->
         for row in rows:
             command = [sys.executable, "-m", "benchmarks.run", "--memory-child", row["route"]]
             command += ["--k", str(k), "--data", path]
-            command += ["--ranx-chunks", str(ranx_chunks)] if ranx_chunks else []
             done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
             row["peak_gib"] = float(done.stdout.split()[-1])
 
@@ -639,9 +641,7 @@ def run(
                 row["versus"] = {name: row["seconds"] / by_name[name] for name in by_name}
                 rows.append(row)
             if memory == "subprocess":
-                measure_memory(
-                    [r for r in rows if r["k"] == k and r["users"] == n_users], arrays, k, ranx_chunks
-                )
+                measure_memory([r for r in rows if r["k"] == k and r["users"] == n_users], arrays, k)
             print_rows([r for r in rows if r["k"] == k and r["users"] == n_users], out)
             print(f"  (load average {_load()} after K={k}, U={n_users:,})", file=out)
             del data, arrays, values
@@ -774,7 +774,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
-        print(memory_child(args.memory_child, args.k[0], args.data, args.ranx_chunks))
+        print(memory_child(args.memory_child, args.k[0], args.data))
         return 0
     if args.quick:
         args.users, args.k, args.repeats, args.check = [2000], [10], 1, 300

@@ -74,6 +74,6 @@ def test_every_input_kind_is_measured_and_memory_comes_from_a_fresh_process(tmp_
     path = tmp_path / "data.npz"
     np.savez(path, top=arrays[0], indptr=arrays[1], items=arrays[2])
     rows = [{"route": "shuffled-object"}, {"route": "python"}]
-    bench.measure_memory(rows, arrays, 10, None)
+    bench.measure_memory(rows, arrays, 10)
     assert all(row["peak_gib"] >= 0 for row in rows)  # a number from each child (NaN without Linux' /proc)
-    assert bench.memory_child("scores", 10, str(path), None) >= 0
+    assert bench.memory_child("scores", 10, str(path)) >= 0

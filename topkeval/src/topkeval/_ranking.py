@@ -80,11 +80,13 @@ def _in_order(key: np.ndarray) -> np.ndarray:
     return np.asarray(rising.all(axis=1))
 
 
-def _order_rows(key: np.ndarray, head: int, stable: bool) -> tuple[np.ndarray, np.ndarray]:
-    """The first ``head`` columns of every row of ``key`` in order (stable: equal keys keep their
-    order), and their keys."""
+def _order_rows(key: np.ndarray, head: int, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``head`` columns of every row of ``key`` in order (stable for ``input_order`` and
+    ``raise``: equal keys keep their order), and their keys. Rows with a tie are redone by the caller,
+    except under ``raise``."""
     n = key.shape[1]
-    if not stable and n >= 4 * head:  # k much smaller than the list: partition, then sort the head
+    stable = ties in ("input_order", "raise")
+    if ties != "raise" and n >= 4 * head:  # k much smaller than the list: partition, then sort the head
         part = np.argpartition(key, head - 1, axis=1)[:, :head]
         sub = np.take_along_axis(key, part, axis=1)
         inner = np.argsort(sub, axis=1)
@@ -93,19 +95,19 @@ def _order_rows(key: np.ndarray, head: int, stable: bool) -> tuple[np.ndarray, n
     return order, np.take_along_axis(key, order, axis=1)
 
 
-def _first_order(key: np.ndarray, head: int, stable: bool) -> tuple[np.ndarray | None, np.ndarray]:
+def _first_order(key: np.ndarray, head: int, ties: str) -> tuple[np.ndarray | None, np.ndarray]:
     """The first ``head`` columns of each row of ``key`` in order (None: every row is in order already),
     and their keys. Only the rows out of order are sorted."""
     in_order = _in_order(key)
     if in_order.all():  # the identity is the stable order of every row
         return None, key[:, :head]
     if not in_order.any():
-        return _order_rows(key, head, stable)
+        return _order_rows(key, head, ties)
     order = np.empty((key.shape[0], head), dtype=np.intp)
     order[in_order] = np.arange(head)
     ranked = key[:, :head].copy()
     todo = np.flatnonzero(~in_order)
-    order[todo], ranked[todo] = _order_rows(key[todo], head, stable)
+    order[todo], ranked[todo] = _order_rows(key[todo], head, ties)
     return order, ranked
 
 
@@ -120,7 +122,7 @@ def _sorted_block(
     """
     n = key.shape[1]
     head = min(width + 1, n)  # the top width is settled when no two equal keys meet in the first width+1
-    order, ranked = _first_order(key, head, ties in ("input_order", "raise"))
+    order, ranked = _first_order(key, head, ties)
     tied = ranked[:, 1:] == ranked[:, :-1]
     if ties == "raise":
         if tied[:, : max(0, min(kmax, n) - 1)].any():
