@@ -1,6 +1,6 @@
 """Benchmark: users per second and peak memory of topkeval's batch paths, against peers.
 
-    python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 24 minutes)
+    python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 40 minutes)
     python -m benchmarks.run --users 100000 --k 100   # one size
     python -m benchmarks.run --quick                  # the smoke run that `make test` does
 

@@ -18,12 +18,16 @@ rather than with K. The results equal the per-user functions in
 :func:`evaluate` spends most of its time turning ids into integer codes. It
 is fastest when each user's rows come together with ranks 1..K (what a
 recommender's top-K output looks like: the list matrix is then a reshape),
-and when ids are small non-negative integers (their own codes) or pandas 3
-strings (one Arrow hash pass). Score rows are ordered per user, not by one
-global sort (:mod:`topkeval._ranking`): a row-wise sort or partition when
+and when ids are small non-negative integers (their own codes) or Arrow
+strings (pandas 3's default ``str``, pyarrow, Polars: hashed by Arrow in one
+thread per CPU, users and items at the same time, :mod:`topkeval._encoding`;
+``TOPKEVAL_THREADS=1`` turns the threads off). Score rows are ordered per
+user, not by one global sort (:mod:`topkeval._ranking`): rows already best
+first are kept as they are, others get a row-wise sort or partition when
 each user's rows come together, after one grouping sort when they are
-shuffled. ``python -m benchmarks.run`` measures every input kind against
-pytrec_eval, ranx and a plain Python loop.
+shuffled; blocks of users are ordered in the same threads.
+``python -m benchmarks.run`` measures every input kind against pytrec_eval,
+ranx and a plain Python loop.
 """
 
 from __future__ import annotations
