@@ -81,18 +81,31 @@ def _pieces(n: int, executor: Executor | None) -> list[tuple[int, int]]:
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a] or [(0, n)]
 
 
-def _encode_piece(piece: Any, out: np.ndarray) -> Any:
-    """Write the dictionary codes of one slice of a chunked string array into ``out`` (int32); return the
-    slice's dictionary. Arrow's own codes are freed at once: one slice's at a time per thread."""
+def _dictionary_codes(piece: Any) -> tuple[list[np.ndarray], Any]:
+    """Arrow's dictionary codes of a chunked string array, one NumPy view per chunk, and its dictionary."""
     import pyarrow as pa
 
     encoded = piece.dictionary_encode()
     if encoded.num_chunks == 0:
-        return pa.array([], type=piece.type)
+        return [], pa.array([], type=piece.type)
     dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary  # one memo table for every chunk
+    return [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks], dictionary
+
+
+def _encode_whole(column: Any) -> tuple[np.ndarray, Any]:
+    """The int32 codes of a whole column (a view of Arrow's buffer when it has one chunk), and its
+    dictionary."""
+    chunks, dictionary = _dictionary_codes(column)
+    codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks or [np.zeros(0, np.int32)])
+    return codes.astype(np.int32, copy=False), dictionary
+
+
+def _encode_piece(piece: Any, out: np.ndarray) -> Any:
+    """Write the dictionary codes of one slice of a chunked string array into ``out`` (int32); return the
+    slice's dictionary. Arrow's own codes are freed at once: one slice's at a time per thread."""
+    chunks, dictionary = _dictionary_codes(piece)
     at = 0
-    for chunk in encoded.chunks:
-        codes = chunk.indices.to_numpy(zero_copy_only=False)
+    for codes in chunks:
         out[at : at + codes.size] = codes
         at += codes.size
     return dictionary
@@ -153,6 +166,8 @@ def arrow_codes(
     whole = pa.chunked_array(first.chunks + second.chunks, type=first.type)
     n, split = len(whole), len(first)
     ranges = _pieces(n, executor)
+    if len(ranges) == 1:  # one piece (in a thread all the same, beside the other column's hashing)
+        return _one_piece(submit(executor, _encode_whole, whole), split, sort)
     out = np.empty(n, dtype=np.int32)
     pending = [submit(executor, _encode_piece, whole.slice(a, b - a), out[a:b]) for a, b in ranges]
 
@@ -167,6 +182,22 @@ def arrow_codes(
             job.result()
         pa.default_memory_pool().release_unused()  # Arrow's codes and hash tables: back to the system
         return out[:split], out[split:], dictionary
+
+    return finish
+
+
+def _one_piece(
+    pending: Future | _Done, split: int, sort: bool
+) -> Callable[[], tuple[np.ndarray, np.ndarray, Any]]:
+    """:func:`arrow_codes`' finishing step for a column hashed in one piece: Arrow's codes as they are
+    (no copy), or mapped to the sorted code book."""
+
+    def finish() -> tuple[np.ndarray, np.ndarray, Any]:
+        codes, dictionary = pending.result()
+        dictionary, maps = _unify([dictionary], sort)
+        if maps[0] is not None:
+            codes = maps[0][codes]
+        return codes[:split], codes[split:], dictionary
 
     return finish
 
