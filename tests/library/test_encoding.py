@@ -92,6 +92,30 @@ def test_thread_count_follows_the_environment(monkeypatch):
     assert 1 <= _encoding.n_threads() <= _encoding.MAX_THREADS
 
 
+def test_busy_cpus_are_not_counted(monkeypatch):
+    monkeypatch.delenv("TOPKEVAL_THREADS", raising=False)
+    monkeypatch.setattr(_encoding.os, "sched_getaffinity", lambda pid: {0, 1, 2}, raising=False)
+    for others, want in ((0, 3), (1, 2), (2, 1), (7, 1)):
+        monkeypatch.setattr(_encoding, "_busy_elsewhere", lambda n=others: n)
+        assert _encoding.n_threads() == want
+    monkeypatch.setattr(_encoding.os, "sched_getaffinity", lambda pid: set(range(16)), raising=False)
+    monkeypatch.setattr(_encoding, "_busy_elsewhere", lambda: 0)
+    assert _encoding.n_threads() == _encoding.MAX_THREADS
+
+
+def test_busy_elsewhere_reads_the_running_tasks(monkeypatch, tmp_path):
+    loadavg = tmp_path / "loadavg"
+    real_open = open
+
+    def fake_open(path, *args, **kwargs):
+        return real_open(loadavg if path == "/proc/loadavg" else path, *args, **kwargs)
+
+    monkeypatch.setattr("builtins.open", fake_open)
+    for text, want in (("3.36 3.28 3.73 4/275 24859\n", 3), ("0.01 0.05 0.10 1/90 7\n", 0), ("garbage", 0)):
+        loadavg.write_text(text)
+        assert _encoding._busy_elsewhere() == want
+
+
 def shuffled_column_heads_are_all_rows():
     """(helper for the test below) a long column whose rows alternate between users."""
     return pd.Series([f"u{i % 7}" for i in range(5000)], dtype="str")

@@ -17,7 +17,8 @@ into their final array and mapped there in place), the small dictionaries,
 and one slice's Arrow codes per thread. Threads only help where
 the work releases the GIL: NumPy's and pyarrow's compute kernels do; Python
 objects (pandas ``object`` columns) do not, and take the single-threaded
-route in :mod:`topkeval.batch`. Set the environment variable
+route in :mod:`topkeval.batch`. By default one thread per CPU that no other
+program is using at the time (at most four); set the environment variable
 ``TOPKEVAL_THREADS`` to choose the number of threads (1: none).
 """
 
@@ -39,8 +40,12 @@ _REMAP_ROWS = 1 << 20
 
 
 def n_threads() -> int:
-    """Worker threads to use: ``TOPKEVAL_THREADS`` if set, else the CPUs this process may run on, at most
-    :data:`MAX_THREADS`."""
+    """Worker threads to use: ``TOPKEVAL_THREADS`` if set, else the CPUs this process may run on that no
+    other task is using right now, at most :data:`MAX_THREADS`.
+
+    Hashing in two threads on a core another program keeps busy costs more than it saves (the threads
+    take turns and evict each other's hash tables), so busy CPUs are not counted.
+    """
     chosen = os.environ.get("TOPKEVAL_THREADS", "").strip()
     if chosen.isdigit() and int(chosen) > 0:
         return int(chosen)
@@ -48,7 +53,17 @@ def n_threads() -> int:
         cpus = len(os.sched_getaffinity(0))
     except AttributeError:  # not on Linux
         cpus = os.cpu_count() or 1
-    return max(1, min(MAX_THREADS, cpus))
+    return max(1, min(MAX_THREADS, cpus - _busy_elsewhere()))
+
+
+def _busy_elsewhere() -> int:
+    """How many other tasks are running or ready to run right now (Linux' /proc/loadavg; 0 elsewhere)."""
+    try:
+        with open("/proc/loadavg") as status:
+            running = status.read().split()[3].split("/")[0]
+    except (OSError, IndexError):
+        return 0
+    return max(0, int(running) - 1) if running.isdigit() else 0  # this thread is one of them
 
 
 def pool() -> ThreadPoolExecutor | None:
