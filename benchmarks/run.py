@@ -1,6 +1,6 @@
 """Benchmark: users per second and peak memory of topkeval's batch paths, against peers.
 
-    python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 24 minutes)
+    python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 40 minutes)
     python -m benchmarks.run --users 100000 --k 100   # one size
     python -m benchmarks.run --quick                  # the smoke run that `make test` does
 
@@ -14,8 +14,9 @@ map_cut) and NDCG@K (linear gain). Routes:
 * ``scores``   the same rows with a ``score`` column (K + 1 - rank) instead of
                ranks, grouped by user (what a recommender writes)
 * ``shuffled`` those score rows in a random order
-* ``<kind>-arrow``, ``<kind>-polars``  each of the three kinds as a pyarrow
-               Table or a Polars DataFrame (the truth too), if installed
+* ``<kind>-object``, ``<kind>-arrow``, ``<kind>-polars``  each of the three
+               kinds with object columns of Python str, as a pyarrow Table or
+               as a Polars DataFrame (the truth too), if installed
 * ``pytrec_eval`` end to end: dict-of-dicts built from the same DataFrames (score
                K + 1 - rank, so every route ranks the same way), then
                RelevanceEvaluator + evaluate + means (if installed)
@@ -34,11 +35,27 @@ timing, every route's per-user values are checked against topkeval's per-user
 functions on the first ``--check`` users (to 1e-9), and each peer's values
 for every user are compared with ours after timing (to 1e-9: "max |diff| ...
 (all users)"); every input kind must give the frames route's values exactly.
-Peak memory is the process's peak resident memory during a route's first
-timed run minus its resident memory just before (Linux: VmHWM, reset through
-/proc/self/clear_refs), so NumPy, Arrow, Polars and the peers' C/C++
-allocations all count; "inputs" is the size of the arrays (arrays route) or
-of the two frames.
+Peak memory is a route's peak resident memory minus its resident memory just
+before it starts (Linux: VmHWM, reset through /proc/self/clear_refs, after
+gc and glibc's ``malloc_trim(0)``), so NumPy, Arrow, Polars and the peers'
+C/C++ allocations all count. Measured in the timing process, that number is
+too low for a route that reuses memory an earlier route's allocator kept
+(Polars' and Arrow's allocators keep freed memory for a while; an earlier
+version of this benchmark showed pytrec_eval at +0.002 GiB for 1e8 rows). So
+by default (``--memory subprocess``) every route's peak is measured again, one
+run, in a fresh process on the same data (saved to a temporary .npz file, the
+frames rebuilt from it exactly as here) with nothing else allocated: the times
+stay side by side in one process, the memory column comes from the fresh
+processes. ``--memory inline`` (and ``--quick``) keep the in-process number.
+A chunked peer's peak is measured on its first chunk (the chunks are alike
+and run one after another). "inputs" is the size of the arrays (arrays route) or of the two
+frames.
+
+Input kinds: ``frames``, ``scores`` and ``shuffled`` hold pandas' default
+``str`` columns (Arrow-backed in pandas 3 with pyarrow installed);
+``-object`` the same ids as ``object`` columns of Python str (pandas 2's
+default, or ``dtype=object``); ``-arrow`` a pyarrow Table; ``-polars`` a
+Polars DataFrame.
 
 The last lines compare the largest run with the targets of the performance
 issues: arrays >= 500 k users/s at K = 100 (stretch 850 k) and >= 1.2 M at
@@ -59,7 +76,9 @@ import importlib.util
 import math
 import os
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 
@@ -108,19 +127,61 @@ def make_data(n_users: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def make_frames(top: np.ndarray, indptr: np.ndarray, items: np.ndarray) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The same data as DataFrames with str ids (what a practitioner holds)."""
+    """The same data as DataFrames with str ids (what a practitioner holds): pandas' default ``str``
+    columns (Arrow-backed in pandas 3 with pyarrow; built straight from Arrow, which is faster and gives
+    the same frames)."""
     n_users, k = top.shape
-    user_ids = np.array([f"user{u}" for u in range(n_users)], dtype=object)
-    item_ids = np.array([f"item{i}" for i in range(N_ITEMS)], dtype=object)
+    user_ids = [f"user{u}" for u in range(n_users)]
+    item_ids = [f"item{i}" for i in range(N_ITEMS)]
+    owner = np.repeat(np.arange(n_users), np.diff(indptr))
+    columns = {
+        "recs": (np.repeat(np.arange(n_users), k), top.ravel()),
+        "truth": (owner, items),
+    }
+    default = pd.Series(["a"]).dtype  # pandas' own str dtype (pandas 3: Arrow-backed when pyarrow is there)
+    if getattr(default, "storage", None) == "pyarrow":
+        import pyarrow as pa
+
+        books = [pa.array(ids, type=pa.large_string()) for ids in (user_ids, item_ids)]
+
+        def column(book, codes):
+            return pd.Series(book.take(pa.array(codes)), dtype=default)
+    else:
+        books = [np.array(ids, dtype=object) for ids in (user_ids, item_ids)]
+
+        def column(book, codes):
+            return pd.Series(book[codes])
+
     recs = pd.DataFrame(
         {
-            "user": np.repeat(user_ids, k),
-            "item": item_ids[top.ravel()],
+            "user": column(books[0], columns["recs"][0]),
+            "item": column(books[1], columns["recs"][1]),
             "rank": np.tile(np.arange(1, k + 1), n_users),
         }
     )
+    truth = pd.DataFrame({"user": column(books[0], owner), "item": column(books[1], items)})
+    return recs, truth
+
+
+def object_frames(
+    top: np.ndarray, indptr: np.ndarray, items: np.ndarray
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The same frames with ``object`` columns of Python str (pandas 2's default; ``dtype=object``
+    in pandas 3): one str object per distinct id, shared by its rows, as a CSV reader makes them."""
+    n_users, k = top.shape
+    user_ids = np.array([f"user{u}" for u in range(n_users)], dtype=object)
+    item_ids = np.array([f"item{i}" for i in range(N_ITEMS)], dtype=object)
     owner = np.repeat(np.arange(n_users), np.diff(indptr))
-    truth = pd.DataFrame({"user": user_ids[owner], "item": item_ids[items]})
+    recs = pd.DataFrame(
+        {
+            "user": pd.Series(np.repeat(user_ids, k), dtype=object),
+            "item": pd.Series(item_ids[top.ravel()], dtype=object),
+            "rank": np.tile(np.arange(1, k + 1), n_users),
+        }
+    )
+    truth = pd.DataFrame(
+        {"user": pd.Series(user_ids[owner], dtype=object), "item": pd.Series(item_ids[items], dtype=object)}
+    )
     return recs, truth
 
 
@@ -222,7 +283,9 @@ ROUTES: dict[str, Callable] = {
 }
 PEERS = ["pytrec_eval", "ranx", "python"]
 KINDS = ["frames", "scores", "shuffled"]  # rank rows; score rows grouped by user; score rows shuffled
-LIBRARIES = {"": None, "-arrow": "pyarrow", "-polars": "polars"}
+#: how the frames hold their ids: pandas' default str (Arrow-backed in pandas 3), pandas object columns of
+#: Python str, a pyarrow Table, a Polars DataFrame
+LIBRARIES = {"": None, "-object": "object", "-arrow": "pyarrow", "-polars": "polars"}
 OURS = ["arrays"] + [kind + lib for kind in KINDS for lib in LIBRARIES]
 
 
@@ -251,15 +314,27 @@ def as_library(frame: pd.DataFrame, library: str | None):
     return pl.from_arrow(table)
 
 
-def our_inputs(data, k: int):
-    """Yield (route name, recommendations, truth) for every input kind; each frame built when needed."""
-    _, _, _, recs, truth = data
+def _kind_rows(recs: pd.DataFrame, kind: str, k: int) -> pd.DataFrame:
+    rows = recs if kind == "frames" else score_rows(recs, k)
+    return shuffled_rows(rows) if kind == "shuffled" else rows
+
+
+def our_inputs(data, k: int, only: str | None = None):
+    """Yield (route name, recommendations, truth) for every input kind (or the one named ``only``);
+    each frame built when needed."""
+    top, indptr, items, recs, truth = data
     for kind in KINDS:
-        rows = recs if kind == "frames" else score_rows(recs, k)
-        if kind == "shuffled":
-            rows = shuffled_rows(rows)
-        for suffix, library in LIBRARIES.items():
-            if library is None or importlib.util.find_spec(library) is not None:
+        wanted = [s for s in LIBRARIES if only in (None, kind + s)]
+        if not wanted:
+            continue
+        rows = _kind_rows(recs, kind, k)
+        for suffix in wanted:
+            library = LIBRARIES[suffix]
+            if library == "object":
+                object_recs, object_truth = object_frames(top, indptr, items)
+                yield kind + suffix, _kind_rows(object_recs, kind, k), object_truth
+                del object_recs, object_truth
+            elif library is None or importlib.util.find_spec(library) is not None:
                 yield kind + suffix, as_library(rows, library), as_library(truth, library)
         del rows
         gc.collect()
@@ -450,11 +525,17 @@ def time_ours(data, k: int, repeats: int, worst: float) -> tuple[list[dict], dic
     return rows, values
 
 
+def _peer_route(peer: str, n_users: int, ranx_chunks: int | None) -> tuple[Callable, int | None]:
+    """The peer's route, chunked above PEER_CHUNK users, and how many chunks it runs (None: all)."""
+    chunk = PEER_CHUNK[peer]
+    limit = ranx_chunks if peer == "ranx" and ranx_chunks and n_users > chunk * ranx_chunks else None
+    return (ROUTES[peer] if n_users <= chunk else in_chunks(ROUTES[peer], chunk, limit)), limit
+
+
 def time_peer(peer, data, k, repeats, values, ranx_chunks) -> dict:
     n_users = data[0].shape[0]
     chunk = PEER_CHUNK[peer]
-    limit = ranx_chunks if peer == "ranx" and ranx_chunks and n_users > chunk * ranx_chunks else None
-    route = ROUTES[peer] if n_users <= chunk else in_chunks(ROUTES[peer], chunk, limit)
+    route, limit = _peer_route(peer, n_users, ranx_chunks)
     seconds, runs, got, peak = timed(route, data, k, repeats=repeats)
     diff = full_agreement(peer, got, values, data[1], partial=limit is not None)
     if diff > 1e-9:
@@ -475,6 +556,58 @@ def time_peer(peer, data, k, repeats, values, ranx_chunks) -> dict:
     )
 
 
+def _warm_up_ranx() -> None:
+    """ranx compiles its kernels with numba on first use (about 30 s): do it on tiny data, untimed."""
+    tiny = make_data(50, 10)
+    route_ranx((*tiny, *make_frames(*tiny)), 10)
+
+
+def _route_on(data, k: int, route: str) -> tuple[Callable, tuple]:
+    """The function and arguments that run ``route`` on ``data`` (a chunked peer: its first chunk)."""
+    if route == "arrays":
+        return route_arrays, (data, k)
+    if route in PEERS:
+        n_users = data[0].shape[0]
+        if n_users > PEER_CHUNK[route]:  # one chunk: the chunks are alike and run one after another
+            return in_chunks(ROUTES[route], PEER_CHUNK[route], 1), (data, k)
+        return ROUTES[route], (data, k)
+    _, recs, truth = next(our_inputs(data, k, only=route))
+    return route_ours, (recs, truth, k)
+
+
+def memory_child(route: str, k: int, path: str) -> float:
+    """Extra peak resident memory (GiB) of one run of ``route``, in this fresh process, on the data in
+    ``path``: its frames are built, the route is run once on 50 users (imports, JIT compiles and
+    caches are not the route's footprint), everything else freed, then the peak is reset and measured."""
+    tiny = make_data(50, k)
+    function, args = _route_on((*tiny, *make_frames(*tiny)), k, route)
+    function(*args)
+    with np.load(path) as saved:
+        arrays = (saved["top"], saved["indptr"], saved["items"])
+    function, args = _route_on((*arrays, *make_frames(*arrays)), k, route)
+    _release()
+    if not _reset_peak():
+        return float("nan")
+    before = _status_kib("VmRSS")
+    function(*args)
+    return (_status_kib("VmHWM") - before) / 2**20
+
+
+def measure_memory(rows: list[dict], arrays, k: int) -> None:
+    """Each route's peak, measured again in a fresh process on the same data (saved to a file), into
+    ``rows``: in the timing process, memory an allocator kept from an earlier route hides part of a
+    later route's peak."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory(prefix="topkeval-bench-") as folder:
+        path = os.path.join(folder, "data.npz")
+        np.savez(path, top=arrays[0], indptr=arrays[1], items=arrays[2])
+        for row in rows:
+            command = [sys.executable, "-m", "benchmarks.run", "--memory-child", row["route"]]
+            command += ["--k", str(k), "--data", path]
+            done = subprocess.run(command, cwd=root, capture_output=True, text=True, check=True)
+            row["peak_gib"] = float(done.stdout.split()[-1])
+
+
 def run(
     users: list[int],
     ks: list[int],
@@ -483,17 +616,18 @@ def run(
     n_check: int,
     out=sys.stdout,
     ranx_chunks: int | None = None,
+    memory: str = "inline",
 ) -> list[dict]:
     peers = [p for p in peers if available(p)]
     rows = []
     print(
         f"topkeval {topkeval.__version__}, numpy {np.__version__}, pandas {pd.__version__}; "
-        f"peers: {', '.join(peers) or 'none'}; median of {repeats}; load average {_load()} at the start",
+        f"peers: {', '.join(peers) or 'none'}; median of {repeats}; load average {_load()} at the start; "
+        f"peak memory measured {'in a fresh process per route' if memory == 'subprocess' else 'here'}",
         file=out,
     )
     if "ranx" in peers:  # warm up numba (its first compile takes ~30 s) on tiny data
-        tiny = make_data(50, 10)
-        route_ranx((*tiny, *make_frames(*tiny)), 10)
+        _warm_up_ranx()
     for k in ks:
         for n_users in users:
             arrays = make_data(n_users, k)
@@ -506,6 +640,8 @@ def run(
                 row = time_peer(peer, data, k, repeats, values, ranx_chunks)
                 row["versus"] = {name: row["seconds"] / by_name[name] for name in by_name}
                 rows.append(row)
+            if memory == "subprocess":
+                measure_memory([r for r in rows if r["k"] == k and r["users"] == n_users], arrays, k)
             print_rows([r for r in rows if r["k"] == k and r["users"] == n_users], out)
             print(f"  (load average {_load()} after K={k}, U={n_users:,})", file=out)
             del data, arrays, values
@@ -628,11 +764,30 @@ def main(argv: list[str] | None = None) -> int:
         default=None,
         help="time ranx on its first N chunks only (scaled to all users)",
     )
+    parser.add_argument(
+        "--memory",
+        choices=["subprocess", "inline"],
+        default="subprocess",
+        help="measure each route's peak memory in a fresh process (default) or in the timing process",
+    )
+    parser.add_argument("--memory-child", help=argparse.SUPPRESS)  # internal: one route's peak
+    parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.memory_child:
+        print(memory_child(args.memory_child, args.k[0], args.data))
+        return 0
     if args.quick:
         args.users, args.k, args.repeats, args.check = [2000], [10], 1, 300
         args.peers = [p for p in args.peers if p != "ranx"]
-    run(args.users, args.k, args.peers, args.repeats, args.check, ranx_chunks=args.ranx_chunks)
+    run(
+        args.users,
+        args.k,
+        args.peers,
+        args.repeats,
+        args.check,
+        ranx_chunks=args.ranx_chunks,
+        memory="inline" if args.quick else args.memory,
+    )
     return 0
 
 

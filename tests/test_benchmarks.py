@@ -60,3 +60,20 @@ def test_full_agreement_catches_a_wrong_value_and_a_missing_user():
     assert bench.full_agreement("python", python, ours, arrays[1]) == pytest.approx(0.25)
     with pytest.raises(AssertionError, match="different set of users"):
         bench.full_agreement("pytrec_eval", peer.iloc[1:], ours, arrays[1])
+
+
+def test_every_input_kind_is_measured_and_memory_comes_from_a_fresh_process(tmp_path):
+    names = [
+        name
+        for name, _, _ in bench.our_inputs(
+            (*bench.make_data(30, 10), *bench.make_frames(*bench.make_data(30, 10))), 10
+        )
+    ]
+    assert {"frames", "scores", "shuffled", "frames-object", "scores-object", "shuffled-object"} <= set(names)
+    arrays = bench.make_data(400, 10)
+    path = tmp_path / "data.npz"
+    np.savez(path, top=arrays[0], indptr=arrays[1], items=arrays[2])
+    rows = [{"route": "shuffled-object"}, {"route": "python"}]
+    bench.measure_memory(rows, arrays, 10)
+    assert all(row["peak_gib"] >= 0 for row in rows)  # a number from each child (NaN without Linux' /proc)
+    assert bench.memory_child("scores", 10, str(path)) >= 0

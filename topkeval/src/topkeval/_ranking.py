@@ -32,7 +32,11 @@ raises its usual error.
 
 from __future__ import annotations
 
+from concurrent.futures import Executor
+
 import numpy as np
+
+from ._encoding import submit
 
 _BLOCK_ROWS = 1 << 20  # rows ordered per block: bounds the temporaries (key, index, items) to ~24 MiB
 
@@ -67,29 +71,68 @@ def _grouped(run_users: np.ndarray, heads: np.ndarray, grouped: bool, n_users: i
     return _Groups(packed, np.cumsum(length) - length, length, user)
 
 
-def _sorted_block(key: np.ndarray, items: np.ndarray, width: int, ties: str, kmax: int) -> np.ndarray | None:
-    """Column order of the first ``width`` entries of every row of ``key`` (nb x n), by the tie rule.
+def _in_order(key: np.ndarray) -> np.ndarray:
+    """Which rows of ``key`` (nb x n) are already smallest first (NaN padding, always at the end, too)."""
+    if key.shape[1] < 2:
+        return np.ones(key.shape[0], dtype=bool)
+    rising = key[:, 1:] >= key[:, :-1]
+    rising |= np.isnan(key[:, 1:])
+    return np.asarray(rising.all(axis=1))
 
-    Returns None when ``ties == "raise"`` and some row ties within its top ``kmax``.
-    """
+
+def _order_rows(key: np.ndarray, head: int, ties: str) -> tuple[np.ndarray, np.ndarray]:
+    """The first ``head`` columns of every row of ``key`` in order (stable for ``input_order`` and
+    ``raise``: equal keys keep their order), and their keys. Rows with a tie are redone by the caller,
+    except under ``raise``."""
     n = key.shape[1]
-    head = min(width + 1, n)  # the top width is settled when no two equal keys meet in the first width+1
-    if ties != "raise" and n >= 4 * (width + 1):
+    stable = ties in ("input_order", "raise")
+    if ties != "raise" and n >= 4 * head:  # k much smaller than the list: partition, then sort the head
         part = np.argpartition(key, head - 1, axis=1)[:, :head]
         sub = np.take_along_axis(key, part, axis=1)
         inner = np.argsort(sub, axis=1)
-        order = np.take_along_axis(part, inner, axis=1)
-        ranked = np.take_along_axis(sub, inner, axis=1)
-    else:
-        order = np.argsort(key, axis=1, kind="stable" if ties in ("input_order", "raise") else None)
-        ranked = np.take_along_axis(key, order[:, :head], axis=1)
+        return np.take_along_axis(part, inner, axis=1), np.take_along_axis(sub, inner, axis=1)
+    order = np.argsort(key, axis=1, kind="stable" if stable else None)[:, :head]
+    return order, np.take_along_axis(key, order, axis=1)
+
+
+def _first_order(key: np.ndarray, head: int, ties: str) -> tuple[np.ndarray | None, np.ndarray]:
+    """The first ``head`` columns of each row of ``key`` in order (None: every row is in order already),
+    and their keys. Only the rows out of order are sorted."""
+    in_order = _in_order(key)
+    if in_order.all():  # the identity is the stable order of every row
+        return None, key[:, :head]
+    if not in_order.any():
+        return _order_rows(key, head, ties)
+    order = np.empty((key.shape[0], head), dtype=np.intp)
+    order[in_order] = np.arange(head)
+    ranked = key[:, :head].copy()
+    todo = np.flatnonzero(~in_order)
+    order[todo], ranked[todo] = _order_rows(key[todo], head, ties)
+    return order, ranked
+
+
+def _sorted_block(
+    key: np.ndarray, items: np.ndarray, width: int, ties: str, kmax: int
+) -> np.ndarray | slice | None:
+    """Column order of the first ``width`` entries of every row of ``key`` (nb x n), by the tie rule.
+
+    Rows already in order (a recommender usually writes its lists best first) are not sorted; when
+    every row is in order and no tie needs breaking, the order is ``slice(0, width)``. Returns None
+    when ``ties == "raise"`` and some row ties within its top ``kmax``.
+    """
+    n = key.shape[1]
+    head = min(width + 1, n)  # the top width is settled when no two equal keys meet in the first width+1
+    order, ranked = _first_order(key, head, ties)
     tied = ranked[:, 1:] == ranked[:, :-1]
     if ties == "raise":
         if tied[:, : max(0, min(kmax, n) - 1)].any():
             return None
-        return order[:, :width]  # stable: equal keys beyond kmax keep the input order
+        return slice(0, width) if order is None else order[:, :width]  # stable beyond kmax
     redo = np.flatnonzero(tied.any(axis=1))
-    out = np.ascontiguousarray(order[:, :width])
+    if order is None and not redo.size:
+        return slice(0, width)
+    out = np.empty((key.shape[0], width), dtype=np.intp)
+    out[:] = np.arange(width) if order is None else order[:, :width]
     if redo.size:
         rows = key[redo]
         if ties == "input_order":
@@ -115,17 +158,18 @@ def _block_rows(groups: _Groups, members: np.ndarray | slice, longest: int) -> t
 def _block(
     groups: _Groups, key: np.ndarray, items: np.ndarray, bounds: tuple[int, int], members: np.ndarray | None
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Keys and items (nb x longest) of groups ``bounds[0]:bounds[1]``; ``members``, when the groups were
-    reordered by length, says which groups those are (their rows then padded: key NaN, item -1)."""
+    """Sort keys (minus the scores) and items (nb x longest) of groups ``bounds[0]:bounds[1]``;
+    ``members``, when the groups were reordered by length, says which groups those are (their rows then
+    padded: key NaN, item -1)."""
     g0, g1 = bounds
     if members is None:  # equal lengths: the block's rows are consecutive (in place, or in pick order)
         size = int(groups.length[g0]) if g1 > g0 else 0
         rows = slice(int(groups.start[g0]), int(groups.start[g0]) + (g1 - g0) * size)
         index = rows if groups.pick is None else groups.pick[rows]  # a reshape, no copy, when in place
-        return key[index].reshape(-1, size), items[index].reshape(-1, size)
+        return np.negative(key[index]).reshape(-1, size), items[index].reshape(-1, size)
     size = int(groups.length[members].max(initial=0))
     where, valid = _block_rows(groups, members, size)
-    block_key = np.where(valid, key[where], np.nan)  # NaN (never a real key) sorts last
+    block_key = np.where(valid, np.negative(key[where]), np.nan)  # NaN (never a real key) sorts last
     return block_key, np.where(valid, items[where], -1)
 
 
@@ -154,10 +198,12 @@ def top_by_score(
     kmax: int,
     ideal: str,
     ties: str,
+    executor: Executor | None = None,
 ) -> tuple[np.ndarray, np.ndarray, bool] | None:
-    """The (users x width) list matrix of item codes ordered by ``key`` (smallest first), -1 for empty slots.
+    """The (users x width) list matrix of item codes ordered by score (largest first), -1 for empty slots.
 
-    ``key`` is minus the score per row, ``items`` the item codes (sorted like
+    ``key`` is the score per row (negated block by block: no copy of every
+    row), ``items`` the item codes (sorted like
     the ids, so the item tie rules compare codes), ``run_users`` the user code
     of each run of rows (a run starts at each True of ``heads``);
     ``grouped`` says that each user is one run. Returns the matrix, each
@@ -175,15 +221,25 @@ def top_by_score(
     in_run_order = order is None and groups.pick is None and groups.user.size == n_users
     in_run_order = in_run_order and not bool(np.all(groups.user[1:] > groups.user[:-1]))
     top = np.full((n_users, width), -1, dtype=items.dtype if items.dtype.kind == "i" else np.int64)
-    for g0, g1 in bounds:
+
+    def place(g0: int, g1: int) -> bool:
+        """Order the groups g0 .. g1 - 1 and write their top rows; False for a tie under ties="raise"."""
         chosen = None if order is None else order[g0:g1]  # the groups of this block, when reordered
         members = slice(g0, g1) if chosen is None else chosen
         size = int(groups.length[members].max(initial=0))
         block_key, block_items = _block(groups, key, items, (g0, g1), chosen)
         position = _sorted_block(block_key, block_items, min(width, size), ties, kmax)
         if position is None:
-            return None
-        ranked = np.take_along_axis(block_items, position, axis=1)
+            return False
+        if isinstance(position, slice):
+            ranked = block_items[:, position]
+        else:
+            ranked = np.take_along_axis(block_items, position, axis=1)
         dest = np.arange(g0, g1) if in_run_order else groups.user[members]
         top[dest, : ranked.shape[1]] = ranked
+        return True
+
+    jobs = [submit(executor, place, g0, g1) for g0, g1 in bounds]  # blocks write disjoint rows of top
+    if not all([job.result() for job in jobs]):  # a list: wait for every block
+        return None
     return top, list_length, in_run_order

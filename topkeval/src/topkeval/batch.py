@@ -18,24 +18,29 @@ rather than with K. The results equal the per-user functions in
 :func:`evaluate` spends most of its time turning ids into integer codes. It
 is fastest when each user's rows come together with ranks 1..K (what a
 recommender's top-K output looks like: the list matrix is then a reshape),
-and when ids are small non-negative integers (their own codes) or pandas 3
-strings (one Arrow hash pass). Score rows are ordered per user, not by one
-global sort (:mod:`topkeval._ranking`): a row-wise sort or partition when
+and when ids are small non-negative integers (their own codes) or Arrow
+strings (pandas 3's default ``str``, pyarrow, Polars: hashed by Arrow in one
+thread per CPU, users and items at the same time, :mod:`topkeval._encoding`;
+``TOPKEVAL_THREADS=1`` turns the threads off). Score rows are ordered per
+user, not by one global sort (:mod:`topkeval._ranking`): rows already best
+first are kept as they are, others get a row-wise sort or partition when
 each user's rows come together, after one grouping sort when they are
-shuffled. ``python -m benchmarks.run`` measures every input kind against
-pytrec_eval, ranx and a plain Python loop.
+shuffled; blocks of users are ordered in the same threads.
+``python -m benchmarks.run`` measures every input kind against pytrec_eval,
+ranx and a plain Python loop.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import Executor
 from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import _kernels, _ranking, _registry
+from . import _encoding, _kernels, _ranking, _registry
 from ._cutoff import discounts, gains, ideal_dcg_table
 from ._frames import as_pandas
 from ._kernels import Cut
@@ -65,6 +70,7 @@ __all__ = ["evaluate", "evaluate_arrays"]
 
 _BITMAP_BYTES = 1 << 22  # about 4 MiB per bitmap: one sub-block of users x n_items
 _DEFAULT_BLOCK = 8192
+_RUN_SAMPLE = 4096  # rows sampled to tell shuffled rows from rows grouped by user
 _SPARSE_IDS = 1 << 22  # above this many item ids, ids that are sparser than the data get renumbered
 
 
@@ -738,30 +744,45 @@ def _apply_empty(
 
 # ---------------------------------------------------------------- DataFrames
 def _codes(
-    values: pd.Series, other: pd.Series, what: str, runs: bool = False, sort: bool = True
-) -> tuple[np.ndarray, np.ndarray, pd.Index, np.ndarray]:
-    """Encode two columns of ids with one shared code book (sorted if ``sort``).
+    values: pd.Series,
+    other: pd.Series,
+    what: str,
+    runs: bool = False,
+    sort: bool = True,
+    executor: Executor | None = None,
+) -> Callable[[], tuple[np.ndarray, np.ndarray, pd.Index, np.ndarray]]:
+    """Start encoding two columns of ids with one shared code book (sorted if ``sort``); return a
+    function that finishes the work and gives (codes of ``values``, codes of ``other``, book, heads).
 
     With ``runs=True`` only the first row of each run of equal values is
     hashed (recommendations usually list a user's rows together): the codes
     of ``values`` are then one per run, with a mask of the rows that start a
-    run; ``other``'s codes are always one per row.
+    run; ``other``'s codes are always one per row. Arrow strings are hashed in
+    ``executor``'s threads (:mod:`topkeval._encoding`), started before this
+    returns, so two columns can be hashed at once.
     """
     _check_id_columns(values, other, what)
-    heads = _run_heads(values) if runs else np.zeros(0, dtype=bool)
-    other_heads = _run_heads(other) if runs else np.zeros(0, dtype=bool)
+    heads = _run_heads(values, executor) if runs else np.zeros(0, dtype=bool)
+    other_heads = _run_heads(other, executor) if runs else np.zeros(0, dtype=bool)
     if runs:  # every row a head (shuffled rows): no masked copy of the column
         values = values if heads.all() else values[heads]
         other = other if other_heads.all() else other[other_heads]
     encoded = _small_int_codes(values, other) if not runs else None
-    if encoded is None:
-        encoded = _arrow_codes(values, other, sort)
-    if encoded is None:
-        encoded = _factorized(values, other, sort)
-    first, second, index = encoded
-    if runs:
-        second = _expand_runs(second, other_heads)
-    return first, second, index, heads
+    strings = _arrow_strings(values, other) if encoded is None else None
+    pending = _encoding.arrow_codes(*strings, sort, executor) if strings is not None else None
+
+    def finish() -> tuple[np.ndarray, np.ndarray, pd.Index, np.ndarray]:
+        if pending is not None:
+            first, second, dictionary = pending()
+            found = first, second, pd.Index(pd.array(dictionary, dtype=values.dtype))  # zero-copy
+        else:
+            found = encoded if encoded is not None else _factorized(values, other, sort)
+        first, second, index = found
+        if runs:
+            second = _expand_runs(second, other_heads)
+        return first, second, index, heads
+
+    return finish
 
 
 def _check_id_columns(values: pd.Series, other: pd.Series, what: str) -> None:
@@ -809,33 +830,6 @@ def _small_int_codes(values: pd.Series, other: pd.Series) -> tuple[np.ndarray, n
     return first.astype(np.int64, copy=False), second.astype(np.int64, copy=False), pd.RangeIndex(high + 1)
 
 
-def _arrow_codes(
-    values: pd.Series, other: pd.Series, sort: bool
-) -> tuple[np.ndarray, np.ndarray, pd.Index] | None:
-    """Codes for Arrow-backed columns (pandas 3's default str), with one hash table for both.
-
-    Half the memory traffic of ``pd.factorize`` on the concatenated columns:
-    no concatenated copy, int32 codes, no unifying of per-chunk dictionaries.
-    """
-    both = _arrow_strings(values, other)
-    if both is None:
-        return None
-    import pyarrow as pa
-
-    first, second = both
-    encoded = pa.chunked_array(first.chunks + second.chunks, type=first.type).dictionary_encode()
-    if encoded.num_chunks == 0:
-        return None
-    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary
-    if not all(chunk.dictionary.equals(dictionary) for chunk in encoded.chunks[:-1]):
-        return None  # one memo table is shared across chunks, so this does not happen; be safe
-    codes = _split_codes(encoded, first.num_chunks, len(values))
-    if sort:
-        codes, dictionary = _in_sorted_order(codes, dictionary)
-    index = pd.Index(pd.array(dictionary, dtype=values.dtype))  # zero-copy
-    return codes[0], codes[1], index
-
-
 def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | None:
     """Both columns as Arrow chunked string arrays of one type, or None (no pyarrow, not strings)."""
     arrays = [getattr(c.array, "__arrow_array__", None) for c in (values, other)]
@@ -846,45 +840,39 @@ def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | Non
     except ImportError:
         return None
     first, second = (pa.chunked_array(a()) for a in arrays if a is not None)
-    strings = pa.types.is_string(first.type) or pa.types.is_large_string(first.type)
-    return (first, second) if first.type == second.type and strings else None
+    if not (_is_arrow_string(first.type) and _is_arrow_string(second.type)):
+        return None
+    if second.type != first.type:  # e.g. a pyarrow string column with pandas' large_string: one type
+        try:
+            second = second.cast(first.type)
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid):
+            return None
+    return first, second
 
 
-def _split_codes(encoded: Any, split: int, n_values: int) -> list[np.ndarray]:
-    """The dictionary codes of the first ``n_values`` rows and of the rest
-    (chunks ``:split`` and ``split:``)."""
-    chunks = [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks]
-    parts = (chunks[:split], chunks[split:])  # a one-chunk column's codes are a view of Arrow's buffer
-    if sum(len(c) for c in parts[0]) != n_values:  # chunks not kept one for one: slice the whole
-        whole = np.concatenate(chunks)
-        parts = ([whole[:n_values]], [whole[n_values:]])
-    return [part[0] if len(part) == 1 else np.concatenate(part or [np.zeros(0, np.int32)]) for part in parts]
-
-
-def _in_sorted_order(codes: list[np.ndarray], dictionary: Any) -> tuple[list[np.ndarray], Any]:
-    """Codes and dictionary renumbered so that the codes follow the ids' sorted order."""
+def _is_arrow_string(kind: Any) -> bool:
+    """True for Arrow's string types (string, large_string, string_view)."""
     import pyarrow as pa
-    import pyarrow.compute as pc
 
-    order = pc.array_sort_indices(dictionary).to_numpy()
-    rank = np.empty(order.size, dtype=np.int32)
-    rank[order] = np.arange(order.size, dtype=np.int32)
-    return [rank[c] for c in codes], dictionary.take(pa.array(order))
+    return bool(pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind))
 
 
-def _run_heads(column: pd.Series) -> np.ndarray:
-    """True for each row whose value differs from the row before it."""
+def _run_heads(column: pd.Series, executor: Executor | None = None) -> np.ndarray:
+    """True for each row whose value differs from the row before it.
+
+    Rows that come shuffled (most of the first few thousand rows start a
+    run) are all taken as heads without comparing: one run per row is always
+    a correct description, and the comparison would find next to nothing.
+    """
     if len(column) == 0:
         return np.zeros(0, dtype=bool)
+    sample = column.iloc[:_RUN_SAMPLE]
+    if len(column) > _RUN_SAMPLE and sample.ne(sample.shift(1)).mean() > 0.5:
+        return np.ones(len(column), dtype=bool)
     values = _arrow_string_column(column) if len(column) > 1 else None
-    if values is not None:  # Arrow strings: compare two zero-copy slices, no shifted copy of the column
-        import pyarrow.compute as pc
-
-        differs = pc.not_equal(values.slice(1), values.slice(0, len(column) - 1))
-        heads = np.empty(len(column), dtype=bool)
-        heads[1:] = pc.fill_null(differs, True).to_numpy(zero_copy_only=False)
-    else:
-        heads = np.array(column.ne(column.shift(1)).to_numpy(dtype=bool, na_value=True))
+    if values is not None:  # Arrow strings: compare zero-copy slices, no shifted copy of the column
+        return _encoding.arrow_run_heads(values, executor)
+    heads = np.array(column.ne(column.shift(1)).to_numpy(dtype=bool, na_value=True))
     heads[0] = True
     return heads
 
@@ -1134,17 +1122,17 @@ def evaluate(
     recommendations, truth = as_pandas(recommendations, "recommendations"), as_pandas(truth, "truth")
     by_rank = _check_frames(recommendations, truth, cols)
 
-    run_users, truth_users, users, heads = _codes(
-        recommendations[user_col], truth[user_col], "user", runs=True
-    )
-    # item codes need the ids' order only to break ties between equal scores
-    rec_items, truth_items, item_index, _ = _codes(
-        recommendations[item_col], truth[item_col], "item", sort=not by_rank
-    )
-    lists = _Lists(users, run_users, heads, rec_items, len(item_index))
-    key = _order_key(recommendations, by_rank, cols)
-    whole = "listed" if unjudged == "condense" else ideal  # "listed" reads every list whole
-    top, list_length = _list_matrix(lists, key, by_rank, max(ks), whole, ties, cols)
+    executor = _encoding.pool()
+    try:
+        lists, truth_users, truth_items, item_index = _encode_ids(
+            recommendations, truth, cols, by_rank, executor
+        )
+        key = _order_key(recommendations, by_rank, cols)
+        whole = "listed" if unjudged == "condense" else ideal  # "listed" reads every list whole
+        top, list_length = _list_matrix(lists, key, by_rank, max(ks), whole, ties, cols, executor)
+    finally:
+        if executor is not None:
+            executor.shutdown()
     judged = _truth_judged(request, truth, truth_users, truth_items, lists, cols)
     indptr, truth_items, rel_grades, n_relevant = _truth_csr(truth, truth_users, truth_items, lists, cols)
     request, err_attrs = _with_err_scale(request, rel_grades)
@@ -1167,7 +1155,27 @@ def evaluate(
         n_users_without_recommendations=int(((list_length == 0) & (n_relevant > 0)).sum()),
         **err_attrs,
     )
-    return _apply_empty(result, pd.Index(users, name=user_col), n_relevant == 0, empty, attrs)
+    return _apply_empty(result, pd.Index(lists.users, name=user_col), n_relevant == 0, empty, attrs)
+
+
+def _encode_ids(
+    recommendations: pd.DataFrame,
+    truth: pd.DataFrame,
+    cols: dict[str, str],
+    by_rank: bool,
+    executor: Executor | None,
+) -> tuple[_Lists, np.ndarray, np.ndarray, pd.Index]:
+    """Users and items as codes, hashed at the same time: the lists, the truth's user and item codes,
+    and the item code book."""
+    users = _codes(recommendations[cols["user"]], truth[cols["user"]], "user", runs=True, executor=executor)
+    # item codes need the ids' order only to break ties between equal scores
+    items = _codes(
+        recommendations[cols["item"]], truth[cols["item"]], "item", sort=not by_rank, executor=executor
+    )
+    run_users, truth_users, user_index, heads = users()
+    rec_items, truth_items, item_index, _ = items()
+    lists = _Lists(user_index, run_users, heads, rec_items, len(item_index))
+    return lists, truth_users, truth_items, item_index
 
 
 class _Lists:
@@ -1202,14 +1210,17 @@ def _check_frames(recommendations: pd.DataFrame, truth: pd.DataFrame, cols: dict
 
 
 def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str]) -> np.ndarray:
-    """What orders each user's rows, smallest first: the rank, or minus the score."""
+    """What orders each user's rows: the rank (smallest first), or the score (largest first).
+
+    A float64 score column is returned as it is (no copy: each block of rows is negated when it is
+    sorted)."""
     if not by_rank:
         scores = recommendations[cols["score"]]
         if scores.dtype == np.float64 and isinstance(scores.dtype, np.dtype):  # one pass, no NA-filled copy
-            key = np.negative(scores.to_numpy())
+            key = scores.to_numpy()
             if not np.isnan(key).any():
                 return key
-        return -_numeric(scores, cols["score"], "recommendations")  # its checks and messages
+        return _numeric(scores, cols["score"], "recommendations")  # its checks and messages
     rank_col = cols["rank"]
     key = _numeric(recommendations[rank_col], rank_col, "recommendations", keep_int=True)
     if key.size and (key.min() < 1 or (key.dtype.kind == "f" and not np.all(key == np.floor(key)))):
@@ -1221,23 +1232,31 @@ def _order_key(recommendations: pd.DataFrame, by_rank: bool, cols: dict[str, str
 
 
 def _list_matrix(
-    lists: _Lists, key: np.ndarray, by_rank: bool, kmax: int, ideal: str, ties: str, cols: dict[str, str]
+    lists: _Lists,
+    key: np.ndarray,
+    by_rank: bool,
+    kmax: int,
+    ideal: str,
+    ties: str,
+    cols: dict[str, str],
+    executor: Executor | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """The (users x width) matrix of item codes, best first, -1 for empty slots; and each list's length."""
     heads = lists.heads
-    grouped = (
-        lists.run_users.size == 0 or np.bincount(lists.run_users).max() == 1
-    )  # one block of rows per user
+    runs = lists.run_users.size  # one block of rows per user? (more runs than users: some user has two)
+    grouped = runs == 0 or (runs <= lists.n_users and np.bincount(lists.run_users).max() == 1)
     found = None
     if not by_rank:  # per-user sorts (topkeval._ranking); None only for ties="raise" with a tie
         found = _ranking.top_by_score(
-            key, lists.items, lists.run_users, heads, grouped, lists.n_users, kmax, ideal, ties
+            key, lists.items, lists.run_users, heads, grouped, lists.n_users, kmax, ideal, ties, executor
         )
     elif grouped:  # the common case: every user has a list of the same length, best first
         run_length = np.diff(np.append(np.flatnonzero(heads), heads.size))
         found = _top_from_runs(key, lists.items, lists.run_users, run_length, lists.n_users, kmax, ideal)
-    if found is None:
-        return _general_list_matrix(lists, key, by_rank, grouped, kmax, ideal, ties, cols)
+    if found is None:  # the general path orders by minus the score, smallest first
+        return _general_list_matrix(
+            lists, key if by_rank else -key, by_rank, grouped, kmax, ideal, ties, cols
+        )
     top, list_length, in_run_order = found
     if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
         lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
