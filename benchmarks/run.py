@@ -13,6 +13,8 @@ map_cut) and NDCG@K (linear gain). Routes:
                (id encoding included): rank rows, grouped by user
 * ``scores``   the same rows with a ``score`` column (K + 1 - rank) instead of
                ranks, grouped by user (what a recommender writes)
+* ``unsorted`` the score rows still grouped by user, but each user's rows in a
+               random order (a recommender that scores candidates in item order)
 * ``shuffled`` those score rows in a random order
 * ``<kind>-object``, ``<kind>-arrow``, ``<kind>-polars``  each of the three
                kinds with object columns of Python str, as a pyarrow Table or
@@ -51,11 +53,11 @@ A chunked peer's peak is measured on its first chunk (the chunks are alike
 and run one after another). "inputs" is the size of the arrays (arrays route) or of the two
 frames.
 
-Input kinds: ``frames``, ``scores`` and ``shuffled`` hold pandas' default
+Input kinds: ``frames``, ``scores``, ``unsorted`` and ``shuffled`` hold pandas' default
 ``str`` columns (Arrow-backed in pandas 3 with pyarrow installed);
 ``-object`` the same ids as ``object`` columns of Python str (pandas 2's
 default, or ``dtype=object``); ``-arrow`` a pyarrow Table; ``-polars`` a
-Polars DataFrame.
+Polars DataFrame. ``--libraries str arrow`` limits the run to those id holders.
 
 The last lines compare the largest run with the targets of the performance
 issues: arrays >= 500 k users/s at K = 100 (stretch 850 k) and >= 1.2 M at
@@ -282,11 +284,14 @@ ROUTES: dict[str, Callable] = {
     "python": route_python,
 }
 PEERS = ["pytrec_eval", "ranx", "python"]
-KINDS = ["frames", "scores", "shuffled"]  # rank rows; score rows grouped by user; score rows shuffled
+#: rank rows; score rows grouped by user, best first; grouped, each user's rows in random order; shuffled
+KINDS = ["frames", "scores", "unsorted", "shuffled"]
 #: how the frames hold their ids: pandas' default str (Arrow-backed in pandas 3), pandas object columns of
 #: Python str, a pyarrow Table, a Polars DataFrame
 LIBRARIES = {"": None, "-object": "object", "-arrow": "pyarrow", "-polars": "polars"}
 OURS = ["arrays"] + [kind + lib for kind in KINDS for lib in LIBRARIES]
+#: the id holders a run measures (``--libraries``): all of LIBRARIES unless narrowed
+SELECTED = dict(LIBRARIES)
 
 
 def score_rows(recs: pd.DataFrame, k: int) -> pd.DataFrame:
@@ -294,6 +299,13 @@ def score_rows(recs: pd.DataFrame, k: int) -> pd.DataFrame:
     return pd.DataFrame(
         {"user": recs["user"], "item": recs["item"], "score": (k + 1 - recs["rank"]).astype(float)}
     )
+
+
+def unsorted_rows(scores: pd.DataFrame, rank: np.ndarray, seed: int = 25) -> pd.DataFrame:
+    """The score rows, still grouped by user (a user's rows start at rank 1), each user's rows shuffled."""
+    group = np.cumsum(rank == 1)
+    order = np.lexsort((np.random.default_rng(seed).random(len(group)), group))
+    return scores.take(order).reset_index(drop=True)
 
 
 def shuffled_rows(scores: pd.DataFrame, seed: int = 26) -> pd.DataFrame:
@@ -316,6 +328,8 @@ def as_library(frame: pd.DataFrame, library: str | None):
 
 def _kind_rows(recs: pd.DataFrame, kind: str, k: int) -> pd.DataFrame:
     rows = recs if kind == "frames" else score_rows(recs, k)
+    if kind == "unsorted":
+        return unsorted_rows(rows, recs["rank"].to_numpy())
     return shuffled_rows(rows) if kind == "shuffled" else rows
 
 
@@ -324,7 +338,7 @@ def our_inputs(data, k: int, only: str | None = None):
     each frame built when needed."""
     top, indptr, items, recs, truth = data
     for kind in KINDS:
-        wanted = [s for s in LIBRARIES if only in (None, kind + s)]
+        wanted = [s for s in LIBRARIES if only == kind + s or (only is None and s in SELECTED)]
         if not wanted:
             continue
         rows = _kind_rows(recs, kind, k)
@@ -676,7 +690,7 @@ def print_rows(rows: list[dict], out=sys.stdout) -> None:
         if r.get("timed_chunks"):
             how += [f"first {r['timed_chunks']} chunks timed, scaled to all users"]
         how += [f"timed once: over {SINGLE_RUN_AFTER:.0f} s"] if r["runs"] < r["repeats"] else []
-        shown = [n for n in ("arrays", "frames", "scores", "shuffled") if n in r["versus"]]
+        shown = [n for n in ("arrays", *KINDS) if n in r["versus"]]
         print(
             f"{head} {r['seconds']:8.3f} s {r['users_per_s']:>12,.0f} users/s  {_memory(r)}  "
             + ", ".join(versus(r["versus"][n], n) for n in shown)
@@ -719,7 +733,7 @@ def _target_lines(at: dict, k: int) -> list[tuple[str, bool]]:
             )
     if "pytrec_eval" in at:
         peer = at["pytrec_eval"]
-        for name, goal_ratio in (("scores", 10), ("shuffled", 5)):
+        for name, goal_ratio in (("scores", 10), ("unsorted", 10), ("shuffled", 5)):
             if name in peer["versus"]:
                 ratio = peer["versus"][name]
                 lines.append(
@@ -770,12 +784,25 @@ def main(argv: list[str] | None = None) -> int:
         default="subprocess",
         help="measure each route's peak memory in a fresh process (default) or in the timing process",
     )
+    parser.add_argument(
+        "--libraries",
+        nargs="+",
+        choices=["str", "object", "arrow", "polars"],
+        default=None,
+        help="measure only these id holders (default: all installed)",
+    )
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)  # internal: one route's peak
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.memory_child:
         print(memory_child(args.memory_child, args.k[0], args.data))
         return 0
+    if args.libraries:
+        suffix = {"str": "", "object": "-object", "arrow": "-arrow", "polars": "-polars"}
+        keep = {suffix[name] for name in args.libraries}
+        for name in list(SELECTED):
+            if name not in keep:
+                del SELECTED[name]
     if args.quick:
         args.users, args.k, args.repeats, args.check = [2000], [10], 1, 300
         args.peers = [p for p in args.peers if p != "ranx"]

@@ -69,7 +69,15 @@ def test_every_input_kind_is_measured_and_memory_comes_from_a_fresh_process(tmp_
             (*bench.make_data(30, 10), *bench.make_frames(*bench.make_data(30, 10))), 10
         )
     ]
-    assert {"frames", "scores", "shuffled", "frames-object", "scores-object", "shuffled-object"} <= set(names)
+    assert {
+        "frames",
+        "scores",
+        "unsorted",
+        "shuffled",
+        "frames-object",
+        "scores-object",
+        "shuffled-object",
+    } <= set(names)
     arrays = bench.make_data(400, 10)
     path = tmp_path / "data.npz"
     np.savez(path, top=arrays[0], indptr=arrays[1], items=arrays[2])
@@ -77,3 +85,17 @@ def test_every_input_kind_is_measured_and_memory_comes_from_a_fresh_process(tmp_
     bench.measure_memory(rows, arrays, 10)
     assert all(row["peak_gib"] >= 0 for row in rows)  # a number from each child (NaN without Linux' /proc)
     assert bench.memory_child("scores", 10, str(path)) >= 0
+
+
+def test_unsorted_rows_stay_grouped_but_leave_best_first():
+    arrays = bench.make_data(300, 10)
+    _, _, _, recs, _ = (*arrays, *bench.make_frames(*arrays))
+    rows = bench._kind_rows(recs, "unsorted", 10)
+    users = rows["user"].to_numpy()
+    starts = np.flatnonzero(np.r_[True, users[1:] != users[:-1]])
+    assert len(starts) == recs["user"].nunique()  # each user one run: still grouped
+    score = rows["score"].to_numpy()
+    assert (np.diff(score)[np.diff(np.r_[starts, len(score)])[0] :] > 0).any()  # not best first
+    assert sorted(map(tuple, rows[["user", "item"]].to_numpy())) == sorted(
+        map(tuple, recs[["user", "item"]].to_numpy())
+    )
