@@ -10,8 +10,10 @@ Java 17). Importing :mod:`topkeval` never imports PySpark; this module does.
 * :func:`evaluate_arrays` takes one row per user with an array of
   recommended items (what ALS ``recommendForAllUsers`` gives) and an array of
   relevant items, and runs :func:`topkeval.evaluate_arrays` on each Arrow batch.
-* :func:`summary` gives the means (P@k, MAP@k, NDCG@k, ...) from sums and
-  counts computed by Spark, plus the number of users with no relevant item;
+* :func:`summary` gives the means (P@k, MAP@k, NDCG@k, ...) plus the
+  number of users with no relevant item; on the frame :func:`evaluate`
+  returned, each task adds up its own users and only one row of sums per
+  task reaches Spark;
   :func:`skipped_users` lists the users ``empty="skip"`` left out.
 
 How it works: users are put in ``B`` buckets by ``pmod(xxhash64(user), B)``;
@@ -37,12 +39,21 @@ system Python); on a cluster, install topkeval on the nodes or ship it
 venv-pack or conda-pack, ``--archives env.tar.gz#env`` with
 ``spark.pyspark.python=./env/bin/python``).
 
-Sizing (``benchmarks/spark.py`` measures 10^6 users on 2 cores; ``benchmarks/last_run_spark.txt``): a
-bucket holds about ``_ROWS_PER_BUCKET`` (2 million) recommendation rows, well under 0.5 GB of Python
-memory while it is scored, so executors need ``spark.executor.pyspark.memory`` of about 0.5 GB per core
-beyond Spark's own. The shuffle carries each recommendation row once: 13-18 bytes per row measured with
-integer ids. 10^8 users x K = 100 is 10^10 rows: about 5,000 buckets, a few thousand shuffle partitions,
-about 125 GiB of shuffle; 10^9 users x K = 10 the same order; 10^9 x 100 ten times that (50,000 buckets).
+Speed (``benchmarks/spark.py``, ``local[2]``, 10^6 users, from ``(user, item, rank)`` rows in
+Parquet to the means; 2026-11-25, a 2-core machine shared with other jobs, load average 4-6): at
+K = 10 the route used about 8 CPU seconds (0.5 microseconds per row; Spark's RankingEvaluator,
+its per-user arrays built from the same rows, used 35), at K = 100 about 49 against 212 (5.2x in
+wall time). Collecting both frames to the driver (``toPandas()``) and :func:`topkeval.evaluate`
+needed 0.2 to 0.5 times the route's time at every size measured (10^6 to 10^8 rows) on these two
+cores: the route pays a shuffle per row, which only pays back once more cores share it, or when
+the rows do not fit in the driver (about 100 bytes per row there).
+
+Sizing: a bucket holds about ``_ROWS_PER_BUCKET`` (2 million) recommendation rows, well under
+0.5 GB of Python memory while it is scored, so executors need ``spark.executor.pyspark.memory`` of
+about 0.5 GB per core beyond Spark's own. The shuffle carries each recommendation row once: 13-18
+bytes per row measured with integer ids. 10^8 users x K = 100 is 10^10 rows: about 5,000 buckets, a
+few thousand shuffle partitions, about 125 GiB of shuffle; 10^9 users x K = 10 the same order;
+10^9 x 100 ten times that (50,000 buckets).
 """
 
 from __future__ import annotations
@@ -798,17 +809,23 @@ def summary(per_user) -> pd.Series:
         )
     link = getattr(per_user, _LINK, None)
     if link is not None:  # the frame evaluate returned: each task sums its own users in Python
-        _, empty, user_col, sums = link
-        names = [c for c in per_user.columns if c != user_col]  # the order of the sums' columns
-        totals = sums().agg(*[F.sum(c).alias(c) for c in _sums_schema(names).fieldNames()]).first()
-        row = {"n_users": totals["n_users"] or 0, "n_empty": totals["n_empty"]}
-        for i, n in enumerate(names):
-            row[f"sum {n}"], row[f"count {n}"] = totals[f"sum{i}"], totals[f"count{i}"] or 0
-        return _means(row, names, linked=True, empty=empty)
+        return _linked_means(per_user, link)
     aggregates = [F.count(F.lit(1)).alias("n_users")]
     aggregates += [F.sum(_col(n)).alias(f"sum {n}") for n in names]
     aggregates += [F.count(_col(n)).alias(f"count {n}") for n in names]
     return _means(per_user.agg(*aggregates).first(), names, linked=False, empty=None)
+
+
+def _linked_means(per_user, link: tuple) -> pd.Series:
+    """summary() of the frame evaluate returned: Spark adds up the rows of sums its tasks made."""
+    _, F, _ = _pyspark()
+    _, empty, user_col, sums = link
+    names = [c for c in per_user.columns if c != user_col]  # the order of the sums' columns
+    totals = sums().agg(*[F.sum(c).alias(c) for c in _sums_schema(names).fieldNames()]).first()
+    row = {"n_users": totals["n_users"] or 0, "n_empty": totals["n_empty"]}
+    for i, n in enumerate(names):
+        row[f"sum {n}"], row[f"count {n}"] = totals[f"sum{i}"], totals[f"count{i}"] or 0
+    return _means(row, names, linked=True, empty=empty)
 
 
 def _means(row: Any, names: list[str], *, linked: bool, empty: Any) -> pd.Series:
