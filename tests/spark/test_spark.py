@@ -369,10 +369,13 @@ def test_where_spark_differs_the_difference_is_the_documented_one(data):
 def test_benchmark_smoke_run(spark, tmp_path):
     from benchmarks import spark as bench
 
-    rows = bench.run(spark, [3000], [10], routes=("ours", "arrays", "evaluator", "collect"), folder=tmp_path)
-    assert {r["route"] for r in rows} == {"ours", "arrays", "evaluator", "collect"}
-    assert all(r["agreement"] <= 1e-12 for r in rows if r["route"] in ("ours", "arrays", "collect"))
-    assert all(r["agreement"] <= 1e-9 for r in rows if r["route"] == "evaluator")
+    routes = ("ours", "arrays", "evaluator", "arrays_given", "evaluator_given", "collect")
+    rows = bench.run(spark, [3000], [10], routes=routes, folder=tmp_path)
+    assert {r["route"] for r in rows} == set(routes)
+    assert all(
+        r["agreement"] <= 1e-12 for r in rows if r["route"] in ("ours", "arrays", "arrays_given", "collect")
+    )
+    assert all(r["agreement"] <= 1e-9 for r in rows if r["route"].startswith("evaluator"))
 
 
 # ------------------------------------------------------------------ Spark Connect
