@@ -40,12 +40,13 @@ venv-pack or conda-pack, ``--archives env.tar.gz#env`` with
 ``spark.pyspark.python=./env/bin/python``).
 
 Speed (``benchmarks/spark.py``, ``local[2]``, 10^6 users, from ``(user, item, rank)`` rows in
-Parquet to the means; 2026-11-25, a 2-core machine shared with other jobs, load average 4-6): at
-K = 10 the route used about 8 CPU seconds (0.5 microseconds per row; Spark's RankingEvaluator,
-its per-user arrays built from the same rows, used 35), at K = 100 about 49 against 212 (5.2x in
-wall time). Collecting both frames to the driver (``toPandas()``) and :func:`topkeval.evaluate`
-needed 0.2 to 0.5 times the route's time at every size measured (10^6 to 10^8 rows) on these two
-cores: the route pays a shuffle per row, which only pays back once more cores share it, or when
+Parquet to the means, 2026-11-25, load average 1.4 at the start): at K = 10, 5.3 s against 31.5 s
+for Spark's RankingEvaluator with its per-user arrays built from the same rows (5.9x); at K = 100,
+23-24 s at load under 2 (47.5 s once other jobs came back) against 162 s. The route keeps both
+cores busy (0.4-0.65 microseconds of CPU per row); the evaluator runs on about one. Collecting both
+frames to the driver (``toPandas()``) and :func:`topkeval.evaluate` took 0.2 to 0.5 times the
+route's time at every size measured (10^6 to 10^8 rows) on those two cores: the route pays a
+shuffle per row, which pays back only once more cores share it (about three or four), or when
 the rows do not fit in the driver (about 100 bytes per row there).
 
 Sizing: a bucket holds about ``_ROWS_PER_BUCKET`` (2 million) recommendation rows, well under
