@@ -188,6 +188,21 @@ def test_zero_summary_counts_empty_users_and_a_plain_frame_works(data):
         hs.skipped_users(derived)
 
 
+@pytest.mark.parametrize("arrow", [True, False], ids=["applyInArrow", "applyInPandas"])
+def test_summary_of_the_returned_frame_adds_up_inside_the_tasks(data, monkeypatch, arrow):
+    recs, truth, recs_df, truth_df = data
+    monkeypatch.setattr(hs, "_ARROW", arrow)
+    expected = topkeval.evaluate(recs, truth, K, empty="skip", gain="exponential")
+    per_user = hs.evaluate(recs_df, truth_df, K, empty="skip", gain="exponential", buckets=3)
+    sums = getattr(per_user, hs._LINK)[3]()  # what summary runs: one row per bucket, not one per user
+    assert 1 <= sums.count() <= 3
+    fast, slow = hs.summary(per_user), hs.summary(per_user.select("*"))  # a derived frame: Spark adds up
+    assert np.abs(fast - expected.mean()).max() <= 1e-12 and np.abs(slow - fast).max() <= 1e-12
+    assert list(fast.index) == list(expected.columns)
+    assert fast.attrs["n_users"] == slow.attrs["n_users"] == len(expected)
+    assert fast.attrs["n_skipped_users"] == len(expected.attrs["skipped_users"]) > 0
+
+
 # ------------------------------------------------------------------ array input
 def _lists(recs: pd.DataFrame, truth: pd.DataFrame) -> pd.DataFrame:
     ranked = with_ranks(recs).sort_values(["user", "rank"])
@@ -218,7 +233,10 @@ def test_arrays_entry_point_gives_the_numbers_of_evaluate(data, options):
     expected = topkeval.evaluate(with_ranks(recs), truth, K, **options)
     result = hs.evaluate_arrays(lists, K, grades_col="grades", **options)
     assert_same(result, expected)
-    assert np.abs(hs.summary(result) - expected.mean()).max() <= 1e-12
+    assert np.abs(hs.summary(result) - expected.mean()).max() <= 1e-12  # summed inside the tasks
+    assert np.abs(hs.summary(result.select("*")) - expected.mean()).max() <= 1e-12  # summed by Spark
+    assert hs.summary(result).attrs["n_users"] == len(expected)
+    assert getattr(result, hs._LINK)[3]().count() <= lists.rdd.getNumPartitions()  # one row per task
 
 
 def test_arrays_accept_als_structs_and_raise_on_empty_users(data):
@@ -352,10 +370,13 @@ def test_where_spark_differs_the_difference_is_the_documented_one(data):
 def test_benchmark_smoke_run(spark, tmp_path):
     from benchmarks import spark as bench
 
-    rows = bench.run(spark, [3000], [10], routes=("ours", "arrays", "evaluator", "collect"), folder=tmp_path)
-    assert {r["route"] for r in rows} == {"ours", "arrays", "evaluator", "collect"}
-    assert all(r["agreement"] <= 1e-12 for r in rows if r["route"] in ("ours", "arrays", "collect"))
-    assert all(r["agreement"] <= 1e-9 for r in rows if r["route"] == "evaluator")
+    routes = ("ours", "arrays", "evaluator", "arrays_given", "evaluator_given", "collect")
+    rows = bench.run(spark, [3000], [10], routes=routes, folder=tmp_path)
+    assert {r["route"] for r in rows} == set(routes)
+    assert all(
+        r["agreement"] <= 1e-12 for r in rows if r["route"] in ("ours", "arrays", "arrays_given", "collect")
+    )
+    assert all(r["agreement"] <= 1e-9 for r in rows if r["route"].startswith("evaluator"))
 
 
 # ------------------------------------------------------------------ Spark Connect
