@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from topkeval import _encoding, _ranking, evaluate
+from topkeval import InvalidInputError, _encoding, _ranking, evaluate
 from topkeval import batch as batch_module
 
 pa = pytest.importorskip("pyarrow")
@@ -88,8 +88,12 @@ def test_thread_count_follows_the_environment(monkeypatch):
     assert _encoding.n_threads() == 1 and _encoding.pool() is None
     monkeypatch.setenv("TOPKEVAL_THREADS", "3")
     assert _encoding.n_threads() == 3
-    monkeypatch.setenv("TOPKEVAL_THREADS", "zero")  # not a number: the CPUs decide
+    monkeypatch.setenv("TOPKEVAL_THREADS", "")  # empty: as if unset, the idle CPUs decide
     assert 1 <= _encoding.n_threads() <= _encoding.MAX_THREADS
+    for wrong in ("zero", "0", "-2", "1.5"):
+        monkeypatch.setenv("TOPKEVAL_THREADS", wrong)
+        with pytest.raises(InvalidInputError, match="TOPKEVAL_THREADS is .*whole number"):
+            _encoding.n_threads()
 
 
 def test_busy_cpus_are_not_counted(monkeypatch):

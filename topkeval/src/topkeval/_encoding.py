@@ -19,7 +19,8 @@ the work releases the GIL: NumPy's and pyarrow's compute kernels do; Python
 objects (pandas ``object`` columns) do not, and take the single-threaded
 route in :mod:`topkeval.batch`. By default one thread per CPU that no other
 program is using at the time (at most four); set the environment variable
-``TOPKEVAL_THREADS`` to choose the number of threads (1: none).
+``TOPKEVAL_THREADS`` to choose the number of threads (1: none; anything but a
+whole number >= 1 is an error).
 """
 
 from __future__ import annotations
@@ -30,6 +31,8 @@ from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 import numpy as np
+
+from ._errors import InvalidInputError
 
 #: below this many rows a column is hashed in one piece (threads would cost more than they save)
 PARALLEL_ROWS = 1 << 22
@@ -47,7 +50,12 @@ def n_threads() -> int:
     take turns and evict each other's hash tables), so busy CPUs are not counted.
     """
     chosen = os.environ.get("TOPKEVAL_THREADS", "").strip()
-    if chosen.isdigit() and int(chosen) > 0:
+    if chosen:
+        if not (chosen.isdigit() and int(chosen) > 0):
+            raise InvalidInputError(
+                f"the environment variable TOPKEVAL_THREADS is {chosen!r}; it must be a whole number of "
+                "threads, at least 1 (1: no threads), or unset to use the idle CPUs."
+            )
         return int(chosen)
     try:
         cpus = len(os.sched_getaffinity(0))
