@@ -74,10 +74,22 @@ def _busy_elsewhere() -> int:
     return max(0, int(running) - 1) if running.isdigit() else 0  # this thread is one of them
 
 
-def pool() -> ThreadPoolExecutor | None:
-    """A thread pool for one call of :func:`topkeval.evaluate`, or None on a one-CPU machine."""
+class Pool(ThreadPoolExecutor):
+    """A thread pool that knows its size: work is cut into one piece per thread it was made with."""
+
+    def __init__(self, threads: int):
+        super().__init__(threads, thread_name_prefix="topkeval")
+        self.threads = threads
+
+
+def pool() -> Pool | None:
+    """A thread pool for one call of :func:`topkeval.evaluate`, or None on a one-CPU machine.
+
+    The CPUs are counted once, here: counted again while the pool works, its own busy threads would look
+    like other programs' and the next column would be hashed in one piece.
+    """
     threads = n_threads()
-    return ThreadPoolExecutor(threads, thread_name_prefix="topkeval") if threads > 1 else None
+    return Pool(threads) if threads > 1 else None
 
 
 class _Done:
@@ -98,8 +110,8 @@ def submit(executor: Executor | None, function: Callable, *args: Any) -> Future 
 
 
 def _pieces(n: int, executor: Executor | None) -> list[tuple[int, int]]:
-    """Row ranges of about equal size, one per thread (one range for short columns)."""
-    count = n_threads() if executor is not None and n >= PARALLEL_ROWS else 1
+    """Row ranges of about equal size, one per thread of ``executor`` (one range for short columns)."""
+    count = getattr(executor, "threads", 1) if executor is not None and n >= PARALLEL_ROWS else 1
     bounds = [n * i // count for i in range(count + 1)]
     return [(a, b) for a, b in zip(bounds[:-1], bounds[1:], strict=True) if b > a] or [(0, n)]
 
