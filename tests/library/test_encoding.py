@@ -83,6 +83,19 @@ def test_run_heads_in_pieces(monkeypatch, threads):
     assert heads.tolist() == want
 
 
+def test_pieces_follow_the_pool_not_the_load_while_it_works(monkeypatch):
+    """The pool's own busy threads are not other programs: a column hashed while another one is being
+    hashed is still cut into one piece per pool thread."""
+    monkeypatch.setattr(_encoding, "PARALLEL_ROWS", 1)
+    monkeypatch.setattr(_encoding, "_busy_elsewhere", lambda: 0)
+    monkeypatch.setenv("TOPKEVAL_THREADS", "3")
+    with threads_of(_encoding.pool()) as executor:
+        monkeypatch.setattr(_encoding, "_busy_elsewhere", lambda: 2)  # the pool's threads, now running
+        monkeypatch.delenv("TOPKEVAL_THREADS")
+        assert len(_encoding._pieces(30, executor)) == 3
+    assert _encoding._pieces(30, None) == [(0, 30)]
+
+
 def test_thread_count_follows_the_environment(monkeypatch):
     monkeypatch.setenv("TOPKEVAL_THREADS", "1")
     assert _encoding.n_threads() == 1 and _encoding.pool() is None

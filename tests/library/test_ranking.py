@@ -123,3 +123,23 @@ def test_grouping_sort_is_stable():
     groups = _ranking._grouped(run_users, np.ones(5, dtype=bool), False, 4)
     assert groups.pick.tolist() == [3, 1, 4, 0, 2]
     assert groups.user.tolist() == [0, 1, 3] and groups.length.tolist() == [1, 2, 2]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_counting_and_sorting_orders_agree(seed):
+    """The counting sort (pandas' routine) and the fallback value sort: the same stable grouping."""
+    rng = np.random.default_rng(seed)
+    codes = rng.integers(0, 1 + 10 * seed, size=500).astype(np.int32)
+    want = np.argsort(codes, kind="stable")  # the oracle: NumPy's stable sort
+    assert _ranking._counting_order(codes, int(codes.max()) + 1).tolist() == want.tolist()
+    assert _ranking._sorting_order(codes).tolist() == want.tolist()
+
+
+def test_shuffled_rows_without_the_counting_sort(monkeypatch):
+    """A pandas without ``groupsort_indexer``: the value sort groups the rows, values unchanged."""
+    rng = np.random.default_rng(11)
+    recs, truth = frames(rng, 40, rng.integers(0, 20, size=40), 30, 3, shuffle=True, string_ids=True)
+    options = dict(k=[5, 20], metrics=METRICS, ties="input_order", empty="zero")
+    want = evaluate(recs, truth, **options)
+    monkeypatch.setattr(_ranking, "_counting_order", lambda codes, n_users: None)
+    pd.testing.assert_frame_equal(evaluate(recs, truth, **options), want, check_exact=True)

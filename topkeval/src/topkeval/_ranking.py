@@ -12,10 +12,11 @@ unnecessary:
   form an (n_users, N) matrix, and a row-wise sort of that matrix (or, when
   k is much smaller than N, a row-wise partition then a sort of the first
   k + 1) replaces the global sort;
-* **shuffled rows**: one value sort of ``user_code << b | row_index``
-  (SIMD-sorted int64, about five times faster than a stable argsort of the
-  codes) groups the rows by user while keeping each user's rows in input
-  order; then the grouped path applies.
+* **shuffled rows**: a counting sort of the dense user codes (pandas'
+  Cython ``groupsort_indexer``: count the rows per user, then place them)
+  groups the rows by user while keeping each user's rows in input order;
+  then the grouped path applies. Where pandas lacks that routine, one value
+  sort of ``user_code << b | row_index`` does the same, five times slower.
 
 Users of different list lengths are processed in blocks of similar
 length, padded with NaN keys (which sort last). Nothing here holds more
@@ -58,17 +59,40 @@ def _grouped(run_users: np.ndarray, heads: np.ndarray, grouped: bool, n_users: i
         codes = run_users
     else:
         codes = np.repeat(run_users, np.diff(np.append(np.flatnonzero(heads), n)))
+    counts = np.bincount(codes, minlength=n_users)
+    pick = _counting_order(codes, n_users)
+    if pick is None:
+        pick = _sorting_order(codes)
+    user = np.flatnonzero(counts)
+    length = counts[user]
+    return _Groups(pick, np.cumsum(length) - length, length, user)
+
+
+def _counting_order(codes: np.ndarray, n_users: int) -> np.ndarray | None:
+    """Row indices grouped by user code, each user's rows in input order, by a counting sort: one pass
+    counts the rows per code, one places them (pandas' ``groupsort_indexer``, the Cython routine its
+    groupby uses; 1.5 s for 10^8 rows here, five times faster than the value sort). None when this
+    pandas does not have it."""
+    try:
+        from pandas._libs.algos import groupsort_indexer
+    except ImportError:  # a private routine: kept optional, the value sort is the fallback
+        return None
+    order, _ = groupsort_indexer(codes.astype(np.intp, copy=False), n_users)
+    return order
+
+
+def _sorting_order(codes: np.ndarray) -> np.ndarray:
+    """:func:`_counting_order` by one value sort of ``user code << b | row index`` (SIMD-sorted int64;
+    the row index in the low bits makes it stable)."""
+    n = codes.size
     shift = max(1, int(n - 1).bit_length())
-    packed = codes.astype(np.int64)  # user code, then row index: sorting the values is stable
+    packed = codes.astype(np.int64)
     packed <<= shift
     for s0 in range(0, n, _BLOCK_ROWS):  # in blocks: no full-length temporary
         packed[s0 : s0 + _BLOCK_ROWS] |= np.arange(s0, min(n, s0 + _BLOCK_ROWS), dtype=np.int64)
     packed.sort()
     packed &= (1 << shift) - 1
-    counts = np.bincount(codes, minlength=n_users)
-    user = np.flatnonzero(counts)
-    length = counts[user]
-    return _Groups(packed, np.cumsum(length) - length, length, user)
+    return packed
 
 
 def _in_order(key: np.ndarray) -> np.ndarray:
