@@ -126,12 +126,15 @@ def test_grouping_sort_is_stable():
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_counting_and_sorting_orders_agree(seed):
+def test_counting_and_sorting_orders_agree(monkeypatch, seed):
     """The counting sort (pandas' routine) and the fallback value sort: the same stable grouping."""
     rng = np.random.default_rng(seed)
     codes = rng.integers(0, 1 + 10 * seed, size=500).astype(np.int32)
     want = np.argsort(codes, kind="stable")  # the oracle: NumPy's stable sort
-    assert _ranking._counting_order(codes, int(codes.max()) + 1).tolist() == want.tolist()
+    counts = np.bincount(codes, minlength=int(codes.max()) + 3)  # two codes with no rows
+    assert _ranking._counting_order(codes, counts).tolist() == want.tolist()
+    monkeypatch.setattr(_ranking, "_GROUP_ROWS", 7)  # placed a few rows at a time
+    assert _ranking._counting_order(codes, counts).tolist() == want.tolist()
     assert _ranking._sorting_order(codes).tolist() == want.tolist()
 
 
@@ -141,5 +144,5 @@ def test_shuffled_rows_without_the_counting_sort(monkeypatch):
     recs, truth = frames(rng, 40, rng.integers(0, 20, size=40), 30, 3, shuffle=True, string_ids=True)
     options = dict(k=[5, 20], metrics=METRICS, ties="input_order", empty="zero")
     want = evaluate(recs, truth, **options)
-    monkeypatch.setattr(_ranking, "_counting_order", lambda codes, n_users: None)
+    monkeypatch.setattr(_ranking, "_counting_order", lambda codes, counts: None)
     pd.testing.assert_frame_equal(evaluate(recs, truth, **options), want, check_exact=True)

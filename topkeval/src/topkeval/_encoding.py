@@ -26,6 +26,7 @@ whole number >= 1 is an error).
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Callable
 from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from typing import Any
@@ -92,6 +93,14 @@ def pool() -> Pool | None:
     return Pool(threads) if threads > 1 else None
 
 
+def release_unused() -> None:
+    """Give the memory Arrow's allocator kept from freed arrays (hash tables, codes, masks) back to the
+    system now: mimalloc would keep it for a while, and it would count in this call's peak."""
+    pyarrow = sys.modules.get("pyarrow")
+    if pyarrow is not None:  # never imported here just for this
+        pyarrow.default_memory_pool().release_unused()
+
+
 class _Done:
     """A finished result with the interface of a Future (the single-threaded route)."""
 
@@ -138,6 +147,13 @@ def _encode_whole(column: Any) -> tuple[np.ndarray, Any]:
 def _encode_piece(piece: Any, out: np.ndarray) -> Any:
     """Write the dictionary codes of one slice of a chunked string array into ``out`` (int32); return the
     slice's dictionary. Arrow's own codes are freed at once: one slice's at a time per thread."""
+    dictionary = _copy_codes(piece, out)
+    release_unused()  # this thread's share of Arrow's allocator: the codes are copied out and gone
+    return dictionary
+
+
+def _copy_codes(piece: Any, out: np.ndarray) -> Any:
+    """:func:`_encode_piece`'s copy: Arrow's codes of ``piece`` into ``out``; its dictionary."""
     chunks, dictionary = _dictionary_codes(piece)
     at = 0
     for codes in chunks:
@@ -215,7 +231,6 @@ def arrow_codes(
         ]
         for job in jobs:
             job.result()
-        pa.default_memory_pool().release_unused()  # Arrow's codes and hash tables: back to the system
         return out[:split], out[split:], dictionary
 
     return finish

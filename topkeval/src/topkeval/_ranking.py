@@ -40,6 +40,7 @@ import numpy as np
 from ._encoding import submit
 
 _BLOCK_ROWS = 1 << 20  # rows ordered per block: bounds the temporaries (key, index, items) to ~24 MiB
+_GROUP_ROWS = 1 << 22  # rows placed per slice by the counting sort: its temporaries stay ~130 MiB
 
 
 class _Groups:
@@ -60,7 +61,7 @@ def _grouped(run_users: np.ndarray, heads: np.ndarray, grouped: bool, n_users: i
     else:
         codes = np.repeat(run_users, np.diff(np.append(np.flatnonzero(heads), n)))
     counts = np.bincount(codes, minlength=n_users)
-    pick = _counting_order(codes, n_users)
+    pick = _counting_order(codes, counts)
     if pick is None:
         pick = _sorting_order(codes)
     user = np.flatnonzero(counts)
@@ -68,17 +69,35 @@ def _grouped(run_users: np.ndarray, heads: np.ndarray, grouped: bool, n_users: i
     return _Groups(pick, np.cumsum(length) - length, length, user)
 
 
-def _counting_order(codes: np.ndarray, n_users: int) -> np.ndarray | None:
-    """Row indices grouped by user code, each user's rows in input order, by a counting sort: one pass
-    counts the rows per code, one places them (pandas' ``groupsort_indexer``, the Cython routine its
-    groupby uses; 1.5 s for 10^8 rows here, five times faster than the value sort). None when this
-    pandas does not have it."""
+def _counting_order(codes: np.ndarray, counts: np.ndarray) -> np.ndarray | None:
+    """Row indices grouped by user code, each user's rows in input order, by a counting sort (no
+    comparisons); ``counts`` holds the rows of each code. None when this pandas lacks the routine it
+    uses.
+
+    The rows are placed a slice at a time: pandas' ``groupsort_indexer`` (the Cython counting sort its
+    groupby uses) groups one slice, and the slice's rows of user u go to the next free places of u's
+    range. So the only full-length array is the answer (int32 below 2^31 rows), not int64 copies of
+    the codes and of the order: 10^8 rows take 1.5 GB less at the peak, for about a second more.
+    """
     try:
         from pandas._libs.algos import groupsort_indexer
     except ImportError:  # a private routine: kept optional, the value sort is the fallback
         return None
-    order, _ = groupsort_indexer(codes.astype(np.intp, copy=False), n_users)
-    return order
+    n_users = counts.size
+    free = np.cumsum(counts) - counts  # the next free place in each user's range
+    pick = np.empty(codes.size, dtype=np.int32 if codes.size < 2**31 else np.int64)
+    for s0 in range(0, codes.size, _GROUP_ROWS):
+        part = codes[s0 : s0 + _GROUP_ROWS].astype(np.intp)
+        order, found = groupsort_indexer(part, n_users)  # found[0]: rows of code -1 (none here)
+        found = found[1:]
+        users = part[order]
+        shift = free - (np.cumsum(found) - found)  # where the slice's range of u starts, to u's place
+        position = np.arange(users.size, dtype=np.int64)
+        position += shift[users]
+        order += s0
+        pick[position] = order
+        free += found
+    return pick
 
 
 def _sorting_order(codes: np.ndarray) -> np.ndarray:

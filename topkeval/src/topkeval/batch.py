@@ -1174,6 +1174,7 @@ def _encode_ids(
     )
     run_users, truth_users, user_index, heads = users()
     rec_items, truth_items, item_index, _ = items()
+    _encoding.release_unused()
     lists = _Lists(user_index, run_users, heads, rec_items, len(item_index))
     return lists, truth_users, truth_items, item_index
 
@@ -1259,8 +1260,9 @@ def _list_matrix(
         )
     top, list_length, in_run_order = found
     if in_run_order:  # keep the rows where they are; move the (much smaller) truth and results
-        lists.row_of_user = np.empty(lists.n_users, dtype=np.int64)
-        lists.row_of_user[lists.run_users] = np.arange(lists.n_users)
+        row = np.int32 if lists.n_users < 2**31 else np.int64  # it indexes every truth row: keep it small
+        lists.row_of_user = np.empty(lists.n_users, dtype=row)
+        lists.row_of_user[lists.run_users] = np.arange(lists.n_users, dtype=row)
     return top, list_length
 
 
