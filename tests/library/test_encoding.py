@@ -25,6 +25,7 @@ def many_threads(monkeypatch):
     monkeypatch.setattr(_encoding, "PARALLEL_ROWS", 1)
     monkeypatch.setattr(_encoding, "n_threads", lambda: 3)
     monkeypatch.setattr(_ranking, "_BLOCK_ROWS", 7)
+    monkeypatch.setattr(batch_module, "_DEFAULT_BLOCK", 5)  # the metrics too: many blocks, in threads
 
 
 @contextmanager
@@ -249,6 +250,18 @@ def test_shuffled_rows_with_a_duplicate_item_raise_like_the_general_path(many_th
     with pytest.raises(ValueError) as slow:
         single_threaded_general_path(recs, truth, k=3)
     assert str(fast.value) == str(slow.value) and "'a'" in str(fast.value)
+
+
+def test_the_first_bad_block_in_user_order_raises(many_threads):
+    """Metric blocks run in threads: a repeated item in two blocks is reported for the earlier user, as
+    on one thread, whichever block finishes first."""
+    users = [f"u{i:02d}" for i in range(40)]
+    recs = pd.DataFrame({"user": np.repeat(users, 3), "item": ["a", "b", "c"] * 40, "rank": [1, 2, 3] * 40})
+    recs.loc[[3 * 7 + 2, 3 * 33 + 2], "item"] = "a"  # u07 (second block) and u33 (seventh) list a twice
+    truth = pd.DataFrame({"user": users, "item": ["a"] * 40})
+    for _ in range(5):
+        with pytest.raises(ValueError, match="'u07'"):
+            evaluate(recs, truth, k=3)
 
 
 def test_raise_on_a_tie_in_a_threaded_block(many_threads):
