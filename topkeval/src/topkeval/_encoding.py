@@ -135,7 +135,8 @@ def _readable(dictionary: Any) -> Any:
     """
     import pyarrow as pa
 
-    return dictionary.cast(pa.large_string()) if pa.types.is_string_view(dictionary.type) else dictionary
+    # by name: pyarrow < 16 has no pa.types.is_string_view (and no views to cast)
+    return dictionary.cast(pa.large_string()) if str(dictionary.type) == "string_view" else dictionary
 
 
 def _encode_whole(column: Any) -> tuple[np.ndarray, Any]:

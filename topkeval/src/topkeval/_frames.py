@@ -214,11 +214,8 @@ def is_string_view(dtype: Any) -> bool:
     pandas' own dtype checks (``is_numeric_dtype``, ...) raise ``NotImplementedError`` on it, so ask this
     first.
     """
-    if not isinstance(dtype, pd.ArrowDtype):
-        return False
-    import pyarrow as pa  # loaded: an ArrowDtype exists
-
-    return bool(pa.types.is_string_view(dtype.pyarrow_dtype))
+    # by name: pyarrow < 16 has no pa.types.is_string_view (and no string_view columns)
+    return isinstance(dtype, pd.ArrowDtype) and str(dtype.pyarrow_dtype) == "string_view"
 
 
 def without_views(column: pd.Series) -> pd.Series:
