@@ -131,9 +131,21 @@ def _dictionary_codes(piece: Any) -> tuple[list[np.ndarray], Any]:
 
     encoded = piece.dictionary_encode()
     if encoded.num_chunks == 0:
-        return [], pa.array([], type=piece.type)
-    dictionary = encoded.chunk(encoded.num_chunks - 1).dictionary  # one memo table for every chunk
+        return [], _readable(pa.array([], type=piece.type))
+    dictionary = _readable(encoded.chunk(encoded.num_chunks - 1).dictionary)  # one memo table for every chunk
     return [chunk.indices.to_numpy(zero_copy_only=False) for chunk in encoded.chunks], dictionary
+
+
+def _readable(dictionary: Any) -> Any:
+    """A ``string_view`` dictionary (Polars' strings) as ``large_string``; others as they are.
+
+    Arrow has no sort (``array_sort_indices``) or ``take`` kernel for views and pandas no Index of them;
+    the dictionary holds each id once, so the copy is small next to the column hashed into it.
+    """
+    import pyarrow as pa
+
+    # by name: pyarrow < 16 has no pa.types.is_string_view (and no views to cast)
+    return dictionary.cast(pa.large_string()) if str(dictionary.type) == "string_view" else dictionary
 
 
 def _encode_whole(column: Any) -> tuple[np.ndarray, Any]:

@@ -43,7 +43,7 @@ import pandas as pd
 
 from . import _encoding, _kernels, _ranking, _registry
 from ._cutoff import discounts, gains, ideal_dcg_table
-from ._frames import as_pandas
+from ._frames import arrow_numbers, as_pandas, decoded, is_string_view, mask_rows, without_views
 from ._kernels import Cut
 from ._registry import Settings
 from ._validation import (
@@ -784,12 +784,13 @@ def _codes(
     ``executor``'s threads (:mod:`topkeval._encoding`), started before this
     returns, so two columns can be hashed at once.
     """
+    values, other = decoded(values), decoded(other)  # only the ids in use get codes
     _check_id_columns(values, other, what)
     heads = _run_heads(values, executor) if runs else np.zeros(0, dtype=bool)
     other_heads = _run_heads(other, executor) if runs else np.zeros(0, dtype=bool)
     if runs:  # every row a head (shuffled rows): no masked copy of the column
-        values = values if heads.all() else values[heads]
-        other = other if other_heads.all() else other[other_heads]
+        values = values if heads.all() else mask_rows(values, heads)
+        other = other if other_heads.all() else mask_rows(other, other_heads)
     encoded = _small_int_codes(values, other) if not runs else None
     strings = _arrow_strings(values, other) if encoded is None else None
     pending = _encoding.arrow_codes(*strings, sort, executor) if strings is not None else None
@@ -797,7 +798,7 @@ def _codes(
     def finish() -> tuple[np.ndarray, np.ndarray, pd.Index, np.ndarray]:
         if pending is not None:
             first, second, dictionary = pending()
-            found = first, second, pd.Index(pd.array(dictionary, dtype=values.dtype))  # zero-copy
+            found = first, second, pd.Index(pd.array(dictionary, dtype=_book_dtype(values.dtype, dictionary)))
         else:
             found = encoded if encoded is not None else _factorized(values, other, sort)
         first, second, index = found
@@ -806,6 +807,13 @@ def _codes(
         return first, second, index, heads
 
     return finish
+
+
+def _book_dtype(dtype: Any, dictionary: Any) -> Any:
+    """The code book's pandas type: the ids' own (the book is then a zero-copy wrap), or, for
+    ``string_view`` ids, the Arrow type of the dictionary :mod:`topkeval._encoding` built (``large_string``:
+    pandas cannot make an Index of views)."""
+    return pd.ArrowDtype(dictionary.type) if is_string_view(dtype) else dtype
 
 
 def _check_id_columns(values: pd.Series, other: pd.Series, what: str) -> None:
@@ -828,6 +836,7 @@ def _check_id_columns(values: pd.Series, other: pd.Series, what: str) -> None:
 
 def _factorized(values: pd.Series, other: pd.Series, sort: bool) -> tuple[np.ndarray, np.ndarray, pd.Index]:
     """Codes of both columns from one ``pd.factorize`` over the two (the general path)."""
+    values, other = without_views(values), without_views(other)  # pandas cannot concatenate or factorize them
     parts = [c.reset_index(drop=True) for c in (values, other) if len(c)] or [values.reset_index(drop=True)]
     both = pd.concat(parts, ignore_index=True) if len(parts) > 1 else parts[0]
     try:
@@ -843,14 +852,22 @@ def _small_int_codes(values: pd.Series, other: pd.Series) -> tuple[np.ndarray, n
     The code book then holds every id below the largest, used or not (a few
     empty bitmap columns), which is why this is only for items, not users.
     """
-    if not all(isinstance(c.dtype, np.dtype) and c.dtype.kind in "iu" for c in (values, other)):
+    first, second = _integers(values), _integers(other)
+    if first is None or second is None:
         return None
-    first, second = values.to_numpy(), other.to_numpy()
     low = min(int(first.min(initial=0)), int(second.min(initial=0)))
     high = max(int(first.max(initial=0)), int(second.max(initial=0)))
     if low < 0 or high >= min(_SPARSE_IDS, 4 * (first.size + second.size) + 1024):
         return None
     return first.astype(np.int64, copy=False), second.astype(np.int64, copy=False), pd.RangeIndex(high + 1)
+
+
+def _integers(column: pd.Series) -> np.ndarray | None:
+    """An integer column as NumPy (Arrow integers without missing values read in place), else None."""
+    if isinstance(column.dtype, np.dtype):
+        return column.to_numpy() if column.dtype.kind in "iu" else None
+    numbers = arrow_numbers(column)
+    return numbers if numbers is not None and numbers.dtype.kind in "iu" else None
 
 
 def _arrow_strings(values: pd.Series, other: pd.Series) -> tuple[Any, Any] | None:
@@ -924,6 +941,8 @@ def _expand_runs(codes: np.ndarray, heads: np.ndarray) -> np.ndarray:
 def _id_kind(column: pd.Series) -> str:
     if len(column) == 0:
         return "empty"
+    if is_string_view(column.dtype):  # pandas' dtype checks raise NotImplementedError on it
+        return "strings or objects"
     if pd.api.types.is_bool_dtype(column.dtype):
         return "boolean"
     if pd.api.types.is_numeric_dtype(column.dtype):
@@ -1434,13 +1453,27 @@ def _numeric(column: pd.Series, name: str, frame: str, keep_int: bool = False) -
     """The column as float64 (or, with ``keep_int``, as its own integer dtype: no copy)."""
     if len(column) == 0:
         return np.zeros(0, dtype=np.float64)
-    if not pd.api.types.is_numeric_dtype(column.dtype) or pd.api.types.is_bool_dtype(column.dtype):
+    if (
+        is_string_view(column.dtype)  # checked first: pandas' is_numeric_dtype raises on it
+        or not pd.api.types.is_numeric_dtype(column.dtype)
+        or pd.api.types.is_bool_dtype(column.dtype)
+    ):
         raise InputTypeError(f"the {name!r} column of {frame} must be numeric; got dtype {column.dtype}.")
-    if keep_int and isinstance(column.dtype, np.dtype) and column.dtype.kind == "i":  # unsigned diffs wrap
-        return column.to_numpy()
-    values = column.to_numpy(dtype=np.float64, na_value=np.nan)
+    values = _own_numbers(column)
+    if keep_int and values.dtype.kind == "i":  # unsigned diffs wrap
+        return values
+    values = values.astype(np.float64, copy=False)
     if np.isnan(values).any():
         raise InvalidInputError(
             f"the {name!r} column of {frame} has missing values; drop or fill those rows first."
         )
     return values
+
+
+def _own_numbers(column: pd.Series) -> np.ndarray:
+    """A numeric column's values in its own dtype where that needs no copy (NumPy columns; Arrow ones,
+    from pyarrow or Polars, without missing values), else as float64 with NaN for the missing ones."""
+    if isinstance(column.dtype, np.dtype):
+        return column.to_numpy()
+    values = arrow_numbers(column)  # Arrow's own buffer
+    return values if values is not None else column.to_numpy(dtype=np.float64, na_value=np.nan)
