@@ -26,6 +26,7 @@ def many_threads(monkeypatch):
     monkeypatch.setattr(_encoding, "n_threads", lambda: 3)
     monkeypatch.setattr(_ranking, "_BLOCK_ROWS", 7)
     monkeypatch.setattr(batch_module, "_DEFAULT_BLOCK", 5)  # the metrics too: many blocks, in threads
+    monkeypatch.setattr(batch_module, "_THREADED_WIDTH", 1)
 
 
 @contextmanager
