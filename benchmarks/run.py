@@ -797,7 +797,8 @@ def main(argv: list[str] | None = None) -> int:
         nargs="+",
         choices=["str", "object", "arrow", "polars"],
         default=None,
-        help="measure only these id holders (default: all installed)",
+        help="measure only these id holders (default: all installed); str is always measured: every other "
+        "holder's values are checked against it",
     )
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)  # internal: one route's peak
     parser.add_argument("--data", help=argparse.SUPPRESS)
@@ -807,7 +808,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.libraries:
         suffix = {"str": "", "object": "-object", "arrow": "-arrow", "polars": "-polars"}
-        keep = {suffix[name] for name in args.libraries}
+        keep = {suffix[name] for name in args.libraries} | {""}  # str: the values the others must equal
         for name in list(SELECTED):
             if name not in keep:
                 del SELECTED[name]
