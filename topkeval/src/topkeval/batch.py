@@ -492,6 +492,7 @@ def _compute(
     shared = _Shared(request, width, indptr, grades)
     shared.unjudged = _unjudged_weight(top, judged, n_items, request, block_size)
     shared.use_judgments(judged, n_items, block_size)
+    need_rel = shared.needs_hit_index(duplicates)
     readback = check_relevant and _relevant_may_repeat(items, indptr)
     out = {f"{key}@{k}": np.empty(n_users, dtype=np.float64) for k in request.ks for key in request.keys}
     bitmaps = _Bitmaps(n_items, indptr, block_size)
@@ -509,7 +510,7 @@ def _compute(
         flat = np.flatnonzero(hit_code != 0)  # 3-4x faster than nonzero on the codes themselves
         hit_rel = (
             _hit_relevant(flat, hit_code, block, indptr, items, b0, duplicates != "none")
-            if shared.needs_hit_index(duplicates)
+            if need_rel
             else None
         )
         judged_cum = shared.judged_cumulative(block, b0)
