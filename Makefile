@@ -53,7 +53,7 @@ test: $(STAMP) $(P2_STAMP) ml100k-wheel
 # extensions off, another OpenBLAS kernel, two BLAS threads): a committed output whose digits depend on the
 # machine fails here, not on a newcomer's CPU (tools/summation_order.py; tests/test_notebook_numbers_stable.py).
 test-summation-order: $(STAMP)
-	TOPK_COURSE_PROGRESS=off $(PY) tools/summation_order.py -- $(PY) -m pytest -q notebooks
+	TOPK_COURSE_PROGRESS=off $(PY) tools/summation_order.py -- $(PY) -m pytest -q --nbval-cell-timeout=300 notebooks
 
 # The real MovieLens 100K ratings the tests and the capstone notebook's nbval run use, without the internet at
 # test time: the RecBole 1.2.1 wheel ships them (recbole/dataset_example/ml-100k/ml-100k.inter). It is downloaded

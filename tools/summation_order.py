@@ -8,7 +8,7 @@ test`` runs nbval a second time under this tool, which forces a different order 
 - ``NPY_DISABLE_CPU_FEATURES``: NumPy's dispatched vector extensions this CPU offers are switched off, so
   NumPy runs its baseline loops;
 - ``OPENBLAS_CORETYPE``: OpenBLAS (NumPy's and SciPy's) uses the kernels of another CPU generation than the
-  one it detects here, with other blocking and accumulation orders;
+  one it detects here (one this CPU can run), with other blocking and accumulation orders;
 - ``OPENBLAS_NUM_THREADS=2``: the first run uses one thread.
 
 Usage: ``python tools/summation_order.py [--show] -- <command> [args...]``. It prints the CPU, the NumPy
@@ -22,9 +22,10 @@ import platform
 import sys
 from pathlib import Path
 
-# OpenBLAS kernels to force, first choice first: the oldest x86-64 kernel, or another one when the
-# detected kernel is already that one. On other architectures OpenBLAS ignores an unknown core type.
-_OTHER_KERNELS = ("Prescott", "Haswell")
+# OpenBLAS kernels to force: one this CPU can run (a kernel the CPU lacks dies with SIGILL) whose sums
+# differ from the detected one's, and fast enough for the notebooks' cells (Prescott's generic kernel made
+# notebook 13's EASE fits five times slower). Zen runs Haswell's kernels, so it is given SandyBridge's.
+_KERNEL_FOR = {"haswell": "SandyBridge", "zen": "SandyBridge", "sandybridge": "Haswell"}
 
 
 def _numpy_dispatched_features() -> list[str]:
@@ -57,10 +58,34 @@ def _cpu_name() -> str:
     return platform.processor() or platform.machine()
 
 
+def _cpu_flags() -> set[str]:
+    """The CPU's feature flags from /proc/cpuinfo (empty elsewhere)."""
+    cpuinfo = Path("/proc/cpuinfo")
+    for line in cpuinfo.read_text(encoding="utf-8").splitlines() if cpuinfo.exists() else []:
+        if line.startswith("flags"):
+            return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def other_kernel(detected: str | None, flags: set[str]) -> str:
+    """An OpenBLAS kernel other than ``detected`` that a CPU with these flags can run.
+
+    >>> other_kernel("SkylakeX", {"avx", "avx2", "fma", "avx512f"})
+    'Haswell'
+    >>> other_kernel("Zen", {"avx", "avx2", "fma"})
+    'SandyBridge'
+    >>> other_kernel("Nehalem", {"sse4_2"})
+    'Prescott'
+    """
+    chosen = _KERNEL_FOR.get((detected or "").lower())
+    if chosen is None:
+        chosen = "Haswell" if {"avx2", "fma"} <= flags else "SandyBridge" if "avx" in flags else "Prescott"
+    return chosen
+
+
 def settings() -> dict[str, str]:
     """The environment variables that force another summation order here."""
-    detected = _openblas_kernel()
-    kernel = next(k for k in _OTHER_KERNELS if k.lower() != (detected or "").lower())
+    kernel = other_kernel(_openblas_kernel(), _cpu_flags())
     return {
         "NPY_DISABLE_CPU_FEATURES": " ".join(_numpy_dispatched_features()),
         "OPENBLAS_CORETYPE": kernel,
