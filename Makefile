@@ -50,7 +50,7 @@ test: $(STAMP) $(P2_STAMP) ml100k-wheel
 	$(MAKE) --no-print-directory test-pandas2
 
 # The notebooks again, with floating-point sums taken in another order than the first run's (NumPy's vector
-# extensions off, another OpenBLAS kernel, two BLAS threads): a committed output whose digits depend on the
+# extensions narrower, another OpenBLAS kernel): a committed output whose digits depend on the
 # machine fails here, not on a newcomer's CPU (tools/summation_order.py; tests/test_notebook_numbers_stable.py).
 test-summation-order: $(STAMP)
 	TOPK_COURSE_PROGRESS=off $(PY) tools/summation_order.py -- $(PY) -m pytest -q --nbval-cell-timeout=300 notebooks
