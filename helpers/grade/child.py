@@ -47,6 +47,7 @@ from __future__ import annotations
 # Only the standard library, and only modules imported before learner code.
 import builtins
 import json
+import json.scanner
 import os
 import signal
 import sys
@@ -85,7 +86,7 @@ _escape = json.encoder.encode_basestring_ascii  # C function: unaffected by late
 _loads = json.loads
 # The C scanner of a decoder made now: the runner parses each case's arguments with it after learner code
 # ran, which may have replaced ``json.loads``, ``isinstance`` or ``type`` (none of which it calls).
-_scan = json.JSONDecoder().scan_once
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # typeshed types it as a class
 _write = os.write
 _exit = os._exit
 _type_module = type.__dict__["__module__"].__get__
@@ -323,7 +324,7 @@ class _Runner:
         self.namespace = {"__name__": "__main__", "__builtins__": builtins}
         self.cells = {c["index"]: c for c in job["cells"]}
         self.questions = job["questions"]
-        self.function = None
+        self.function: object = None
 
     def do(self, kind: bytes, number: int, rest: bytes) -> dict:
         """The reply to one command: run a cell, open a question, run one case of it, or end."""

@@ -217,7 +217,8 @@ def _found_by_import_system(name: str) -> str | None:
     if spec is None or not (spec.submodule_search_locations or spec.origin not in (None, "built-in")):
         return None
     locations = list(spec.submodule_search_locations or [])
-    return os.path.realpath(locations[0] if locations else spec.origin)
+    path = locations[0] if locations else spec.origin
+    return os.path.realpath(path) if path else None
 
 
 def _distribution_of(name: str) -> metadata.Distribution | None:

@@ -68,7 +68,10 @@ def prepare_notebook(
     >>> [s["line"] for s in cells[0]["statements"]], warnings, errors[0]["cell"]
     ([2, 3], ["cell 1: removed IPython magic/shell line '%timeit 1'"], 2)
     """
-    cells, warnings, errors, trees = [], [], [], []
+    cells: list[dict] = []
+    warnings: list[str] = []
+    errors: list[dict] = []
+    trees: list[tuple[int, ast.Module]] = []
     for index, src in enumerate(sources, start=1):
         kept = _strip_magics(index, src, warnings)
         if kept is None:

@@ -446,8 +446,7 @@ class _Launch:
             return self._popen(argv, pipes.passed(), pipes, extra)
         filter_fd = seccomp.filter_fd()
         fds = [filter_fd]
-        block_r = block_w = info_r = info_w = None
-        if self.group is not None:
+        if self.group is not None:  # bwrap reports its child on info, which waits on block until it joined
             block_r, block_w = os.pipe()
             info_r, info_w = os.pipe()
             fds += [block_r, info_w]
@@ -456,8 +455,8 @@ class _Launch:
                 self.runtime,
                 tmp_bytes=self.limits.tmp_mb * 1024 * 1024,
                 seccomp_fd=filter_fd,
-                block_fd=block_r,
-                info_fd=info_w,
+                block_fd=fds[1] if self.group is not None else None,
+                info_fd=fds[2] if self.group is not None else None,
             )
             extra = {"env": {}, **isolation.popen_user(self.runtime)}
             proc = self._popen(argv + tail, (*pipes.passed(), *fds), pipes, extra)
@@ -465,14 +464,14 @@ class _Launch:
             for fd in fds:
                 os.close(fd)
         if self.group is not None:
-            self._join(info_r, block_w)
+            self._join(self.group, info_r, block_w)
         return proc
 
-    def _join(self, info_r: int, block_w: int) -> None:
+    def _join(self, group: cgroup.Group, info_r: int, block_w: int) -> None:
         try:
             pid = _read_child_pid(info_r, 10.0)
             if pid is not None:
-                self.group.add(pid)
+                group.add(pid)
         except OSError as exc:
             self.result.warnings.append(f"could not move the sandbox into its control group ({exc})")
         finally:
