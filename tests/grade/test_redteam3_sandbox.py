@@ -305,3 +305,36 @@ def test_saved_outputs_cost_the_grader_no_memory(tmp_path, trusted_mode):
         assert "JSON values" in reports[name]["error"] and "Clear Outputs" in reports[name]["error"]
     grew = (run["peak"] - run["before"]) / 2**20
     assert grew < 200, f"grading two 24.5 MiB notebooks held {grew:.0f} MiB more (was 1.3 GiB)"
+
+
+# ------------------------------------------------------------------ reaching the parent
+#: The runner's parent is the supervisor, which alone holds the grader's channel and the cases: read its
+#: memory and descriptors (refused: it is not dumpable), flood every descriptor with forged replies, then
+#: freeze it (SIGSTOP) so that no deadline message would ever come.
+FREEZE_PARENT = r"""
+import os, signal
+parent = os.getppid()
+refused = []
+for path in (f"/proc/{parent}/mem", f"/proc/{parent}/environ", f"/proc/{parent}/fd/3"):
+    try:
+        os.close(os.open(path, os.O_RDONLY))
+    except OSError as exc:
+        refused.append(exc.errno)
+for fd in range(3, 30):
+    try:
+        os.write(fd, b'{"n": "0", "case": {"value": {"t": "float", "v": "0x1p+0"}}}\n' * 50)
+    except OSError:
+        pass
+if refused != [13, 13, 13]:
+    raise RuntimeError(f"PARENT_OPEN_{refused}")
+os.kill(parent, signal.SIGSTOP)
+"""
+
+
+def test_a_frozen_or_flooded_supervisor_costs_only_the_cell_that_froze_it(bwrap, tmp_path):
+    honest, hostile, out = _grade_pair(tmp_path, _notebook(FREEZE_PARENT), Limits(timeout=4))
+    assert honest["score"] == honest["max_score"]
+    assert hostile["score"] == hostile["max_score"]  # its functions were graded in a fresh sandbox
+    frozen = [e for e in hostile["cell_errors"] if "did not finish" in e["error"]]
+    assert [e["cell"] for e in frozen] == [len(_notebook()["cells"]) + 1], hostile["cell_errors"]
+    assert "PARENT_OPEN" not in _texts(out, "hostile")
