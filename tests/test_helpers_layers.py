@@ -14,6 +14,7 @@ orchestrator but the ``python -m`` entry point.
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
@@ -67,8 +68,14 @@ def helpers_graph(base: Path | None = None) -> dict[str, set[str]]:
     return graph
 
 
+@functools.cache
+def repository_graph() -> dict[str, set[str]]:
+    """:func:`helpers_graph` of this repository, parsed once per test run."""
+    return helpers_graph()
+
+
 def test_helpers_has_no_import_cycle_even_through_functions():
-    cycle = find_cycle(helpers_graph())
+    cycle = find_cycle(repository_graph())
     assert cycle is None, "import cycle in helpers: " + " -> ".join(cycle or [])
 
 
@@ -99,7 +106,7 @@ def stage_problems(graph: dict[str, set[str]]) -> list[str]:
 
 
 def test_each_grading_stage_imports_only_stages_before_it():
-    problems = stage_problems(helpers_graph())
+    problems = stage_problems(repository_graph())
     assert not problems, "the grader's stages import out of order:\n" + "\n".join(problems)
 
 
