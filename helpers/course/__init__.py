@@ -15,9 +15,6 @@ failed, never the expected value, and the name of a recognised mistake) or
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-
 from helpers.checking.questions import (
     CORRECT,
     INCORRECT,
@@ -32,6 +29,7 @@ from helpers.checking.questions import (
     ValueQuestion,
 )
 
+from .catalogue import NOTEBOOKS, load_all
 from .progress_file import progress, progress_path, record, reset_progress
 
 if record not in OUTCOME_HOOKS:
@@ -54,40 +52,6 @@ __all__ = [
     "INCORRECT",
     "NOT_ATTEMPTED",
 ]
-
-#: Notebook number -> notebook name, for the progress summary.
-NOTEBOOKS: dict[str, str] = {
-    "00": "00-start-here",
-    "01": "01-from-classification-to-ranking",
-    "02": "02-cutoffs",
-    "03": "03-average-precision",
-    "04": "04-reciprocal-rank-and-hit-ratio",
-    "05": "05-dcg-ndcg",
-    "06": "06-leave-one-out",
-    "07": "07-same-name-different-numbers",
-    "08": "08-evaluating-a-recommender",
-    "09": "09-sampled-metrics",
-    "11": "11-beyond-accuracy",
-    "12": "12-user-models-and-online-evaluation",
-    "13": "13-capstone-movielens",
-    "14": "14-recap",
-    "15": "15-unobserved-is-not-irrelevant",
-}
-
-
-def load_all() -> list[str]:
-    """Import every ``helpers.course.nbNN`` module, so all questions are known.
-
-    Returns the module names, sorted.
-    """
-    names = sorted(
-        info.name
-        for info in pkgutil.iter_modules(__path__)
-        if info.name.startswith("nb") and info.name[2:].isdigit()
-    )
-    for name in names:
-        importlib.import_module(f"{__name__}.{name}")
-    return names
 
 
 def all_questions() -> dict:

@@ -17,6 +17,8 @@ import os
 import tempfile
 from pathlib import Path
 
+from .catalogue import NOTEBOOKS, load_all
+
 __all__ = ["progress_path", "record", "load", "reset_progress", "progress", "Progress"]
 
 ENV_VAR = "TOPK_COURSE_PROGRESS"
@@ -174,9 +176,7 @@ def progress() -> Progress:
     >>> _ = (os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None
     ...      else os.environ.update(TOPK_COURSE_PROGRESS=saved))
     """
-    from . import NOTEBOOKS, load_all  # the question modules register themselves on import
-
-    load_all()
+    load_all()  # the question modules register themselves on import
     from helpers.checking.questions import QUESTIONS
 
     outcomes = load()

@@ -44,6 +44,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from .prepare import encode_argument as _encode
 from .spec import Assignment, Check, Question, build_cases
 
 __all__ = [
@@ -315,8 +316,6 @@ def _assignment(namespace: dict, origin: str) -> Assignment:
 
 def _validate(assignment: Assignment) -> None:
     """Every case builds, is made of plain values and the reference answers it."""
-    from .grader import _encode
-
     for q in assignment.questions:
         try:
             cases = build_cases(assignment, q, seed=0)

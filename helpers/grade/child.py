@@ -21,8 +21,19 @@ learners use it), so this module imports the standard library only. It
 4. the runner runs each cell one top-level statement at a time (an error is
    recorded and the next statement still runs, so one bad cell does not hide
    the functions defined in the others), calls the learner's functions on each
-   case and replies with *tagged plain values*; learner output goes to a
-   size-capped file.
+   case and replies with *tagged plain values*; learner output goes to a pipe
+   the grader reads with a cap.
+
+The cases never enter the runner before they run. The job on standard input
+names the questions but holds no case; the cases come on their own descriptor
+(``cases_fd``), which the runner closes as soon as it is forked and the
+supervisor reads only after the fork, once it is not dumpable. The supervisor
+then sends each case's arguments to the runner in the command that runs that
+case, after every cell has finished and after the case before it returned.
+So no frame, global, object, module, file, descriptor, environment variable
+or byte of memory the learner's code can reach holds a hidden input before
+that case runs (bubblewrap's init keeps only the standard descriptors; the
+supervisor's ``/proc`` entries are closed to the runner).
 
 Tagging never calls a learner-defined method: values are recognised by their
 exact type (``type(x) is float``), read through the built-in types' own
@@ -36,6 +47,7 @@ from __future__ import annotations
 # Only the standard library, and only modules imported before learner code.
 import builtins
 import json
+import json.scanner
 import os
 import signal
 import sys
@@ -72,6 +84,9 @@ _NUMPY_INTS = frozenset(
 globals().update({k: v for k, v in vars(builtins).items() if not k.startswith("__")})
 _escape = json.encoder.encode_basestring_ascii  # C function: unaffected by later patches
 _loads = json.loads
+# The C scanner of a decoder made now: the runner parses each case's arguments with it after learner code
+# ran, which may have replaced ``json.loads``, ``isinstance`` or ``type`` (none of which it calls).
+_scan = json.scanner.make_scanner(json.JSONDecoder())  # type: ignore[arg-type]  # typeshed types it as a class
 _write = os.write
 _exit = os._exit
 _type_module = type.__dict__["__module__"].__get__
@@ -241,30 +256,25 @@ def run_cell(cell: dict, namespace: dict) -> list:
     return errors
 
 
-def call_cases(obj, cases: list) -> list:
-    """The learner's function on every case: ``{"value": tagged}`` or ``{"error": text}`` each."""
-    results = []
-    for case in cases:
-        try:
-            value = obj(*[untag(a) for a in case])
-            results.append({"value": tag(value)})
-        except BaseException as exc:
-            results.append({"error": describe(exc)})
-    return results
+def call_case(obj, args: list) -> dict:
+    """The learner's function on one case: ``{"value": tagged}`` or ``{"error": text}``."""
+    try:
+        return {"value": tag(obj(*[untag(a) for a in args]))}
+    except BaseException as exc:
+        return {"error": describe(exc)}
 
 
 def answer(question: dict, namespace: dict) -> dict:
-    """The result event of one question."""
-    head = {"ev": "result", "q": question["name"]}
+    """A question's opening reply: whether its target is there, and a value question's value."""
     target = question["target"]
     if target not in namespace:
-        return {**head, "status": "missing", "cases": []}
+        return {"status": "missing", "cases": []}
     obj = namespace[target]
     if question["kind"] == "value":
-        return {**head, "status": "ok", "cases": [{"value": tag(obj)}]}
+        return {"status": "ok", "cases": [{"value": tag(obj)}]}
     if not callable(obj):
-        return {**head, "status": "not_callable", "what": _type_label(type(obj)), "cases": []}
-    return {**head, "status": "ok", "cases": call_cases(obj, question["cases"])}
+        return {"status": "not_callable", "what": _type_label(type(obj)), "cases": []}
+    return {"status": "ok", "cases": []}
 
 
 def _quiet_stdin() -> None:
@@ -307,34 +317,48 @@ def _flush() -> None:
             pass
 
 
+class _Runner:
+    """The learner's namespace and the one command it is running."""
+
+    def __init__(self, job: dict):
+        self.namespace = {"__name__": "__main__", "__builtins__": builtins}
+        self.cells = {c["index"]: c for c in job["cells"]}
+        self.questions = job["questions"]
+        self.function: object = None
+
+    def do(self, kind: bytes, number: int, rest: bytes) -> dict:
+        """The reply to one command: run a cell, open a question, run one case of it, or end."""
+        if kind == b"c":
+            return {"errors": run_cell(self.cells[number], self.namespace)[:50]}
+        if kind == b"q":
+            question = self.questions[number]
+            self.function = self.namespace.get(question["target"])
+            return answer(question, self.namespace)
+        if kind == b"a":
+            return {"case": call_case(self.function, _scan(bytes.decode(rest), 0)[0])}
+        _flush()
+        return {}
+
+
 def runner(job: dict, commands: _Lines, replies: Channel) -> None:
-    """The learner's process: runs one command at a time (a cell, a question) and replies with plain data.
+    """The learner's process: runs one command at a time (a cell, a question, a case) and replies.
 
     It never holds the grader's channel: what it writes can only be a reply to the supervisor,
-    which takes a reply only when it carries the nonce of the command it answers.
+    which takes a reply only when it carries the nonce of the command it answers. A case's
+    arguments arrive in the command that runs it (``a <question> <nonce> <JSON arguments>``).
     """
     for path in job["sys_path"]:
         if path not in sys.path:
             sys.path.append(path)
-    os.environ.update(
-        job.get("env", {})
-    )  # e.g. the grading run's seed, for exercise data that change per run
-    namespace = {"__name__": "__main__", "__builtins__": builtins}
-    cells = {c["index"]: c for c in job["cells"]}
-    questions = job["questions"]
+    os.environ.update(job.get("env", {}))  # the grading run's seed, for exercise data that change per run
+    state = _Runner(job)
     me = os.getpid()
     while True:
         line = commands.read()
         if line is None:
             _exit(0)
-        kind, number, nonce = line.split(b" ")
-        if kind == b"c":
-            reply = {"errors": run_cell(cells[int(number)], namespace)[:50]}
-        elif kind == b"q":
-            reply = answer(questions[int(number)], namespace)
-        else:
-            _flush()
-            reply = {}
+        kind, number, nonce, rest = (line.split(b" ", 3) + [b""])[:4]
+        reply = state.do(kind, int(number), rest)
         if os.getpid() != me:  # a process the learner forked came back here: it is not the runner
             _exit(0)
         reply["n"] = bytes.decode(nonce)
@@ -372,12 +396,14 @@ class _Supervisor:
         self.pid, self.commands, self.replies = pid, commands, replies
         self.ignored = 0
 
-    def step(self, kind: str, number: int = 0) -> dict:
+    def step(self, kind: str, number: int = 0, payload: str = "") -> dict:
         """The runner's reply to one command; when the runner is gone, end the way it ended."""
         nonce = bytes.hex(os.urandom(16))
-        data = str.encode(f"{kind} {number} {nonce}\n")
+        data = str.encode(f"{kind} {number} {nonce} {payload}\n")
         try:
-            _write(self.commands, data)
+            view = memoryview(data)
+            while view:
+                view = view[_write(self.commands, view) :]
         except OSError:
             _exit(_runner_status(self.pid))
         while True:
@@ -393,12 +419,26 @@ class _Supervisor:
             self.ignored += 1
 
 
-def supervise(job: dict, channel: Channel, supervisor: _Supervisor) -> None:
+def _question(question: dict, index: int, cases: list[str], supervisor: _Supervisor) -> dict:
+    """One question's result event: open it in the runner, then send it one case at a time."""
+    reply = supervisor.step("q", index)
+    event = {"ev": "result", "q": question["name"]}
+    for key in ("status", "cases", "what"):
+        if key in reply:
+            event[key] = reply[key]
+    if question["kind"] == "function" and reply.get("status") == "ok":
+        event["cases"] = [supervisor.step("a", index, args).get("case") for args in cases]
+    return event
+
+
+def supervise(job: dict, cases: dict, channel: Channel, supervisor: _Supervisor) -> None:
     """Drive the runner cell by cell, then question by question; only this process writes to the grader.
 
     The grader's deadlines and blame follow these messages, which learner code cannot write:
     it runs in the other process, which holds no descriptor of the channel, and this one is
     not dumpable (no ``/proc/<pid>/fd`` or ``mem`` for it) and cannot be traced (seccomp).
+    ``cases`` maps a question's name to its cases (each the JSON text of its arguments, one
+    line), which the runner gets one at a time.
     """
     errors = []
     skip = job.get("skip", [])
@@ -411,12 +451,7 @@ def supervise(job: dict, channel: Channel, supervisor: _Supervisor) -> None:
     channel.send({"ev": "loaded", "errors": errors[:50]})
     for i, question in enumerate(job["questions"]):
         channel.send({"ev": "start", "q": question["name"]})
-        reply = supervisor.step("q", i)
-        event = {"ev": "result", "q": question["name"]}
-        for key in ("status", "cases", "what"):
-            if key in reply:
-                event[key] = reply[key]
-        channel.send(event)
+        channel.send(_question(question, i, cases.get(question["name"], []), supervisor))
     supervisor.step("e")  # the runner flushes its output first
     if supervisor.ignored:
         channel.send(
@@ -426,23 +461,42 @@ def supervise(job: dict, channel: Channel, supervisor: _Supervisor) -> None:
     _exit(0)
 
 
+def _read_all(fd: int) -> bytes:
+    """Everything left in a descriptor (the cases' sealed memfd), then close it."""
+    chunks = []
+    while True:
+        chunk = os.read(fd, 1 << 20)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(fd)
+    return b"".join(chunks)
+
+
 def main(job_bytes: bytes) -> None:
-    """Run one job: fork the runner (learner code), supervise it from here; always end with ``os._exit``."""
+    """Run one job: fork the runner (learner code), supervise it from here; always end with ``os._exit``.
+
+    The runner is forked before the cases are read, and closes their descriptor at once: its
+    memory never held them. The supervisor reads them once it is not dumpable.
+    """
     job = _loads(job_bytes)
     _quiet_stdin()
     channel = Channel(int(job["channel_fd"]))
-    os.set_inheritable(channel.fd, False)
+    cases_fd = int(job["cases_fd"])
+    for fd in (channel.fd, cases_fd):
+        os.set_inheritable(fd, False)
     apply_limits(job["limits"], channel)
     cmd_r, cmd_w = os.pipe()
     rep_r, rep_w = os.pipe()
     pid = os.fork()
     if pid == 0:
-        os.close(channel.fd)
-        os.close(cmd_w)
-        os.close(rep_r)
-        runner(job, _Lines(cmd_r, 4096), Channel(rep_w))
+        for fd in (channel.fd, cases_fd, cmd_w, rep_r):
+            os.close(fd)
+        runner(job, _Lines(cmd_r, int(job.get("command_bytes", 1 << 20))), Channel(rep_w))
         _exit(0)
     os.close(cmd_r)
     os.close(rep_w)
     _undumpable(channel)
-    supervise(job, channel, _Supervisor(pid, cmd_w, _Lines(rep_r, int(job.get("reply_bytes", 8 << 20)))))
+    cases = _loads(_read_all(cases_fd))
+    replies = _Lines(rep_r, int(job.get("reply_bytes", 8 << 20)))
+    supervise(job, cases, channel, _Supervisor(pid, cmd_w, replies))

@@ -7,6 +7,13 @@
 - File names may hold any bytes. Reports get a safe, unique and
   deterministic name (:func:`report_names`); the original name is kept,
   escaped (:func:`display_name`), in the report and in ``grades.csv``.
+- A notebook is parsed for what grading reads (:func:`read_notebook`): the
+  type and source of each cell. Before any parsing, its JSON is measured
+  without building it (:func:`json_shape_problem`): more than
+  :data:`MAX_JSON_NODES` values or nesting deeper than :data:`MAX_JSON_DEPTH`
+  is refused. While it is parsed, every object keeps only the keys grading
+  reads, so saved outputs, attachments and metadata are dropped as soon as
+  they are read, never held for the whole notebook.
 - Every output is written atomically: a temporary file in the output folder,
   then ``os.replace``.
 """
@@ -14,6 +21,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 import stat
@@ -25,6 +33,10 @@ __all__ = [
     "NotebookError",
     "collect",
     "read_submission",
+    "read_notebook",
+    "json_shape_problem",
+    "MAX_JSON_NODES",
+    "MAX_JSON_DEPTH",
     "display_name",
     "csv_safe",
     "report_names",
@@ -104,20 +116,134 @@ def read_submission(path: Path, limit: int) -> bytes:
         now = os.fstat(fd)
         if not stat.S_ISREG(now.st_mode) or (now.st_dev, now.st_ino) != (before.st_dev, before.st_ino):
             raise NotebookError("the file was replaced while it was being read", "unreadable")
-        if now.st_size > limit:
-            raise NotebookError(f"the file is larger than {limit // 2**20} MiB", "too large")
-        chunks, total = [], 0
-        while total <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
+        return _read_at_most(fd, limit, now.st_size)
     finally:
         os.close(fd)
+
+
+def _read_at_most(fd: int, limit: int, size: int) -> bytes:
+    """The bytes of an open file, refused past ``limit`` bytes (it may grow while it is read)."""
+    too_large = NotebookError(f"the file is larger than {limit // 2**20} MiB", "too large")
+    if size > limit:
+        raise too_large
+    chunks, total = [], 0
+    while total <= limit:
+        chunk = os.read(fd, min(1 << 20, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
     if total > limit:
-        raise NotebookError(f"the file is larger than {limit // 2**20} MiB", "too large")
+        raise too_large
     return b"".join(chunks)
+
+
+#: Most JSON values (objects, arrays and the items in them) a notebook may hold. The course's own
+#: executed notebooks hold about 2,300; a notebook past this bound is refused before it is parsed.
+MAX_JSON_NODES = 200_000
+#: Deepest nesting of JSON objects and arrays in a notebook (a notebook's own structure is ~8 deep).
+MAX_JSON_DEPTH = 64
+#: The keys grading reads: the notebook's cells and format, each cell's type and source.
+_READ_KEYS = frozenset({"cells", "nbformat", "worksheets", "cell_type", "source"})
+_STRING = re.compile(rb'"[^"]*"')
+_BRACKET = re.compile(rb"[\[\]{}]")
+_CLEAR_OUTPUTS = (
+    "; clear the saved outputs (Edit > Clear Outputs of All Cells in JupyterLab) and save the notebook again"
+)
+
+
+def _depth(bare: bytes) -> int:
+    """The deepest nesting of brackets in JSON whose strings are empty (stops past the bound)."""
+    depth = deepest = 0
+    for match in _BRACKET.finditer(bare):
+        depth += 1 if match.group() in b"[{" else -1
+        deepest = max(deepest, depth)
+        if deepest > MAX_JSON_DEPTH:
+            break
+    return deepest
+
+
+def json_shape_problem(raw: bytes) -> str | None:
+    r"""Why a notebook's JSON is too big to parse (too many values, too deep), or ``None``; builds nothing.
+
+    Escapes are blanked first (``\\`` and ``\"``: same length), so every quote left opens or
+    closes a string; with strings emptied, brackets and commas are the JSON's structure.
+
+    Examples
+    --------
+    >>> json_shape_problem(b'{"cells": [{"source": "[[[,,,"}]}') is None
+    True
+    >>> json_shape_problem(b"[" * 100 + b"]" * 100).startswith("the notebook's JSON is nested more than 64")
+    True
+    >>> json_shape_problem(b"[" + b"{}," * 300_000 + b"{}]")[:48]
+    'the notebook holds about 600,003 JSON values (mo'
+    """
+    clean = raw.replace(b"\\\\", b"__").replace(b'\\"', b"__")
+    strings = clean.count(b'"') // 2
+    if strings > 2 * MAX_JSON_NODES:
+        return (
+            f"the notebook holds {strings:,} JSON strings (more than {2 * MAX_JSON_NODES:,}){_CLEAR_OUTPUTS}"
+        )
+    bare = _STRING.sub(b'""', clean)
+    del clean
+    nodes = bare.count(b"{") + bare.count(b"[") + bare.count(b",") + 1
+    if nodes > MAX_JSON_NODES:
+        return (
+            f"the notebook holds about {nodes:,} JSON values (more than {MAX_JSON_NODES:,}){_CLEAR_OUTPUTS}"
+        )
+    if _depth(bare) > MAX_JSON_DEPTH:
+        return f"the notebook's JSON is nested more than {MAX_JSON_DEPTH} levels deep{_CLEAR_OUTPUTS}"
+    return None
+
+
+def _what_grading_reads(pairs: list[tuple[str, object]]) -> dict:
+    """A JSON object as it is parsed, with only the keys grading reads (outputs are dropped here)."""
+    return {key: value for key, value in pairs if key in _READ_KEYS}
+
+
+def _cell_source(cell: dict) -> str:
+    src = cell.get("source", "")
+    if isinstance(src, list) and all(isinstance(x, str) for x in src):
+        return "".join(src)
+    if not isinstance(src, str):
+        raise NotebookError("a cell's source is not text")
+    return src
+
+
+def read_notebook(raw: bytes) -> list[str]:
+    r"""The code cells of a notebook file's bytes, as strings (parsed for what grading reads).
+
+    Raises
+    ------
+    NotebookError
+        For bytes that are not a readable Jupyter notebook (format 4), or hold too many JSON
+        values or too deep a nesting (:func:`json_shape_problem`).
+
+    Examples
+    --------
+    >>> raw = b'{"cells": [{"cell_type": "code", "source": ["x = 1\\n", "y = 2"], "outputs": [{}]},'
+    >>> raw += b' {"cell_type": "markdown", "source": "# title"}], "nbformat": 4}'
+    >>> read_notebook(raw)
+    ['x = 1\ny = 2']
+    """
+    problem = json_shape_problem(raw)
+    if problem:
+        raise NotebookError(problem, "too large")
+    try:
+        nb = json.loads(raw.decode("utf-8"), object_pairs_hook=_what_grading_reads)
+    except UnicodeDecodeError:
+        raise NotebookError("the file is not text (UTF-8): is it really a .ipynb notebook?") from None
+    except (ValueError, RecursionError) as exc:
+        raise NotebookError(
+            f"the file is not valid JSON ({str(exc)[:80]}); save the notebook from Jupyter again"
+        ) from None
+    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
+        if isinstance(nb, dict) and "worksheets" in nb:
+            raise NotebookError(
+                "old notebook format 3; open and save it in JupyterLab to convert it to format 4"
+            )
+        raise NotebookError("the JSON is not a Jupyter notebook (no 'cells' list)")
+    return [_cell_source(c) for c in nb["cells"] if isinstance(c, dict) and c.get("cell_type") == "code"]
 
 
 def display_name(path: Path | str) -> str:

@@ -46,7 +46,6 @@ reproduces a run; the seed is in every report and in ``grades.csv``).
 from __future__ import annotations
 
 import argparse
-import ast
 import copy
 import json
 import re
@@ -59,143 +58,27 @@ from pathlib import Path
 from typing import Any
 
 from . import authoring, exports, isolation, reports, scoring, similarity
-from .assignments import ASSIGNMENTS
-from .files import NotebookError, collect, display_name, read_submission, report_names, write_atomic
+from .files import (
+    NotebookError,
+    collect,
+    display_name,
+    read_notebook,
+    read_submission,
+    report_names,
+    write_atomic,
+)
 from .isolation import Runtime, SandboxUnavailable
+from .options import add_assignment_option, resolve_assignment
+from .prepare import encode_argument as _encode
+from .prepare import helpers_names as _helpers_names
+from .prepare import prepare_notebook
 from .sandbox import Limits, SandboxResult, run_submission
 from .spec import Assignment, build_cases
 
 __all__ = ["grade_submission", "grade_many", "prepare_notebook", "read_notebook", "make_plan", "main"]
 
-_MAGIC = re.compile(r"^\s*(%|!)")
-
-
-# ------------------------------------------------------------------ notebook → cells
-def _cell_source(cell: dict) -> str:
-    src = cell.get("source", "")
-    if isinstance(src, list) and all(isinstance(x, str) for x in src):
-        return "".join(src)
-    if not isinstance(src, str):
-        raise NotebookError("a cell's source is not text")
-    return src
-
-
-def read_notebook(raw: bytes) -> list[str]:
-    """The code cells of a notebook file's bytes, as strings.
-
-    Raises
-    ------
-    NotebookError
-        For bytes that are not a readable Jupyter notebook (format 4).
-    """
-    try:
-        nb = json.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise NotebookError("the file is not text (UTF-8): is it really a .ipynb notebook?") from None
-    except (ValueError, RecursionError) as exc:
-        raise NotebookError(
-            f"the file is not valid JSON ({str(exc)[:80]}); save the notebook from Jupyter again"
-        ) from None
-    if not isinstance(nb, dict) or not isinstance(nb.get("cells"), list):
-        if isinstance(nb, dict) and "worksheets" in nb:
-            raise NotebookError(
-                "old notebook format 3; open and save it in JupyterLab to convert it to format 4"
-            )
-        raise NotebookError("the JSON is not a Jupyter notebook (no 'cells' list)")
-    return [_cell_source(c) for c in nb["cells"] if isinstance(c, dict) and c.get("cell_type") == "code"]
-
-
-def _strip_magics(index: int, src: str, warnings: list[str]) -> list[str] | None:
-    lines = src.splitlines()
-    if lines and lines[0].lstrip().startswith("%%"):
-        warnings.append(f"cell {index}: skipped a cell magic ({lines[0].strip()[:40]!r})")
-        return None
-    kept = []
-    for line in lines:
-        if _MAGIC.match(line):
-            warnings.append(f"cell {index}: removed IPython magic/shell line {line.strip()[:60]!r}")
-            line = ""
-        kept.append(line)
-    return kept
-
-
-def _statements(tree: ast.Module, kept: list[str]) -> list[dict]:
-    """Top-level statements as ``{"line", "source"}`` (decorators included; overlapping ones merged)."""
-    spans: list[list[int]] = []
-    for node in tree.body:
-        start = min([node.lineno] + [d.lineno for d in getattr(node, "decorator_list", [])])
-        end = node.end_lineno or start
-        if spans and start <= spans[-1][1]:
-            spans[-1][1] = max(end, spans[-1][1])
-        else:
-            spans.append([start, end])
-    return [{"line": a, "source": "\n".join(kept[a - 1 : b]) + "\n"} for a, b in spans]
-
-
-def prepare_notebook(
-    sources: list[str],
-) -> tuple[list[dict], list[str], list[dict], list[tuple[int, ast.Module]]]:
-    """Strip magics, parse and split cells into top-level statements.
-
-    Returns ``(cells for the sandbox, warnings, syntax errors, parsed trees)``.
-
-    Examples
-    --------
-    >>> sources = ["%timeit 1\\nx = 1; y = 2\\ndef f():\\n    return x", "def ("]
-    >>> cells, warnings, errors, _ = prepare_notebook(sources)
-    >>> [s["line"] for s in cells[0]["statements"]], warnings, errors[0]["cell"]
-    ([2, 3], ["cell 1: removed IPython magic/shell line '%timeit 1'"], 2)
-    """
-    cells, warnings, errors, trees = [], [], [], []
-    for index, src in enumerate(sources, start=1):
-        kept = _strip_magics(index, src, warnings)
-        if kept is None:
-            continue
-        try:
-            tree = ast.parse("\n".join(kept), filename=f"<cell {index}>")
-        except (SyntaxError, ValueError) as exc:
-            msg = getattr(exc, "msg", str(exc))
-            errors.append(
-                {
-                    "cell": index,
-                    "line": getattr(exc, "lineno", None),
-                    "error": f"{type(exc).__name__}: {msg} (cell skipped)",
-                }
-            )
-            continue
-        if tree.body:
-            trees.append((index, tree))
-            cells.append({"index": index, "statements": _statements(tree, kept)})
-    return cells, warnings, errors, trees
-
-
-def _helpers_names(trees: list[tuple[int, ast.Module]]) -> set[str]:
-    """Names the notebook binds by importing ``helpers`` at the top level (they fail where it is absent)."""
-    names = set()
-    for _, tree in trees:
-        for node in tree.body:
-            if isinstance(node, ast.Import):
-                names |= {
-                    a.asname or a.name.split(".")[0] for a in node.names if a.name.split(".")[0] == "helpers"
-                }
-            elif isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] == "helpers":
-                names |= {a.asname or a.name for a in node.names}
-    return names
-
 
 # ------------------------------------------------------------------ plan
-def _encode(arg: Any) -> Any:
-    if isinstance(arg, set):
-        return {"set": [_encode(x) for x in sorted(arg, key=repr)]}
-    if isinstance(arg, tuple):
-        return {"tuple": [_encode(x) for x in arg]}
-    if isinstance(arg, dict):
-        return {"dict": [[_encode(a), _encode(b)] for a, b in arg.items()]}
-    if isinstance(arg, list):
-        return [_encode(x) for x in arg]
-    return arg
-
-
 @dataclass
 class Plan:
     """Cases and expected values of one assignment, computed once per run (outside every sandbox)."""
@@ -437,32 +320,6 @@ def _add_limit_options(parser: argparse.ArgumentParser) -> None:
                 default=f.default,
                 help=f"{f.metadata['help']} (default {f.default:g})",
             )
-
-
-def add_assignment_option(parser: argparse.ArgumentParser) -> None:
-    """``--assignment``: a built-in name or the path of an authored spec (written by ``author``)."""
-    parser.add_argument(
-        "--assignment",
-        required=True,
-        help=f"a built-in assignment ({', '.join(sorted(ASSIGNMENTS))}) or the path of an authored "
-        "spec (*.grader.py, written by `python -m helpers.grade author`)",
-    )
-
-
-def resolve_assignment(parser: argparse.ArgumentParser, value: str) -> Assignment:
-    """The assignment named by ``--assignment``; a usage error (exit 2) with the fix otherwise."""
-    if value in ASSIGNMENTS:
-        return ASSIGNMENTS[value]
-    if not value.endswith(".py"):
-        parser.error(
-            f"unknown assignment {value!r}: choose from {', '.join(sorted(ASSIGNMENTS))} or give the path "
-            "of an authored spec (*.grader.py)"
-        )
-    try:
-        return authoring.load_spec(Path(value))
-    except authoring.AuthoringError as exc:
-        parser.error(str(exc))
-    raise AssertionError("not reached")
 
 
 def _add_run_options(parser: argparse.ArgumentParser) -> None:

@@ -178,18 +178,18 @@ def _top_names(dist: metadata.Distribution) -> list[str]:
     listed = (dist.read_text("top_level.txt") or "").split()
     if listed:
         return sorted(set(listed))
-    names = set()
-    for path in dist.files or []:
-        top = path.parts[0] if path.parts else ""
-        if len(path.parts) == 1:
-            top = top[:-3] if top.endswith(".py") else ""
-        if (
-            top
-            and not top.endswith((".dist-info", ".data", ".egg-info", ".pth"))
-            and top not in ("..", "bin")
-        ):
-            names.add(top)
-    return sorted(n for n in names if not n.startswith("__"))
+    names = {_top_of(path.parts) for path in dist.files or []}
+    return sorted(n for n in names if n and not n.startswith("__"))
+
+
+def _top_of(parts: tuple[str, ...]) -> str:
+    """The top-level module or folder an installed file belongs to (``""`` for metadata and scripts)."""
+    top = parts[0] if parts else ""
+    if len(parts) == 1:
+        top = top[:-3] if top.endswith(".py") else ""
+    if top.endswith((".dist-info", ".data", ".egg-info", ".pth")) or top in ("..", "bin"):
+        return ""
+    return top
 
 
 def _locate(name: str, dist: metadata.Distribution | None) -> str | None:
@@ -200,13 +200,16 @@ def _locate(name: str, dist: metadata.Distribution | None) -> str | None:
     """
     if dist is not None:
         path = str(dist.locate_file(name))
-        if os.path.exists(path):
-            return os.path.realpath(path)
-        for suffix in (".py",):
-            if os.path.exists(path + suffix):
-                return os.path.realpath(path + suffix)
+        for candidate in (path, path + ".py"):
+            if os.path.exists(candidate):
+                return os.path.realpath(candidate)
         if dist.metadata["Name"] not in metadata.packages_distributions().get(name, []):
             return None
+    return _found_by_import_system(name)
+
+
+def _found_by_import_system(name: str) -> str | None:
+    """Host path of a top-level module as the import system finds it (an editable install's too)."""
     try:
         spec = importlib.util.find_spec(name) if name.isidentifier() else None
     except (ImportError, ValueError):
@@ -214,7 +217,8 @@ def _locate(name: str, dist: metadata.Distribution | None) -> str | None:
     if spec is None or not (spec.submodule_search_locations or spec.origin not in (None, "built-in")):
         return None
     locations = list(spec.submodule_search_locations or [])
-    return os.path.realpath(locations[0] if locations else spec.origin)
+    path = locations[0] if locations else spec.origin
+    return os.path.realpath(path) if path else None
 
 
 def _distribution_of(name: str) -> metadata.Distribution | None:
@@ -259,15 +263,22 @@ def package_paths(names: tuple[str, ...]) -> dict[str, str]:
             path = _locate(top, dist)
             if path is not None and os.path.basename(path) not in out:
                 out[os.path.basename(path)] = path
-        for req in _requirements(dist):
-            if _canonical(req) in seen:
-                continue
-            seen.add(_canonical(req))
-            try:
-                queue.append(metadata.distribution(req))
-            except metadata.PackageNotFoundError:
-                continue
+        queue += _new_requirements(dist, seen)
     return out
+
+
+def _new_requirements(dist: metadata.Distribution, seen: set[str]) -> list[metadata.Distribution]:
+    """The installed distributions ``dist`` requires that ``seen`` does not hold yet (added to it)."""
+    found = []
+    for req in _requirements(dist):
+        if _canonical(req) in seen:
+            continue
+        seen.add(_canonical(req))
+        try:
+            found.append(metadata.distribution(req))
+        except metadata.PackageNotFoundError:
+            continue
+    return found
 
 
 def _system_links() -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
@@ -351,7 +362,8 @@ def _stage(binds: list[tuple[str, str]], staging: str) -> list[tuple[str, str]]:
 
 
 # ------------------------------------------------------------------ the two modes
-def _bubblewrap_runtime(packages: tuple[str, ...], staging: str | None) -> Runtime:
+def _bwrap() -> str:
+    """The bubblewrap program, on a machine the seccomp filter supports."""
     bwrap = shutil.which("bwrap")
     if bwrap is None:
         raise SandboxUnavailable("bubblewrap (`bwrap`) is not installed", fix=INSTALL_HELP)
@@ -361,6 +373,11 @@ def _bubblewrap_runtime(packages: tuple[str, ...], staging: str | None) -> Runti
             fix=f"grade on {' or '.join(seccomp.ARCHES)} Linux, or pass --unsafe-no-sandbox for a trusted "
             "class",
         )
+    return bwrap
+
+
+def _bubblewrap_runtime(packages: tuple[str, ...], staging: str | None) -> Runtime:
+    bwrap = _bwrap()
     python = _interpreter()
     site = package_paths(packages)
     system, links = _system_links()

@@ -1,11 +1,17 @@
 """Run one learner submission in its sandbox and bring back validated plain values.
 
-The grader never imports or executes learner code in its own process. It
-hands the cells and the inputs of every case to :func:`run_submission`, which
-starts the child program (:mod:`helpers.grade.child`, passed in on standard
-input together with the job) inside the sandbox described in
-:mod:`helpers.grade.isolation`, and reads back one JSON line per event on a
-dedicated pipe. Comparing values with the reference is the grader's job.
+The *run* stage of grading (read -> prepare -> **run** -> decode -> score). The
+grader never imports or executes learner code in its own process. It hands the
+prepared cells and questions to :func:`run_submission`, which starts the child
+program (:mod:`helpers.grade.child`, passed in on standard input together with
+the job) inside the sandbox described in :mod:`helpers.grade.isolation`, and
+reads back one JSON line per event on a dedicated pipe, validated by
+:mod:`helpers.grade.decode`. Comparing values with the reference is the
+grader's job.
+
+The job on standard input holds no case: the cases travel in a sealed memfd of
+their own that only the supervisor reads, and each case reaches the learner's
+process only when it runs (see :mod:`helpers.grade.child`).
 
 What is enforced here, on the grader's side
 -------------------------------------------
@@ -26,7 +32,11 @@ What is enforced here, on the grader's side
   (``Limits.result_bytes``) and read in time linear in what arrives, each line
   is parsed as plain JSON (no NaN or Infinity literals), checked against the
   message schema (:func:`validate_event`) and every string is cut and made
-  printable; the learner's printed output is capped and decoded with escapes.
+  printable (:mod:`helpers.grade.decode`).
+- The learner's printed output (standard output and error) is a pipe read here
+  as it arrives, never a file on the grader's disk: the first bytes are kept
+  for the report, and past ``Limits.output_bytes`` the pipe is closed, so
+  further writes fail (``EPIPE``) the way a write past a file-size limit does.
 - Inside, before any learner code runs, the child sets CPU time, address
   space, file size (hence output size), open files, process count (where no
   control group counts them) and core dump limits (soft = hard).
@@ -49,6 +59,7 @@ from pathlib import Path
 from typing import Any
 
 from . import cgroup, isolation, seccomp
+from .decode import SandboxResult, clean_text, hung_cell_error, take_events, validate_event
 from .isolation import Runtime
 
 __all__ = ["Limits", "SandboxResult", "run_submission", "validate_event", "clean_text", "BOOTSTRAP"]
@@ -63,10 +74,11 @@ BOOTSTRAP = (
     "exec(compile(data[:cut], 'child.py', 'exec'), scope)\n"
     "scope['main'](data[cut + 1:])\n"
 )
-_MAX_TEXT = 500
 _MAX_EVENTS = 10_000
 #: helpers.experiments.exercise_data.SEED_VARIABLE (this module imports nothing of the course)
 _SEED_VARIABLE = "HELPERS_GRADING_SEED"
+#: the printed output kept for a report (all runs of one submission together)
+_OUTPUT_SHOWN = 4096
 #: tasks of a sandbox that are not the submission's: bubblewrap's init and the supervisor (child.py)
 _RUNNER_TASKS = 2
 
@@ -99,7 +111,9 @@ class Limits:
         1024, "--memory-mb", "address-space limit of each process of a submission, in MiB"
     )
     output_bytes: int = _limit(
-        256 * 1024, "--output-bytes", "largest file (and printed output) a submission may write, in bytes"
+        256 * 1024,
+        "--output-bytes",
+        "largest file, and most printed output, a submission may write, in bytes",
     )
     nproc: int = _limit(32, "--max-processes", "processes and threads a submission may run at once")
     tmp_mb: int = _limit(64, "--tmp-mb", "size of the submission's empty writable /tmp, in MiB")
@@ -165,126 +179,10 @@ class Limits:
         }
 
 
-@dataclass
-class SandboxResult:
-    """What came back from the sandbox for one submission, validated.
-
-    ``questions`` maps a question name to a ``result`` event (``status``
-    ``ok``/``missing``/``not_callable`` and ``cases``: one ``{"value": tagged}``
-    or ``{"error": text}`` per case) or to ``{"failure": reason}`` when the
-    question did not report.
-    """
-
-    questions: dict = field(default_factory=dict)
-    cell_errors: list = field(default_factory=list)
-    warnings: list = field(default_factory=list)
-    output: str = ""
-    runs: int = 0
-    runs_loaded: bool = False
-    hung_cells: list = field(default_factory=list)
-
-
-# ------------------------------------------------------------------ validation of what comes back
-def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
-    """Any string from the sandbox as printable text: cut, lone surrogates and control characters escaped.
-
-    Examples
-    --------
-    >>> clean_text("ok\\ud800\\x00" + "x" * 600)[:16]
-    'ok\\\\ud800\\\\x00xxxx'
-    """
-    text = value if isinstance(value, str) else repr(value)
-    text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
-    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
-
-
-def _valid_tag(tag: Any, depth: int = 0) -> bool:
-    if not isinstance(tag, dict) or depth > 6 or not isinstance(tag.get("t"), str):
-        return False
-    kind = tag["t"]
-    if kind in ("list", "dict"):
-        items = tag.get("v")
-        if not isinstance(items, list):
-            return False
-        if kind == "list":
-            return all(_valid_tag(x, depth + 1) for x in items)
-        return all(
-            isinstance(p, list) and len(p) == 2 and all(_valid_tag(x, depth + 1) for x in p) for p in items
-        )
-    if kind == "none":
-        return True
-    if kind == "bool":
-        return isinstance(tag.get("v"), bool)
-    if kind == "other":
-        return isinstance(tag.get("type"), str)
-    return kind in ("float", "int", "str", "np") and isinstance(tag.get("v"), str)
-
-
-def _valid_case(case: Any) -> bool:
-    if not isinstance(case, dict) or len(case) != 1:
-        return False
-    if "error" in case:
-        return isinstance(case["error"], str)
-    return _valid_tag(case.get("value"))
-
-
-def _valid_result(event: dict) -> bool:
-    return (
-        event.get("status") in ("ok", "missing", "not_callable")
-        and isinstance(event.get("cases"), list)
-        and all(_valid_case(c) for c in event["cases"])
-    )
-
-
-def _valid_loaded(event: dict) -> bool:
-    errors = event.get("errors")
-    return isinstance(errors, list) and all(
-        isinstance(e, dict)
-        and isinstance(e.get("error"), str)
-        and isinstance(e.get("cell"), int)
-        and isinstance(e.get("line"), int)
-        for e in errors
-    )
-
-
-_SCHEMA = {
-    "loaded": _valid_loaded,
-    "cell": lambda e: type(e.get("i")) is int,
-    "start": lambda e: isinstance(e.get("q"), str),
-    "result": lambda e: isinstance(e.get("q"), str) and _valid_result(e),
-    "warning": lambda e: isinstance(e.get("text"), str),
-    "done": lambda e: True,
-}
-
-
-def _reject_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not plain JSON")
-
-
-def validate_event(line: bytes) -> dict | None:
-    """One line from the result channel as a schema-checked event, or ``None`` if it is not one.
-
-    Examples
-    --------
-    >>> validate_event(b'{"ev": "start", "q": "q1"}')
-    {'ev': 'start', 'q': 'q1'}
-    >>> validate_event(b'{"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": NaN}]}') is None
-    True
-    """
-    try:
-        event = json.loads(line.decode("utf-8", "strict"), parse_constant=_reject_constant)
-    except (ValueError, RecursionError):
-        return None
-    if not isinstance(event, dict) or event.get("ev") not in _SCHEMA:
-        return None
-    return event if _SCHEMA[event["ev"]](event) else None
-
-
 # ------------------------------------------------------------------ one sandbox run
-def _job_stdin(job: dict) -> int:
-    """A sealed, read-only memfd holding the child's source, a NUL byte and the job (JSON)."""
-    data = _CHILD_SOURCE.read_bytes() + b"\0" + json.dumps(job).encode()
-    fd = os.memfd_create("grade-job", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+def _sealed(name: str, data: bytes) -> int:
+    """A sealed, read-only memfd holding ``data``, at offset 0 (nothing on any disk)."""
+    fd = os.memfd_create(name, os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
@@ -292,6 +190,83 @@ def _job_stdin(job: dict) -> int:
     fcntl.fcntl(fd, fcntl.F_ADD_SEALS, seals)
     os.lseek(fd, 0, os.SEEK_SET)
     return fd
+
+
+class _Pipes:
+    """The descriptors of one run: the result channel, the learner's output, the cases and the job.
+
+    The job (standard input: the child's source, a NUL byte, the job as JSON) names the
+    questions but holds no case; the cases (``{question: [JSON text of one case's
+    arguments, ...]}``) are a memfd of their own, which only the supervisor reads.
+    """
+
+    def __init__(self, job: dict, cases: dict[str, list[str]]):
+        self.channel_r, self.channel_w = os.pipe()
+        self.output_r, self.output_w = os.pipe()
+        self.cases = _sealed("grade-cases", json.dumps(cases).encode())
+        self.job = {**job, "channel_fd": self.channel_w, "cases_fd": self.cases}
+        self.stdin = _sealed("grade-job", _CHILD_SOURCE.read_bytes() + b"\0" + json.dumps(self.job).encode())
+
+    def passed(self) -> tuple[int, ...]:
+        """The descriptors the child inherits besides its standard ones."""
+        return (self.channel_w, self.cases)
+
+    def close_child_ends(self) -> None:
+        """Once the sandbox started: only the child holds its ends (end of file reaches the reader)."""
+        for name in ("channel_w", "output_w", "cases", "stdin"):
+            self._close(name)
+
+    def close(self) -> None:
+        for name in ("channel_r", "channel_w", "output_r", "output_w", "cases", "stdin"):
+            self._close(name)
+
+    def _close(self, name: str) -> None:
+        fd = getattr(self, name)
+        if fd >= 0:
+            os.close(fd)
+            setattr(self, name, -1)
+
+
+class _Output:
+    """The learner's printed output, read from its pipe as it arrives (never stored on a disk).
+
+    The first ``keep`` bytes are kept for the report. Past ``cap`` bytes the pipe is closed:
+    further writes fail with ``EPIPE``, as a write past a file-size limit fails with ``EFBIG``.
+    """
+
+    def __init__(self, fd: int, cap: int, keep: int):
+        self.fd, self.cap, self.keep = fd, cap, max(0, keep)
+        self.data = bytearray()
+        self.total = 0
+        os.set_blocking(fd, False)
+
+    def read(self) -> None:
+        """Take what the pipe holds now (closing it at end of file or past the cap)."""
+        try:
+            chunk = os.read(self.fd, 65536)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.close()
+            return
+        self.total += len(chunk)
+        if len(self.data) < self.keep:
+            self.data += chunk[: self.keep - len(self.data)]
+        if self.total >= self.cap:
+            self.close()
+
+    def drain(self) -> None:
+        """Everything already written (the runner flushes before it ends)."""
+        while self.fd >= 0 and select.select([self.fd], [], [], 0)[0]:
+            before = self.total
+            self.read()
+            if self.total == before:
+                break
+
+    def close(self) -> None:
+        if self.fd >= 0:
+            os.close(self.fd)
+            self.fd = -1
 
 
 class _Reader:
@@ -379,25 +354,27 @@ class _Reader:
         del self.buffer[:start]
         self.scanned = len(self.buffer)
 
-    def run(self) -> None:
-        """Read until ``done``, end of file, the deadline or the size cap."""
+    def _expired(self) -> str:
+        if self.end <= self.deadline:
+            return "the submission's total time limit was used up"
+        return f"timed out after {self.limits.timeout:g} s (wall clock)"
+
+    def run(self, output: _Output) -> None:
+        """Read until ``done``, end of file, the deadline or the size cap; drain ``output`` meanwhile."""
         while not (self.finished or self.reason):
             left = min(self.deadline, self.end) - time.monotonic()
             if left <= 0:
-                capped = self.end <= self.deadline
-                self.reason = (
-                    "the submission's total time limit was used up"
-                    if capped
-                    else f"timed out after {self.limits.timeout:g} s (wall clock)"
-                )
+                self.reason = self._expired()
                 return
-            ready, _, _ = select.select([self.fd], [], [], left)
-            if not ready:
-                continue
-            chunk = os.read(self.fd, 65536)
-            if not chunk:
-                return
-            self._feed(chunk)
+            watched = [self.fd] + ([output.fd] if output.fd >= 0 else [])
+            ready, _, _ = select.select(watched, [], [], left)
+            if output.fd in ready:
+                output.read()
+            if self.fd in ready:
+                chunk = os.read(self.fd, 65536)
+                if not chunk:
+                    return
+                self._feed(chunk)
 
 
 def _describe_exit(returncode: int | None) -> str:
@@ -427,13 +404,6 @@ def _kill(proc: subprocess.Popen) -> None:
     proc.wait()
 
 
-def _collect_output(out_file: Any, result: SandboxResult, limit: int) -> None:
-    out_file.seek(0)
-    text = out_file.read(limit).decode("utf-8", "backslashreplace")
-    if text and len(result.output) < limit:
-        result.output += clean_text(text, limit - len(result.output))
-
-
 def _read_child_pid(fd: int, timeout: float) -> int | None:
     """The sandbox's first process as bwrap reports it on ``--info-fd`` (``None`` if bwrap said nothing)."""
     data = b""
@@ -456,7 +426,7 @@ def _read_child_pid(fd: int, timeout: float) -> int | None:
 class _Launch:
     """bwrap started for one run: its seccomp filter, and its control group joined before any code runs."""
 
-    def __init__(self, runtime: Runtime, limits: Limits, job: dict, result: SandboxResult):
+    def __init__(self, runtime: Runtime, limits: Limits, result: SandboxResult):
         self.runtime, self.limits, self.result = runtime, limits, result
         self.group: cgroup.Group | None = None
         if runtime.mode == isolation.BUBBLEWRAP and runtime.cgroups is not None:
@@ -467,16 +437,16 @@ class _Launch:
             except OSError as exc:
                 result.warnings.append(f"no control group for this run ({exc}); per-process limits only")
 
-    def start(self, argv_tail: list[str], write_fd: int, stdin_fd: int, out_file: Any, workdir: str | None):
-        """Popen bwrap (or the unsafe child); returns the process."""
+    def start(self, pipes: _Pipes, workdir: str | None) -> subprocess.Popen:
+        """Popen bwrap (or the unsafe child) on the run's descriptors; returns the process."""
+        tail = ["-c", BOOTSTRAP]
         if self.runtime.mode != isolation.BUBBLEWRAP:
-            argv = [self.runtime.python, "-I", "-S", "-B"] + argv_tail
+            argv = [self.runtime.python, "-I", "-S", "-B"] + tail
             extra = {"env": isolation.sandbox_env(workdir or "/tmp"), "cwd": workdir}
-            return self._popen(argv, (write_fd,), stdin_fd, out_file, extra)
+            return self._popen(argv, pipes.passed(), pipes, extra)
         filter_fd = seccomp.filter_fd()
         fds = [filter_fd]
-        block_r = block_w = info_r = info_w = None
-        if self.group is not None:
+        if self.group is not None:  # bwrap reports its child on info, which waits on block until it joined
             block_r, block_w = os.pipe()
             info_r, info_w = os.pipe()
             fds += [block_r, info_w]
@@ -485,23 +455,23 @@ class _Launch:
                 self.runtime,
                 tmp_bytes=self.limits.tmp_mb * 1024 * 1024,
                 seccomp_fd=filter_fd,
-                block_fd=block_r,
-                info_fd=info_w,
+                block_fd=fds[1] if self.group is not None else None,
+                info_fd=fds[2] if self.group is not None else None,
             )
             extra = {"env": {}, **isolation.popen_user(self.runtime)}
-            proc = self._popen(argv + argv_tail, (write_fd, *fds), stdin_fd, out_file, extra)
+            proc = self._popen(argv + tail, (*pipes.passed(), *fds), pipes, extra)
         finally:
             for fd in fds:
                 os.close(fd)
         if self.group is not None:
-            self._join(info_r, block_w)
+            self._join(self.group, info_r, block_w)
         return proc
 
-    def _join(self, info_r: int, block_w: int) -> None:
+    def _join(self, group: cgroup.Group, info_r: int, block_w: int) -> None:
         try:
             pid = _read_child_pid(info_r, 10.0)
             if pid is not None:
-                self.group.add(pid)
+                group.add(pid)
         except OSError as exc:
             self.result.warnings.append(f"could not move the sandbox into its control group ({exc})")
         finally:
@@ -513,11 +483,11 @@ class _Launch:
             os.close(block_w)
 
     @staticmethod
-    def _popen(argv, fds, stdin_fd, out_file, extra) -> subprocess.Popen:
+    def _popen(argv: list[str], fds: tuple[int, ...], pipes: _Pipes, extra: dict) -> subprocess.Popen:
         return subprocess.Popen(
             argv,
-            stdin=stdin_fd,
-            stdout=out_file,
+            stdin=pipes.stdin,
+            stdout=pipes.output_w,
             stderr=subprocess.STDOUT,
             pass_fds=fds,
             start_new_session=True,
@@ -535,39 +505,60 @@ class _Launch:
         return exceeded
 
 
-def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult, end: float) -> _Reader:
+def _watch(reader: _Reader, output: _Output, proc: subprocess.Popen, launch: _Launch) -> None:
+    """Follow the run to its end (or its deadline), then kill what is left of it."""
+    exceeded = False
+    try:
+        reader.run(output)
+        output.drain()
+        if not reader.finished and not reader.reason:
+            try:
+                proc.wait(timeout=2)
+            except subprocess.TimeoutExpired:
+                pass
+            reader.reason = _describe_exit(proc.returncode)
+    finally:
+        exceeded = launch.finish(proc)
+    if exceeded and not reader.finished:
+        reader.reason = f"the submission's memory limit ({launch.limits.memory_mb} MiB in all) was exceeded"
+
+
+def _keep_output(output: _Output, result: SandboxResult, limits: Limits) -> None:
+    text = output.data.decode("utf-8", "backslashreplace")
+    if text:
+        result.output += clean_text(text, max(0, _OUTPUT_SHOWN - len(result.output)))
+    if output.total >= limits.output_bytes:
+        result.warnings.append(
+            f"the printed output was cut after {limits.output_bytes} bytes (--output-bytes): "
+            "printing more failed inside the notebook"
+        )
+
+
+def _run_once(
+    job: dict,
+    cases: dict[str, list[str]],
+    runtime: Runtime,
+    limits: Limits,
+    result: SandboxResult,
+    end: float,
+) -> _Reader:
     """One sandbox run; the reader holds the events, the phase it stopped in and the reason."""
     workdir = tempfile.mkdtemp(prefix="helpers-grade-") if runtime.mode == isolation.UNSAFE else None
-    read_fd, write_fd = os.pipe()
-    job = {**job, "channel_fd": write_fd}
-    stdin_fd = _job_stdin(job)
-    reader = _Reader(read_fd, limits, result, job, end)
-    launch = _Launch(runtime, limits, job, result)
+    pipes = _Pipes(job, cases)
+    reader = _Reader(pipes.channel_r, limits, result, pipes.job, end)
+    output = _Output(pipes.output_r, limits.output_bytes, _OUTPUT_SHOWN - len(result.output))
+    pipes.output_r = -1  # the output reader owns it now
+    launch = _Launch(runtime, limits, result)
     try:
-        with tempfile.TemporaryFile() as out_file:
-            proc = launch.start(["-c", BOOTSTRAP], write_fd, stdin_fd, out_file, workdir)
-            os.close(write_fd)
-            write_fd = -1
-            exceeded = False
-            try:
-                reader.run()
-                if not reader.finished and not reader.reason:
-                    try:
-                        proc.wait(timeout=2)
-                    except subprocess.TimeoutExpired:
-                        pass
-                    reader.reason = _describe_exit(proc.returncode)
-            finally:
-                exceeded = launch.finish(proc)
-            if exceeded and not reader.finished:
-                reader.reason = f"the submission's memory limit ({limits.memory_mb} MiB in all) was exceeded"
-            _collect_output(out_file, result, 4096)
+        proc = launch.start(pipes, workdir)
+        pipes.close_child_ends()
+        _watch(reader, output, proc, launch)
     finally:
-        for fd in (write_fd, read_fd, stdin_fd):
-            if fd >= 0:
-                os.close(fd)
+        output.close()
+        pipes.close()
         if workdir:
             shutil.rmtree(workdir, ignore_errors=True)
+    _keep_output(output, result, limits)
     if reader.invalid:
         result.warnings.append(
             f"ignored {reader.invalid} invalid or out-of-order message(s) on the result channel"
@@ -575,19 +566,68 @@ def _run_once(job: dict, runtime: Runtime, limits: Limits, result: SandboxResult
     return reader
 
 
-def _take_events(reader: _Reader, remaining: list[dict], result: SandboxResult, first: bool) -> None:
-    names = {q["name"] for q in remaining}
-    for event in reader.events:
-        ev = event["ev"]
-        if ev == "loaded" and first:
-            result.cell_errors = [
-                {"cell": e["cell"], "line": e["line"], "error": clean_text(e["error"])}
-                for e in event["errors"][:50]
-            ]
-        elif ev == "warning" and len(result.warnings) < 50:
-            result.warnings.append(clean_text(event["text"], 300))
-        elif ev == "result" and event["q"] in names and event["q"] not in result.questions:
-            result.questions[event["q"]] = event
+# ------------------------------------------------------------------ every run of one submission
+class _Runs:
+    """The runs of one submission: the questions still to answer, the cells to skip, the hard cap."""
+
+    def __init__(self, cells: list[dict], questions: list[dict], runtime: Runtime, limits: Limits, seed):
+        self.cells, self.runtime, self.limits = cells, runtime, limits
+        self.env = {} if seed is None else {_SEED_VARIABLE: str(seed)}
+        self.remaining = list(questions)
+        self.skip: list[int] = []
+        self.result = SandboxResult()
+        self.end = time.monotonic() + limits.timeout * (len(questions) + 1)
+
+    def job(self) -> tuple[dict, dict[str, list[str]]]:
+        """The public job of the next run (no case in it) and, apart, the cases of its questions."""
+        cases = {
+            q["name"]: [json.dumps(args) for args in q.get("cases", [])]
+            for q in self.remaining
+            if q["kind"] == "function"
+        }
+        longest = max((len(c) for each in cases.values() for c in each), default=0)
+        job = {
+            "cells": self.cells,
+            "skip": list(self.skip),
+            "questions": [{k: q[k] for k in ("name", "kind", "target")} for q in self.remaining],
+            "limits": self.limits.for_child(len(self.remaining), per_user_nproc=self.runtime.cgroups is None),
+            "sys_path": self.runtime.sys_path,
+            "env": self.env,
+            "command_bytes": longest + 256,
+        }
+        return job, cases
+
+    def step(self) -> bool:
+        """One run; whether another is needed."""
+        reader = _run_once(*self.job(), self.runtime, self.limits, self.result, self.end)
+        take_events(reader.events, self.remaining, self.result, first=not self.result.runs_loaded)
+        self.result.runs += 1
+        self.result.runs_loaded = self.result.runs_loaded or reader.loaded
+        todo = [q for q in self.remaining if q["name"] not in self.result.questions]
+        return bool(todo) and self._next(reader, todo)
+
+    def _next(self, reader: _Reader, todo: list[dict]) -> bool:
+        if not reader.loaded and reader.cell is not None and time.monotonic() < self.end:
+            # The run stopped inside a cell: report it, run the notebook again without it.
+            self.result.hung_cells.append(
+                {"cell": reader.cell, "reason": reader.reason or "stopped reporting"}
+            )
+            self.skip.append(reader.cell)
+            return True
+        if not reader.loaded:
+            return self._fail(todo, f"running the notebook failed: {reader.reason}")
+        if time.monotonic() >= self.end:
+            return self._fail(todo, "the submission's total time limit was used up")
+        # The sandbox died or hung inside one question (or between two): that one fails, the rest go on.
+        stuck = reader.current if reader.current in {q["name"] for q in todo} else todo[0]["name"]
+        self.result.questions[stuck] = {"failure": reader.reason or "the process stopped reporting"}
+        self.remaining = [q for q in todo if q["name"] != stuck]
+        return bool(self.remaining)
+
+    def _fail(self, todo: list[dict], reason: str) -> bool:
+        for q in todo:
+            self.result.questions[q["name"]] = {"failure": reason}
+        return False
 
 
 def run_submission(
@@ -605,12 +645,13 @@ def run_submission(
     hangs or crashes scores zero and a new sandbox carries on with the questions after
     it. All runs of one submission share one hard wall-clock cap,
     ``timeout * (questions + 1)`` seconds, that nothing the submission sends can move.
+    The cases reach the learner's process one at a time, each when it runs.
 
     Parameters
     ----------
     cells : list of dict
         ``{"index": i, "statements": [{"line": n, "source": text}, ...]}``,
-        already free of IPython magics and syntax errors.
+        already free of IPython magics and syntax errors (:func:`helpers.grade.prepare.prepare_notebook`).
     questions : list of dict
         ``{"name", "kind": "function"|"value", "target", "cases": [[arg, ...], ...]}``.
         Arguments are JSON values; ``{"set": [...]}`` becomes a set.
@@ -628,53 +669,9 @@ def run_submission(
         Every question is present: either with its validated result or with a failure.
     """
     limits = limits or Limits()
-    result = SandboxResult()
-    remaining = list(questions)
-    skip: list[int] = []
-    end = time.monotonic() + limits.timeout * (len(questions) + 1)
-    while remaining:
-        job = {
-            "cells": cells,
-            "skip": skip,
-            "questions": remaining,
-            "limits": limits.for_child(len(remaining), per_user_nproc=runtime.cgroups is None),
-            "sys_path": runtime.sys_path,
-            "env": {} if seed is None else {_SEED_VARIABLE: str(seed)},
-        }
-        reader = _run_once(job, runtime, limits, result, end)
-        _take_events(reader, remaining, result, first=not result.runs_loaded)
-        result.runs += 1
-        result.runs_loaded = result.runs_loaded or reader.loaded
-        todo = [q for q in remaining if q["name"] not in result.questions]
-        if not todo:
-            break
-        if not reader.loaded and reader.cell is not None and time.monotonic() < end:
-            # The run stopped inside a cell: report it, run the notebook again without it.
-            result.hung_cells.append({"cell": reader.cell, "reason": reader.reason or "stopped reporting"})
-            skip = skip + [reader.cell]
-            continue
-        if not reader.loaded:
-            for q in todo:
-                result.questions[q["name"]] = {"failure": f"running the notebook failed: {reader.reason}"}
-            break
-        if time.monotonic() >= end:
-            for q in todo:
-                result.questions[q["name"]] = {"failure": "the submission's total time limit was used up"}
-            break
-        # The sandbox died or hung inside one question (or between two): that one fails, the rest go on.
-        stuck = reader.current if reader.current in {q["name"] for q in todo} else todo[0]["name"]
-        result.questions[stuck] = {"failure": reader.reason or "the process stopped reporting"}
-        remaining = [q for q in todo if q["name"] != stuck]
-    result.cell_errors += [_hung_cell_error(h, cells, limits) for h in result.hung_cells]
+    runs = _Runs(cells, questions, runtime, limits, seed)
+    while runs.remaining and runs.step():
+        pass
+    result = runs.result
+    result.cell_errors += [hung_cell_error(h, cells, limits.timeout) for h in result.hung_cells]
     return result
-
-
-def _hung_cell_error(hung: dict, cells: list[dict], limits: Limits) -> dict:
-    """A cell the notebook's run stopped in, as a cell error (which cell, why, and what happened next)."""
-    cell = next((c for c in cells if c["index"] == hung["cell"]), {"statements": [{"line": 1}]})
-    return {
-        "cell": hung["cell"],
-        "line": cell["statements"][0]["line"] if cell["statements"] else 1,
-        "error": f"this cell did not finish: {clean_text(hung['reason'], 200)}; it was skipped and the "
-        f"rest of the notebook was run without it (each cell shares the {limits.timeout:g} s wall clock)",
-    }

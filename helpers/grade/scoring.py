@@ -32,7 +32,7 @@ from typing import Any
 
 from helpers.checking.values import as_number
 
-from .sandbox import clean_text
+from .decode import clean_text
 from .spec import Question, compare, type_problem
 
 __all__ = ["Opaque", "decode", "score_question", "fail_question", "NOT_SCORED"]

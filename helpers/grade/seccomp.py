@@ -18,7 +18,11 @@ fails with ``EPERM`` (``clone3`` with ``ENOSYS``, so the C library falls back to
   ``quotactl``, file handles (``open_by_handle_at``), ``fanotify_init``;
 - namespaces and mounts: ``unshare``, ``setns``, ``clone`` with any namespace flag,
   ``mount``, ``umount2``, ``pivot_root``, ``chroot`` and the new mount API;
-- ``ioctl(TIOCSTI)`` / ``ioctl(TIOCLINUX)`` (typing into a terminal).
+- ``ioctl(TIOCSTI)`` / ``ioctl(TIOCLINUX)`` (typing into a terminal);
+- ``fallocate``: it reserves disk or memory blocks without growing a file, so the
+  file-size limit never sees them (``FALLOC_FL_KEEP_SIZE``); ``posix_fallocate`` then
+  fails with ``EPERM`` too, and writing (which the limit bounds) is the only way to
+  fill a file.
 
 A process of another architecture (the x32 ABI on x86_64, 32-bit calls) is killed:
 the filter only knows the numbers of the native one.
@@ -73,6 +77,7 @@ DENIED: dict[str, tuple[int, int]] = {
     "fsmount": (432, 432),
     "fspick": (433, 433),
     "mount_setattr": (442, 442),
+    "fallocate": (285, 47),
 }
 #: audit architecture, clone, clone3, ioctl numbers and the lowest number of the x32 ABI (0 = none).
 ARCHES: dict[str, dict[str, int]] = {

@@ -29,7 +29,9 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from .files import NotebookError, collect, display_name, read_submission, write_atomic
+from .files import NotebookError, collect, display_name, read_notebook, read_submission, write_atomic
+from .options import add_assignment_option, resolve_assignment
+from .prepare import prepare_notebook
 from .reports import display_names, md_text
 
 __all__ = ["normalise", "function_tokens", "similarity", "compare_class", "reference_code", "main"]
@@ -141,7 +143,6 @@ def functions_in(sources: list[str], targets: set[str]) -> dict[str, ast.Functio
 
     IPython magics and cells that do not parse are skipped.
     """
-    from .grader import prepare_notebook
 
     _, _, _, trees = prepare_notebook(sources)
     found: dict[str, ast.FunctionDef] = {}
@@ -258,7 +259,6 @@ def _library_reference(targets: set[str]) -> Entry | None:
 
 def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
     """The course's own code for the targets: its solution notebook (or authored spec) and the library."""
-    from .grader import read_notebook
 
     refs = []
     if assignment_arg.endswith(".py"):
@@ -276,7 +276,6 @@ def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
 
 
 def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
-    from .grader import read_notebook
 
     try:
         return Entry(label, _tokens(functions_in(read_notebook(read_submission(path, limit)), targets)))
@@ -321,7 +320,6 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
 
 def main(argv: list[str]) -> int:
     """``python -m helpers.grade similarity --assignment A --out DIR SUBMISSIONS...``."""
-    from .grader import add_assignment_option, resolve_assignment
 
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade similarity",

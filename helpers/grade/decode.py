@@ -1,0 +1,180 @@
+"""Decode what a sandbox sent back: schema-checked events, printable text, one validated result.
+
+The stage after :mod:`helpers.grade.sandbox` (read -> prepare -> run -> **decode** -> score).
+Nothing that comes out of a sandbox is trusted: every line of the result channel is parsed
+as plain JSON (no ``NaN`` or ``Infinity`` literals), checked against the message schema
+(:func:`validate_event`), and every string is cut and made printable (:func:`clean_text`)
+before it reaches a report. :func:`take_events` turns the events of one sandbox run into
+the submission's :class:`SandboxResult`.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["SandboxResult", "clean_text", "validate_event", "take_events", "hung_cell_error"]
+
+_MAX_TEXT = 500
+
+
+@dataclass
+class SandboxResult:
+    """What came back from the sandbox for one submission, validated.
+
+    ``questions`` maps a question name to a ``result`` event (``status``
+    ``ok``/``missing``/``not_callable`` and ``cases``: one ``{"value": tagged}``
+    or ``{"error": text}`` per case) or to ``{"failure": reason}`` when the
+    question did not report.
+    """
+
+    questions: dict = field(default_factory=dict)
+    cell_errors: list = field(default_factory=list)
+    warnings: list = field(default_factory=list)
+    output: str = ""
+    runs: int = 0
+    runs_loaded: bool = False
+    hung_cells: list = field(default_factory=list)
+
+
+def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
+    """Any string from the sandbox as printable text: cut, lone surrogates and control characters escaped.
+
+    Examples
+    --------
+    >>> clean_text("ok\\ud800\\x00" + "x" * 600)[:16]
+    'ok\\\\ud800\\\\x00xxxx'
+    """
+    text = value if isinstance(value, str) else repr(value)
+    text = text[:limit].encode("utf-8", "backslashreplace").decode("utf-8")
+    return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
+
+
+def _valid_items(tag: dict, depth: int) -> bool:
+    items = tag.get("v")
+    if not isinstance(items, list):
+        return False
+    if tag["t"] == "list":
+        return all(_valid_tag(x, depth + 1) for x in items)
+    return all(
+        isinstance(p, list) and len(p) == 2 and all(_valid_tag(x, depth + 1) for x in p) for p in items
+    )
+
+
+def _valid_tag(tag: Any, depth: int = 0) -> bool:
+    if not isinstance(tag, dict) or depth > 6 or not isinstance(tag.get("t"), str):
+        return False
+    kind = tag["t"]
+    if kind in ("list", "dict"):
+        return _valid_items(tag, depth)
+    if kind == "none":
+        return True
+    if kind == "bool":
+        return isinstance(tag.get("v"), bool)
+    if kind == "other":
+        return isinstance(tag.get("type"), str)
+    return kind in ("float", "int", "str", "np") and isinstance(tag.get("v"), str)
+
+
+def _valid_case(case: Any) -> bool:
+    if not isinstance(case, dict) or len(case) != 1:
+        return False
+    if "error" in case:
+        return isinstance(case["error"], str)
+    return _valid_tag(case.get("value"))
+
+
+def _valid_result(event: dict) -> bool:
+    return (
+        event.get("status") in ("ok", "missing", "not_callable")
+        and isinstance(event.get("cases"), list)
+        and all(_valid_case(c) for c in event["cases"])
+    )
+
+
+def _valid_loaded(event: dict) -> bool:
+    errors = event.get("errors")
+    return isinstance(errors, list) and all(
+        isinstance(e, dict)
+        and isinstance(e.get("error"), str)
+        and isinstance(e.get("cell"), int)
+        and isinstance(e.get("line"), int)
+        for e in errors
+    )
+
+
+_SCHEMA = {
+    "loaded": _valid_loaded,
+    "cell": lambda e: type(e.get("i")) is int,
+    "start": lambda e: isinstance(e.get("q"), str),
+    "result": lambda e: isinstance(e.get("q"), str) and _valid_result(e),
+    "warning": lambda e: isinstance(e.get("text"), str),
+    "done": lambda e: True,
+}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not plain JSON")
+
+
+def validate_event(line: bytes) -> dict | None:
+    """One line from the result channel as a schema-checked event, or ``None`` if it is not one.
+
+    Examples
+    --------
+    >>> validate_event(b'{"ev": "start", "q": "q1"}')
+    {'ev': 'start', 'q': 'q1'}
+    >>> validate_event(b'{"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": NaN}]}') is None
+    True
+    """
+    try:
+        event = json.loads(line.decode("utf-8", "strict"), parse_constant=_reject_constant)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(event, dict) or event.get("ev") not in _SCHEMA:
+        return None
+    return event if _SCHEMA[event["ev"]](event) else None
+
+
+def take_events(events: list[dict], remaining: list[dict], result: SandboxResult, first: bool) -> None:
+    """The validated events of one run into ``result`` (cell errors only from the first run that loaded).
+
+    Examples
+    --------
+    >>> result = SandboxResult()
+    >>> events = [{"ev": "loaded", "errors": [{"cell": 1, "line": 2, "error": "E\\x00"}]},
+    ...           {"ev": "result", "q": "q1", "status": "missing", "cases": []}]
+    >>> take_events(events, [{"name": "q1"}], result, first=True)
+    >>> result.cell_errors, list(result.questions)
+    ([{'cell': 1, 'line': 2, 'error': 'E\\\\x00'}], ['q1'])
+    """
+    names = {q["name"] for q in remaining}
+    for event in events:
+        ev = event["ev"]
+        if ev == "loaded" and first:
+            result.cell_errors = [
+                {"cell": e["cell"], "line": e["line"], "error": clean_text(e["error"])}
+                for e in event["errors"][:50]
+            ]
+        elif ev == "warning" and len(result.warnings) < 50:
+            result.warnings.append(clean_text(event["text"], 300))
+        elif ev == "result" and event["q"] in names and event["q"] not in result.questions:
+            result.questions[event["q"]] = event
+
+
+def hung_cell_error(hung: dict, cells: list[dict], timeout: float) -> dict:
+    """A cell the notebook's run stopped in, as a cell error (which cell, why, and what happened next).
+
+    Examples
+    --------
+    >>> hung_cell_error({"cell": 2, "reason": "timed out"}, [], 10.0)["error"][:35]
+    'this cell did not finish: timed out'
+    """
+    cell = next((c for c in cells if c["index"] == hung["cell"]), {"statements": [{"line": 1}]})
+    return {
+        "cell": hung["cell"],
+        "line": cell["statements"][0]["line"] if cell["statements"] else 1,
+        "error": f"this cell did not finish: {clean_text(hung['reason'], 200)}; it was skipped and the "
+        f"rest of the notebook was run without it (each cell shares the {timeout:g} s wall clock)",
+    }
