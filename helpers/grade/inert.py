@@ -11,9 +11,10 @@ of these functions:
 - :func:`md_code`: a Markdown code span that cannot be broken out of, whatever backticks the text
   holds (the fence is longer than any run of backticks inside); nothing in a code span is markup.
   This is how the Markdown outputs show learner text.
-- :func:`md_text`: Markdown prose in which every ASCII punctuation character is escaped (so no
-  ``[``, ``]``, ``(``, ``)``, ``!``, backtick, ``*``, ``_``, ``#``, ``|`` or ``:`` acts) and ``<``, ``>``,
-  ``&`` are character references: for the course's own text around learner text.
+- :func:`md_text`: Markdown prose in which every character that can open or close markup is
+  escaped (``[``, ``]``, ``(``, ``)``, ``!``, backtick, ``*``, ``_``, ``#``, ``|``, ``:``, ``@``, the dot
+  of ``www.``) and ``<``, ``>``, ``&`` are character references: for the course's own text that may
+  quote learner text (reasons, notes).
 - :func:`html_text`: text for HTML (element content or a quoted attribute).
 - :func:`csv_cell`: a spreadsheet cell that is never a formula (a leading ``= + - @``, tab or
   carriage return, after any spaces, is neutralised with a ``'``, as OWASP recommends).
@@ -36,7 +37,9 @@ __all__ = ["plain", "md_text", "md_code", "html_text", "csv_cell", "type_name", 
 #: Unicode categories shown escaped: controls, format characters (bidi overrides and isolates,
 #: zero-width characters), surrogates, private use, unassigned, line and paragraph separators.
 _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
-_MARKDOWN_PUNCTUATION = re.compile(r"[!\"#$%'()*+,\-./:;=?\[\\\]^_`{|}~]")
+#: What ``md_text`` escapes: every character that opens or closes Markdown markup (links and images
+#: ``[ ] ( ) !``, code and emphasis, headings, tables, autolinks ``: @`` and GitHub's ``www.``).
+_MARKDOWN_PUNCTUATION = re.compile(r"[!\"#*+\-:<>@\[\\\]_`{|}~()=^$]|(?<=www)\.", re.IGNORECASE)
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 DEFINED_IN_NOTEBOOK = "an exception class defined in the notebook"
@@ -75,8 +78,10 @@ def md_text(text: Any, limit: int = 2000) -> str:
     >>> md_text("[x](javascript:alert(1)) <b>|")
     '\\\\[x\\\\]\\\\(javascript\\\\:alert\\\\(1\\\\)\\\\) &lt;b&gt;\\\\|'
     """
-    escaped = _MARKDOWN_PUNCTUATION.sub(lambda m: "\\" + m.group(), plain(text, limit))
-    return "".join(_ENTITIES.get(c, c) for c in escaped)
+    text = plain(text, limit)
+    escaped = "".join(_ENTITIES.get(c, c) for c in text.replace("&", "\0"))
+    escaped = _MARKDOWN_PUNCTUATION.sub(lambda m: "\\" + m.group(), escaped)
+    return escaped.replace("\0", "&amp;")
 
 
 def md_code(text: Any, limit: int = 2000, *, in_table: bool = False) -> str:

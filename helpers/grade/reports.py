@@ -7,7 +7,7 @@
 - :class:`Roster`: maps submission files (exact names or glob patterns) to learner ids and names.
 - :func:`display_names`: file names as shown in spreadsheets and feedback: NFC-normalised, and
   marked when two different files look alike once normalised.
-- :func:`grades_csv`: ``grades.csv``; every text cell goes through :func:`helpers.grade.files.csv_safe`.
+- :func:`grades_csv`: ``grades.csv``; every text cell goes through :func:`helpers.grade.inert.csv_cell`.
 - :func:`feedback_markdown`: the file a learner reads. It never holds an input or an expected
   value of a hidden case, nor the learner's own exception messages (which could echo hidden inputs).
 """
@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .files import csv_safe
+from . import inert
 
 __all__ = [
     "Learner",
@@ -35,6 +35,7 @@ __all__ = [
     "display_names",
     "grades_csv",
     "feedback_markdown",
+    "learner_examples",
     "safe_check_feedback",
     "write_csv",
 ]
@@ -282,7 +283,7 @@ def write_csv(rows: list[list[Any]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for row in rows:
-        writer.writerow([csv_safe(x) if isinstance(x, str) else x for x in row])
+        writer.writerow([inert.csv_cell(x) if isinstance(x, str) else x for x in row])
     return buffer.getvalue().encode("utf-8", "backslashreplace")
 
 
@@ -374,67 +375,148 @@ def safe_check_feedback(check: dict) -> str:
     return text
 
 
-def md_text(text: Any) -> str:
-    """Text for a Markdown table cell: no pipes, no line breaks, no HTML.
-
-    Examples
-    --------
-    >>> md_text("a|b\\n<script>")
-    'a\\\\|b &lt;script&gt;'
-    """
-    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _question_lines(q: dict) -> list[str]:
-    result, reason = question_result(q)
-    lines = [
-        f"### {md_text(q.get('title', q['target']))} (`{md_text(q['target'])}`): "
-        f"{_points(q['points'])} / {_points(q['max_points'])} — {result}",
-        "",
-        f"{md_text(reason)}",
-        "",
-    ]
-    for c in q.get("checks", []):
-        mark = "passed" if c["passed"] else "failed"
-        kind = "hidden" if c.get("hidden") else "public"
-        lines.append(f"- {mark} ({kind}) {md_text(c['name'])}: {md_text(safe_check_feedback(c))}")
-    errors = error_types(q)
-    if errors:
-        lines.append(f"- errors raised: {md_text(errors)}")
-    return [*lines, ""]
-
-
 def error_types(question: dict) -> str:
     """The exception types a question raised, without their messages (which could echo hidden inputs).
+
+    Only built-in and NumPy names are shown (:func:`helpers.grade.inert.exception_label`).
 
     Examples
     --------
     >>> error_types({"errors": ["KeyError: 'u3' (2 cases)", "ZeroDivisionError: division by zero (1 case)"]})
     'KeyError, ZeroDivisionError'
+    >>> error_types({"errors": ["u3_i7: x (1 case)"]})
+    'an exception class defined in the notebook'
     """
-    return ", ".join(sorted({e.split(":")[0].split(" (")[0] for e in question.get("errors", [])}))
+    return ", ".join(sorted({inert.exception_label(e.split(" (")[0]) for e in question.get("errors", [])}))
+
+
+# ------------------------------------------------------------------ feedback
+REDRAWN = (
+    "the data behind this answer are drawn anew when the notebook is graded, so a number typed in "
+    "scores only by chance: compute it with code from the data the notebook loads"
+)
+BY_INSTRUCTOR = "graded by your instructor"
+
+
+def learner_examples(questions: list[dict]) -> list[list[list[dict]]]:
+    """The failed worked examples a learner may read, per question and check.
+
+    ``got`` is kept only for the cases that ran before any hidden input was handed to the
+    notebook's code (the runner calls the questions in order, each on its checks in order): a
+    function could otherwise stash a hidden input and return it on a later worked example.
+    Inputs and expected values of worked examples are the notebook's own and always shown.
+    """
+    seen_hidden, out = False, []
+    for q in questions:
+        per_check = []
+        for check in q.get("checks", []):
+            examples = check.get("examples", []) if not check.get("hidden") else []
+            per_check.append([e if not seen_hidden else {**e, "got": None} for e in examples])
+            seen_hidden = seen_hidden or bool(check.get("hidden"))
+        out.append(per_check)
+    return out
+
+
+def collapse(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(label, reason)`` pairs with the same reason merged into one, labels joined, order kept.
+
+    Examples
+    --------
+    >>> collapse([("a", "x"), ("b", "y"), ("c", "x")])
+    [('a, c', 'x'), ('b', 'y')]
+    """
+    merged: dict[str, list[str]] = {}
+    for label, reason in lines:
+        merged.setdefault(reason, []).append(label)
+    return [(", ".join(labels), reason) for reason, labels in merged.items()]
+
+
+def _example_lines(examples: list[dict]) -> list[str]:
+    lines = []
+    for e in examples:
+        got = "" if e.get("got") is None else f", got {inert.md_code(e['got'])}"
+        lines.append(f"  - {inert.md_code(e['input'])}: expected {inert.md_code(e['expected'])}{got}")
+    return lines
+
+
+def _check_lines(q: dict, examples: list[list[dict]]) -> list[str]:
+    """One line per distinct outcome: checks that passed or failed for one reason are listed together."""
+    reason = q.get("reason")
+    rows, public = [], []
+    for check, shown in zip(q.get("checks", []), examples, strict=True):
+        kind = "hidden" if check.get("hidden") else "public"
+        mark = "passed" if check["passed"] else "failed"
+        text = safe_check_feedback(check)
+        outcome = f"{mark}: {text}" if text != reason else mark
+        rows.append((f"{inert.md_code(check['name'])} ({kind})", outcome))
+        public += _example_lines(shown)
+    lines = [f"- {labels}: {inert.md_text(outcome)}" for labels, outcome in collapse(rows)]
+    if public:
+        lines += ["- worked examples of the notebook that failed:", *public]
+    return lines
+
+
+def _question_lines(q: dict, examples: list[list[dict]], submission_reason: str) -> list[str]:
+    result, reason = question_result(q)
+    if q.get("status") == "needs grading":
+        result, reason = "needs grading", BY_INSTRUCTOR
+    head = (
+        f"### {inert.md_text(q.get('title', q['target']))} ({inert.md_code(q['target'])}): "
+        f"{_points(q['points'])} / {_points(q['max_points'])} — {inert.md_text(result)}"
+    )
+    lines = [head, ""]
+    if reason and reason.removeprefix("did not report: ").removeprefix("not graded: ") != submission_reason:
+        lines += [inert.md_text(reason), ""]
+    if q.get("kind") == "value":
+        lines += [f"- {inert.md_text(REDRAWN)}"]
+    lines += _check_lines(q, examples)
+    errors = error_types(q)
+    if errors:
+        lines.append(f"- errors raised: {', '.join(inert.md_code(e) for e in errors.split(', '))}")
+    return [*lines, ""]
+
+
+def _cell_error_line(err: dict) -> str:
+    """A cell error: where, the exception's type, and for a syntax error its message.
+
+    A syntax error is found by the grader parsing the learner's own cell, so its message is
+    shown; a runtime error's message is not (it is whatever the notebook's code put there).
+    """
+    text = str(err.get("error", ""))
+    line = f", line {inert.md_text(err['line'])}" if err.get("line") else ""
+    where = f"cell {inert.md_text(err.get('cell'))}{line}"
+    if text.startswith(("SyntaxError:", "IndentationError:", "TabError:")):
+        return f"- {where}: {inert.md_code(text.removesuffix(' (cell skipped)'))} (the cell was skipped)"
+    if text.startswith("this cell did not finish"):
+        return f"- {where}: {inert.md_text(text)}"
+    return f"- {where}: raised {inert.md_code(inert.exception_label(text))}"
 
 
 def feedback_markdown(report: dict, learner: Learner | None, file: str, title: str) -> str:
-    """The Markdown a learner reads: score, status, and per question its result, reason and checks."""
+    """The Markdown a learner reads: score, status, and per question its result, reason and checks.
+
+    Every learner-controlled string (file and learner names, check outcomes, examples, exception
+    names) is a code span or escaped text (:mod:`helpers.grade.inert`); a reason repeated by
+    every question (a notebook that did not run) is said once.
+    """
     status, reason = submission_status(report)
     who = f"{learner.name} ({learner.id})" if learner else file
     lines = [
-        f"# {md_text(title)}: feedback for {md_text(who)}",
+        f"# {inert.md_text(title)}: feedback for {inert.md_code(who)}",
         "",
-        f"- file: `{md_text(file)}`",
+        f"- file: {inert.md_code(file)}",
         f"- score: **{_points(report['score'])} / {_points(report['max_score'])}**",
-        f"- status: {status}" + (f" — {md_text(reason)}" if reason else ""),
+        f"- status: {inert.md_text(status)}" + (f" — {inert.md_text(reason)}" if reason else ""),
         "",
-        "Only hidden checks score; they draw new inputs at every grading run, so their inputs and",
-        "expected values are never shown. Public checks are the notebook's worked examples.",
+        "Only hidden checks score; they draw new inputs at grading, so their inputs and expected",
+        "values are never shown. Public checks are the notebook's worked examples.",
         "",
     ]
-    for err in report.get("cell_errors", [])[:10]:
-        lines.append(f"- cell {err.get('cell')}: {md_text(str(err.get('error', '')).split(':')[0])}")
-    for warning in report.get("warnings", [])[:10]:
-        lines.append(f"- note: {md_text(warning)}")
+    cell_lines = [_cell_error_line(err) for err in report.get("cell_errors", [])]
+    lines += [line for line, _ in collapse([(x, x) for x in cell_lines])][:10]
+    lines += [f"- note: {inert.md_text(w)}" for w in dict.fromkeys(report.get("warnings", []))][:10]
     lines.append("")
-    for q in report.get("questions", []):
-        lines.extend(_question_lines(q))
+    questions = report.get("questions", [])
+    for q, examples in zip(questions, learner_examples(questions), strict=True):
+        lines.extend(_question_lines(q, examples, reason))
     return "\n".join(lines).rstrip("\n") + "\n"

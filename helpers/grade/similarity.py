@@ -30,7 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .files import NotebookError, collect, display_name, read_submission, write_atomic
-from .reports import display_names, md_text
+from .inert import md_code, md_text
+from .reports import display_names
 
 __all__ = ["normalise", "function_tokens", "similarity", "compare_class", "reference_code", "main"]
 
@@ -284,6 +285,14 @@ def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
         return f"{label}: {exc}"
 
 
+def _cell(text: str) -> str:
+    return md_code(text, 300, in_table=True)
+
+
+def _per(pair: dict) -> str:
+    return ", ".join(f"{md_text(k)} {v:.2f}" for k, v in pair["functions"].items())
+
+
 def report_markdown(result: dict, skipped: list[str]) -> str:
     """The report as Markdown."""
     lines = [
@@ -294,7 +303,7 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
         "",
         "## Groups (submissions linked by similar pairs)",
         "",
-        *[f"- {len(g)} submissions: {', '.join(md_text(x) for x in g)}" for g in result["groups"]],
+        *[f"- {len(g)} submissions: {', '.join(md_code(x) for x in g)}" for g in result["groups"]],
         "",
         "## Pairs of submissions",
         "",
@@ -302,8 +311,7 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
         "|---|---|---|---|",
     ]
     for p in result["pairs"]:
-        per = ", ".join(f"{k} {v:.2f}" for k, v in p["functions"].items())
-        lines.append(f"| {p['score']:.3f} | {md_text(p['a'])} | {md_text(p['b'])} | {per} |")
+        lines.append(f"| {p['score']:.3f} | {_cell(p['a'])} | {_cell(p['b'])} | {_per(p)} |")
     lines += [
         "",
         "## Matches with the course's own code",
@@ -312,10 +320,9 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
     ]
     lines.append("|---|---|---|---|")
     for m in result["references"]:
-        per = ", ".join(f"{k} {v:.2f}" for k, v in m["functions"].items())
-        lines.append(f"| {m['score']:.3f} | {md_text(m['submission'])} | {md_text(m['reference'])} | {per} |")
+        lines.append(f"| {m['score']:.3f} | {_cell(m['submission'])} | {_cell(m['reference'])} | {_per(m)} |")
     if skipped:
-        lines += ["", "## Not compared", ""] + [f"- {md_text(s)}" for s in skipped]
+        lines += ["", "## Not compared", ""] + [f"- {md_code(s)}" for s in skipped]
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 

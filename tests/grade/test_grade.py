@@ -260,7 +260,9 @@ def test_json_report_shape(corpus_run):
     for q in report["questions"]:
         assert {"question", "target", "points", "max_points", "status", "checks", "errors"} <= set(q)
         for c in q["checks"]:
-            assert set(c) == {"name", "hidden", "passed", "points", "max_points", "feedback"}
+            keys = {"name", "hidden", "passed", "points", "max_points", "feedback"}
+            assert keys <= set(c) <= keys | {"examples"}  # examples: failed worked examples (public only)
+            assert "examples" not in c or not c["hidden"]
         assert sum(c["max_points"] for c in q["checks"]) == pytest.approx(q["max_points"])
         assert all(c["max_points"] == 0 for c in q["checks"] if not c["hidden"])  # public and type checks
     names = {c["name"] for c in report["questions"][0]["checks"]}

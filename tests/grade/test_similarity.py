@@ -153,7 +153,7 @@ def test_class_report_finds_planted_copies_not_honest_work(tmp_path):
     assert not any(m[0] in ("cat.ipynb", "dan.ipynb", "fay.ipynb", "gus.ipynb") for m in matches)
     assert any("broken.ipynb" in s for s in result["skipped"])
     text = (out / "similarity.md").read_text()
-    assert "| 1.000 | ann.ipynb | bob_copied_ann.ipynb |" in text
+    assert "| 1.000 | ` ann.ipynb ` | ` bob_copied_ann.ipynb ` |" in text
 
 
 def test_lower_threshold_shows_more_and_bad_threshold_is_a_usage_error(tmp_path):
