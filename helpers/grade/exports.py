@@ -24,12 +24,12 @@ from .reports import (
     BY_INSTRUCTOR,
     REDRAWN,
     Learner,
+    check_rows,
     collapse,
     error_types,
     feedback_markdown,
     learner_examples,
     question_result,
-    safe_check_feedback,
     submission_status,
 )
 from .reports import write_csv as _write_csv
@@ -87,14 +87,8 @@ def _test_output(q: dict, examples: list[list[dict]]) -> str:
     lines = [f"{result}: {reason}"]
     if q.get("kind") == "value":
         lines.append(REDRAWN)
-    rows = [
-        (
-            f"{c['name']} ({'hidden' if c.get('hidden') else 'public'})",
-            f"{'passed' if c['passed'] else 'failed'}: {safe_check_feedback(c)}",
-        )
-        for c in q.get("checks", [])
-    ]
-    lines += [f"- {labels}: {outcome}" for labels, outcome in collapse(rows)]
+    rows = [(f"{name} ({how})", outcome) for name, how, outcome in check_rows(q)]
+    lines += [f"- {outcome}: {labels}" for labels, outcome in collapse(rows)]
     for shown in examples:
         for e in shown:
             got = "" if e.get("got") is None else f", got {e['got']}"

@@ -106,6 +106,17 @@ def question_result(question: dict) -> tuple[str, str]:
     return result, "no hidden check passed"
 
 
+def _given_status(report: dict) -> tuple[str, str] | None:
+    """The status a report already carries (its reader's, or an internal error), if any."""
+    if report.get("status") and "reason" in report:
+        return report["status"], report["reason"]
+    if report.get("status") and report["status"] != "graded":
+        return report["status"], report.get("error", "")
+    if report.get("error"):
+        return "internal error", report["error"]
+    return None
+
+
 def submission_status(report: dict) -> tuple[str, str]:
     """``(status, reason)`` of a whole submission from its JSON report.
 
@@ -125,12 +136,9 @@ def submission_status(report: dict) -> tuple[str, str]:
     >>> submission_status({"questions": [{"status": "ok"}, q | {"question": "q2"}]})
     ('graded', 'q2 timed out')
     """
-    if report.get("status") and "reason" in report:
-        return report["status"], report["reason"]
-    if report.get("status") and report["status"] != "graded":
-        return report["status"], report.get("error", "")
-    if report.get("error"):
-        return "internal error", report["error"]
+    given = _given_status(report)
+    if given:
+        return given
     questions = report.get("questions", [])
     failed = [q for q in questions if q.get("status") == "no report"]
     reasons = {q.get("reason", "").removeprefix("did not report: ") for q in failed}
@@ -396,6 +404,10 @@ REDRAWN = (
     "scores only by chance: compute it with code from the data the notebook loads"
 )
 BY_INSTRUCTOR = "graded by your instructor"
+GOT_WITHHELD = (
+    "what your function returned on a worked example is shown only when no hidden case had run "
+    "before it (a value returned later could carry a hidden input): call it on the example in your notebook"
+)
 
 
 def learner_examples(questions: list[dict]) -> list[list[list[dict]]]:
@@ -431,6 +443,50 @@ def collapse(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
     return [(", ".join(labels), reason) for reason, labels in merged.items()]
 
 
+GATED = (
+    "passed, but earns no points: its right answer is the same for every case, so it scores only "
+    "when the randomised check passes too"
+)
+
+
+NOT_SCORED = "not scored: "  # the prefix helpers.grade.scoring gives a check that carries no points
+_FAILED = re.compile(r"^(?:not scored: )?failed on (\d+) of (\d+) cases \(.*?\); e\.g\. (.*)$", re.DOTALL)
+
+
+def check_outcome(check: dict, reason: str | None = None) -> tuple[str, str]:
+    """``(how many cases, outcome)`` of one check for the learner; checks with one outcome share a line.
+
+    Examples
+    --------
+    >>> check_outcome({"passed": True, "points": 1.0, "max_points": 1.0, "feedback": "passed (8 cases)"})
+    ('', 'passed')
+    >>> check_outcome({"passed": False, "hidden": True, "points": 0, "max_points": 1,
+    ...                "feedback": "failed on 2 of 5 cases (x); e.g. wrong value"})
+    ('2 of 5 cases', 'failed: wrong value')
+    """
+    if check["passed"]:
+        if check["max_points"] > 0 and check["points"] == 0:
+            return "", GATED
+        return "", "passed" if check["max_points"] > 0 else "passed (not scored)"
+    text = safe_check_feedback(check)
+    found = _FAILED.match(text)
+    if found:
+        return f"{found.group(1)} of {found.group(2)} cases", f"failed: {found.group(3)}"
+    if text in (reason, f"{NOT_SCORED}{reason}"):
+        return "", "failed"
+    return "", f"failed: {text.removeprefix(NOT_SCORED)}"
+
+
+def check_rows(q: dict) -> list[tuple[str, str]]:
+    """``(check label, outcome)`` per check, the label plain text (the caller makes it inert)."""
+    rows = []
+    for check in q.get("checks", []):
+        counts, outcome = check_outcome(check, q.get("reason"))
+        kind = "hidden" if check.get("hidden") else "public"
+        rows.append((check["name"], f"{kind}{', ' + counts if counts else ''}", outcome))
+    return rows
+
+
 def _example_lines(examples: list[dict]) -> list[str]:
     lines = []
     for e in examples:
@@ -440,19 +496,17 @@ def _example_lines(examples: list[dict]) -> list[str]:
 
 
 def _check_lines(q: dict, examples: list[list[dict]]) -> list[str]:
-    """One line per distinct outcome: checks that passed or failed for one reason are listed together."""
-    reason = q.get("reason")
-    rows, public = [], []
-    for check, shown in zip(q.get("checks", []), examples, strict=True):
-        kind = "hidden" if check.get("hidden") else "public"
-        mark = "passed" if check["passed"] else "failed"
-        text = safe_check_feedback(check)
-        outcome = f"{mark}: {text}" if text != reason else mark
-        rows.append((f"{inert.md_code(check['name'])} ({kind})", outcome))
-        public += _example_lines(shown)
-    lines = [f"- {labels}: {inert.md_text(outcome)}" for labels, outcome in collapse(rows)]
+    """One line per distinct outcome (checks that failed for one reason are listed together), then the
+    failed worked examples with input, expected and (where safe) got."""
+    rows = [
+        (f"{inert.md_code(name)} ({inert.md_text(how)})", outcome) for name, how, outcome in check_rows(q)
+    ]
+    lines = [f"- {inert.md_text(outcome)}: {labels}" for labels, outcome in collapse(rows)]
+    public = [line for shown in examples for line in _example_lines(shown)]
     if public:
         lines += ["- worked examples of the notebook that failed:", *public]
+    if any(e.get("got") is None for shown in examples for e in shown):
+        lines.append(f"- {inert.md_text(GOT_WITHHELD)}")
     return lines
 
 
