@@ -69,6 +69,10 @@ _NUMPY_TYPES = {
     "bool",
 }
 NOT_SCORED = "not scored: "
+GATED_REASON = (
+    "the checks it passed have one right answer for every case (a function that does not compute "
+    "passes them too), so they score only when the randomised check passes as well"
+)
 
 
 @dataclass(frozen=True)
@@ -284,13 +288,14 @@ def _all_same(values: list[Any], q: Question) -> bool:
 
 
 def _constant_answer(q: Question, cases: list[_Case]) -> bool:
-    """True when every scored case got one value back while their right answers differ.
+    """True when the general check's cases all got one value back while their right answers differ.
 
-    All the question's scored (hidden) cases are looked at together, not one check: a
-    function that returns a constant except on a few inputs it recognises is caught by
-    :func:`_gated_checks`, this rule catches the plain constant. "One value" is judged over
-    values, not their form: ``0``, ``0.0``, ``-0.0`` and ``numpy.float64(0.0)`` are the same
-    answer, and so are numbers within the question's tolerance of each other.
+    The general (randomised) check draws inputs of every kind, so one value on all of them is a
+    constant, or a table of known answers with a constant for the rest; without a general check
+    every scored case counts. A function that returns a constant except on a few inputs is
+    caught by :func:`_gated_checks` instead. "One value" is judged over values, not their form:
+    ``0``, ``0.0``, ``-0.0`` and ``numpy.float64(0.0)`` are the same answer, and so are numbers
+    within the question's tolerance of each other.
 
     Examples
     --------
@@ -302,9 +307,9 @@ def _constant_answer(q: Question, cases: list[_Case]) -> bool:
     >>> _constant_answer(q, cases)
     True
     """
-    scored = set(_scored_checks(q))
-    returned = [c.returned for c in cases if c.check in scored and c.answered]
-    right = [c.expected for c in cases if c.check in scored]
+    judged = _general_checks(q, _scored_checks(q)) or set(_scored_checks(q))
+    returned = [c.returned for c in cases if c.check in judged and c.answered]
+    right = [c.expected for c in cases if c.check in judged]
     return bool(returned) and len(right) > 1 and _all_same(returned, q) and not _all_same(right, q)
 
 
@@ -419,10 +424,7 @@ def _checks(q: Question, judged: list[_Case]) -> list[dict]:
     for entry in checks:
         if entry["name"] in gated and entry["passed"]:
             entry["points"] = 0.0
-            entry["feedback"] += (
-                "; scores only when the randomised check passes too (its right answer is the same "
-                "for every case, so a function that does not compute would pass it)"
-            )
+            entry["feedback"] += "; no points: scores only when the randomised check passes too"
     if q.type_check:
         checks.append(_type_entry(q, judged))
     return checks
@@ -447,6 +449,8 @@ def _verdicts(q: Question, report: dict, judged: list[_Case]) -> None:
             reason="returns the same value whatever the input, while the right answers differ: "
             "no points (a constant only matches the cases whose answer happens to be it)",
         )
+    elif report["points"] == 0 and any(c["passed"] and c["max_points"] > 0 for c in report["checks"]):
+        report["reason"] = GATED_REASON
     notes = sorted({j.note for j in judged if j.note})
     if notes:
         report["notes"] = notes

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markdown_it import MarkdownIt
 
-from helpers.grade import exports, inert, isolation, reports, similarity
+from helpers.grade import exports, inert, isolation, reports, scoring, similarity
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
@@ -142,6 +142,7 @@ def test_points_without_computing_score_nothing_beside_an_honest_classmate(grade
     assert zeros["score"] <= 0.5, [(q["target"], q["points"]) for q in zeros["questions"]]
     gated = [c for q in zeros["questions"] for c in q["checks"] if c["passed"] and c["max_points"] > 0]
     assert gated and all(c["points"] == 0 and "randomised check" in c["feedback"] for c in gated)
+    assert all(q["reason"] == scoring.GATED_REASON for q in zeros["questions"] if q["status"] == "failed")
 
 
 def test_learner_names_are_inert_in_every_output(graded):
