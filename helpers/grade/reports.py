@@ -6,7 +6,8 @@
   ``partly right``, ``wrong``, ``not attempted``, ``missing``, ``timed out``, ...).
 - :class:`Roster`: maps submission files (exact names or glob patterns) to learner ids and names.
 - :func:`display_names`: file names as shown in spreadsheets and feedback: NFC-normalised, and
-  marked when two different files look alike once normalised.
+  marked when two different files look alike (equal once normalised, or the same UTS #39
+  confusable skeleton, :func:`skeleton`).
 - :func:`grades_csv`: ``grades.csv``; every text cell goes through :func:`helpers.grade.inert.csv_cell`.
 - :func:`feedback_markdown`: the file a learner reads. It never holds an input or an expected
   value of a hidden case, nor the learner's own exception messages (which could echo hidden inputs).
@@ -16,10 +17,10 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import functools
 import io
 import re
 import unicodedata
-from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -251,31 +252,80 @@ class Roster:
 
 
 # ------------------------------------------------------------------ names
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable character's prototype, from Unicode's ``confusables.txt`` (UTS #39, section 4).
+
+    The data come from the ``confusable-homoglyphs`` package, which stores every line
+    ``source ; prototype`` of ``confusables.txt`` as an edge in both directions. A source has one
+    edge (to its prototype) and a prototype is never a source, so the prototype of a character is
+    the neighbour with more edges, or a sequence of several characters; of two characters that
+    only have each other, the smaller stands for both (equal skeletons stay equal).
+    """
+    from confusable_homoglyphs import confusables
+
+    data = confusables.confusables_data
+    found = {}
+    for char, entries in data.items():
+        if len(char) != 1 or len(entries) != 1:
+            continue  # a prototype (or a sequence): it maps to itself
+        other = entries[0]["c"]
+        if len(other) > 1 or len(data.get(other, ())) > 1:
+            found[char] = other
+        elif other < char:
+            found[char] = other
+    return found
+
+
+def skeleton(text: str) -> str:
+    """The UTS #39 skeleton of ``text``: two strings that look alike have the same skeleton.
+
+    NFD, each character replaced by its prototype (repeated until nothing changes), NFD again.
+
+    Examples
+    --------
+    >>> skeleton("p\u0430ul.ipynb") == skeleton("paul.ipynb")  # a Cyrillic а
+    True
+    >>> skeleton("rn") == skeleton("m"), skeleton("ann") == skeleton("anne")
+    (True, False)
+    """
+    table = _prototypes()
+    current = unicodedata.normalize("NFD", text)
+    for _ in range(4):
+        mapped = unicodedata.normalize("NFD", "".join(table.get(c, c) for c in current))
+        if mapped == current:
+            break
+        current = mapped
+    return current
+
+
 def display_names(files: list[str]) -> list[str]:
     """Names for spreadsheets and feedback: NFC-normalised; look-alikes marked with their code points.
 
-    Two different names that are equal once normalised (``café`` typed two ways)
-    would display identically: each gets a visible marker with its escaped form.
+    Two different names that look the same (equal once normalised, like ``café`` typed two ways,
+    or with the same UTS #39 skeleton, like ``paul`` with a Cyrillic ``а``) would display
+    identically: each gets a visible marker with its escaped form.
 
     Examples
     --------
     >>> display_names(["caf\\u00e9.ipynb", "cafe\\u0301.ipynb", "b.ipynb"])
     ['café.ipynb [look-alike 1/2: caf\\\\xe9.ipynb]',
      'café.ipynb [look-alike 2/2: cafe\\\\u0301.ipynb]', 'b.ipynb']
+    >>> display_names(["paul.ipynb", "p\\u0430ul.ipynb"])[1]
+    'pаul.ipynb [look-alike 2/2: p\\\\u0430ul.ipynb]'
     """
-    normal = [_nfc(f) for f in files]
-    groups = Counter(normal)
+    keys = [skeleton(f) for f in files]
     distinct: dict[str, list[str]] = {}
-    for raw, norm in zip(files, normal, strict=True):
-        if raw not in distinct.setdefault(norm, []):
-            distinct[norm].append(raw)
+    for raw, key in zip(files, keys, strict=True):
+        if raw not in distinct.setdefault(key, []):
+            distinct[key].append(raw)
     out = []
-    for raw, norm in zip(files, normal, strict=True):
-        variants = distinct[norm]
-        if groups[norm] > 1 and len(variants) > 1:
+    for raw, key in zip(files, keys, strict=True):
+        name, variants = _nfc(raw), distinct[key]
+        if len(variants) > 1:
             escaped = raw.encode("ascii", "backslashreplace").decode("ascii")
-            norm = f"{norm} [look-alike {variants.index(raw) + 1}/{len(variants)}: {escaped}]"
-        out.append(norm)
+            name = f"{name} [look-alike {variants.index(raw) + 1}/{len(variants)}: {escaped}]"
+        out.append(name)
     return out
 
 

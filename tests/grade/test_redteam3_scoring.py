@@ -36,6 +36,7 @@ TARGETS = [q.target for q in A.questions]
 SIGNATURE = "(ranking, relevant, k)"
 LINK = "[click](javascript:alert(1)) ![x](//evil.example/x.png) <img src=x onerror=alert(1)>"
 HOSTILE_FILE = "[a](javascript:alert(1)) `x` <b>@=1.ipynb"
+LOOKALIKE = "p\u0430ul.ipynb"
 
 
 def _notebook(path: Path, *sources: str) -> Path:
@@ -90,6 +91,8 @@ def graded(tmp_path_factory, request):
     _notebook(folder / "zeros.ipynb", ZEROS_BUT_A_FEW)
     _notebook(folder / HOSTILE_FILE, HOSTILE_NAMES, CELL_RAISES, SYNTAX_ERROR)
     _notebook(folder / "exfiltrates.ipynb", EXFILTRATES)
+    shutil.copyfile(CORPUS / "perfect.ipynb", folder / "paul.ipynb")
+    _notebook(folder / LOOKALIKE, ZEROS_BUT_A_FEW)  # a Cyrillic а: the same name to the eye
     out = tmp_path_factory.mktemp("out3")
     paths = sorted(folder.iterdir())
     done = grade.grade_many(paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=None)
@@ -142,7 +145,8 @@ def test_points_without_computing_score_nothing_beside_an_honest_classmate(grade
     assert zeros["score"] <= 0.5, [(q["target"], q["points"]) for q in zeros["questions"]]
     gated = [c for q in zeros["questions"] for c in q["checks"] if c["passed"] and c["max_points"] > 0]
     assert gated and all(c["points"] == 0 and "randomised check" in c["feedback"] for c in gated)
-    assert all(q["reason"] == scoring.GATED_REASON for q in zeros["questions"] if q["status"] == "failed")
+    held = [q for q in zeros["questions"] if any(c["passed"] and c["max_points"] > 0 for c in q["checks"])]
+    assert held and all(q["reason"] == scoring.GATED_REASON for q in held)
 
 
 def test_learner_names_are_inert_in_every_output(graded):
@@ -225,6 +229,24 @@ def test_value_answers_say_the_data_are_redrawn(trusted_mode, tmp_path):
     assert "worked examples of the notebook" not in text
 
 
+def test_names_that_look_the_same_are_marked_and_graded_apart(graded):
+    out, by_file, feedback, _ = graded
+    assert by_file["paul.ipynb"]["score"] == 14.0 and by_file[LOOKALIKE]["score"] <= 0.5
+    rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
+    shown = {r["file"]: r for r in rows}
+    honest = shown["paul.ipynb [look-alike 1/2: paul.ipynb]"]
+    twin = shown["p\u0430ul.ipynb [look-alike 2/2: p\\u0430ul.ipynb]"]
+    assert (float(honest["score"]), float(twin["score"])) == (14.0, by_file[LOOKALIKE]["score"])
+    assert "look-alike 2/2: p\\u0430ul.ipynb" in feedback[LOOKALIKE]
+    assert reports.skeleton("p\u0430ul") == reports.skeleton("paul") != reports.skeleton("pau1x")
+    # the marker only when two files of the class look alike; NFC/NFD twins as before
+    assert reports.display_names(["paul.ipynb", "anna.ipynb"]) == ["paul.ipynb", "anna.ipynb"]
+    assert reports.display_names(["\u0430nn.ipynb", "ann.ipynb", "\u0391nn.ipynb", "Ann.ipynb"])[2:] == [
+        "\u0391nn.ipynb [look-alike 1/2: \\u0391nn.ipynb]",
+        "Ann.ipynb [look-alike 2/2: Ann.ipynb]",
+    ]
+
+
 # ------------------------------------------------------------------ property: no generated string breaks out
 _PAYLOADS = st.sampled_from(
     [
@@ -285,7 +307,7 @@ def _report(s: str) -> dict:
     }
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_HOSTILE)
 def test_no_hostile_string_becomes_markup_in_any_output(s):
     learner = reports.Learner("x.ipynb", s, s)
