@@ -21,6 +21,7 @@ import functools
 import io
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -357,7 +358,7 @@ def grades_csv(
     targets: list[str],
     reports: list[dict],
     learners: list[Learner | None],
-    absent: list[Learner] = (),
+    absent: Sequence[Learner] = (),
     max_score: float = 0.0,
 ) -> bytes:
     """``grades.csv``: one row per report, then one per roster learner without a submission (score 0).
@@ -527,8 +528,8 @@ def check_outcome(check: dict, reason: str | None = None) -> tuple[str, str]:
     return "", f"failed: {text.removeprefix(NOT_SCORED)}"
 
 
-def check_rows(q: dict) -> list[tuple[str, str]]:
-    """``(check label, outcome)`` per check, the label plain text (the caller makes it inert)."""
+def check_rows(q: dict) -> list[tuple[str, str, str]]:
+    """``(check name, kind and counts, outcome)`` per check, plain text (the caller makes it inert)."""
     rows = []
     for check in q.get("checks", []):
         counts, outcome = check_outcome(check, q.get("reason"))

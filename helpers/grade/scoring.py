@@ -122,7 +122,8 @@ def decode(tag: dict) -> Any:
     >>> decode({"t": "list", "v": [{"t": "other", "type": "__main__.F"}]})
     Opaque(type_name='list containing a class defined in the notebook')
     """
-    kind, value = tag["t"], tag.get("v")
+    kind = tag["t"]
+    value: Any = tag.get("v")
     try:
         if kind == "float":
             return float.fromhex(value)
@@ -270,12 +271,12 @@ def _type_entry(q: Question, cases: list[_Case]) -> dict:
 def _same(a: Any, b: Any, q: Question) -> bool:
     """Whether two values are one answer: numbers by value within the question's tolerance (whatever
     their type or the sign of a zero), dicts key by key, anything else by equality."""
-    (x, bad_x), (y, bad_y) = as_number(a), as_number(b)
-    if bad_x is None and bad_y is None:
+    x, y = as_number(a)[0], as_number(b)[0]  # a float for a number, None for anything else
+    if x is not None and y is not None:
         return math.isclose(x, y, rel_tol=q.rel_tol, abs_tol=q.abs_tol)
     if isinstance(a, dict) and isinstance(b, dict):
         return set(a) == set(b) and all(_same(a[k], b[k], q) for k in a)
-    if bad_x is None or bad_y is None:
+    if x is not None or y is not None:
         return False
     try:
         return type(a) is type(b) and bool(a == b)

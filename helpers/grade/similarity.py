@@ -30,6 +30,7 @@ import time
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from .files import NotebookError, collect, display_name, read_submission, write_atomic
 from .inert import md_code, md_text
@@ -61,19 +62,15 @@ class _Renamer(ast.NodeTransformer):
     def visit_FunctionDef(self, node: ast.FunctionDef) -> ast.AST:
         node.name = self._new(node.name)
         body = node.body
-        if (
-            body
-            and isinstance(body[0], ast.Expr)
-            and isinstance(getattr(body[0], "value", None), ast.Constant)
-        ):
-            if isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
+        first = body[0].value if body and isinstance(body[0], ast.Expr) else None
+        if isinstance(first, ast.Constant) and isinstance(first.value, str):
+            node.body = body[1:] or [ast.Pass()]
         node.decorator_list = []
         node.returns = None
         self.generic_visit(node)
         return node
 
-    visit_AsyncFunctionDef = visit_FunctionDef
+    visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
 
     def visit_arg(self, node: ast.arg) -> ast.AST:
         node.arg = self._new(node.arg)
@@ -189,9 +186,9 @@ def _is_stub(function: ast.FunctionDef) -> bool:
 def _as_function(name: str, node: ast.Lambda) -> ast.FunctionDef:
     """A ``name = lambda ...`` binding as the function it defines (for comparison only)."""
     body: list[ast.stmt] = [ast.Return(value=node.body)]
-    return ast.FunctionDef(
-        name=name, args=node.args, body=body, decorator_list=[], returns=None, type_params=[]
-    )
+    function = ast.FunctionDef(name=name, args=node.args, body=body, decorator_list=[], returns=None)
+    setattr(function, "type_params", [])  # noqa: B010 (a field from Python 3.12 on; 3.11's ast lacks it)
+    return function
 
 
 def _bind(bound: dict[str, ast.FunctionDef | None], targets: list[ast.expr], value: ast.expr) -> None:
@@ -338,12 +335,12 @@ def compare_class(
         _candidates(ref_pairs + class_pairs, threshold, min_tokens), threshold, min_tokens, budget
     )
     refs = {id(r) for r in references}
-    pairs = [
+    pairs: list[dict[str, Any]] = [
         {"a": a.label, "b": b.label, "score": score, "functions": per}
         for a, b, score, per in found
         if id(b) not in refs
     ]
-    matches = [
+    matches: list[dict[str, Any]] = [
         {"submission": a.label, "reference": b.label, "score": score, "functions": per}
         for a, b, score, per in found
         if id(b) in refs
