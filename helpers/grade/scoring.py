@@ -17,10 +17,11 @@ The rules, in the order they apply:
 4. A check whose right answers are all one value (no relevant item gives 0.0,
    ...) is passed as well by a function that returns that value whatever it is
    given: it scores only when the question's randomised (*general*) check passes
-   too. A function that returns 0.0 except on a few inputs it recognises
-   therefore collects nothing from those checks.
+   too (a check of a single case is not gated: one case shows no pattern). A
+   function that returns 0.0 except on a few inputs it recognises therefore
+   collects nothing from those checks.
 5. A function that returns one and the same value (judged by value: ``0``,
-   ``0.0`` and ``-0.0`` are one value) on every scored case of the question,
+   ``0.0`` and ``-0.0`` are one value) on every case of the general check,
    while the right answers there differ, scores zero ("same answer for every
    input").
 6. What a learner may read: a failed *public* check (a worked example of the
@@ -344,7 +345,8 @@ def _general_checks(q: Question, scored: list[str]) -> set[str]:
 
 
 def _one_answer(q: Question, right: list[Any]) -> bool:
-    return bool(right) and _all_same(right, q)
+    """Several cases, one right answer (a single case is a fixed point, not a pattern: not gated)."""
+    return len(right) > 1 and _all_same(right, q)
 
 
 def _errors(q: Question, cases: list[_Case]) -> list[str]:

@@ -385,7 +385,8 @@ def test_values_are_tagged_not_trusted(bwrap):
         "int",
         "Opaque",
     ]
-    assert values[5].type_name == "__main__.F" and values[8].type_name == "builtins.set"
+    # a class the notebook defined is never named (its name could carry anything): helpers.grade.inert
+    assert values[5].type_name == "a class defined in the notebook" and values[8].type_name == "builtins.set"
 
 
 def test_output_is_capped(bwrap):
