@@ -434,13 +434,13 @@ def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
     too_much = Limits().code_problem(sources)
     if too_much:
         return f"{label}: {too_much}"
-    tokens = _tokens(functions_in(sources, targets))
-    size = sum(len(t) for t in tokens.values())
+    found = functions_in(sources, targets)
+    size = sum(1 for node in found.values() for _ in ast.walk(node))  # counted before normalising
     if size > MAX_TOKENS:
         return (
             f"{label}: its graded functions hold {size} syntax-tree nodes (at most {MAX_TOKENS} are compared)"
         )
-    return Entry(label, tokens)
+    return Entry(label, _tokens(found))
 
 
 def _estimated_note(result: dict) -> list[str]:
