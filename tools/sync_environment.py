@@ -18,7 +18,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 #: Packages conda-forge does not carry under the same name: installed by pip inside the conda env.
-PIP_ONLY = ("pytrec-eval-terrier", "ranx", "ir-measures")
+PIP_ONLY = ("pytrec-eval-terrier", "ranx", "ir-measures", "confusable-homoglyphs")
 PYTHON = "3.11"
 
 HEADERS = {

@@ -19,12 +19,17 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
+from . import inert
 from .reports import (
+    BY_INSTRUCTOR,
+    REDRAWN,
     Learner,
+    check_rows,
+    collapse,
     error_types,
     feedback_markdown,
+    learner_examples,
     question_result,
-    safe_check_feedback,
     submission_status,
 )
 from .reports import write_csv as _write_csv
@@ -74,8 +79,32 @@ def canvas_csv(
     return _write_csv(rows)
 
 
+def _test_output(q: dict, examples: list[list[dict]]) -> str:
+    """One question's text for Gradescope (``output_format`` ``text``: shown as typed, never rendered)."""
+    result, reason = question_result(q)
+    if q.get("status") == "needs grading":
+        result, reason = "needs grading", BY_INSTRUCTOR
+    lines = [f"{result}: {reason}"]
+    if q.get("kind") == "value":
+        lines.append(REDRAWN)
+    rows = [(f"{name} ({how})", outcome) for name, how, outcome in check_rows(q)]
+    lines += [f"- {outcome}: {labels}" for labels, outcome in collapse(rows)]
+    for shown in examples:
+        for e in shown:
+            got = "" if e.get("got") is None else f", got {e['got']}"
+            lines.append(f"  - worked example {e['input']}: expected {e['expected']}{got}")
+    types = error_types(q)
+    if types:
+        lines.append(f"- errors raised: {types}")
+    return "\n".join(inert.plain(line, 4000) for line in lines)
+
+
 def gradescope_results(report: dict, title: str) -> dict:
     """Gradescope's ``results.json`` for one report: a test per question, the feedback as Markdown.
+
+    Every test's ``output`` is plain text (``output_format`` ``text``, which Gradescope shows
+    verbatim) and the overall ``output`` is the learner's feedback Markdown, in which learner
+    text is code spans or escaped (:mod:`helpers.grade.inert`); test names are plain text.
 
     Examples
     --------
@@ -83,25 +112,22 @@ def gradescope_results(report: dict, title: str) -> dict:
     ...      "checks": [{"name": "edge", "hidden": True, "passed": False, "points": 0, "max_points": 1,
     ...                  "feedback": "failed on 1 of 3 cases (edge); e.g. wrong value"}]}
     >>> out = gradescope_results({"score": 1.0, "max_score": 2.0, "questions": [q], "file": "a.ipynb"}, "HW")
-    >>> out["score"], out["tests"][0]["status"], out["tests"][0]["max_score"]
-    (1.0, 'failed', 2.0)
+    >>> test = out["tests"][0]
+    >>> out["score"], test["status"], test["max_score"], test["output_format"]
+    (1.0, 'failed', 2.0, 'text')
     """
     tests = []
-    for number, q in enumerate(report.get("questions", []), start=1):
-        result, reason = question_result(q)
-        checks = [
-            f"- {'passed' if c['passed'] else 'failed'}: {c['name']}: {safe_check_feedback(c)}"
-            for c in q.get("checks", [])
-        ]
+    questions = report.get("questions", [])
+    for number, (q, examples) in enumerate(zip(questions, learner_examples(questions), strict=True), start=1):
         tests.append(
             {
-                "name": f"{q.get('title', q['target'])} ({q['target']})",
+                "name": inert.plain(f"{q.get('title', q['target'])} ({q['target']})", 300),
                 "number": str(number),
                 "score": float(q["points"]),
                 "max_score": float(q["max_points"]),
                 "status": "passed" if q["points"] >= q["max_points"] else "failed",
-                "output": "\n".join([f"{result}: {reason}", *checks, *_errors(q)]),
-                "output_format": "md",
+                "output": _test_output(q, examples),
+                "output_format": "text",
                 "visibility": "visible",
             }
         )
@@ -112,14 +138,13 @@ def gradescope_results(report: dict, title: str) -> dict:
         "output_format": "md",
         "visibility": "visible",
         "stdout_visibility": "hidden",
-        "extra_data": {"status": status, "reason": reason, "seed": report.get("seed")},
+        "extra_data": {
+            "status": inert.plain(status),
+            "reason": inert.plain(reason),
+            "seed": report.get("seed"),
+        },
         "tests": tests,
     }
-
-
-def _errors(question: dict) -> list[str]:
-    types = error_types(question)
-    return [f"- errors raised: {types}"] if types else []
 
 
 def find_notebook(folder: Path, assignment_name: str) -> tuple[Path | None, str]:

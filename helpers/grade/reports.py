@@ -6,8 +6,9 @@
   ``partly right``, ``wrong``, ``not attempted``, ``missing``, ``timed out``, ...).
 - :class:`Roster`: maps submission files (exact names or glob patterns) to learner ids and names.
 - :func:`display_names`: file names as shown in spreadsheets and feedback: NFC-normalised, and
-  marked when two different files look alike once normalised.
-- :func:`grades_csv`: ``grades.csv``; every text cell goes through :func:`helpers.grade.files.csv_safe`.
+  marked when two different files look alike (equal once normalised, or the same UTS #39
+  confusable skeleton, :func:`skeleton`).
+- :func:`grades_csv`: ``grades.csv``; every text cell goes through :func:`helpers.grade.inert.csv_cell`.
 - :func:`feedback_markdown`: the file a learner reads. It never holds an input or an expected
   value of a hidden case, nor the learner's own exception messages (which could echo hidden inputs).
 """
@@ -16,15 +17,16 @@ from __future__ import annotations
 
 import csv
 import fnmatch
+import functools
 import io
 import re
 import unicodedata
-from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .files import csv_safe
+from . import inert
 
 __all__ = [
     "Learner",
@@ -35,6 +37,7 @@ __all__ = [
     "display_names",
     "grades_csv",
     "feedback_markdown",
+    "learner_examples",
     "safe_check_feedback",
     "write_csv",
 ]
@@ -105,6 +108,17 @@ def question_result(question: dict) -> tuple[str, str]:
     return result, "no hidden check passed"
 
 
+def _given_status(report: dict) -> tuple[str, str] | None:
+    """The status a report already carries (its reader's, or an internal error), if any."""
+    if report.get("status") and "reason" in report:
+        return report["status"], report["reason"]
+    if report.get("status") and report["status"] != "graded":
+        return report["status"], report.get("error", "")
+    if report.get("error"):
+        return "internal error", report["error"]
+    return None
+
+
 def submission_status(report: dict) -> tuple[str, str]:
     """``(status, reason)`` of a whole submission from its JSON report.
 
@@ -124,12 +138,9 @@ def submission_status(report: dict) -> tuple[str, str]:
     >>> submission_status({"questions": [{"status": "ok"}, q | {"question": "q2"}]})
     ('graded', 'q2 timed out')
     """
-    if report.get("status") and "reason" in report:
-        return report["status"], report["reason"]
-    if report.get("status") and report["status"] != "graded":
-        return report["status"], report.get("error", "")
-    if report.get("error"):
-        return "internal error", report["error"]
+    given = _given_status(report)
+    if given:
+        return given
     questions = report.get("questions", [])
     failed = [q for q in questions if q.get("status") == "no report"]
     reasons = {q.get("reason", "").removeprefix("did not report: ") for q in failed}
@@ -242,31 +253,80 @@ class Roster:
 
 
 # ------------------------------------------------------------------ names
+@functools.cache
+def _prototypes() -> dict[str, str]:
+    """Each confusable character's prototype, from Unicode's ``confusables.txt`` (UTS #39, section 4).
+
+    The data come from the ``confusable-homoglyphs`` package, which stores every line
+    ``source ; prototype`` of ``confusables.txt`` as an edge in both directions. A source has one
+    edge (to its prototype) and a prototype is never a source, so the prototype of a character is
+    the neighbour with more edges, or a sequence of several characters; of two characters that
+    only have each other, the smaller stands for both (equal skeletons stay equal).
+    """
+    from confusable_homoglyphs import confusables
+
+    data = confusables.confusables_data
+    found = {}
+    for char, entries in data.items():
+        if len(char) != 1 or len(entries) != 1:
+            continue  # a prototype (or a sequence): it maps to itself
+        other = entries[0]["c"]
+        if len(other) > 1 or len(data.get(other, ())) > 1:
+            found[char] = other
+        elif other < char:
+            found[char] = other
+    return found
+
+
+def skeleton(text: str) -> str:
+    """The UTS #39 skeleton of ``text``: two strings that look alike have the same skeleton.
+
+    NFD, each character replaced by its prototype (repeated until nothing changes), NFD again.
+
+    Examples
+    --------
+    >>> skeleton("p\u0430ul.ipynb") == skeleton("paul.ipynb")  # a Cyrillic а
+    True
+    >>> skeleton("rn") == skeleton("m"), skeleton("ann") == skeleton("anne")
+    (True, False)
+    """
+    table = _prototypes()
+    current = unicodedata.normalize("NFD", text)
+    for _ in range(4):
+        mapped = unicodedata.normalize("NFD", "".join(table.get(c, c) for c in current))
+        if mapped == current:
+            break
+        current = mapped
+    return current
+
+
 def display_names(files: list[str]) -> list[str]:
     """Names for spreadsheets and feedback: NFC-normalised; look-alikes marked with their code points.
 
-    Two different names that are equal once normalised (``café`` typed two ways)
-    would display identically: each gets a visible marker with its escaped form.
+    Two different names that look the same (equal once normalised, like ``café`` typed two ways,
+    or with the same UTS #39 skeleton, like ``paul`` with a Cyrillic ``а``) would display
+    identically: each gets a visible marker with its escaped form.
 
     Examples
     --------
     >>> display_names(["caf\\u00e9.ipynb", "cafe\\u0301.ipynb", "b.ipynb"])
     ['café.ipynb [look-alike 1/2: caf\\\\xe9.ipynb]',
      'café.ipynb [look-alike 2/2: cafe\\\\u0301.ipynb]', 'b.ipynb']
+    >>> display_names(["paul.ipynb", "p\\u0430ul.ipynb"])[1]
+    'pаul.ipynb [look-alike 2/2: p\\\\u0430ul.ipynb]'
     """
-    normal = [_nfc(f) for f in files]
-    groups = Counter(normal)
+    keys = [skeleton(f) for f in files]
     distinct: dict[str, list[str]] = {}
-    for raw, norm in zip(files, normal, strict=True):
-        if raw not in distinct.setdefault(norm, []):
-            distinct[norm].append(raw)
+    for raw, key in zip(files, keys, strict=True):
+        if raw not in distinct.setdefault(key, []):
+            distinct[key].append(raw)
     out = []
-    for raw, norm in zip(files, normal, strict=True):
-        variants = distinct[norm]
-        if groups[norm] > 1 and len(variants) > 1:
+    for raw, key in zip(files, keys, strict=True):
+        name, variants = _nfc(raw), distinct[key]
+        if len(variants) > 1:
             escaped = raw.encode("ascii", "backslashreplace").decode("ascii")
-            norm = f"{norm} [look-alike {variants.index(raw) + 1}/{len(variants)}: {escaped}]"
-        out.append(norm)
+            name = f"{name} [look-alike {variants.index(raw) + 1}/{len(variants)}: {escaped}]"
+        out.append(name)
     return out
 
 
@@ -282,7 +342,7 @@ def write_csv(rows: list[list[Any]]) -> bytes:
     buffer = io.StringIO()
     writer = csv.writer(buffer)
     for row in rows:
-        writer.writerow([csv_safe(x) if isinstance(x, str) else x for x in row])
+        writer.writerow([inert.csv_cell(x) if isinstance(x, str) else x for x in row])
     return buffer.getvalue().encode("utf-8", "backslashreplace")
 
 
@@ -298,7 +358,7 @@ def grades_csv(
     targets: list[str],
     reports: list[dict],
     learners: list[Learner | None],
-    absent: list[Learner] = (),
+    absent: Sequence[Learner] = (),
     max_score: float = 0.0,
 ) -> bytes:
     """``grades.csv``: one row per report, then one per roster learner without a submission (score 0).
@@ -374,67 +434,194 @@ def safe_check_feedback(check: dict) -> str:
     return text
 
 
-def md_text(text: Any) -> str:
-    """Text for a Markdown table cell: no pipes, no line breaks, no HTML.
-
-    Examples
-    --------
-    >>> md_text("a|b\\n<script>")
-    'a\\\\|b &lt;script&gt;'
-    """
-    return str(text).replace("|", "\\|").replace("\n", " ").replace("<", "&lt;").replace(">", "&gt;")
-
-
-def _question_lines(q: dict) -> list[str]:
-    result, reason = question_result(q)
-    lines = [
-        f"### {md_text(q.get('title', q['target']))} (`{md_text(q['target'])}`): "
-        f"{_points(q['points'])} / {_points(q['max_points'])} — {result}",
-        "",
-        f"{md_text(reason)}",
-        "",
-    ]
-    for c in q.get("checks", []):
-        mark = "passed" if c["passed"] else "failed"
-        kind = "hidden" if c.get("hidden") else "public"
-        lines.append(f"- {mark} ({kind}) {md_text(c['name'])}: {md_text(safe_check_feedback(c))}")
-    errors = error_types(q)
-    if errors:
-        lines.append(f"- errors raised: {md_text(errors)}")
-    return [*lines, ""]
-
-
 def error_types(question: dict) -> str:
     """The exception types a question raised, without their messages (which could echo hidden inputs).
+
+    Only built-in and NumPy names are shown (:func:`helpers.grade.inert.exception_label`).
 
     Examples
     --------
     >>> error_types({"errors": ["KeyError: 'u3' (2 cases)", "ZeroDivisionError: division by zero (1 case)"]})
     'KeyError, ZeroDivisionError'
+    >>> error_types({"errors": ["u3_i7: x (1 case)"]})
+    'an exception class defined in the notebook'
     """
-    return ", ".join(sorted({e.split(":")[0].split(" (")[0] for e in question.get("errors", [])}))
+    return ", ".join(sorted({inert.exception_label(e.split(" (")[0]) for e in question.get("errors", [])}))
+
+
+# ------------------------------------------------------------------ feedback
+REDRAWN = (
+    "the data behind this answer are drawn anew when the notebook is graded, so a number typed in "
+    "scores only by chance: compute it with code from the data the notebook loads"
+)
+BY_INSTRUCTOR = "graded by your instructor"
+GOT_WITHHELD = (
+    "what your function returned on a worked example is shown only when no hidden case had run "
+    "before it (a value returned later could carry a hidden input): call it on the example in your notebook"
+)
+
+
+def learner_examples(questions: list[dict]) -> list[list[list[dict]]]:
+    """The failed worked examples a learner may read, per question and check.
+
+    ``got`` is kept only for the cases that ran before any hidden input was handed to the
+    notebook's code (the runner calls the questions in order, each on its checks in order): a
+    function could otherwise stash a hidden input and return it on a later worked example.
+    Inputs and expected values of worked examples are the notebook's own and always shown.
+    """
+    seen_hidden, out = False, []
+    for q in questions:
+        per_check = []
+        for check in q.get("checks", []):
+            examples = check.get("examples", []) if not check.get("hidden") else []
+            per_check.append([e if not seen_hidden else {**e, "got": None} for e in examples])
+            seen_hidden = seen_hidden or bool(check.get("hidden"))
+        out.append(per_check)
+    return out
+
+
+def collapse(lines: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """``(label, reason)`` pairs with the same reason merged into one, labels joined, order kept.
+
+    Examples
+    --------
+    >>> collapse([("a", "x"), ("b", "y"), ("c", "x")])
+    [('a, c', 'x'), ('b', 'y')]
+    """
+    merged: dict[str, list[str]] = {}
+    for label, reason in lines:
+        merged.setdefault(reason, []).append(label)
+    return [(", ".join(labels), reason) for reason, labels in merged.items()]
+
+
+GATED = (
+    "passed, but earns no points: its right answer is the same for every case, so it scores only "
+    "when the randomised check passes too"
+)
+
+
+NOT_SCORED = "not scored: "  # the prefix helpers.grade.scoring gives a check that carries no points
+_FAILED = re.compile(r"^(?:not scored: )?failed on (\d+) of (\d+) cases \(.*?\); e\.g\. (.*)$", re.DOTALL)
+
+
+def check_outcome(check: dict, reason: str | None = None) -> tuple[str, str]:
+    """``(how many cases, outcome)`` of one check for the learner; checks with one outcome share a line.
+
+    Examples
+    --------
+    >>> check_outcome({"passed": True, "points": 1.0, "max_points": 1.0, "feedback": "passed (8 cases)"})
+    ('', 'passed')
+    >>> check_outcome({"passed": False, "hidden": True, "points": 0, "max_points": 1,
+    ...                "feedback": "failed on 2 of 5 cases (x); e.g. wrong value"})
+    ('2 of 5 cases', 'failed: wrong value')
+    """
+    if check["passed"]:
+        if check["max_points"] > 0 and check["points"] == 0:
+            return "", GATED
+        return "", "passed" if check["max_points"] > 0 else "passed (not scored)"
+    text = safe_check_feedback(check)
+    found = _FAILED.match(text)
+    if found:
+        return f"{found.group(1)} of {found.group(2)} cases", f"failed: {found.group(3)}"
+    if text in (reason, f"{NOT_SCORED}{reason}"):
+        return "", "failed"
+    return "", f"failed: {text.removeprefix(NOT_SCORED)}"
+
+
+def check_rows(q: dict) -> list[tuple[str, str, str]]:
+    """``(check name, kind and counts, outcome)`` per check, plain text (the caller makes it inert)."""
+    rows = []
+    for check in q.get("checks", []):
+        counts, outcome = check_outcome(check, q.get("reason"))
+        kind = "hidden" if check.get("hidden") else "public"
+        rows.append((check["name"], f"{kind}{', ' + counts if counts else ''}", outcome))
+    return rows
+
+
+def _example_lines(examples: list[dict]) -> list[str]:
+    lines = []
+    for e in examples:
+        got = "" if e.get("got") is None else f", got {inert.md_code(e['got'])}"
+        lines.append(f"  - {inert.md_code(e['input'])}: expected {inert.md_code(e['expected'])}{got}")
+    return lines
+
+
+def _check_lines(q: dict, examples: list[list[dict]]) -> list[str]:
+    """One line per distinct outcome (checks that failed for one reason are listed together), then the
+    failed worked examples with input, expected and (where safe) got."""
+    rows = [
+        (f"{inert.md_code(name)} ({inert.md_text(how)})", outcome) for name, how, outcome in check_rows(q)
+    ]
+    lines = [f"- {inert.md_text(outcome)}: {labels}" for labels, outcome in collapse(rows)]
+    public = [line for shown in examples for line in _example_lines(shown)]
+    if public:
+        lines += ["- worked examples of the notebook that failed:", *public]
+    if any(e.get("got") is None for shown in examples for e in shown):
+        lines.append(f"- {inert.md_text(GOT_WITHHELD)}")
+    return lines
+
+
+def _question_lines(q: dict, examples: list[list[dict]], submission_reason: str) -> list[str]:
+    result, reason = question_result(q)
+    if q.get("status") == "needs grading":
+        result, reason = "needs grading", BY_INSTRUCTOR
+    head = (
+        f"### {inert.md_text(q.get('title', q['target']))} ({inert.md_code(q['target'])}): "
+        f"{_points(q['points'])} / {_points(q['max_points'])} — {inert.md_text(result)}"
+    )
+    lines = [head, ""]
+    if reason and reason.removeprefix("did not report: ").removeprefix("not graded: ") != submission_reason:
+        lines += [inert.md_text(reason), ""]
+    if q.get("kind") == "value":
+        lines += [f"- {inert.md_text(REDRAWN)}"]
+    lines += _check_lines(q, examples)
+    errors = error_types(q)
+    if errors:
+        lines.append(f"- errors raised: {', '.join(inert.md_code(e) for e in errors.split(', '))}")
+    return [*lines, ""]
+
+
+def _cell_error_line(err: dict) -> str:
+    """A cell error: where, the exception's type, and for a syntax error its message.
+
+    A syntax error is found by the grader parsing the learner's own cell, so its message is
+    shown; a runtime error's message is not (it is whatever the notebook's code put there).
+    """
+    text = str(err.get("error", ""))
+    line = f", line {inert.md_text(err['line'])}" if err.get("line") else ""
+    where = f"cell {inert.md_text(err.get('cell'))}{line}"
+    if text.startswith(("SyntaxError:", "IndentationError:", "TabError:")):
+        return f"- {where}: {inert.md_code(text.removesuffix(' (cell skipped)'))} (the cell was skipped)"
+    if text.startswith("this cell did not finish"):
+        return f"- {where}: {inert.md_text(text)}"
+    return f"- {where}: raised {inert.md_code(inert.exception_label(text))}"
 
 
 def feedback_markdown(report: dict, learner: Learner | None, file: str, title: str) -> str:
-    """The Markdown a learner reads: score, status, and per question its result, reason and checks."""
+    """The Markdown a learner reads: score, status, and per question its result, reason and checks.
+
+    Every learner-controlled string (file and learner names, check outcomes, examples, exception
+    names) is a code span or escaped text (:mod:`helpers.grade.inert`); a reason repeated by
+    every question (a notebook that did not run) is said once.
+    """
     status, reason = submission_status(report)
     who = f"{learner.name} ({learner.id})" if learner else file
     lines = [
-        f"# {md_text(title)}: feedback for {md_text(who)}",
+        f"# {inert.md_text(title)}: feedback for {inert.md_code(who)}",
         "",
-        f"- file: `{md_text(file)}`",
+        f"- file: {inert.md_code(file)}",
         f"- score: **{_points(report['score'])} / {_points(report['max_score'])}**",
-        f"- status: {status}" + (f" — {md_text(reason)}" if reason else ""),
+        f"- status: {inert.md_text(status)}" + (f" — {inert.md_text(reason)}" if reason else ""),
         "",
-        "Only hidden checks score; they draw new inputs at every grading run, so their inputs and",
-        "expected values are never shown. Public checks are the notebook's worked examples.",
+        "Only hidden checks score; they draw new inputs at grading, so their inputs and expected",
+        "values are never shown. Public checks are the notebook's worked examples.",
         "",
     ]
-    for err in report.get("cell_errors", [])[:10]:
-        lines.append(f"- cell {err.get('cell')}: {md_text(str(err.get('error', '')).split(':')[0])}")
-    for warning in report.get("warnings", [])[:10]:
-        lines.append(f"- note: {md_text(warning)}")
+    cell_lines = [_cell_error_line(err) for err in report.get("cell_errors", [])]
+    lines += [line for line, _ in collapse([(x, x) for x in cell_lines])][:10]
+    lines += [f"- note: {inert.md_text(w)}" for w in dict.fromkeys(report.get("warnings", []))][:10]
     lines.append("")
-    for q in report.get("questions", []):
-        lines.extend(_question_lines(q))
+    questions = report.get("questions", [])
+    for q, examples in zip(questions, learner_examples(questions), strict=True):
+        lines.extend(_question_lines(q, examples, reason))
     return "\n".join(lines).rstrip("\n") + "\n"

@@ -14,13 +14,21 @@ The rules, in the order they apply:
    reported but score nothing. An answer variable's single check carries
    its points.
 3. A check passes when every one of its cases is right.
-4. A function that returns one and the same value (judged by value: ``0``,
-   ``0.0`` and ``-0.0`` are one value) on every case of its *general* check (random inputs of every kind),
-   while the right answers
-   there differ, scores zero ("same answer for every input"): a constant, or
-   a table of answers known in advance with a constant for the rest, would
-   otherwise collect the checks whose answer happens to be that constant (no
-   relevant item gives 0.0, ...).
+4. A check whose right answers are all one value (no relevant item gives 0.0,
+   ...) is passed as well by a function that returns that value whatever it is
+   given: it scores only when the question's randomised (*general*) check passes
+   too (a check of a single case is not gated: one case shows no pattern). A
+   function that returns 0.0 except on a few inputs it recognises therefore
+   collects nothing from those checks.
+5. A function that returns one and the same value (judged by value: ``0``,
+   ``0.0`` and ``-0.0`` are one value) on every case of the general check,
+   while the right answers there differ, scores zero ("same answer for every
+   input").
+6. What a learner may read: a failed *public* check (a worked example of the
+   notebook) carries up to three examples with input, expected and got; a
+   hidden check carries only its name and a problem; an answer variable's check
+   is treated as hidden (its right value is drawn at grading time). Type names
+   a learner's code chose are never shown (:func:`helpers.grade.inert.type_name`).
 """
 
 from __future__ import annotations
@@ -32,6 +40,7 @@ from typing import Any
 
 from helpers.checking.values import as_number
 
+from . import inert
 from .decode import clean_text
 from .spec import Question, compare, type_problem
 
@@ -61,6 +70,10 @@ _NUMPY_TYPES = {
     "bool",
 }
 NOT_SCORED = "not scored: "
+GATED_REASON = (
+    "the checks it passed have one right answer for every case (a function that does not compute "
+    "passes them too), so they score only when the randomised check passes as well"
+)
 
 
 @dataclass(frozen=True)
@@ -74,7 +87,7 @@ def _numpy_scalar(name: str, text: str) -> Any:
     import numpy as np
 
     if name not in _NUMPY_TYPES:
-        return Opaque(f"numpy.{clean_text(name, 40)}")
+        return Opaque(inert.type_name(f"numpy.{name}"))
     kind = np.dtype(name).type
     if np.issubdtype(kind, np.floating):
         return kind(float.fromhex(text))
@@ -86,7 +99,10 @@ def _decode_container(kind: str, items: list) -> Any:
         values = [decode(x) for x in items]
         inner = next((v for v in values if isinstance(v, Opaque)), None)
         return Opaque(f"list containing {inner.type_name}") if inner else values
-    pairs = [(decode(k), decode(v)) for k, v in items]
+    return _decode_dict([(decode(k), decode(v)) for k, v in items])
+
+
+def _decode_dict(pairs: list[tuple[Any, Any]]) -> Any:
     inner = next((x for pair in pairs for x in pair if isinstance(x, Opaque)), None)
     if inner:
         return Opaque(f"dict containing {inner.type_name}")
@@ -105,9 +121,10 @@ def decode(tag: dict) -> Any:
     >>> decode({"t": "np", "type": "float64", "v": (0.25).hex()})
     np.float64(0.25)
     >>> decode({"t": "list", "v": [{"t": "other", "type": "__main__.F"}]})
-    Opaque(type_name='list containing __main__.F')
+    Opaque(type_name='list containing a class defined in the notebook')
     """
-    kind, value = tag["t"], tag.get("v")
+    kind = tag["t"]
+    value: Any = tag.get("v")
     try:
         if kind == "float":
             return float.fromhex(value)
@@ -122,7 +139,16 @@ def decode(tag: dict) -> Any:
     simple = {"bool": value, "str": clean_text(value, 2000) if kind == "str" else None, "none": None}
     if kind in simple:
         return simple[kind]
-    return Opaque(clean_text(tag.get("type", "unknown type"), 200))
+    return Opaque(_shown_type(tag.get("type")))
+
+
+#: Labels the runner itself gives (not names a learner's code chose).
+_RUNNER_LABELS = frozenset({"builtins.ellipsis", "int (too large)"})
+
+
+def _shown_type(name: Any) -> str:
+    """A value's type name as shown: see :func:`helpers.grade.inert.type_name`."""
+    return name if name in _RUNNER_LABELS else inert.type_name(name)
 
 
 @dataclass
@@ -137,6 +163,8 @@ class _Case:
     not_attempted: bool = False
     returned: Any = None  # the returned value (decoded), for the constant-answer rule
     answered: bool = False
+    args: tuple = ()
+    expected: Any = None
 
 
 def _judge_value(q: Question, tag: dict, expected: Any, case: _Case) -> None:
@@ -144,9 +172,8 @@ def _judge_value(q: Question, tag: dict, expected: Any, case: _Case) -> None:
     if isinstance(value, Opaque):
         case.not_attempted = value.type_name == "builtins.ellipsis"
         what = "a dict" if q.result in ("exact", "float_dict") else "a number"
-        case.problem = (
-            "not answered (still ...)" if case.not_attempted else f"returned a {value.type_name}, not {what}"
-        )
+        shown = f"returned {_article(value.type_name)}, not {what}"
+        case.problem = "not answered (still ...)" if case.not_attempted else shown
         case.type_issue = case.problem
         return
     case.returned, case.answered = value, True
@@ -156,12 +183,19 @@ def _judge_value(q: Question, tag: dict, expected: Any, case: _Case) -> None:
         case.note = f"returned a numpy {type(value).__name__} (accepted)"
 
 
+def _article(name: str) -> str:
+    """``a``/``an`` before a type name, unless the name already starts with one."""
+    if name.startswith(("a ", "an ")):
+        return name
+    return f"an {name}" if name[:1].lower() in "aeiou" else f"a {name}"
+
+
 def _judge(q: Question, check: str, res: dict, expected: Any) -> _Case:
     case = _Case(check)
     if "error" in res:
         case.error = clean_text(res["error"], 300)
         case.not_attempted = case.error.startswith("NotImplementedError")
-        case.problem = f"raised {case.error.split(':')[0]}"
+        case.problem = f"raised {inert.exception_label(case.error)}"
         case.type_issue = f"{case.problem} instead of returning a value"
     else:
         _judge_value(q, res["value"], expected, case)
@@ -173,23 +207,53 @@ def _scored_checks(q: Question) -> list[str]:
     return hidden or [c.name for c in q.checks]
 
 
-def _check_entry(name: str, hidden: bool, share: float, cases: list[_Case]) -> dict:
+_MAX_EXAMPLES = 3
+
+
+def _shown_value(case: _Case) -> str:
+    """What a public case got, as text: the value's repr, or the exception's (shown) type."""
+    if case.error:
+        return f"raised {inert.exception_label(case.error)}"
+    if not case.answered:
+        return case.problem or "no value"
+    return clean_text(repr(case.returned), 300)
+
+
+def _examples(q: Question, cases: list[_Case]) -> list[dict]:
+    """Failed worked examples of a function as ``{"input", "expected", "got"}`` (public cases only)."""
+    args = ", ".join
+    return [
+        {
+            "input": clean_text(f"{q.target}({args(repr(a) for a in c.args)})", 300),
+            "expected": clean_text(repr(c.expected), 300),
+            "got": _shown_value(c),
+        }
+        for c in cases
+        if c.problem
+    ][:_MAX_EXAMPLES]
+
+
+def _check_entry(q: Question, check: Any, share: float, cases: list[_Case]) -> dict:
     bad = [c.problem for c in cases if c.problem]
     if not bad:
         feedback = f"passed ({len(cases)} case{'s' if len(cases) != 1 else ''})"
     else:
         common = Counter(bad).most_common(1)[0][0]
-        feedback = f"failed on {len(bad)} of {len(cases)} cases ({name}); e.g. {common}"
+        feedback = f"failed on {len(bad)} of {len(cases)} cases ({check.name}); e.g. {common}"
     if share == 0:
         feedback = NOT_SCORED + feedback
-    return {
-        "name": name,
-        "hidden": hidden,
+    entry = {
+        "name": check.name,
+        # an answer variable's right value is drawn at grading time: never shown, like a hidden case
+        "hidden": check.hidden or q.kind == "value",
         "passed": not bad,
         "points": share if not bad else 0.0,
         "max_points": share,
         "feedback": feedback,
     }
+    if bad and not entry["hidden"]:
+        entry["examples"] = _examples(q, cases)
+    return entry
 
 
 def _type_entry(q: Question, cases: list[_Case]) -> dict:
@@ -208,12 +272,12 @@ def _type_entry(q: Question, cases: list[_Case]) -> dict:
 def _same(a: Any, b: Any, q: Question) -> bool:
     """Whether two values are one answer: numbers by value within the question's tolerance (whatever
     their type or the sign of a zero), dicts key by key, anything else by equality."""
-    (x, bad_x), (y, bad_y) = as_number(a), as_number(b)
-    if bad_x is None and bad_y is None:
+    x, y = as_number(a)[0], as_number(b)[0]  # a float for a number, None for anything else
+    if x is not None and y is not None:
         return math.isclose(x, y, rel_tol=q.rel_tol, abs_tol=q.abs_tol)
     if isinstance(a, dict) and isinstance(b, dict):
         return set(a) == set(b) and all(_same(a[k], b[k], q) for k in a)
-    if bad_x is None or bad_y is None:
+    if x is not None or y is not None:
         return False
     try:
         return type(a) is type(b) and bool(a == b)
@@ -225,26 +289,64 @@ def _all_same(values: list[Any], q: Question) -> bool:
     return all(_same(values[0], v, q) for v in values[1:])
 
 
-def _constant_answer(q: Question, cases: list[_Case], expected: list[Any]) -> bool:
+def _constant_answer(q: Question, cases: list[_Case]) -> bool:
     """True when the general check's cases all got one value back while their right answers differ.
 
-    "One value" is judged over values, not their form: ``0``, ``0.0``, ``-0.0`` and
-    ``numpy.float64(0.0)`` are the same answer, and so are numbers within the question's
-    tolerance of each other.
+    The general (randomised) check draws inputs of every kind, so one value on all of them is a
+    constant, or a table of known answers with a constant for the rest; without a general check
+    every scored case counts. A function that returns a constant except on a few inputs is
+    caught by :func:`_gated_checks` instead. "One value" is judged over values, not their form:
+    ``0``, ``0.0``, ``-0.0`` and ``numpy.float64(0.0)`` are the same answer, and so are numbers
+    within the question's tolerance of each other.
 
     Examples
     --------
     >>> from helpers.grade.assignments import ASSIGNMENTS
     >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
     >>> general = next(c.name for c in q.checks if c.general)
-    >>> cases = [_Case(general, returned=v, answered=True) for v in (0.0, -0.0, 0, -0.0)]
-    >>> _constant_answer(q, cases, [0.0, 0.5, 0.25, 1.0])
+    >>> cases = [_Case(general, returned=v, answered=True, expected=e)
+    ...          for v, e in zip((0.0, -0.0, 0, -0.0), (0.0, 0.5, 0.25, 1.0))]
+    >>> _constant_answer(q, cases)
     True
     """
-    general = {c.name for c in q.checks if c.general} or set(_scored_checks(q))
-    returned = [c.returned for c in cases if c.check in general and c.answered]
-    right = [e for c, e in zip(cases, expected, strict=True) if c.check in general]
+    judged = _general_checks(q, _scored_checks(q)) or set(_scored_checks(q))
+    returned = [c.returned for c in cases if c.check in judged and c.answered]
+    right = [c.expected for c in cases if c.check in judged]
     return bool(returned) and len(right) > 1 and _all_same(returned, q) and not _all_same(right, q)
+
+
+def _gated_checks(q: Question, cases: list[_Case], checks: list[dict]) -> set[str]:
+    """Scored checks that earn nothing because they cannot tell computing from guessing.
+
+    A check whose right answers are all one value (no relevant item gives 0.0, ...) is
+    collected as well by a function that returns that value whatever it is given; it scores
+    only when the question's randomised (*general*) checks pass too. Without a general check,
+    the scored checks whose answers vary play its part; when every scored check has one answer,
+    nothing is gated (there is nothing to tell them apart by).
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> cases = [_Case("no relevant item gives 0.0", expected=0.0)] * 2
+    >>> checks = [{"name": c.name, "passed": not c.general} for c in q.checks]
+    >>> sorted(_gated_checks(q, cases, checks))
+    ['no relevant item gives 0.0']
+    """
+    scored = _scored_checks(q)
+    constant = {name for name in scored if _one_answer(q, [c.expected for c in cases if c.check == name])}
+    judges = _general_checks(q, scored) or set(scored) - constant
+    passed = {c["name"] for c in checks if c["passed"]}
+    return constant - judges if judges and not judges <= passed else set()
+
+
+def _general_checks(q: Question, scored: list[str]) -> set[str]:
+    return {c.name for c in q.checks if c.general and c.name in scored}
+
+
+def _one_answer(q: Question, right: list[Any]) -> bool:
+    """Several cases, one right answer (a single case is a fixed point, not a pattern: not gated)."""
+    return len(right) > 1 and _all_same(right, q)
 
 
 def _errors(q: Question, cases: list[_Case]) -> list[str]:
@@ -258,7 +360,7 @@ def _errors(q: Question, cases: list[_Case]) -> list[str]:
 
 
 def _head(q: Question) -> dict:
-    return {"question": q.name, "target": q.target, "title": q.title, "max_points": q.points}
+    return {"question": q.name, "target": q.target, "title": q.title, "kind": q.kind, "max_points": q.points}
 
 
 def fail_question(q: Question, reason: str, status: str) -> dict:
@@ -297,11 +399,64 @@ def _early_failure(q: Question, raw: dict, n_cases: int) -> dict | None:
         kind = "function" if q.kind == "function" else "answer variable"
         return fail_question(q, f"{kind} {q.target} is not defined in the notebook", "missing")
     if raw["status"] == "not_callable":
-        what = clean_text(raw.get("what", "value"), 200)
-        return fail_question(q, f"{q.target} is a {what}, not a function", "not a function")
+        what = _article(_shown_type(raw.get("what")))
+        return fail_question(q, f"{q.target} is {what}, not a function", "not a function")
     if len(raw["cases"]) != n_cases:
         return fail_question(q, "did not report a result for every case", "no report")
     return None
+
+
+def _judge_all(q: Question, cases: list[tuple[str, tuple]], expected: list[Any], raw: dict) -> list[_Case]:
+    judged = []
+    for (check, args), res, exp in zip(cases, raw["cases"], expected, strict=True):
+        case = _judge(q, check, res, exp)
+        case.args, case.expected = args, exp
+        judged.append(case)
+    return judged
+
+
+def _checks(q: Question, judged: list[_Case]) -> list[dict]:
+    """Every check's entry, the scored ones sharing the question's points, gated ones at zero."""
+    scored = set(_scored_checks(q))
+    share = q.points / len(scored)
+    checks = [
+        _check_entry(q, c, share if c.name in scored else 0.0, [j for j in judged if j.check == c.name])
+        for c in q.checks
+    ]
+    gated = _gated_checks(q, judged, checks)
+    for entry in checks:
+        if entry["name"] in gated and entry["passed"]:
+            entry["points"] = 0.0
+            entry["feedback"] += "; no points: scores only when the randomised check passes too"
+    if q.type_check:
+        checks.append(_type_entry(q, judged))
+    return checks
+
+
+def _totals(q: Question, checks: list[dict]) -> tuple[float, str]:
+    """The question's points and status from its check entries."""
+    scored = [c for c in checks if c["max_points"] > 0]
+    earned = [c for c in scored if c["passed"] and c["points"] > 0]
+    points = round(q.points * len(earned) / len(scored), 2)
+    return points, "ok" if len(earned) == len(scored) else "partial" if earned else "failed"
+
+
+def _verdicts(q: Question, report: dict, judged: list[_Case]) -> None:
+    """The question-wide verdicts that override the checks: not attempted, one answer for everything."""
+    if all(j.not_attempted for j in judged):
+        report["status"] = "not attempted"
+    elif q.kind == "function" and _constant_answer(q, judged):
+        report.update(
+            points=0.0,
+            status="same answer for every input",
+            reason="returns the same value whatever the input, while the right answers differ: "
+            "no points (a constant only matches the cases whose answer happens to be it)",
+        )
+    elif report["points"] == 0 and any(c["passed"] and c["max_points"] > 0 for c in report["checks"]):
+        report["reason"] = GATED_REASON
+    notes = sorted({j.note for j in judged if j.note})
+    if notes:
+        report["notes"] = notes
 
 
 def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[Any], raw: dict) -> dict:
@@ -310,40 +465,18 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     ``cases`` are ``(check name, arguments)`` as built by
     :func:`helpers.grade.spec.build_cases` (one ``("answer", ())`` for
     an answer variable); ``raw`` is a validated ``result`` event or
-    ``{"failure": reason}``.
+    ``{"failure": reason}``. The steps: early failures (no report, missing, not a
+    function), each case judged, each check's entry (gated checks at zero), the totals,
+    then the question-wide verdicts.
     """
     if q.kind == "value":
         cases = [(q.checks[0].name, ())]
     failed = _early_failure(q, raw, len(cases))
     if failed:
         return failed
-    judged = [
-        _judge(q, chk, res, exp) for (chk, _), res, exp in zip(cases, raw["cases"], expected, strict=True)
-    ]
-    scored = set(_scored_checks(q))
-    share = q.points / len(scored)
-    checks = [
-        _check_entry(
-            c.name, c.hidden, share if c.name in scored else 0.0, [j for j in judged if j.check == c.name]
-        )
-        for c in q.checks
-    ]
-    if q.type_check:
-        checks.append(_type_entry(q, judged))
-    passed = sum(1 for c in checks if c["passed"] and c["max_points"] > 0)
-    points = round(q.points * passed / len(scored), 2)
-    status = "ok" if passed == len(scored) else "partial" if passed else "failed"
+    judged = _judge_all(q, cases, expected, raw)
+    checks = _checks(q, judged)
+    points, status = _totals(q, checks)
     report = {**_head(q), "points": points, "status": status, "checks": checks, "errors": _errors(q, judged)}
-    if all(j.not_attempted for j in judged):
-        report["status"] = "not attempted"
-    elif q.kind == "function" and _constant_answer(q, judged, expected):
-        report.update(
-            points=0.0,
-            status="same answer for every input",
-            reason="returns the same value whatever the input, while the right answers differ: "
-            "no points (a constant only matches the cases whose answer happens to be it)",
-        )
-    notes = sorted({j.note for j in judged if j.note})
-    if notes:
-        report["notes"] = notes
+    _verdicts(q, report, judged)
     return report

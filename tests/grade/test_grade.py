@@ -260,7 +260,9 @@ def test_json_report_shape(corpus_run):
     for q in report["questions"]:
         assert {"question", "target", "points", "max_points", "status", "checks", "errors"} <= set(q)
         for c in q["checks"]:
-            assert set(c) == {"name", "hidden", "passed", "points", "max_points", "feedback"}
+            keys = {"name", "hidden", "passed", "points", "max_points", "feedback"}
+            assert keys <= set(c) <= keys | {"examples"}  # examples: failed worked examples (public only)
+            assert "examples" not in c or not c["hidden"]
         assert sum(c["max_points"] for c in q["checks"]) == pytest.approx(q["max_points"])
         assert all(c["max_points"] == 0 for c in q["checks"] if not c["hidden"])  # public and type checks
     names = {c["name"] for c in report["questions"][0]["checks"]}
@@ -383,7 +385,8 @@ def test_values_are_tagged_not_trusted(bwrap):
         "int",
         "Opaque",
     ]
-    assert values[5].type_name == "__main__.F" and values[8].type_name == "builtins.set"
+    # a class the notebook defined is never named (its name could carry anything): helpers.grade.inert
+    assert values[5].type_name == "a class defined in the notebook" and values[8].type_name == "builtins.set"
 
 
 def test_output_is_capped(bwrap):

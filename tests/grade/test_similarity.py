@@ -153,7 +153,7 @@ def test_class_report_finds_planted_copies_not_honest_work(tmp_path):
     assert not any(m[0] in ("cat.ipynb", "dan.ipynb", "fay.ipynb", "gus.ipynb") for m in matches)
     assert any("broken.ipynb" in s for s in result["skipped"])
     text = (out / "similarity.md").read_text()
-    assert "| 1.000 | ann.ipynb | bob_copied_ann.ipynb |" in text
+    assert "| 1.000 | ` ann.ipynb ` | ` bob_copied_ann.ipynb ` |" in text
 
 
 def test_lower_threshold_shows_more_and_bad_threshold_is_a_usage_error(tmp_path):
@@ -171,3 +171,102 @@ def test_lower_threshold_shows_more_and_bad_threshold_is_a_usage_error(tmp_path)
         assert exc.code == 2
     else:
         raise AssertionError("a threshold above 1 must be refused")
+
+
+# ------------------------------------------------------------------ bounds and aliases (issue 33)
+def _long_tokens(n: int, salt: int) -> list[str]:
+    """``n`` tokens shaped like a long normalised function: assignments of arithmetic on names."""
+    shape = ["Assign", "Name:v{i}", "BinOp", "Name:v1", "Mult", "Constant:{c}", "Store", "Load"]
+    return [t.format(i=i % 97, c=(i * 7 + salt) % 1009) for i in range(n // len(shape)) for t in shape]
+
+
+def test_two_40000_token_functions_are_compared_within_seconds():
+    import time
+
+    a = similarity.Entry("a", {"f": _long_tokens(40_000, 0)})
+    b = similarity.Entry("b", {"f": list(a.tokens["f"])})
+    c = similarity.Entry("c", {"f": _long_tokens(40_000, 5)})
+    assert len(a.tokens["f"]) == 40_000
+    started = time.monotonic()
+    result = similarity.compare_class([a, b, c], [], threshold=0.9)
+    elapsed = time.monotonic() - started
+    assert elapsed < 3.0, elapsed  # the quadratic comparison took more than 60 s here
+    assert [(p["a"], p["b"], p["score"]) for p in result["pairs"]] == [("a", "b", 1.0)]
+    assert result["estimated"] == 0
+
+
+def test_the_time_budget_keeps_the_fingerprint_estimate():
+    entries = [similarity.Entry(x, {"f": [f"t{i}" for i in range(60)]}) for x in "abc"]
+    result = similarity.compare_class(entries, [], threshold=0.9, budget=0.0)
+    assert result["estimated"] == 3 and len(result["pairs"]) == 3
+    assert "time budget ran out" in similarity.report_markdown(result, [])
+
+
+def test_pairs_are_filtered_before_the_exact_comparison(monkeypatch):
+    calls = []
+    real = similarity._pair
+    monkeypatch.setattr(
+        similarity, "_pair", lambda a, b, m: calls.append((a.label, b.label)) or real(a, b, m)
+    )
+    same = [f"t{i}" for i in range(80)]
+    entries = [similarity.Entry("x", {"f": same}), similarity.Entry("y", {"f": list(same)})]
+    entries += [similarity.Entry(f"o{j}", {"f": [f"u{j}_{i}" for i in range(80)]}) for j in range(6)]
+    result = similarity.compare_class(entries, [], threshold=0.9)
+    assert calls == [("x", "y")] and len(result["pairs"]) == 1
+
+
+def test_a_copy_bound_by_alias_pairs_with_its_source(tmp_path):
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    _notebook(subs / "ann.ipynb", ORIGINAL)
+    aliased = (
+        ORIGINAL.replace("def held_out_items(", "def _h(")
+        .replace("truth = held_out_items(log)", "truth = _h(log)")
+        .replace("def evaluate_loo(", "def _impl(")
+    )
+    aliased += "\nheld_out_items = _h\nevaluate_loo = _impl\n"
+    _notebook(subs / "bob_alias.ipynb", aliased)
+    _notebook(subs / "cat.ipynb", HONEST)
+    out = tmp_path / "out"
+    assert grade.main(["similarity", "--assignment", "leave-one-out", "--out", str(out), str(subs)]) == 0
+    result = json.loads((out / "similarity.json").read_text())
+    assert {(p["a"], p["b"]) for p in result["pairs"]} == {("ann.ipynb", "bob_alias.ipynb")}
+    assert result["pairs"][0]["score"] == 1.0
+
+
+def test_re_binding_and_lambdas_are_resolved_like_a_run_top_to_bottom():
+    code = (
+        "def f(a):\n    return a + 1\n"
+        "g = f\n"
+        "def f(a):\n    raise NotImplementedError\n"  # a stub defined later: f is the stub, g the code
+        "h = lambda x, y: x * y + 1\n"
+        "k = g\nk = 3\n"
+    )
+    found = similarity.functions_in([code], {"f", "g", "h", "k"})
+    assert sorted(found) == ["g", "h"]
+    assert similarity.normalise(found["g"]) == "def v0(v1):\n    return v1 + 1"
+
+
+def test_a_huge_notebook_is_refused_with_bounded_memory(tmp_path):
+    import subprocess
+    import sys
+
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    body = "\n".join(f"    x{i} = [{{}}, {{}}, {{}}, a + {i}]" for i in range(45_000))  # ~1.6 MiB of code
+    _notebook(subs / "huge.ipynb", f"def held_out_items(a):\n{body}\n    return a\n")
+    _notebook(subs / "ann.ipynb", ORIGINAL)
+    assert (subs / "huge.ipynb").stat().st_size > 1_500_000
+    out = tmp_path / "out"
+    code = (
+        "import resource, sys\nfrom helpers.grade import grader\n"
+        f"args = ['similarity', '--assignment', 'leave-one-out', '--out', {str(out)!r}, {str(subs)!r}]\n"
+        "rc = grader.main(args)\n"
+        "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)\nsys.exit(rc)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    peak_mib = int(proc.stdout.split()[-1]) / 1024
+    assert peak_mib < 400, peak_mib
+    skipped = json.loads((out / "similarity.json").read_text())["skipped"]
+    assert any("huge.ipynb" in s and "KiB of code" in s for s in skipped)
