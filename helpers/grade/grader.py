@@ -5,6 +5,15 @@ Usage::
     python -m helpers.grade --assignment from-scratch --out grades/ submissions/
     python -m helpers.grade --assignment leave-one-out --out grades/ --jobs 2 --timeout 10 a.ipynb b.ipynb
     python -m helpers.grade --assignment build/my-hw.grader.py --roster roster.csv --out grades/ submissions/
+    python -m helpers.grade --assignment from-scratch --out grades/ --deadline 2026-03-01T23:59:00Z \
+        --grace 15m --late-penalty 10 --late-cap 30 late/bo.ipynb
+
+Every run adds to the gradebook ``OUT/gradebook.sqlite`` (:mod:`helpers.grade.gradebook`), one
+committed transaction per graded submission, and the class's files are then written from it
+(:func:`helpers.grade.exports.write_class_files`): the current result of every learner, so a late
+file or a regrade merges into the class. A rerun keeps what is already graded with the same file
+and seed (``--regrade`` grades it again); Ctrl-C and SIGTERM stop the run after recording what was
+graded (exit 130/143); a gradebook that cannot be written stops it (exit 1), losing nothing graded.
 
 Writes ``OUT/<submission>.json`` (per question: the points, every check passed
 or failed with feedback naming the failing property, and the errors), then
@@ -20,8 +29,9 @@ whatever the grades; 2 for a usage error (unknown assignment, no submissions)
 or when the sandbox is not available.
 
 Other commands: ``author`` (:mod:`helpers.grade.authoring`), ``gradescope``
-(the ``run_autograder`` entry point: :func:`gradescope`) and ``similarity``
-(:mod:`helpers.grade.similarity`).
+(the ``run_autograder`` entry point: :func:`gradescope`), ``similarity``
+(:mod:`helpers.grade.similarity`), ``history OUT`` (every grading in the gradebook:
+:func:`history_main`) and ``review OUT`` (score hand-graded answers: :mod:`helpers.grade.review`).
 
 How a submission is graded
 --------------------------
@@ -39,8 +49,9 @@ How a submission is graded
    crash, missing function, wrong signature, non-numeric or NaN result)
    fails closed: zero points, with the reason.
 
-The hidden cases come from a seed drawn afresh for every run (``--seed``
-reproduces a run; the seed is in every report and in ``grades.csv``).
+The hidden cases come from the gradebook's seed, drawn at its first run and kept (``--new-seed``
+draws another, recorded); the seed is in every report and in ``grades.csv``. Hand-graded questions
+(``kind="text"``) are not run: their answer text is kept in the report, ``needs grading``.
 """
 
 from __future__ import annotations
