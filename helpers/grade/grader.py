@@ -401,8 +401,27 @@ class _Given:
     submitted_at: datetime | None = None
 
 
-def _as_submissions(items: Sequence[Any], roster: reports.Roster | None) -> list[Any]:
-    """Submissions (``path``, ``display``, ``learner``, ``submitted_at``) for paths or Submissions."""
+def _not_graded_lines(collection: Any) -> list[str]:
+    """What a Collection of :mod:`helpers.grade.collect` did not grade, one line each (names escaped)."""
+
+    def shown(name: str) -> str:
+        return name.encode("ascii", "backslashreplace").decode("ascii")
+
+    lines = [f"not graded: {shown(n)}: matches no roster entry ({why})" for n, why in collection.unmatched]
+    lines += [
+        f"not graded: {shown(n)}: matches several roster entries ({', '.join(ids)}): fix the roster"
+        for n, ids in collection.ambiguous
+    ]
+    return lines + [f"not graded: {shown(n)}: refused ({why})" for n, why in collection.refused]
+
+
+def _as_submissions(items: Any, roster: reports.Roster | None) -> list[Any]:
+    """Submissions (``path``, ``display``, ``learner``, ``submitted_at``) for paths, Submissions or a
+    Collection (whose files that were not graded are listed on standard error)."""
+    if hasattr(items, "submissions"):
+        for line in _not_graded_lines(items):
+            print(line, file=sys.stderr, flush=True)
+        return list(items.submissions)
     if all(hasattr(x, "submitted_at") for x in items):
         return list(items)
     paths = [Path(x) for x in items]
@@ -548,9 +567,9 @@ def grade_many(
 
     Parameters
     ----------
-    submissions : sequence
-        Notebook paths, or Submissions of :mod:`helpers.grade.collect` (``path``, ``display``,
-        ``learner``, ``submitted_at``).
+    submissions : sequence or Collection
+        Notebook paths, Submissions of :mod:`helpers.grade.collect` (``path``, ``display``,
+        ``learner``, ``submitted_at``), or its Collection (files it did not grade are listed).
     seed : int, optional
         The seed of the hidden cases: only for the gradebook's first run, or with ``new_seed``;
         by default the gradebook's seed (drawn at its first run).

@@ -17,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -299,3 +300,50 @@ def test_every_check_and_the_whole_report_are_recorded(tmp_path, trusted_mode):
     ]
     assert checks == expected and any(p for _, _, p, _ in checks) and not all(p for _, _, p, _ in checks)
     assert json.loads((tmp_path / "out" / "bo.json").read_text())["final_score"] == report["score"]
+
+
+# ------------------------------------------------ a Collection of helpers.grade.collect (g2)
+@dataclass(frozen=True)
+class Submission:
+    """The interface of helpers.grade.collect's Submission, as a test adapter until it is merged."""
+
+    path: Path
+    display: str
+    learner: str | None
+    submitted_at: datetime | None
+
+
+@dataclass(frozen=True)
+class Collection:
+    """The interface of helpers.grade.collect's Collection, as a test adapter until it is merged."""
+
+    submissions: list
+    unmatched: list
+    ambiguous: list
+    refused: list
+
+
+def test_a_collection_is_graded_under_its_names_and_what_it_refused_is_listed(tmp_path, trusted_mode, capsys):
+    shutil.copyfile(CORPUS / "perfect.ipynb", tmp_path / "extracted-1.ipynb")
+    when = datetime(2026, 3, 1, 12, tzinfo=UTC)
+    collection = Collection(
+        [Submission(tmp_path / "extracted-1.ipynb", "ann_12345_678_hw1.ipynb", "s01", when)],
+        [("Untitled1.ipynb", "no roster entry matches this name")],
+        [("bo_cy.ipynb", ["s02", "s03"])],
+        [("../../evil.ipynb", "a path outside the zip (zip-slip)")],
+    )
+    roster = grade.reports.Roster.from_text(ROSTER)
+    out = tmp_path / "out"
+    grade.grade_many(collection, A, out, mode=trusted_mode, progress=None, roster=roster)
+    err = capsys.readouterr().err
+    assert "not graded: Untitled1.ipynb: matches no roster entry" in err
+    assert "not graded: bo_cy.ipynb: matches several roster entries (s02, s03)" in err
+    assert "not graded: ../../evil.ipynb: refused (a path outside the zip (zip-slip))" in err
+    rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
+    assert (
+        rows["s01"]["file"] == "ann_12345_678_hw1.ipynb"
+        and rows["s01"]["submitted_at"] == "2026-03-01T12:00:00Z"
+    )
+    assert {r["status"] for k, r in rows.items() if k != "s01"} == {
+        "missing"
+    }  # nobody credited with a stray file
