@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import getpass
+import hashlib
 import math
 import secrets
 import sys
@@ -63,7 +64,8 @@ class Answer:
     @property
     def anchor(self) -> str:
         """A stable id for the answer's place in the page."""
-        return f"a-{self.question['question']}-{self.sha256[:12]}-{abs(hash(self.who)) % 10**8}"
+        who = hashlib.sha256(self.who.encode("utf-8", "backslashreplace")).hexdigest()[:8]
+        return f"a-{self.question['question']}-{self.sha256[:12]}-{who}"
 
 
 def answers(book: Gradebook) -> list[Answer]:
