@@ -170,7 +170,7 @@ def _grades_row(row: ClassRow, file: str, targets: list[str]) -> list[Any]:
     learner = [row.learner.id, row.learner.name] if row.learner else ["", ""]
     lateness = [
         result.submitted_at or "",
-        row.lateness.days,
+        row.lateness.days if result.submitted_at else "",  # no time from the LMS: unknown, not "on time"
         _score(row.lateness.penalty),
         _score(rep["score"]),
     ]
