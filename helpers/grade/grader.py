@@ -31,7 +31,8 @@ or when the sandbox is not available.
 Other commands: ``author`` (:mod:`helpers.grade.authoring`), ``gradescope``
 (the ``run_autograder`` entry point: :func:`gradescope`), ``similarity``
 (:mod:`helpers.grade.similarity`), ``history OUT`` (every grading in the gradebook:
-:func:`history_main`) and ``review OUT`` (score hand-graded answers: :mod:`helpers.grade.review`).
+:func:`history_main`), ``export OUT`` (the class's files again from the gradebook:
+:func:`export_main`) and ``review OUT`` (score hand-graded answers: :mod:`helpers.grade.review`).
 
 How a submission is graded
 --------------------------
@@ -1004,6 +1005,28 @@ def history_main(argv: list[str]) -> int:
     return 0
 
 
+def export_main(argv: list[str]) -> int:
+    """``python -m helpers.grade export OUT``: write the class's files again from the gradebook.
+
+    For the day the deadline passes (``--missing-zero`` then gives missing learners 0), or after
+    deleting an export by mistake; nothing is graded.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.grade export",
+        description="Write OUT/grades.csv, OUT/canvas.csv and the feedback again from OUT/gradebook.sqlite.",
+    )
+    parser.add_argument("out", help="the grading output folder")
+    args = parser.parse_args(argv)
+    try:
+        with Gradebook.open(Path(args.out)) as book:
+            exports.write_class_files(Path(args.out), book)
+    except GradebookError as exc:
+        print(f"python -m helpers.grade export: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {Path(args.out) / 'grades.csv'} from {Path(args.out) / FILE_NAME}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
@@ -1012,6 +1035,7 @@ def main(argv: list[str] | None = None) -> int:
         "gradescope": gradescope,
         "similarity": similarity.main,
         "history": history_main,
+        "export": export_main,
         "review": review.main,
     }
     if argv and argv[0] in commands:

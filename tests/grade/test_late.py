@@ -127,3 +127,6 @@ def test_late_submissions_are_shown_and_penalised_and_missing_gets_zero_after_th
     assert _rows(out / "grades.csv")["s4"]["score"] == ""
     canvas = {r[2]: r[-1] for r in csv.reader(io.StringIO((out / "canvas.csv").read_text(encoding="utf-8")))}
     assert canvas["s4"] == "" and canvas["s2"] == "12.6"
+    assert grade.main(["export", str(out)]) == 0  # today is after the deadline: 0 again
+    assert _rows(out / "grades.csv")["s4"]["score"] == "0"
+    assert grade.main(["export", str(tmp_path / "nowhere")]) == 2
