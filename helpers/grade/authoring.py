@@ -186,7 +186,7 @@ def model_answers(notebook: dict) -> dict[str, str]:
     >>> model_answers({"cells": [cell]})
     {'why': 'Graded relevance.'}
     """
-    out = {}
+    out: dict[str, str] = {}
     for cell in notebook.get("cells", []):
         src = _text(cell)
         if cell.get("cell_type") != "markdown" or not _ANSWER_CELL.search(src):

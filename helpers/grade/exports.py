@@ -145,7 +145,7 @@ def class_rows(book: Gradebook) -> tuple[list[ClassRow], list[Learner]]:
     for result in book.current():
         report = merge_manual(result, manual)
         lateness = late.assess(_when(result.submitted_at), policy)
-        learner = by_id.get(result.learner) or (Learner("", result.learner) if result.learner else None)
+        learner = by_id.get(result.learner or "") or (Learner("", result.learner) if result.learner else None)
         score = late.apply(report["score"], report["max_score"], lateness)
         rows.append(ClassRow(result, report, learner, lateness, score))
     graded = {row.learner.id for row in rows if row.learner}
@@ -250,7 +250,7 @@ def write_class_files(out: Path, book: Gradebook, now: datetime | None = None) -
         write_atomic(out, f"{row.result.submission}.json", _report_json(row))
     _remove_stale(out, book, {row.result.submission for row in rows})
     if book.roster():
-        scores = [(row.learner, row.score) for row in rows if row.learner]
+        scores: list[tuple[Learner, float | None]] = [(x.learner, x.score) for x in rows if x.learner]
         scores += [(x, missing_score) for x in missing]
         write_atomic(out, "canvas.csv", canvas_csv(info["title"], info["max_score"], scores))
 

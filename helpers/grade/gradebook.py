@@ -31,7 +31,7 @@ import json
 import math
 import secrets
 import sqlite3
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -129,7 +129,8 @@ class Result:
 
     @classmethod
     def _from_row(cls, row: tuple) -> Result:
-        return cls(*row[:-1], json.loads(row[-1]))
+        names = [f.name for f in fields(cls)]
+        return cls(**dict(zip(names, (*row[:-1], json.loads(row[-1])), strict=True)))
 
 
 def _current_key(result: Result) -> tuple:
@@ -279,7 +280,7 @@ class Gradebook:
                 "INSERT INTO runs (started_at, seed, isolation, command) VALUES (?, ?, ?, ?)",
                 (utc_text(), seed, isolation, command),
             )
-        return int(cursor.lastrowid)
+        return int(cursor.lastrowid or 0)
 
     def finish_run(self, run_id: int, outcome: str) -> None:
         """Record how a run ended (``complete``, ``interrupted``, ``stopped: ...``)."""
@@ -314,7 +315,7 @@ class Gradebook:
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 values,
             )
-            result_id = int(cursor.lastrowid)
+            result_id = int(cursor.lastrowid or 0)
             self.db.executemany(
                 "INSERT INTO checks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _check_rows(result_id, report)
             )
