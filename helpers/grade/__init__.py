@@ -10,8 +10,14 @@
 - :mod:`helpers.grade.scoring`: turns validated results into points and feedback.
 - :mod:`helpers.grade.reports`: statuses and reasons, the roster, ``grades.csv`` and the
   learners' Markdown feedback (no hidden input or expected value in it).
-- :mod:`helpers.grade.exports`: Canvas's gradebook CSV and Gradescope's ``results.json``
-  (``python -m helpers.grade gradescope`` is the ``run_autograder`` entry point).
+- :mod:`helpers.grade.gradebook`: ``OUT/gradebook.sqlite``, every run, result and hand-given
+  score of one assignment; the seed drawn once.
+- :mod:`helpers.grade.late`: deadline, grace period and late penalty.
+- :mod:`helpers.grade.exports`: ``grades.csv``, Canvas's gradebook CSV and the feedback, written
+  from the gradebook; Gradescope's ``results.json`` (``python -m helpers.grade gradescope`` is the
+  ``run_autograder`` entry point).
+- :mod:`helpers.grade.review`: ``python -m helpers.grade review OUT``: the local page where an
+  instructor scores hand-graded answers.
 - :mod:`helpers.grade.authoring`: ``python -m helpers.grade author``: a source notebook with
   solution markers and a grading declaration becomes a learner notebook and a graded spec.
 - :mod:`helpers.grade.similarity`: ``python -m helpers.grade similarity``: normalised code

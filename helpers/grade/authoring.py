@@ -16,6 +16,8 @@
                 "generate": random_list_case, "n": 20},                          # generate(rng) -> args
            ]},
           {"target": "answer_q2", "points": 1, "result": "number"},              # an answer variable
+          {"target": "why_ndcg", "kind": "text", "points": 3,                    # hand-graded
+           "rubric": "3: graded relevance and position; 1: one of them; 0: neither"},
       ]
 
   ``result`` is how values are judged (:class:`helpers.grade.spec.Question`): ``unit`` (a float in
@@ -23,6 +25,13 @@
   ``cases`` (argument tuples), ``generate(rng)`` (one argument tuple, ``n`` times, default 10) or
   ``make(rng)`` (a list of argument tuples). Only hidden checks score, as for the built-in
   assignments; ``general`` marks the check of random inputs of every kind (the constant-answer rule).
+
+  A *hand-graded* question (``"kind": "text"``, with ``points`` and a ``rubric``) is answered in a
+  markdown cell holding the line ``<!-- answer: why_ndcg -->``; a ``### BEGIN SOLUTION`` region in
+  that cell is the model answer (the learner version shows :data:`helpers.grade.spec.ANSWER_PLACEHOLDER`
+  instead). The grader marks such an answer ``needs grading`` and the instructor scores it in
+  ``python -m helpers.grade review OUT`` (:mod:`helpers.grade.review`). Solution regions in any
+  other markdown cell are refused.
 
 It writes ``DIR/<name>.ipynb`` (the learner notebook: stubs, no outputs, no declaration) and
 ``DIR/<name>.grader.py`` (the spec: every code cell of the source, solutions included, then the
@@ -45,7 +54,7 @@ from pathlib import Path
 from typing import Any
 
 from .prepare import encode_argument as _encode
-from .spec import Assignment, Check, Question, build_cases
+from .spec import ANSWER_PLACEHOLDER, Assignment, Check, Question, answer_marker, build_cases, text_answers
 
 __all__ = [
     "AuthoringError",
@@ -63,6 +72,7 @@ _END = re.compile(r"^\s*### END SOLUTION\s*$")
 _ASSIGN = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)\s*=")
 _GRADING_LINE = re.compile(r"^\s*#\s*grading\s*$")
 _MAGIC = re.compile(r"^(\s*)([%!].*)$")
+_ANSWER_CELL = re.compile(r"^\s*<!--\s*answer:\s*([A-Za-z_][A-Za-z0-9_]*)\s*-->\s*$", re.MULTILINE)
 RESULTS = ("unit", "nonneg", "number", "exact", "float_dict")
 SPEC_SUFFIX = ".grader.py"
 
@@ -144,6 +154,50 @@ def _is_grading(cell: dict) -> bool:
     return "grading" in tags or bool(_GRADING_LINE.match(first))
 
 
+def _answer_region(src: str) -> tuple[str, str]:
+    """A hand-graded answer cell's learner text (region -> placeholder) and its model answer."""
+    lines = src.splitlines(keepends=True)
+    begins = [i for i, x in enumerate(lines) if _BEGIN.match(x)]
+    ends = [i for i, x in enumerate(lines) if _END.match(x)]
+    if len(begins) != 1 or len(ends) != 1 or ends[0] < begins[0]:
+        raise ValueError("an answer cell holds at most one ### BEGIN SOLUTION ... ### END SOLUTION region")
+    model = "".join(lines[begins[0] + 1 : ends[0]]).strip()
+    learner = [*lines[: begins[0]], ANSWER_PLACEHOLDER + "\n", *lines[ends[0] + 1 :]]
+    return "".join(learner).rstrip("\n"), model
+
+
+def _learner_markdown(src: str) -> str:
+    if "### BEGIN SOLUTION" not in src:
+        return src
+    if not _ANSWER_CELL.search(src):
+        raise ValueError(
+            "solution regions are only allowed in code cells and in answer cells "
+            "(a markdown cell with the line <!-- answer: TARGET --> for a hand-graded question)"
+        )
+    return _answer_region(src)[0]
+
+
+def model_answers(notebook: dict) -> dict[str, str]:
+    """The model answer of every hand-graded answer cell of a source notebook (``""`` without a region).
+
+    Examples
+    --------
+    >>> cell = {"cell_type": "markdown",
+    ...         "source": "<!-- answer: why -->\\n### BEGIN SOLUTION\\nGraded relevance.\\n### END SOLUTION"}
+    >>> model_answers({"cells": [cell]})
+    {'why': 'Graded relevance.'}
+    """
+    out: dict[str, str] = {}
+    for cell in notebook.get("cells", []):
+        src = _text(cell)
+        if cell.get("cell_type") != "markdown" or not _ANSWER_CELL.search(src):
+            continue
+        model = _answer_region(src)[1] if "### BEGIN SOLUTION" in src else ""
+        for target in _ANSWER_CELL.findall(src):
+            out.setdefault(target, model)
+    return out
+
+
 def learner_version(notebook: dict) -> dict:
     """The learner notebook for a source notebook: stubs instead of solutions, no outputs, no declaration.
 
@@ -163,8 +217,10 @@ def learner_version(notebook: dict) -> dict:
             src = strip_solutions(src)
             cell["outputs"] = []
             cell["execution_count"] = None
+        elif cell["cell_type"] == "markdown":
+            src = _learner_markdown(src)
         elif "### BEGIN SOLUTION" in src:
-            raise ValueError("solution regions are only allowed in code cells")
+            raise ValueError("solution regions are only allowed in code cells and answer cells")
         cell["source"] = src
     return nb
 
@@ -205,6 +261,8 @@ def spec_source(notebook: dict, declaration: str, origin: str) -> str:
     for index, cell in enumerate(notebook.get("cells", []), start=1):
         if cell.get("cell_type") == "code" and not _is_grading(cell):
             parts.append(f"# ---- cell {index}\n{_without_magics(_text(cell))}\n")
+    answers = model_answers(notebook)
+    parts.append(f"# ---- hand-graded answer cells and their model answers\n__answer_cells__ = {answers!r}\n")
     parts.append(f"# ---- grading declaration\n{declaration.rstrip()}\n")
     return "\n".join(parts)
 
@@ -269,12 +327,37 @@ def _numbers(entry: dict, where: str) -> tuple[float, float, float]:
     return points, *tols
 
 
+def _text_question(index: int, entry: dict, namespace: dict, where: str) -> Question:
+    """A hand-graded question: an answer cell in the source, points and a rubric."""
+    target = entry["target"]
+    known = {"target", "kind", "points", "rubric", "title"}
+    if set(entry) - known:
+        raise AuthoringError(f"{where}: unknown keys {sorted(set(entry) - known)} for a text question")
+    cells = namespace.get("__answer_cells__", {})
+    if target not in cells:
+        raise AuthoringError(
+            f"{where}: the source notebook has no answer cell for {target!r}: add a markdown cell with the "
+            f"line {answer_marker(target)}"
+        )
+    rubric = entry.get("rubric")
+    if not isinstance(rubric, str) or not rubric.strip():
+        raise AuthoringError(f"{where}: a text question needs a 'rubric' (what earns which points)")
+    points = _numbers(entry, where)[0]
+    model = cells[target]
+    title = str(entry.get("title", target))
+    return Question(f"q{index}", title, target, points, lambda *a: model, (), "text", "text", rubric=rubric)
+
+
 def _question(index: int, entry: Any, namespace: dict) -> Question:
     where = f"question {index}"
     if not isinstance(entry, dict) or not isinstance(entry.get("target"), str):
         raise AuthoringError(f"{where}: each question is a dict with a 'target' (the function or variable)")
     target = entry["target"]
     where = f"question {index} ({target})"
+    if entry.get("kind", "auto") not in ("auto", "text"):
+        raise AuthoringError(f"{where}: 'kind' is 'text' (hand-graded) or left out (graded by checks)")
+    if entry.get("kind") == "text":
+        return _text_question(index, entry, namespace, where)
     if target not in namespace:
         raise AuthoringError(f"{where}: the source notebook defines no {target!r}")
     result = entry.get("result", "number")
@@ -378,7 +461,12 @@ def author(source: Path, out: Path, grading: Path | None = None) -> tuple[Path, 
 def _check_stubs(learner: dict, assignment: Assignment) -> None:
     """Every graded target is still in the learner notebook (as a stub): learners know what to write."""
     code = "\n".join(_text(c) for c in learner["cells"] if c.get("cell_type") == "code")
-    missing = [q.target for q in assignment.questions if not re.search(rf"\b{re.escape(q.target)}\b", code)]
+    texts = text_answers(learner, [q.target for q in assignment.questions if q.kind == "text"])
+    missing = [
+        q.target
+        for q in assignment.questions
+        if q.target not in texts and not re.search(rf"\b{re.escape(q.target)}\b", code)
+    ]
     if missing:
         raise AuthoringError(
             f"the learner notebook would not mention {missing}: keep the `def` line (or the variable) "
@@ -416,7 +504,8 @@ def main(argv: list[str]) -> int:
     counts = hidden_case_count(assignment)
     print(f"wrote {notebook} (for learners) and {spec} (keep private: solutions and hidden cases)")
     for q in assignment.questions:
-        print(
-            f"  {q.target}: {q.points:g} points, {counts[q.target]} hidden case(s) per run, result {q.result}"
+        how = (
+            "hand-graded (review page)" if q.kind == "text" else f"{counts[q.target]} hidden case(s) per run"
         )
+        print(f"  {q.target}: {q.points:g} points, {how}, result {q.result}")
     return 0

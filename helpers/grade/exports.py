@@ -1,10 +1,17 @@
-"""Grades in the formats learning platforms import: a Canvas gradebook CSV and Gradescope's ``results.json``.
+"""Grades in the formats learning platforms import, written from the gradebook.
 
+- :func:`write_class_files`: everything an instructor uploads or hands back, from the gradebook
+  (:mod:`helpers.grade.gradebook`): the *current* result of every learner, hand-graded scores
+  merged in and the late policy applied. ``grades.csv`` (:func:`grades_csv`), one feedback file
+  and one JSON report per current result, and with a roster ``canvas.csv``. Files of a learner's
+  earlier results (another report name) are removed, so nothing stale sits beside the new ones.
+  Grading one learner rewrites these files but no other learner's row changes.
 - :func:`canvas_csv`: the columns Canvas's gradebook import matches learners on (``Student``,
   ``ID``, ``SIS User ID``, ``SIS Login ID``, ``Section``), one column named after the assignment,
   and the ``Points Possible`` row. Learners come from the roster: ``id`` is the SIS User ID,
-  ``login`` the SIS Login ID, ``canvas_id`` Canvas's own ID. A learner with several files gets
-  the best score; a roster learner without a file gets 0.
+  ``login`` the SIS Login ID, ``canvas_id`` Canvas's own ID. A roster learner without a file is
+  *missing*: an empty cell (Canvas leaves the grade empty), or 0 once the deadline has passed when
+  the policy says ``--missing-zero``.
 - :func:`gradescope_results`: one submission's report in the format of Gradescope's autograder
   (``results.json``: ``score``, ``output``, and one test per question with ``score``,
   ``max_score``, ``status`` and ``output``); the text is the learner feedback of
@@ -16,16 +23,24 @@
 
 from __future__ import annotations
 
+import copy
+import json
 import shlex
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
-from . import inert
+from . import inert, late
+from .files import write_atomic
+from .gradebook import Gradebook, Result
 from .reports import (
     BY_INSTRUCTOR,
     REDRAWN,
     Learner,
     check_rows,
     collapse,
+    display_names,
     error_types,
     feedback_markdown,
     learner_examples,
@@ -35,6 +50,12 @@ from .reports import (
 from .reports import write_csv as _write_csv
 
 __all__ = [
+    "write_class_files",
+    "class_rows",
+    "grades_csv",
+    "merge_manual",
+    "ClassRow",
+    "ROSTER_FIELDS",
     "canvas_csv",
     "gradescope_results",
     "run_autograder_script",
@@ -48,31 +69,30 @@ SUBMISSION_DIR = "/autograder/submission"
 RESULTS_FILE = "/autograder/results/results.json"
 
 
-def _score(value: float) -> str:
-    return f"{value:g}"
+ROSTER_FIELDS = ("pattern", "id", "name", "section", "login", "canvas_id")
 
 
-def canvas_csv(
-    title: str, max_score: float, graded: list[tuple[Learner | None, float]], absent: list[Learner]
-) -> bytes:
+def _score(value: float | None) -> str:
+    return "" if value is None else f"{value:g}"
+
+
+def canvas_csv(title: str, max_score: float, scores: list[tuple[Learner, float | None]]) -> bytes:
     """A Canvas gradebook import file for one assignment column named ``title``.
+
+    ``scores`` holds one ``(learner, score)`` per roster learner; ``None`` is missing (an empty cell).
 
     Examples
     --------
     >>> ann = Learner("ann.ipynb", "s1", "Ann Lee", section="A", login="alee")
-    >>> print(canvas_csv("HW 1", 14, [(ann, 12.5), (ann, 13.0), (None, 3.0)], []).decode(), end="")
+    >>> bo = Learner("bo.ipynb", "s2", "Bo Chen", section="A", login="bchen")
+    >>> print(canvas_csv("HW 1", 14, [(bo, None), (ann, 12.5)]).decode(), end="")
     Student,ID,SIS User ID,SIS Login ID,Section,HW 1
     Points Possible,,,,,14
-    Ann Lee,,s1,alee,A,13
+    Ann Lee,,s1,alee,A,12.5
+    Bo Chen,,s2,bchen,A,
     """
-    best: dict[str, tuple[Learner, float]] = {}
-    for learner, score in graded:
-        if learner is not None and (learner.id not in best or score > best[learner.id][1]):
-            best[learner.id] = (learner, score)
-    for learner in absent:
-        best.setdefault(learner.id, (learner, 0.0))
     rows = [[*CANVAS_COLUMNS, title], ["Points Possible", "", "", "", "", _score(max_score)]]
-    for learner, score in sorted(best.values(), key=lambda pair: (pair[0].name, pair[0].id)):
+    for learner, score in sorted(scores, key=lambda pair: (pair[0].name, pair[0].id)):
         rows.append(
             [learner.name, learner.canvas_id, learner.id, learner.login, learner.section, _score(score)]
         )
@@ -97,6 +117,166 @@ def _test_output(q: dict, examples: list[list[dict]]) -> str:
     if types:
         lines.append(f"- errors raised: {types}")
     return "\n".join(inert.plain(line, 4000) for line in lines)
+
+
+# ------------------------------------------------------------------ from the gradebook
+@dataclass(frozen=True)
+class ClassRow:
+    """A learner's current result as exported: hand-graded scores merged, lateness applied."""
+
+    result: Result
+    report: dict
+    learner: Learner | None
+    lateness: late.Lateness
+    score: float
+
+
+def merge_manual(result: Result, manual: dict[tuple[str, str, str], dict]) -> dict:
+    """The result's report with the instructor's scores of its hand-graded answers (same file only).
+
+    Examples
+    --------
+    >>> q = {"question": "q2", "target": "why", "kind": "text", "points": 0.0, "max_points": 3.0,
+    ...      "status": "needs grading", "reason": "graded by your instructor", "answer": "NDCG"}
+    >>> r = Result(1, 1, "s1", "s1", "ann", "ann.ipynb", "abc", None, "", 7, "graded", "", 2.0, 5.0,
+    ...            {"score": 2.0, "questions": [{"points": 2.0}, q]})
+    >>> merged = merge_manual(r, {("s1", "q2", "abc"): {"points": 2.5, "comment": "good", "grader": "t",
+    ...                                                 "at": "2026-03-02T10:00:00Z"}})
+    >>> merged["score"], merged["questions"][1]["status"], merged["questions"][1]["reason"]
+    (4.5, 'hand graded', 'good')
+    """
+    report = copy.deepcopy(result.report)
+    for q in report.get("questions", []):
+        given = manual.get((result.who, q.get("question", ""), result.sha256))
+        if q.get("kind") == "text" and q.get("status") == "needs grading" and given:
+            q.update(points=given["points"], status="hand graded", comment=given["comment"])
+            q.update(reason=given["comment"] or "scored by your instructor", graded_at=given["at"])
+    report["score"] = round(sum(q["points"] for q in report.get("questions", [])), 2)
+    return report
+
+
+def _when(text: str | None) -> datetime | None:
+    return None if not text else datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def class_rows(book: Gradebook) -> tuple[list[ClassRow], list[Learner]]:
+    """Every learner's current result as exported, and the roster learners with none (missing)."""
+    policy = late.LatePolicy.from_json(book.meta("late_policy"))
+    roster = [Learner(**{k: x[k] for k in ROSTER_FIELDS}) for x in book.roster()]
+    by_id = {x.id: x for x in roster}
+    manual = book.manual_scores()
+    rows = []
+    for result in book.current():
+        report = merge_manual(result, manual)
+        lateness = late.assess(_when(result.submitted_at), policy)
+        learner = by_id.get(result.learner or "") or (Learner("", result.learner) if result.learner else None)
+        score = late.apply(report["score"], report["max_score"], lateness)
+        rows.append(ClassRow(result, report, learner, lateness, score))
+    graded = {row.learner.id for row in rows if row.learner}
+    return rows, [x for x in roster if x.id not in graded]
+
+
+def _missing_score(policy: late.LatePolicy, now: datetime) -> float | None:
+    closes = policy.closes
+    return 0.0 if policy.missing_zero and closes is not None and now > closes else None
+
+
+GRADES_HEAD = ["learner_id", "name", "submission", "file", "status", "reason", "isolation", "seed"]
+GRADES_LATE = ["submitted_at", "days_late", "late_penalty_percent", "score_before_penalty"]
+
+
+def _grades_row(row: ClassRow, file: str, targets: list[str]) -> list[Any]:
+    rep, result = row.report, row.result
+    status, reason = submission_status(rep)
+    by_target = {q["target"]: q for q in rep.get("questions", [])}
+    points = [_score(by_target[t]["points"]) if t in by_target else "0" for t in targets]
+    results = [question_result(by_target[t])[0] if t in by_target else "not graded" for t in targets]
+    learner = [row.learner.id, row.learner.name] if row.learner else ["", ""]
+    lateness = [
+        result.submitted_at or "",
+        row.lateness.days if result.submitted_at else "",  # no time from the LMS: unknown, not "on time"
+        _score(row.lateness.penalty),
+        _score(rep["score"]),
+    ]
+    return [
+        *learner, result.submission, file, status, reason, rep.get("isolation", ""), result.seed, *lateness,
+        _score(row.score), _score(rep["max_score"]), *points, *results, result.graded_at, result.sha256,
+    ]  # fmt: skip
+
+
+def grades_csv(
+    info: dict, rows: list[ClassRow], missing: list[Learner], missing_score: float | None
+) -> bytes:
+    """``grades.csv``: a row per current result (ordered by learner), then one per missing learner.
+
+    Columns: ``learner_id``, ``name``, ``submission``, ``file`` (NFC, look-alikes marked), ``status``,
+    ``reason``, ``isolation``, ``seed``, ``submitted_at``, ``days_late``, ``late_penalty_percent``,
+    ``score_before_penalty``, ``score`` (after the penalty), ``max_score``, the points of each
+    question (named after its function, variable or answer cell) and, for each, ``<target> result``,
+    then ``graded_at`` and ``sha256`` (of the file graded). A missing learner's score is empty
+    (or 0 after the deadline with ``--missing-zero``).
+    """
+    targets = [q["target"] for q in info["questions"]]
+    header = [*GRADES_HEAD, *GRADES_LATE, "score", "max_score", *targets, *[f"{t} result" for t in targets]]
+    out: list[list[Any]] = [[*header, "graded_at", "sha256"]]
+    shown = display_names([row.report.get("file", "") for row in rows])
+    out += [_grades_row(row, file, targets) for row, file in zip(rows, shown, strict=True)]
+    for learner in missing:
+        reason = f"no file matched the roster entry {learner.pattern!r}"
+        blank = [""] * (len(GRADES_LATE) + 2)
+        out.append([learner.id, learner.name, "", "", "missing", reason, "", "", *blank])
+        out[-1][len(GRADES_HEAD) + len(GRADES_LATE)] = _score(missing_score)
+        out[-1] += [_score(info["max_score"]), *[""] * len(targets), *["missing"] * len(targets), "", ""]
+    return _write_csv(out)
+
+
+def _feedback(row: ClassRow, file: str, title: str) -> bytes:
+    text = feedback_markdown(row.report, row.learner, file, title)
+    if row.lateness.note:
+        lines = text.split("\n")
+        at = next((i + 1 for i, x in enumerate(lines) if x.startswith("- status:")), 2)
+        extra = f"- deadline: {row.lateness.note}"
+        if row.lateness.penalty:
+            extra += f"; score after the penalty: **{_score(row.score)} / {_score(row.report['max_score'])}**"
+        text = "\n".join([*lines[:at], extra, *lines[at:]])
+    return text.encode("utf-8", "backslashreplace")
+
+
+def _report_json(row: ClassRow) -> bytes:
+    data = {**row.report, "late": {"days": row.lateness.days, "penalty_percent": row.lateness.penalty,
+                                   "note": row.lateness.note}, "final_score": row.score}  # fmt: skip
+    return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
+
+
+def _remove_stale(out: Path, book: Gradebook, current: set[str]) -> None:
+    """Delete the report and feedback files of results that are no longer anybody's current one."""
+    for name in {r.submission for r in book.history()} - current:
+        (out / f"{name}.json").unlink(missing_ok=True)
+        (out / "feedback" / f"{name}.md").unlink(missing_ok=True)
+
+
+def write_class_files(out: Path, book: Gradebook, now: datetime | None = None) -> None:
+    """Write ``grades.csv``, the feedback and JSON report of every current result and, with a
+    roster, ``canvas.csv``, all from the gradebook (see the module's docstring).
+
+    ``now`` decides whether the deadline has passed (for ``--missing-zero``); default: now.
+    """
+    info = book.assignment
+    policy = late.LatePolicy.from_json(book.meta("late_policy"))
+    rows, missing = class_rows(book)
+    missing_score = _missing_score(policy, now or datetime.now(UTC))
+    write_atomic(out, "grades.csv", grades_csv(info, rows, missing, missing_score))
+    feedback = out / "feedback"
+    feedback.mkdir(exist_ok=True)
+    shown = display_names([row.report.get("file", "") for row in rows])
+    for row, file in zip(rows, shown, strict=True):
+        write_atomic(feedback, f"{row.result.submission}.md", _feedback(row, file, info["title"]))
+        write_atomic(out, f"{row.result.submission}.json", _report_json(row))
+    _remove_stale(out, book, {row.result.submission for row in rows})
+    if book.roster():
+        scores: list[tuple[Learner, float | None]] = [(x.learner, x.score) for x in rows if x.learner]
+        scores += [(x, missing_score) for x in missing]
+        write_atomic(out, "canvas.csv", canvas_csv(info["title"], info["max_score"], scores))
 
 
 def gradescope_results(report: dict, title: str) -> dict:

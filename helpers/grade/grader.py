@@ -5,6 +5,15 @@ Usage::
     python -m helpers.grade --assignment from-scratch --out grades/ submissions/
     python -m helpers.grade --assignment leave-one-out --out grades/ --jobs 2 --timeout 10 a.ipynb b.ipynb
     python -m helpers.grade --assignment build/my-hw.grader.py --roster roster.csv --out grades/ submissions/
+    python -m helpers.grade --assignment from-scratch --out grades/ --deadline 2026-03-01T23:59:00Z \
+        --grace 15m --late-penalty 10 --late-cap 30 late/bo.ipynb
+
+Every run adds to the gradebook ``OUT/gradebook.sqlite`` (:mod:`helpers.grade.gradebook`), one
+committed transaction per graded submission, and the class's files are then written from it
+(:func:`helpers.grade.exports.write_class_files`): the current result of every learner, so a late
+file or a regrade merges into the class. A rerun keeps what is already graded with the same file
+and seed (``--regrade`` grades it again); Ctrl-C and SIGTERM stop the run after recording what was
+graded (exit 130/143); a gradebook that cannot be written stops it (exit 1), losing nothing graded.
 
 Writes ``OUT/<submission>.json`` (per question: the points, every check passed
 or failed with feedback naming the failing property, and the errors), then
@@ -20,8 +29,10 @@ whatever the grades; 2 for a usage error (unknown assignment, no submissions)
 or when the sandbox is not available.
 
 Other commands: ``author`` (:mod:`helpers.grade.authoring`), ``gradescope``
-(the ``run_autograder`` entry point: :func:`gradescope`) and ``similarity``
-(:mod:`helpers.grade.similarity`).
+(the ``run_autograder`` entry point: :func:`gradescope`), ``similarity``
+(:mod:`helpers.grade.similarity`), ``history OUT`` (every grading in the gradebook:
+:func:`history_main`), ``export OUT`` (the class's files again from the gradebook:
+:func:`export_main`) and ``review OUT`` (score hand-graded answers: :mod:`helpers.grade.review`).
 
 How a submission is graded
 --------------------------
@@ -39,25 +50,33 @@ How a submission is graded
    crash, missing function, wrong signature, non-numeric or NaN result)
    fails closed: zero points, with the reason.
 
-The hidden cases come from a seed drawn afresh for every run (``--seed``
-reproduces a run; the seed is in every report and in ``grades.csv``).
+The hidden cases come from the gradebook's seed, drawn at its first run and kept (``--new-seed``
+draws another, recorded); the seed is in every report and in ``grades.csv``. Hand-graded questions
+(``kind="text"``) are not run: their answer text is kept in the report, ``needs grading``.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import copy
+import hashlib
 import json
 import re
 import secrets
+import shlex
+import signal
+import sqlite3
 import sys
 import time
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, fields
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import authoring, exports, isolation, reports, scoring, similarity
+from . import authoring, exports, isolation, late, reports, review, scoring, similarity
 from .files import (
     NotebookError,
     collect,
@@ -67,13 +86,15 @@ from .files import (
     report_names,
     write_atomic,
 )
+from .gradebook import FILE_NAME, Gradebook, GradebookError, learner_key, utc_text
 from .isolation import Runtime, SandboxUnavailable
+from .late import LatePolicy
 from .options import add_assignment_option, resolve_assignment
 from .prepare import encode_argument as _encode
 from .prepare import helpers_names as _helpers_names
 from .prepare import prepare_notebook
 from .sandbox import Limits, SandboxResult, run_submission
-from .spec import Assignment, build_cases
+from .spec import Assignment, Question, answer_marker, build_cases, text_answers
 
 __all__ = ["grade_submission", "grade_many", "prepare_notebook", "read_notebook", "make_plan", "main"]
 
@@ -145,9 +166,36 @@ def _merge_run(report: dict, raw: SandboxResult, helpers_names: set[str], allow_
         report["output"] = raw.output[:2000]
 
 
+def _text_entry(q: Question, answers: dict[str, str]) -> dict:
+    """A hand-graded question's report entry: the learner's answer kept (data), ``needs grading``."""
+    entry = {"question": q.name, "target": q.target, "title": q.title, "max_points": q.points, "kind": "text"}
+    entry.update(points=0.0, checks=[], errors=[])
+    answer = answers.get(q.target)
+    if answer is None:
+        reason = f"no answer cell: keep the line {answer_marker(q.target)} in the markdown cell you answer in"
+        return {**entry, "status": "missing", "reason": reason}
+    if not answer:
+        return {**entry, "status": "not attempted", "reason": "the answer cell still holds its placeholder"}
+    return {**entry, "status": "needs grading", "reason": "graded by your instructor", "answer": answer}
+
+
+def _failed(q: Question, reason: str, status: str) -> dict:
+    """Zero points for a question that could not be graded (a text question has no checks to fail)."""
+    if q.kind == "text":
+        return {**_text_entry(q, {q.target: ""}), "status": status, "reason": reason}
+    return scoring.fail_question(q, reason, status)
+
+
+def _text_answers(raw: bytes, a: Assignment) -> dict[str, str]:
+    targets = [q.target for q in a.questions if q.kind == "text"]
+    return text_answers(json.loads(raw.decode("utf-8")), targets) if targets else {}
+
+
 def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limits) -> None:
     a = plan.assignment
-    sources = read_notebook(read_submission(path, limits.notebook_bytes))
+    raw_bytes = read_submission(path, limits.notebook_bytes)
+    report["sha256"] = hashlib.sha256(raw_bytes).hexdigest()
+    sources = read_notebook(raw_bytes)
     too_much = limits.code_problem(sources)
     if too_much:
         raise NotebookError(too_much)
@@ -159,10 +207,15 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
     jobs = [
         {"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
         for q in a.questions
+        if q.kind != "text"
     ]
     raw = run_submission(cells, jobs, runtime, limits, seed=plan.seed)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers)
+    answers = _text_answers(raw_bytes, a)
     for q in a.questions:
+        if q.kind == "text":
+            report["questions"].append(_text_entry(q, answers))
+            continue
         result = raw.questions.get(q.name, {"failure": "no result"})
         report["questions"].append(
             scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], result)
@@ -182,12 +235,10 @@ def grade_submission(
     except NotebookError as exc:
         report["error"] = str(exc)
         report["status"] = exc.status
-        report["questions"] = [
-            scoring.fail_question(q, f"not graded: {exc}", "not graded") for q in questions
-        ]
+        report["questions"] = [_failed(q, f"not graded: {exc}", "not graded") for q in questions]
     except Exception as exc:
         report["error"] = f"internal grading error: {type(exc).__name__}: {str(exc)[:300]}"
-        report["questions"] = [scoring.fail_question(q, report["error"], "not graded") for q in questions]
+        report["questions"] = [_failed(q, report["error"], "not graded") for q in questions]
     report["score"] = round(sum(q["points"] for q in report["questions"]), 2)
     report["seconds"] = round(time.monotonic() - started, 2)
     report["status"], report["reason"] = reports.submission_status(report)
@@ -205,9 +256,7 @@ def _safe_grade(path: Path, plan: Plan, runtime: Runtime, limits: Limits, name: 
     except BaseException as exc:
         report = _new_report(plan, runtime, name, path)
         report["error"] = f"internal grading error: {type(exc).__name__}"
-        report["questions"] = [
-            scoring.fail_question(q, report["error"], "not graded") for q in plan.assignment.questions
-        ]
+        report["questions"] = [_failed(q, report["error"], "not graded") for q in plan.assignment.questions]
         report["seconds"] = 0.0
         report["status"], report["reason"] = "internal error", report["error"]
         return report
@@ -222,90 +271,277 @@ def _progress_line(n: int, total: int, report: dict) -> str:
     )
 
 
+class GradingStopped(RuntimeError):
+    """A run stopped before the end (a full disk, an unwritable gradebook); what was graded is kept."""
+
+
+@dataclass(frozen=True)
+class _Given:
+    """A file named on the command line, until :mod:`helpers.grade.collect` hands over its Submissions."""
+
+    path: Path
+    display: str
+    learner: str | None
+    submitted_at: datetime | None = None
+
+
+def _not_graded_lines(collection: Any) -> list[str]:
+    """What a Collection of :mod:`helpers.grade.collect` did not grade, one line each (names escaped)."""
+
+    def shown(name: str) -> str:
+        return name.encode("ascii", "backslashreplace").decode("ascii")
+
+    lines = [f"not graded: {shown(n)}: matches no roster entry ({why})" for n, why in collection.unmatched]
+    lines += [
+        f"not graded: {shown(n)}: matches several roster entries ({', '.join(ids)}): fix the roster"
+        for n, ids in collection.ambiguous
+    ]
+    return lines + [f"not graded: {shown(n)}: refused ({why})" for n, why in collection.refused]
+
+
+def _as_submissions(items: Any, roster: reports.Roster | None) -> list[Any]:
+    """Submissions (``path``, ``display``, ``learner``, ``submitted_at``) for paths, Submissions or a
+    Collection (whose files that were not graded are listed on standard error)."""
+    if hasattr(items, "submissions"):
+        for line in _not_graded_lines(items):
+            print(line, file=sys.stderr, flush=True)
+        return list(items.submissions)
+    if all(hasattr(x, "submitted_at") for x in items):
+        return list(items)
+    paths = [Path(x) for x in items]
+    learners = roster.assign(paths) if roster else [None] * len(paths)
+    return [_Given(p, display_name(p), x.id if x else None) for p, x in zip(paths, learners, strict=True)]
+
+
+def assignment_info(assignment: Assignment) -> dict:
+    """What the gradebook keeps of an assignment: names, points, and the hand-graded rubrics."""
+    questions = [
+        {"question": q.name, "target": q.target, "title": q.title, "points": q.points, "kind": q.kind}
+        | ({"rubric": q.rubric, "model": str(q.reference())} if q.kind == "text" else {})
+        for q in assignment.questions
+    ]
+    return {
+        "name": assignment.name,
+        "title": assignment.title,
+        "max_score": assignment.max_score,
+        "questions": questions,
+    }
+
+
+@dataclass
+class _Run:
+    """One grading run's state: what to grade, under which names, and what is done."""
+
+    book: Gradebook
+    plan: Plan
+    subs: list[Any]
+    names: list[str]
+    whos: list[str]
+    done: list[dict]
+    out: Path
+    progress: Any
+    run_id: int = 0
+    count: int = 0
+
+    def finished(self, i: int, report: dict) -> None:
+        """Commit one graded submission to the gradebook, then write its JSON report."""
+        sub = self.subs[i]
+        report["file"] = sub.display
+        when = None if sub.submitted_at is None else utc_text(sub.submitted_at)
+        report["submitted_at"] = when
+        self.book.record(self.run_id, self.whos[i], sub.learner, when, report)
+        self.done[i] = report
+        write_atomic(self.out, f"{report['submission']}.json", _report_bytes(report))
+        self.say(_progress_line(self.count + 1, len(self.subs), report))
+
+    def say(self, line: str) -> None:
+        self.count += 1
+        if self.progress is not None:
+            print(line, file=self.progress, flush=True)
+
+
+def _sha256(path: Path, limits: Limits) -> str:
+    try:
+        return hashlib.sha256(read_submission(path, limits.notebook_bytes)).hexdigest()
+    except NotebookError as exc:
+        return f"unreadable: {exc.status}"
+
+
+def _report_name(taken: dict[str, str], name: str, who: str) -> str:
+    """The run's report name, unless another learner's current result already uses it."""
+    if taken.get(name, who) == who:
+        return name
+    return f"{name}-{hashlib.sha256(who.encode()).hexdigest()[:8]}"
+
+
+def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:
+    """Report names, learners, and which submissions are already graded with this file and seed."""
+    names = report_names([s.path for s in subs])
+    whos = [learner_key(s.learner, n) for s, n in zip(subs, names, strict=True)]
+    taken = {r.submission: r.who for r in book.current()}
+    names = [_report_name(taken, n, w) for n, w in zip(names, whos, strict=True)]
+    skipped = {}
+    for i, (sub, who) in enumerate(zip(subs, whos, strict=True)):
+        known = None if regrade else book.already_graded(who, _sha256(sub.path, limits), plan.seed)
+        if known is not None:
+            skipped[i] = known.report
+    return names, whos, skipped
+
+
+def _drain(futures: dict, run: _Run) -> None:
+    """After an interrupt: record every submission already being graded (they end within their limits)."""
+    for fut, i in futures.items():
+        if not fut.cancelled() and not run.done[i]:
+            try:
+                run.finished(i, fut.result())
+            except Exception:  # a second failure while stopping: keep what is recorded
+                return
+
+
+def _grade_pool(run: _Run, todo: list[int], runtime: Runtime, limits: Limits, jobs: int) -> None:
+    pool = ThreadPoolExecutor(max_workers=max(1, jobs))
+    futures = {
+        pool.submit(_safe_grade, run.subs[i].path, run.plan, runtime, limits, run.names[i]): i for i in todo
+    }
+    try:
+        for fut in as_completed(futures):
+            run.finished(futures[fut], fut.result())
+    except KeyboardInterrupt:
+        pool.shutdown(wait=False, cancel_futures=True)
+        _drain(futures, run)
+        raise
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
+def _open_book(out: Path, assignment: Assignment, roster: reports.Roster | None, policy: Any) -> Gradebook:
+    out.mkdir(parents=True, exist_ok=True)
+    book = Gradebook.open(out, assignment_info(assignment))
+    if roster is not None:
+        book.set_roster([{k: getattr(x, k) for k in exports.ROSTER_FIELDS} for x in roster.learners])
+    if policy is not None:
+        book.set_meta("late_policy", policy.to_json())
+    return book
+
+
 def grade_many(
-    paths: list[Path],
+    submissions: Sequence[Any],
     assignment: Assignment,
     out: Path,
     *,
     jobs: int = 1,
     seed: int | None = None,
+    new_seed: bool = False,
+    regrade: bool = False,
     limits: Limits | None = None,
     mode: str = isolation.BUBBLEWRAP,
     progress: Any = sys.stderr,
     roster: reports.Roster | None = None,
+    policy: LatePolicy | None = None,
+    command: str = "",
 ) -> list[dict]:
-    """Grade ``paths`` in parallel; write ``out/<name>.json`` as each finishes, then the class's files.
+    """Grade ``submissions`` into the gradebook ``out/gradebook.sqlite``, then write the class's files.
 
-    The class's files (:func:`write_class_files`): ``out/grades.csv``, ``out/feedback/<name>.md``
-    and, with a ``roster``, ``out/canvas.csv``.
+    Each graded submission is committed to the gradebook as it finishes (and ``out/<name>.json``
+    written); then :func:`helpers.grade.exports.write_class_files` writes ``out/grades.csv``,
+    ``out/feedback/<name>.md`` and, with a roster, ``out/canvas.csv`` from the gradebook: the
+    current result of every learner, so grading a subset merges into the class.
 
     Parameters
     ----------
+    submissions : sequence or Collection
+        Notebook paths, Submissions of :mod:`helpers.grade.collect` (``path``, ``display``,
+        ``learner``, ``submitted_at``), or its Collection (files it did not grade are listed).
     seed : int, optional
-        Seed of the hidden cases; a fresh one (``secrets.randbits(32)``) when omitted.
+        The seed of the hidden cases: only for the gradebook's first run, or with ``new_seed``;
+        by default the gradebook's seed (drawn at its first run).
+    new_seed : bool
+        Draw a fresh seed (or take ``seed``) and record it.
+    regrade : bool
+        Grade again submissions already graded with the same file and seed (skipped otherwise).
     mode : {"bubblewrap", "unsafe-no-sandbox"}
         The isolation; ``unsafe-no-sandbox`` only for a class you trust.
     roster : Roster, optional
-        Who handed in which file (:class:`helpers.grade.reports.Roster`).
+        Who handed in which file (:class:`helpers.grade.reports.Roster`); stored in the gradebook.
+    policy : LatePolicy, optional
+        Deadline and late policy (:mod:`helpers.grade.late`); stored in the gradebook.
+
+    Returns
+    -------
+    list of dict
+        The report of each submission, in order (a skipped one's recorded report).
 
     Raises
     ------
     SandboxUnavailable
         In bubblewrap mode, when bubblewrap is missing or cannot start a sandbox here.
+    GradebookError
+        When ``out`` holds another assignment's gradebook, a newer one, or another seed.
+    KeyboardInterrupt
+        On Ctrl-C or SIGTERM (see :func:`main`), after recording what was graded.
+    GradingStopped
+        When the gradebook or a file cannot be written (a full disk); what was graded is kept.
     """
-    seed = secrets.randbits(32) if seed is None else int(seed)
     limits = limits or Limits()
-    out.mkdir(parents=True, exist_ok=True)
-    plan = make_plan(assignment, seed)
-    names = report_names(paths)
-    done: list[dict] = [{} for _ in paths]
+    book = _open_book(Path(out), assignment, roster, policy)
+    try:
+        if roster is None and book.roster():  # a later run without --roster: the class's roster
+            roster = reports.Roster([reports.Learner(**x) for x in book.roster()])
+        subs = _as_submissions(submissions, roster)
+        plan = make_plan(assignment, book.seed(seed, new_seed))
+        names, whos, skipped = _plan_run(book, subs, plan, limits, regrade)
+        run = _Run(
+            book, plan, subs, names, whos, [skipped.get(i, {}) for i in range(len(subs))], Path(out), progress
+        )
+        _grade_run(run, mode, limits, jobs, command)
+    finally:
+        book.close()
+    return run.done
+
+
+def _grade_run(run: _Run, mode: str, limits: Limits, jobs: int, command: str) -> None:
     started = time.monotonic()
-    with (
-        isolation.prepare(mode, assignment.sandbox_packages) as runtime,
-        ThreadPoolExecutor(max_workers=max(1, jobs)) as pool,
-    ):
-        if progress is not None and runtime.mode == isolation.BUBBLEWRAP:
-            print(f"limits per submission: {runtime.resources}", file=progress, flush=True)
-        futures = {
-            pool.submit(_safe_grade, p, plan, runtime, limits, names[i]): i for i, p in enumerate(paths)
-        }
-        for n, fut in enumerate(as_completed(futures), start=1):
-            rep = done[futures[fut]] = fut.result()
-            write_atomic(out, f"{rep['submission']}.json", _report_bytes(rep))
-            if progress is not None:
-                print(_progress_line(n, len(paths), rep), file=progress, flush=True)
-    write_class_files(out, assignment, paths, done, roster)
-    if progress is not None:
+    todo = [i for i, rep in enumerate(run.done) if not rep]
+    for i in (i for i, rep in enumerate(run.done) if rep):
+        run.say(
+            f"[{run.count + 1}/{len(run.subs)}] {run.names[i]}: already graded (same file, same seed): kept"
+        )
+    with isolation.prepare(mode, run.plan.assignment.sandbox_packages) as runtime:
+        run.run_id = run.book.start_run(run.plan.seed, runtime.mode, command)
+        if run.progress is not None and runtime.mode == isolation.BUBBLEWRAP and todo:
+            print(f"limits per submission: {runtime.resources}", file=run.progress, flush=True)
+        try:
+            _grade_pool(run, todo, runtime, limits, jobs)
+        except KeyboardInterrupt:
+            _close_run(run, "interrupted")
+            raise
+        except (OSError, sqlite3.Error) as exc:
+            _close_run(run, f"stopped: {exc}")
+            raise GradingStopped(
+                f"grading stopped: {exc}. Every submission graded before it is kept in "
+                f"{run.book.path}; free some space and run the same command again to grade the rest"
+            ) from exc
+    _close_run(run, "complete")
+    if run.progress is not None:
         elapsed = time.monotonic() - started
-        rate = len(paths) / elapsed if elapsed > 0 else float("inf")
         print(
-            f"graded {len(paths)} submission(s) in {elapsed:.1f} s ({rate:.2f}/s), isolation {runtime.mode}, "
-            f"seed {seed}; wrote {out / 'grades.csv'}",
-            file=progress,
+            f"graded {len(todo)} submission(s) in {elapsed:.1f} s, kept {len(run.subs) - len(todo)} already "
+            f"graded; isolation {runtime.mode}, seed {run.plan.seed}; wrote {run.out / 'grades.csv'}",
+            file=run.progress,
             flush=True,
         )
-    return done
 
 
-def write_class_files(
-    out: Path, assignment: Assignment, paths: list[Path], done: list[dict], roster: reports.Roster | None
-) -> None:
-    """``grades.csv``, a Markdown feedback file per submission and, with a roster, ``canvas.csv``."""
-    learners = roster.assign(paths) if roster else [None] * len(paths)
-    absent = reports.missing_rows(roster, learners)
-    targets = [q.target for q in assignment.questions]
-    write_atomic(out, "grades.csv", reports.grades_csv(targets, done, learners, absent, assignment.max_score))
-    feedback = out / "feedback"
-    feedback.mkdir(exist_ok=True)
-    shown = reports.display_names([r["file"] for r in done])
-    for rep, learner, file in zip(done, learners, shown, strict=True):
-        text = reports.feedback_markdown(rep, learner, file, assignment.title)
-        write_atomic(feedback, f"{rep['submission']}.md", text.encode("utf-8", "backslashreplace"))
-    if roster is not None:
-        graded = [(learner, rep["score"]) for rep, learner in zip(done, learners, strict=True)]
-        write_atomic(
-            out, "canvas.csv", exports.canvas_csv(assignment.title, assignment.max_score, graded, absent)
-        )
+def _close_run(run: _Run, outcome: str) -> None:
+    """Record how the run ended and write the class's files from the gradebook (best effort when stopping)."""
+    try:
+        run.book.finish_run(run.run_id, outcome)
+        exports.write_class_files(run.out, run.book)
+    except (OSError, sqlite3.Error):
+        if outcome == "complete":
+            raise
 
 
 # ------------------------------------------------------------------ CLI
@@ -329,7 +565,8 @@ def _add_run_options(parser: argparse.ArgumentParser) -> None:
         "--seed",
         type=int,
         default=None,
-        help="seed of the hidden cases (default: a fresh random one, written into every report)",
+        help="seed of the hidden cases (default: the gradebook's, drawn once at its first run; "
+        "another one only with --new-seed)",
     )
     parser.add_argument(
         "--unsafe-no-sandbox",
@@ -356,8 +593,67 @@ def _parser() -> argparse.ArgumentParser:
         "canvas_id: learner ids in grades.csv and the feedback, and OUT/canvas.csv",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
+    _add_term_options(parser)
     parser.add_argument("submissions", nargs="+", help="notebooks (.ipynb) or folders of notebooks")
     return parser
+
+
+def _add_term_options(parser: argparse.ArgumentParser) -> None:
+    """The gradebook's options: seed draws, regrades and the late policy."""
+    term = parser.add_argument_group("the term (the gradebook OUT/gradebook.sqlite keeps every run)")
+    term.add_argument(
+        "--new-seed",
+        action="store_true",
+        help="draw fresh hidden cases (or take --seed) instead of the gradebook's seed; recorded",
+    )
+    term.add_argument(
+        "--regrade",
+        action="store_true",
+        help="grade again files already graded with the same seed (default: kept, so a rerun resumes)",
+    )
+    term.add_argument("--deadline", help="ISO 8601 with a timezone, e.g. 2026-03-01T23:59:00+01:00")
+    term.add_argument("--grace", default=None, help="grace period after the deadline, e.g. 15m or 2h")
+    term.add_argument("--late-penalty", type=float, default=None, help="percent of the points per day late")
+    term.add_argument(
+        "--late-cap", type=float, default=None, help="at most this percent in all (default 100)"
+    )
+    term.add_argument(
+        "--missing-zero",
+        action="store_true",
+        help="a roster learner with no submission gets 0 once the deadline has passed (default: missing)",
+    )
+
+
+def _policy(
+    parser: argparse.ArgumentParser, args: argparse.Namespace, stored: dict | None
+) -> LatePolicy | None:
+    """The late policy of the command line over the stored one; ``None`` when neither changes it."""
+    given = [args.deadline, args.grace, args.late_penalty, args.late_cap]
+    if all(x is None for x in given) and not args.missing_zero:
+        return None
+    base = LatePolicy.from_json(stored)
+    try:
+        return LatePolicy(
+            deadline=base.deadline if args.deadline is None else late.parse_deadline(args.deadline),
+            grace=base.grace if args.grace is None else late.parse_duration(args.grace),
+            per_day=base.per_day if args.late_penalty is None else args.late_penalty,
+            cap=base.cap if args.late_cap is None else args.late_cap,
+            missing_zero=args.missing_zero or base.missing_zero,
+        )
+    except ValueError as exc:
+        parser.error(str(exc))
+    raise AssertionError("not reached")
+
+
+def _stored_policy(out: str) -> dict | None:
+    path = Path(out) / FILE_NAME
+    if not path.is_file():
+        return None
+    try:
+        with Gradebook.open(Path(out)) as book:
+            return book.meta("late_policy")
+    except GradebookError:
+        return None  # grade_many reports it
 
 
 def _limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Limits:
@@ -396,6 +692,33 @@ def _roster(parser: argparse.ArgumentParser, path: str | None) -> reports.Roster
     raise AssertionError("not reached")
 
 
+def _submissions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Path]:
+    """The files to grade from the command line's paths."""
+    missing = [p for p in args.submissions if not (Path(p).exists() or Path(p).is_symlink())]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
+    paths = collect(args.submissions)
+    if not paths:
+        parser.error("no .ipynb submissions found in the given folder(s)")
+    return paths
+
+
+class _Terminated(KeyboardInterrupt):
+    """SIGTERM, handled like Ctrl-C: stop, keep what was graded."""
+
+
+@contextlib.contextmanager
+def _sigterm_interrupts() -> Iterator[None]:
+    def stop(signum: int, frame: Any) -> None:
+        raise _Terminated()
+
+    previous = signal.signal(signal.SIGTERM, stop)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def _grade_class(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
@@ -404,26 +727,29 @@ def _grade_class(argv: list[str]) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be >= 1")
     roster = _roster(parser, args.roster)
-    missing = [p for p in args.submissions if not (Path(p).exists() or Path(p).is_symlink())]
-    if missing:
-        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
-    paths = collect(args.submissions)
-    if not paths:
-        parser.error("no .ipynb submissions found in the given folder(s)")
+    policy = _policy(parser, args, _stored_policy(args.out))
+    paths = _submissions(parser, args)
+    options = dict(
+        jobs=args.jobs, seed=args.seed, new_seed=args.new_seed, regrade=args.regrade, limits=limits
+    )
     try:
-        grade_many(
-            paths,
-            assignment,
-            Path(args.out),
-            jobs=args.jobs,
-            seed=args.seed,
-            limits=limits,
-            mode=_mode(args),
-            progress=None if args.quiet else sys.stderr,
-            roster=roster,
-        )
+        with _sigterm_interrupts():
+            grade_many(
+                paths, assignment, Path(args.out), **options, mode=_mode(args), roster=roster, policy=policy,
+                progress=None if args.quiet else sys.stderr, command=shlex.join(["helpers.grade", *argv]),
+            )  # fmt: skip
     except SandboxUnavailable as exc:
         return _no_sandbox(exc)
+    except (GradebookError, GradingStopped) as exc:
+        print(f"python -m helpers.grade: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt as exc:
+        print(
+            f"python -m helpers.grade: interrupted; every submission graded so far is in "
+            f"{Path(args.out) / FILE_NAME}. Run the same command again to grade the rest.",
+            file=sys.stderr,
+        )
+        return 143 if isinstance(exc, _Terminated) else 130
     return 0
 
 
@@ -457,7 +783,7 @@ def _unsubmitted(plan: Plan, mode: str, reason: str) -> dict:
         "isolation": mode,
         "score": 0.0,
         "max_score": a.max_score,
-        "questions": [scoring.fail_question(q, f"not graded: {reason}", "not graded") for q in a.questions],
+        "questions": [_failed(q, f"not graded: {reason}", "not graded") for q in a.questions],
         "warnings": [],
         "cell_errors": [],
         "error": reason,
@@ -498,10 +824,77 @@ def gradescope(argv: list[str]) -> int:
     return 0
 
 
+# ------------------------------------------------------------------ history
+def history_lines(book: Gradebook, who: str | None = None) -> list[str]:
+    """One line per result of the gradebook (or of one learner), oldest first; ``*`` marks the current.
+
+    Display names are the learner's text: shown escaped (``ascii``), never interpreted.
+    """
+    current = {r.id for r in book.current()}
+    lines = [f"seeds: {', '.join(f'{s} ({how}, {at})' for s, at, how in book.seeds()) or 'none yet'}"]
+    lines.append(
+        "  graded_at             run  learner        score   status       seed        sha256        file"
+    )
+    for r in book.history(who):
+        file = r.display.encode("ascii", "backslashreplace").decode("ascii")
+        lines.append(
+            f"{'*' if r.id in current else ' '} {r.graded_at}  {r.run_id:>3}  {r.who[:13]:<13} "
+            f"{r.score:>6g}  {r.status[:12]:<12} {r.seed:<11} {r.sha256[:12]:<12}  {file}"
+        )
+    return lines
+
+
+def history_main(argv: list[str]) -> int:
+    """``python -m helpers.grade history OUT [--learner ID]``: every grading of every learner."""
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.grade history",
+        description="Every result in OUT/gradebook.sqlite, oldest first (* = the one exported).",
+    )
+    parser.add_argument("out", help="the grading output folder")
+    parser.add_argument("--learner", help="only this learner (roster id, or file:<report name>)")
+    args = parser.parse_args(argv)
+    try:
+        with Gradebook.open(Path(args.out)) as book:
+            print("\n".join(history_lines(book, args.learner)))
+    except GradebookError as exc:
+        print(f"python -m helpers.grade history: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+def export_main(argv: list[str]) -> int:
+    """``python -m helpers.grade export OUT``: write the class's files again from the gradebook.
+
+    For the day the deadline passes (``--missing-zero`` then gives missing learners 0), or after
+    deleting an export by mistake; nothing is graded.
+    """
+    parser = argparse.ArgumentParser(
+        prog="python -m helpers.grade export",
+        description="Write OUT/grades.csv, OUT/canvas.csv and the feedback again from OUT/gradebook.sqlite.",
+    )
+    parser.add_argument("out", help="the grading output folder")
+    args = parser.parse_args(argv)
+    try:
+        with Gradebook.open(Path(args.out)) as book:
+            exports.write_class_files(Path(args.out), book)
+    except GradebookError as exc:
+        print(f"python -m helpers.grade export: {exc}", file=sys.stderr)
+        return 2
+    print(f"wrote {Path(args.out) / 'grades.csv'} from {Path(args.out) / FILE_NAME}", file=sys.stderr)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    commands = {"author": authoring.main, "gradescope": gradescope, "similarity": similarity.main}
+    commands = {
+        "author": authoring.main,
+        "gradescope": gradescope,
+        "similarity": similarity.main,
+        "history": history_main,
+        "export": export_main,
+        "review": review.main,
+    }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     return _grade_class(argv)

@@ -6,6 +6,8 @@
 - :func:`build_cases`: the cases of one question for one seed.
 - :func:`compare`, :func:`type_problem`: whether a returned value is right, with the
   rules of :mod:`helpers.checking.values` (the notebooks' checks use the same ones).
+- :func:`text_answers`: the answers of hand-graded questions (``kind="text"``): a markdown cell
+  holding the line ``<!-- answer: TARGET -->``; an instructor scores them in the review page.
 
 The assignments themselves are in :mod:`helpers.grade.assignments`.
 """
@@ -13,13 +15,31 @@ The assignments themselves are in :mod:`helpers.grade.assignments`.
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 from helpers.checking.values import as_number, judge_item, judge_number
 
-__all__ = ["Check", "Question", "Assignment", "build_cases", "compare", "type_problem"]
+__all__ = [
+    "Check",
+    "Question",
+    "Assignment",
+    "build_cases",
+    "compare",
+    "type_problem",
+    "text_answers",
+    "answer_marker",
+    "ANSWER_PLACEHOLDER",
+    "MAX_ANSWER_CHARS",
+]
+
+#: The learner's stand-in text of a hand-graded answer cell: left as it is, nothing was answered.
+ANSWER_PLACEHOLDER = "_Write your answer here._"
+#: Longer answers are cut here (with a note): a reader's page, not a file store.
+MAX_ANSWER_CHARS = 20_000
+_MARKER = re.compile(r"^\s*<!--\s*answer:\s*([A-Za-z_][A-Za-z0-9_]*)\s*-->\s*$", re.MULTILINE)
 
 
 # --------------------------------------------------------------------------- spec
@@ -45,6 +65,8 @@ class Question:
 
     ``reference`` computes the expected value: called with a case's arguments for a function,
     and with the grading run's seed for an answer variable (whose data change with each run).
+    A hand-graded question (``kind="text"``) has no checks: its ``reference`` returns the model
+    answer, and its ``rubric`` is what the instructor scores against in the review page.
     """
 
     name: str
@@ -53,10 +75,11 @@ class Question:
     points: float
     reference: Callable[..., Any]
     checks: tuple[Check, ...] = ()
-    kind: str = "function"  # "function" or "value"
+    kind: str = "function"  # "function", "value" or "text" (hand-graded)
     result: str = "unit"  # unit | nonneg | number | exact | float_dict
     abs_tol: float = 1e-9
     rel_tol: float = 1e-9
+    rubric: str = ""
 
     @property
     def type_check(self) -> str | None:
@@ -194,3 +217,56 @@ def type_problem(question: Question, value: Any) -> str | None:
     if question.result == "nonneg" and value < 0.0:
         return "returned a negative value"
     return None
+
+
+# ---------------------------------------------------------------- hand-graded answers
+def answer_marker(target: str) -> str:
+    """The line that makes a markdown cell the answer cell of ``target``.
+
+    Examples
+    --------
+    >>> answer_marker("why_ndcg")
+    '<!-- answer: why_ndcg -->'
+    """
+    return f"<!-- answer: {target} -->"
+
+
+def _cell_text(cell: dict) -> str:
+    src = cell.get("source", "")
+    if isinstance(src, list):
+        return "".join(x for x in src if isinstance(x, str))
+    return src if isinstance(src, str) else ""
+
+
+def _answer(text: str) -> str:
+    answer = _MARKER.sub("", text).strip()
+    if answer == ANSWER_PLACEHOLDER:
+        return ""
+    if len(answer) > MAX_ANSWER_CHARS:
+        answer = answer[:MAX_ANSWER_CHARS] + f"\n[answer cut at {MAX_ANSWER_CHARS} characters]"
+    return answer
+
+
+def text_answers(notebook: dict, targets: list[str]) -> dict[str, str]:
+    """Each target's answer: the text of the first markdown cell marked for it, marker removed.
+
+    An answer left as :data:`ANSWER_PLACEHOLDER` (or empty) is ``""``; a target with no marked
+    cell is absent. The text is the learner's, kept verbatim: data, never markup.
+
+    Examples
+    --------
+    >>> nb = {"cells": [{"cell_type": "markdown", "source": "<!-- answer: why -->\\nNDCG, because..."},
+    ...                 {"cell_type": "markdown", "source": ["<!-- answer: how -->\\n", ANSWER_PLACEHOLDER]}]}
+    >>> text_answers(nb, ["why", "how", "gone"])
+    {'why': 'NDCG, because...', 'how': ''}
+    """
+    wanted, found = set(targets), {}
+    cells = notebook.get("cells") if isinstance(notebook, dict) else None
+    for cell in cells if isinstance(cells, list) else []:
+        if not isinstance(cell, dict) or cell.get("cell_type") != "markdown":
+            continue
+        text = _cell_text(cell)
+        for target in _MARKER.findall(text):
+            if target in wanted and target not in found:
+                found[target] = _answer(text)
+    return found

@@ -129,8 +129,8 @@ def test_roster_ids_names_and_absent_learners(graded):
     _, rows, by_file = graded
     assert (_row(by_file, "perfect")["learner_id"], _row(by_file, "perfect")["name"]) == ("s01", "Ann Lee")
     assert _row(by_file, "partial_s02")["learner_id"] == "s02"  # a glob pattern
-    absent = [r for r in rows if r["status"] == "no submission"]
-    assert [(r["learner_id"], r["score"]) for r in absent] == [("s04", "0")]
+    absent = [r for r in rows if r["status"] == "missing"]  # not a graded 0 (issue 31)
+    assert [(r["learner_id"], r["score"]) for r in absent] == [("s04", "")]
     assert _row(by_file, "loop")["learner_id"] == ""  # not in the roster
 
 
@@ -188,9 +188,9 @@ def test_canvas_gradebook_columns(graded):
     assert rows[0] == [*exports.CANVAS_COLUMNS, A.title]
     assert rows[1] == ["Points Possible", "", "", "", "", "14"]
     by_id = {r[2]: r for r in rows[2:]}
-    assert set(by_id) == {"s01", "s02", "s03", "s04"}  # roster learners only, absent ones with 0
+    assert set(by_id) == {"s01", "s02", "s03", "s04"}  # roster learners only, absent ones missing
     assert by_id["s01"] == ["Ann Lee", "", "s01", "alee", "A", "14"]
-    assert by_id["s03"][-1] == "0" and by_id["s04"][-1] == "0"
+    assert by_id["s03"][-1] == "0" and by_id["s04"][-1] == ""  # a graded 0, and no submission
     assert 0 < float(by_id["s02"][-1]) < 14
 
 

@@ -1,0 +1,416 @@
+"""The class's gradebook: every grading run, result and manual score of one assignment, in SQLite.
+
+``OUT/gradebook.sqlite`` (the grading output folder) is the record of a term; every file an
+instructor uploads (``grades.csv``, ``canvas.csv``, the feedback files) is written from it by
+:mod:`helpers.grade.exports`. It is append-only history:
+
+- ``runs``: every grading run (when, seed, isolation, the command line, how it ended);
+- ``results``: every submission graded (learner, the file's display name and sha256,
+  ``submitted_at``, time graded, seed, status, reason, score and the whole JSON report);
+- ``checks``: every per-check result of those reports (for queries; the report keeps them too);
+- ``manual``: every score an instructor gave a hand-graded answer (points, comment, who, when);
+- ``seeds``: the assignment's seed, drawn once; a fresh draw only on request, recorded with why;
+- ``roster`` and ``meta``: the latest roster, the late policy, the assignment's questions.
+
+Decisions:
+
+- A learner is their roster id; without one (no roster, or a file that matched nobody), the
+  submission's report name (``file:<name>``). The *current* result of a learner is the one of
+  the latest run; within one run, the latest ``submitted_at``, then the last display name.
+  Grading one learner never changes another learner's current result.
+- A manual score belongs to (learner, question, file sha256): a regrade of the same file keeps it,
+  a new file's answer needs grading again.
+- Each graded submission is committed in its own transaction, so an interrupted run loses
+  nothing it graded; a rerun skips a (learner, sha256, seed) already in the book.
+- One gradebook holds one assignment; a book written by a newer schema is refused.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import secrets
+import sqlite3
+from dataclasses import dataclass, fields
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+__all__ = [
+    "SCHEMA_VERSION",
+    "FILE_NAME",
+    "Gradebook",
+    "GradebookError",
+    "Result",
+    "learner_key",
+    "utc_text",
+]
+
+SCHEMA_VERSION = 1
+FILE_NAME = "gradebook.sqlite"
+
+_SCHEMA = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE seeds (
+    id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, drawn_at TEXT NOT NULL, how TEXT NOT NULL);
+CREATE TABLE runs (
+    id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, seed INTEGER NOT NULL, isolation TEXT NOT NULL,
+    command TEXT NOT NULL, finished_at TEXT, outcome TEXT);
+CREATE TABLE roster (
+    position INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, name TEXT NOT NULL, section TEXT NOT NULL,
+    login TEXT NOT NULL, canvas_id TEXT NOT NULL, pattern TEXT NOT NULL);
+CREATE TABLE results (
+    id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), assignment TEXT NOT NULL,
+    who TEXT NOT NULL, learner TEXT, submission TEXT NOT NULL, display TEXT NOT NULL,
+    sha256 TEXT NOT NULL, submitted_at TEXT, graded_at TEXT NOT NULL, seed INTEGER NOT NULL,
+    status TEXT NOT NULL, reason TEXT NOT NULL, score REAL NOT NULL, max_score REAL NOT NULL,
+    report TEXT NOT NULL);
+CREATE INDEX results_who ON results(who, sha256, seed);
+CREATE TABLE checks (
+    result_id INTEGER NOT NULL REFERENCES results(id), question TEXT NOT NULL, target TEXT NOT NULL,
+    name TEXT NOT NULL, hidden INTEGER NOT NULL, passed INTEGER NOT NULL, points REAL NOT NULL,
+    max_points REAL NOT NULL);
+CREATE TABLE manual (
+    id INTEGER PRIMARY KEY, who TEXT NOT NULL, question TEXT NOT NULL, sha256 TEXT NOT NULL,
+    points REAL NOT NULL, comment TEXT NOT NULL, grader TEXT NOT NULL, at TEXT NOT NULL);
+"""
+_RESULT_COLUMNS = (
+    "id, run_id, who, learner, submission, display, sha256, submitted_at, graded_at, seed, "
+    "status, reason, score, max_score, report"
+)
+
+
+class GradebookError(ValueError):
+    """The gradebook cannot be used for this run (the message says why and what to do)."""
+
+
+def utc_text(moment: datetime | None = None) -> str:
+    """A moment as ISO 8601 UTC text with seconds, ``now`` when omitted.
+
+    Examples
+    --------
+    >>> utc_text(datetime(2026, 3, 1, 12, 0, 5, 123, tzinfo=UTC))
+    '2026-03-01T12:00:05Z'
+    """
+    moment = datetime.now(UTC) if moment is None else moment.astimezone(UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def learner_key(learner: str | None, submission: str) -> str:
+    """Whose result a report is: the roster id, else ``file:`` and the submission's report name.
+
+    Examples
+    --------
+    >>> learner_key("s01", "ann"), learner_key(None, "Untitled1")
+    ('s01', 'file:Untitled1')
+    """
+    return learner if learner else f"file:{submission}"
+
+
+@dataclass(frozen=True)
+class Result:
+    """One graded submission as recorded (a row of ``results``)."""
+
+    id: int
+    run_id: int
+    who: str
+    learner: str | None
+    submission: str
+    display: str
+    sha256: str
+    submitted_at: str | None
+    graded_at: str
+    seed: int
+    status: str
+    reason: str
+    score: float
+    max_score: float
+    report: dict
+
+    @classmethod
+    def _from_row(cls, row: tuple) -> Result:
+        names = [f.name for f in fields(cls)]
+        return cls(**dict(zip(names, (*row[:-1], json.loads(row[-1])), strict=True)))
+
+
+def _current_key(result: Result) -> tuple:
+    return (result.run_id, result.submitted_at or "", result.display, result.id)
+
+
+class Gradebook:
+    """One assignment's gradebook (``OUT/gradebook.sqlite``); open it with :meth:`open`.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> with Gradebook.open(folder, {"name": "hw", "title": "HW", "questions": []}) as book:
+    ...     seed = book.seed(None, fresh=False)
+    ...     book.seed(None, fresh=False) == seed
+    True
+    >>> Gradebook.open(folder, {"name": "other", "title": "O", "questions": []})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    helpers.grade.gradebook.GradebookError: ... holds the grades of 'hw', not 'other': ...
+    """
+
+    def __init__(self, connection: sqlite3.Connection, path: Path):
+        self.db = connection
+        self.path = path
+
+    # ------------------------------------------------------------ opening
+    @classmethod
+    def open(cls, folder: Path, assignment: dict | None = None) -> Gradebook:
+        """Open (or, given ``assignment``, create) the gradebook in ``folder``.
+
+        Parameters
+        ----------
+        folder : Path
+            The grading output folder.
+        assignment : dict, optional
+            ``{"name", "title", "questions": [...]}``; required to create a book, and checked
+            against an existing one (the questions are updated: a spec may gain a rubric).
+
+        Raises
+        ------
+        GradebookError
+            No book and no assignment; a book of another assignment; a newer schema; not SQLite.
+        """
+        path = Path(folder) / FILE_NAME
+        if not path.exists() and assignment is None:
+            raise GradebookError(f"no gradebook in {folder}: grade the class into it first ({FILE_NAME})")
+        try:
+            connection = sqlite3.connect(path, timeout=30)
+            book = cls(connection, path)
+            book._prepare(assignment)
+        except sqlite3.DatabaseError as exc:
+            raise GradebookError(f"{path} is not a gradebook this course can read ({exc})") from None
+        return book
+
+    def _prepare(self, assignment: dict | None) -> None:
+        self.db.execute("PRAGMA foreign_keys = ON")
+        tables = {r[0] for r in self.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if "meta" not in tables:
+            if tables:
+                raise GradebookError(f"{self.path} is an SQLite file but not a gradebook")
+            with self.db:
+                self.db.executescript(_SCHEMA)
+                self._set_meta("schema_version", SCHEMA_VERSION)
+                self._set_meta("created_at", utc_text())
+        self._check_schema()
+        if assignment is not None:
+            self._check_assignment(assignment)
+
+    def _check_schema(self) -> None:
+        version = self.meta("schema_version")
+        if not isinstance(version, int) or version > SCHEMA_VERSION:
+            raise GradebookError(
+                f"{self.path} was written by a newer version of the course (gradebook schema {version}, "
+                f"this one reads {SCHEMA_VERSION}): update the course (git pull; pip install -e .)"
+            )
+
+    def _check_assignment(self, assignment: dict) -> None:
+        stored = self.meta("assignment")
+        if stored is not None and stored["name"] != assignment["name"]:
+            raise GradebookError(
+                f"{self.path} holds the grades of {stored['name']!r}, not {assignment['name']!r}: "
+                "grade each assignment into its own --out folder"
+            )
+        with self.db:
+            self._set_meta("assignment", assignment)
+
+    # ------------------------------------------------------------ meta
+    def _set_meta(self, key: str, value: Any) -> None:
+        self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, json.dumps(value)))
+
+    def meta(self, key: str, default: Any = None) -> Any:
+        """A stored setting (JSON value), or ``default``."""
+        row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else json.loads(row[0])
+
+    def set_meta(self, key: str, value: Any) -> None:
+        """Store a setting (a JSON value), committed."""
+        with self.db:
+            self._set_meta(key, value)
+
+    @property
+    def assignment(self) -> dict:
+        """The assignment's name, title, max score and questions, as the last run stored them."""
+        return self.meta("assignment")
+
+    # ------------------------------------------------------------ seed
+    def seed(self, requested: int | None, fresh: bool) -> int:
+        """The seed of the hidden cases: the stored one; drawn and stored the first time.
+
+        ``requested`` sets it (allowed only as the first seed or with ``fresh``); ``fresh`` draws
+        a new one (or takes ``requested``). Every change is a new row of ``seeds``.
+
+        Raises
+        ------
+        GradebookError
+            When ``requested`` differs from the stored seed without ``fresh``.
+        """
+        row = self.db.execute("SELECT seed FROM seeds ORDER BY id DESC LIMIT 1").fetchone()
+        if row is not None and not fresh:
+            if requested is not None and requested != row[0]:
+                raise GradebookError(
+                    f"this gradebook grades with seed {row[0]} (every learner gets the same hidden cases); "
+                    f"to replace it by {requested}, add --new-seed (already graded learners keep their "
+                    "results until they are regraded)"
+                )
+            return int(row[0])
+        seed = secrets.randbits(32) if requested is None else int(requested)
+        how = "first run" if row is None else "fresh draw requested (--new-seed)"
+        how += "" if requested is None else ", given with --seed"
+        with self.db:
+            self.db.execute(
+                "INSERT INTO seeds (seed, drawn_at, how) VALUES (?, ?, ?)", (seed, utc_text(), how)
+            )
+        return seed
+
+    def seeds(self) -> list[tuple[int, str, str]]:
+        """Every seed the book used: ``(seed, drawn_at, how)``, oldest first."""
+        return [tuple(r) for r in self.db.execute("SELECT seed, drawn_at, how FROM seeds ORDER BY id")]
+
+    # ------------------------------------------------------------ runs and results
+    def start_run(self, seed: int, isolation: str, command: str) -> int:
+        """Record the start of a grading run; returns its id."""
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO runs (started_at, seed, isolation, command) VALUES (?, ?, ?, ?)",
+                (utc_text(), seed, isolation, command),
+            )
+        return int(cursor.lastrowid or 0)
+
+    def finish_run(self, run_id: int, outcome: str) -> None:
+        """Record how a run ended (``complete``, ``interrupted``, ``stopped: ...``)."""
+        with self.db:
+            self.db.execute(
+                "UPDATE runs SET finished_at = ?, outcome = ? WHERE id = ?", (utc_text(), outcome, run_id)
+            )
+
+    def already_graded(self, who: str, sha256: str, seed: int) -> Result | None:
+        """The latest result of ``who`` for this exact file and seed (a rerun skips it), or ``None``."""
+        row = self.db.execute(
+            f"SELECT {_RESULT_COLUMNS} FROM results WHERE who = ? AND sha256 = ? AND seed = ? "
+            "ORDER BY id DESC LIMIT 1",
+            (who, sha256, seed),
+        ).fetchone()
+        return None if row is None else Result._from_row(row)
+
+    def record(
+        self, run_id: int, who: str, learner: str | None, submitted_at: str | None, report: dict
+    ) -> int:
+        """Store one graded report and its checks in one transaction; returns the result's id."""
+        values = (
+            run_id, report["assignment"], who, learner, report["submission"], report["file"],
+            report.get("sha256", ""), submitted_at, utc_text(), report["seed"], report["status"],
+            report.get("reason", ""), float(report["score"]), float(report["max_score"]),
+            json.dumps(report, ensure_ascii=False),
+        )  # fmt: skip
+        with self.db:
+            cursor = self.db.execute(
+                "INSERT INTO results (run_id, assignment, who, learner, submission, display, sha256, "
+                "submitted_at, graded_at, seed, status, reason, score, max_score, report) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                values,
+            )
+            result_id = int(cursor.lastrowid or 0)
+            self.db.executemany(
+                "INSERT INTO checks VALUES (?, ?, ?, ?, ?, ?, ?, ?)", _check_rows(result_id, report)
+            )
+        return result_id
+
+    def history(self, who: str | None = None) -> list[Result]:
+        """Every result (of ``who``, or of everybody), oldest first."""
+        where, args = ("WHERE who = ?", (who,)) if who else ("", ())
+        rows = self.db.execute(f"SELECT {_RESULT_COLUMNS} FROM results {where} ORDER BY id", args)
+        return [Result._from_row(r) for r in rows]
+
+    def current(self) -> list[Result]:
+        """The current result of every learner (see the module's decisions), ordered by learner."""
+        best: dict[str, Result] = {}
+        for result in self.history():
+            if result.who not in best or _current_key(result) > _current_key(best[result.who]):
+                best[result.who] = result
+        return [best[k] for k in sorted(best)]
+
+    # ------------------------------------------------------------ roster
+    def set_roster(self, learners: list[dict]) -> None:
+        """Replace the stored roster (dicts with ``id``, ``name``, ``section``, ``login``,
+        ``canvas_id``, ``pattern``)."""
+        with self.db:
+            self.db.execute("DELETE FROM roster")
+            self.db.executemany(
+                "INSERT INTO roster VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (i, x["id"], x["name"], x["section"], x["login"], x["canvas_id"], x["pattern"])
+                    for i, x in enumerate(learners)
+                ],
+            )
+
+    def roster(self) -> list[dict]:
+        """The stored roster, in its order (empty when no run gave one)."""
+        keys = ("id", "name", "section", "login", "canvas_id", "pattern")
+        rows = self.db.execute(f"SELECT {', '.join(keys)} FROM roster ORDER BY position")
+        return [dict(zip(keys, r, strict=True)) for r in rows]
+
+    # ------------------------------------------------------------ manual scores
+    def add_manual(
+        self,
+        who: str,
+        question: str,
+        sha256: str,
+        points: float,
+        max_points: float,
+        comment: str,
+        grader: str,
+    ) -> None:
+        """Record an instructor's score of a hand-graded answer.
+
+        Raises
+        ------
+        GradebookError
+            For points that are not a number in ``[0, max_points]``.
+        """
+        if not isinstance(points, (int, float)) or not math.isfinite(points) or not 0 <= points <= max_points:
+            raise GradebookError(f"points must be a number from 0 to {max_points:g} (got {points!r})")
+        with self.db:
+            self.db.execute(
+                "INSERT INTO manual (who, question, sha256, points, comment, grader, at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (who, question, sha256, float(points), comment, grader, utc_text()),
+            )
+
+    def manual_scores(self) -> dict[tuple[str, str, str], dict]:
+        """The latest manual score per (learner, question, sha256).
+
+        Each is a dict with ``points``, ``comment``, ``grader`` and ``at``.
+        """
+        out: dict[tuple[str, str, str], dict] = {}
+        rows = self.db.execute(
+            "SELECT who, question, sha256, points, comment, grader, at FROM manual ORDER BY id"
+        )
+        for who, question, sha, points, comment, grader, at in rows:
+            out[(who, question, sha)] = {"points": points, "comment": comment, "grader": grader, "at": at}
+        return out
+
+    # ------------------------------------------------------------ closing
+    def close(self) -> None:
+        """Close the connection (everything is committed already)."""
+        self.db.close()
+
+    def __enter__(self) -> Gradebook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _check_rows(result_id: int, report: dict) -> list[tuple]:
+    return [
+        (result_id, q.get("question", ""), q["target"], c["name"], int(bool(c.get("hidden"))),
+         int(bool(c["passed"])), float(c["points"]), float(c["max_points"]))
+        for q in report.get("questions", [])
+        for c in q.get("checks", [])
+    ]  # fmt: skip
