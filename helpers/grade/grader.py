@@ -109,21 +109,39 @@ class Plan:
     cases: dict[str, list[tuple[str, tuple]]]
     expected: dict[str, list[Any]]
     encoded: dict[str, list[list]]
+    data_seed: str
+
+
+def data_seed(seed: int) -> str:
+    """The seed of the exercise data a notebook reads in the sandbox, for a run's seed.
+
+    The sandbox's environment holds it (``helpers.experiments.exercise_data``). It is a one-way
+    hash of the run's seed, because the hidden cases are built from the run's seed by the course's
+    public code: code in a notebook that read the run's seed itself could rebuild every hidden case
+    before it ran.
+
+    Examples
+    --------
+    >>> data_seed(42) == data_seed(42) != data_seed(43), "42" in data_seed(42), len(data_seed(42))
+    (True, False, 32)
+    """
+    return hashlib.sha256(f"exercise data of grading run {seed}".encode()).hexdigest()[:32]
 
 
 def make_plan(assignment: Assignment, seed: int) -> Plan:
     """Build every case from ``seed`` and compute the expected values with the reference."""
     cases, expected, encoded = {}, {}, {}
+    data = data_seed(seed)
     for q in assignment.questions:
         built = build_cases(assignment, q, seed)
         cases[q.name] = built
         if q.kind == "value":
-            expected[q.name] = [q.reference(seed)]  # an answer variable's data change with the run
+            expected[q.name] = [q.reference(data)]  # an answer variable's data change with the run
             encoded[q.name] = []
         else:
             expected[q.name] = [q.reference(*copy.deepcopy(args)) for _, args in built]
             encoded[q.name] = [[_encode(a) for a in args] for _, args in built]
-    return Plan(assignment, seed, cases, expected, encoded)
+    return Plan(assignment, seed, cases, expected, encoded, data)
 
 
 # ------------------------------------------------------------------ one submission
@@ -209,7 +227,7 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         for q in a.questions
         if q.kind != "text"
     ]
-    raw = run_submission(cells, jobs, runtime, limits, seed=plan.seed)
+    raw = run_submission(cells, jobs, runtime, limits, seed=plan.data_seed)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers)
     answers = _text_answers(raw_bytes, a)
     for q in a.questions:

@@ -635,7 +635,7 @@ def run_submission(
     questions: list[dict],
     runtime: Runtime,
     limits: Limits | None = None,
-    seed: int | None = None,
+    seed: int | str | None = None,
 ) -> SandboxResult:
     """Run ``cells`` in a fresh sandbox and call every question on its cases.
 
@@ -659,9 +659,10 @@ def run_submission(
         From :func:`helpers.grade.isolation.prepare`.
     limits : Limits
         Time, memory, output and process limits.
-    seed : int, optional
-        The grading run's seed, put into the sandbox's environment for the exercise data that
-        change with each run (:data:`helpers.experiments.exercise_data.SEED_VARIABLE`).
+    seed : int or str, optional
+        The seed of the exercise data that change with each run, put into the sandbox's
+        environment (:data:`helpers.experiments.exercise_data.SEED_VARIABLE`). The grader passes
+        a one-way hash of the run's seed (``grader.data_seed``), never the seed of the hidden cases.
 
     Returns
     -------
