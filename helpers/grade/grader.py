@@ -52,15 +52,16 @@ import json
 import re
 import secrets
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from . import authoring, exports, isolation, reports, scoring, similarity
+from . import authoring, collect, exports, isolation, reports, scoring, similarity
 from .assignments import ASSIGNMENTS
-from .files import NotebookError, collect, display_name, read_submission, report_names, write_atomic
+from .files import NotebookError, display_name, read_submission, report_names, write_atomic
 from .isolation import Runtime, SandboxUnavailable
 from .sandbox import Limits, SandboxResult, run_submission
 from .spec import Assignment, build_cases
@@ -547,12 +548,34 @@ def _grade_class(argv: list[str]) -> int:
     if args.jobs < 1:
         parser.error("--jobs must be >= 1")
     roster = _roster(parser, args.roster)
-    missing = [p for p in args.submissions if not (Path(p).exists() or Path(p).is_symlink())]
+    workdir = tempfile.TemporaryDirectory(prefix="helpers-grade-collect-")
+    with workdir:
+        collection = _collect(parser, args.submissions, roster, Path(workdir.name))
+        return _grade_collection(args, assignment, limits, roster, collection)
+
+
+def _collect(
+    parser: argparse.ArgumentParser, sources: list[str], roster: reports.Roster | None, workdir: Path
+) -> collect.Collection:
+    """The command line's paths as a :class:`~helpers.grade.collect.Collection`; what is not graded is
+    printed for the instructor (g2: collection; g1 stores it in the gradebook)."""
+    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
     if missing:
         parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
-    paths = collect(args.submissions)
-    if not paths:
-        parser.error("no .ipynb submissions found in the given folder(s)")
+    found = collect.collect([Path(p) for p in sources], roster, workdir)
+    for line in collect.instructor_lines(found):
+        print(line, file=sys.stderr)
+    if not found.submissions and not found.unassigned:
+        parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
+    return found
+
+
+def _grade_collection(args, assignment, limits, roster, collection) -> int:
+    # unassigned files are graded too, on rows with no learner (never in canvas.csv), so the
+    # instructor can look at them
+    paths = [s.path for s in [*collection.submissions, *collection.unassigned]]
+    if roster is not None:
+        roster = collect.assigned_roster(roster, collection)
     try:
         grade_many(
             paths,
