@@ -232,7 +232,8 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
     late = sum(_folder_entry(build, entry, prefix, archive) for entry in entries)
     if late:
         build.notes.append(
-            f"{prefix or 'the folder'}: {late} Canvas file(s) are marked LATE; Canvas's file names carry no submission "
+            f"{prefix or 'the folder'}: {late} Canvas file(s) are marked LATE; Canvas's file names carry "
+            "no submission "
             "time, so their submitted_at is unknown: take the times from Canvas's gradebook or "
             "submission export for the late policy"
         )

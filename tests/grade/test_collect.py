@@ -199,7 +199,7 @@ def test_two_files_claiming_one_learner_are_both_unassigned(tmp_path, roster):
     assert sorted(why.split(" is also")[0] for _, why in found.unmatched) == ["learner s02"] * 2
 
 
-# ------------------------------------------------------------------ hostile archives, honest classmates beside
+# ------------------------------------------------ hostile archives, honest classmates beside
 def test_hostile_zip_members_are_refused_with_reasons_and_the_honest_one_is_kept(tmp_path, roster):
     inner = io.BytesIO()
     with zipfile.ZipFile(inner, "w") as zf:
