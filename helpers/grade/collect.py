@@ -399,24 +399,28 @@ class ArchiveError(ValueError):
     """The archive as a whole cannot be used (the message says why)."""
 
 
-def _member_problem(info: zipfile.ZipInfo) -> str | None:
-    """Why a member is refused before anything is written (``None``: extract it)."""
-    name = info.filename
-    mode = info.external_attr >> 16 if info.create_system == 3 else 0  # Unix modes only from Unix zips
+def _path_problem(name: str) -> str | None:
+    """Why a member's path is refused: absolute, escaping with ``..`` (zip-slip), or unusable."""
     parts = PurePosixPath(name.replace("\\", "/")).parts
     if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
         return "an absolute path (refused: it could write outside the work folder)"
     if ".." in parts:
         return "a path with '..' (zip-slip: it could write outside the work folder)"
+    if "\0" in name or any(p in ("", ".") for p in parts[:-1]):
+        return "an unusable path"
+    return None
+
+
+def _member_problem(info: zipfile.ZipInfo) -> str | None:
+    """Why a member is refused before anything is written (``None``: extract it)."""
+    mode = info.external_attr >> 16 if info.create_system == 3 else 0  # Unix modes only from Unix zips
     if stat.S_ISLNK(mode):
         return "a symbolic link (never followed)"
     if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
         return "not a regular file"
-    if name.lower().endswith((".zip", ".tar", ".gz", ".tgz", ".7z", ".rar")):
+    if info.filename.lower().endswith((".zip", ".tar", ".gz", ".tgz", ".7z", ".rar")):
         return "a nested archive (not opened: unpack it and hand in the notebook)"
-    if "\0" in name or any(p in ("", ".") for p in parts[:-1]):
-        return "an unusable path"
-    return None
+    return _path_problem(info.filename)
 
 
 def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[str, str]]:

@@ -59,7 +59,7 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
-from . import authoring, collect, exports, isolation, reports, scoring, similarity
+from . import authoring, collect, exports, gradescope_package, isolation, reports, scoring, similarity
 from .assignments import ASSIGNMENTS
 from .files import NotebookError, display_name, read_submission, report_names, write_atomic
 from .isolation import Runtime, SandboxUnavailable
@@ -691,7 +691,12 @@ def gradescope(argv: list[str]) -> int:
 def main(argv: list[str] | None = None) -> int:
     """The command line; returns the exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
-    commands = {"author": authoring.main, "gradescope": gradescope, "similarity": similarity.main}
+    commands = {
+        "author": authoring.main,
+        "gradescope": gradescope,
+        "gradescope-package": gradescope_package.main,
+        "similarity": similarity.main,
+    }
     if argv and argv[0] in commands:
         return commands[argv[0]](argv[1:])
     return _grade_class(argv)
