@@ -242,10 +242,10 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
 def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool) -> int:
     """One entry of a submissions folder; returns 1 for a Canvas file marked LATE."""
     shown = prefix + display_name(entry.name)
+    if entry.name.endswith(".ipynb"):  # whatever its type: files.py refuses a folder, FIFO or link by name
+        return _top_file(build, Path(entry.path), shown)
     if entry.is_dir(follow_symlinks=False):
         _learner_folder(build, Path(entry.path), shown + "/")
-    elif entry.name.endswith(".ipynb"):
-        return _top_file(build, Path(entry.path), shown)
     elif entry.name.lower().endswith(".zip"):
         build.refused.append((shown, "a zip inside the submissions (nested archives are not opened)"))
     elif archive:
