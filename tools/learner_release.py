@@ -121,7 +121,13 @@ class Finding:
 
 def as_notebook(source: str) -> dict:
     """A ``.py`` file's text as a one-cell notebook (what a learner could paste and hand in)."""
-    cell = {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+    cell: dict[str, object] = {
+        "cell_type": "code",
+        "metadata": {},
+        "source": source,
+        "outputs": [],
+        "execution_count": None,
+    }
     return {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
 
 

@@ -165,7 +165,7 @@ def _single_relevant(rng: random.Random) -> list[tuple]:
 
 
 def _never_recommended(rng: random.Random) -> list[tuple]:
-    cases = [(["a", "b", "c"], {"x", "y"}, 3)]
+    cases: list[tuple] = [(["a", "b", "c"], {"x", "y"}, 3)]
     for _ in range(4):
         ranking = rng.sample(range(20), rng.randint(1, 10))
         relevant = set(rng.sample(range(20, 40), rng.randint(1, 5)))
@@ -184,7 +184,7 @@ def _below_k_only(rng: random.Random) -> list[tuple]:
 
 
 def _no_relevant(rng: random.Random) -> list[tuple]:
-    cases = [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
+    cases: list[tuple] = [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
     for _ in range(3):  # drawn too, so that no hidden check is made of cases known in advance only
         cases.append((rng.sample(range(40), rng.randint(0, 12)), set(), rng.randint(1, 15)))
     return cases
@@ -301,7 +301,7 @@ def _scratch() -> Assignment:
 
 # ---- leave-one-out
 def _random_log(rng: random.Random, n_users: int = 6, ties: bool = True) -> list[list]:
-    log = []
+    log: list[list] = []
     for u in range(n_users):
         n = rng.randint(2, 6)
         items = rng.sample(range(1, 30), n)
@@ -787,15 +787,16 @@ def _encode(value: Any) -> Any:
 
 
 def _decode(value: Any) -> Any:
+    """The inverse of :func:`_encode` (JSON back to sets, tuples and dicts with any keys)."""
     if isinstance(value, list):
         return [_decode(x) for x in value]
-    if isinstance(value, dict) and len(value) == 1:
-        ((kind, items),) = value.items()
-        made = {"set": set, "tuple": tuple, "dict": lambda xs: {_decode(k): _decode(v) for k, v in xs}}
-        if kind == "dict":
-            return made["dict"](items)
-        return made[kind](_decode(x) for x in items)
-    return value
+    if not (isinstance(value, dict) and len(value) == 1):
+        return value
+    ((kind, items),) = value.items()
+    if kind == "dict":
+        return {_decode(k): _decode(v) for k, v in items}
+    decoded = [_decode(x) for x in items]
+    return set(decoded) if kind == "set" else tuple(decoded)
 
 
 def public_checks_file(a: Assignment) -> str:
@@ -824,17 +825,18 @@ def load_public_checks(path: str | Path) -> Assignment:
         checks = tuple(Check(n, _fixed(*[args for c, args, _ in cases if c == n])) for n in names)
         if entry["kind"] == "function":  # a hidden placeholder keeps the public ones public
             checks += (Check("hidden checks (run by the grader only)", lambda rng: [], hidden=True),)
-        keys = ("name", "title", "target")
         questions.append(
             Question(
-                *(entry[k] for k in keys),
+                entry["name"],
+                entry["title"],
+                entry["target"],
                 0.0,
                 lambda *args, _t=table: copy.deepcopy(_t[repr(args)]),
                 checks,
-                entry["kind"],
-                entry["result"],
-                entry["abs_tol"],
-                entry["rel_tol"],
+                kind=entry["kind"],
+                result=entry["result"],
+                abs_tol=entry["abs_tol"],
+                rel_tol=entry["rel_tol"],
             )
         )
     return Assignment(data["name"], data["title"], tuple(questions))

@@ -547,18 +547,22 @@ def _rivals(found: list[_Found]) -> dict[int, list[int]]:
         if f.learners and len({x.id for x in f.learners}) == 1:
             claims.setdefault(f.learners[0].id, []).append(i)
     out: dict[int, list[int]] = {}
-    for ids in claims.values():
-        if len(ids) > 1:
-            winner = _exact_spelling(found, ids)
-            out.update({i: [winner] if winner is not None else [j for j in ids if j != i] for i in ids})
-            out.pop(winner, None)
+    for ids in (ids for ids in claims.values() if len(ids) > 1):
+        out.update(_losers(ids, _exact_spelling(found, ids)))
     return out
+
+
+def _losers(ids: list[int], winner: int | None) -> dict[int, list[int]]:
+    """Each file that loses the learner, with the files it lost to (all the others when none wins)."""
+    if winner is None:
+        return {i: [j for j in ids if j != i] for i in ids}
+    return {i: [winner] for i in ids if i != winner}
 
 
 def _exact_spelling(found: list[_Found], ids: list[int]) -> int | None:
     """Of look-alike names (equal once NFC-normalised), the one spelled exactly as the roster's ``file``
     keeps the learner (the rule :meth:`Roster.assign` always had); ``None`` otherwise."""
-    pattern = found[ids[0]].learners[0].pattern
+    pattern = (found[ids[0]].learners or [])[0].pattern  # every claim has exactly one learner
     exact = [i for i in ids if found[i].path.name == pattern]
     same = all(nfc(found[i].path.name) == nfc(pattern) for i in ids)
     return exact[0] if len(exact) == 1 and same else None
