@@ -164,8 +164,11 @@ def candidates(release: Path, work: Path, targets: list[str]) -> dict[str, Path]
     return out
 
 
-def scan(release: Path, mode: str, jobs: int = 2, seed: int = 1) -> tuple[list[Finding], dict[str, int]]:
-    """Grade the candidates of ``release`` (:func:`candidates`) against every built-in assignment.
+def scan(
+    release: Path, mode: str, jobs: int = 2, seed: int = 1, only: tuple[str, ...] = ()
+) -> tuple[list[Finding], dict[str, int]]:
+    """Grade the candidates of ``release`` (:func:`candidates`) against every built-in assignment
+    (or those named in ``only``).
 
     Returns the findings (files scoring above the unmodified learner version of the assignment)
     and, per assignment, the number of files graded.
@@ -177,6 +180,8 @@ def scan(release: Path, mode: str, jobs: int = 2, seed: int = 1) -> tuple[list[F
     findings, done = [], {}
     with tempfile.TemporaryDirectory(prefix="learner-release-scan-") as tmp:
         for name, assignment in sorted(ASSIGNMENTS.items()):
+            if only and name not in only:
+                continue
             work = Path(tmp) / name
             work.mkdir()
             found = candidates(release, work, [q.target for q in assignment.questions])
