@@ -166,6 +166,17 @@ def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def _roster_row(line: int, raw: dict, seen: set[str]) -> Learner:
+    """One roster line as a :class:`Learner` (cells beyond the header are ignored)."""
+    row = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if isinstance(k, str)}
+    if not row.get("file") or not row.get("id"):
+        raise RosterError(f"roster line {line}: 'file' and 'id' must both be filled in")
+    if row["id"] in seen:
+        raise RosterError(f"roster line {line}: the id {row['id']!r} appears twice")
+    row["pattern"] = row.pop("file")
+    return Learner(**{k: row.get(k, "") for k in ("pattern", *_ROSTER_COLUMNS[1:])})
+
+
 class Roster:
     """Learners and the files they handed in: ``file`` (exact name or glob pattern), ``id``, ``name``.
 
@@ -194,16 +205,9 @@ class Roster:
                 f"the roster needs a header with at least the columns 'file' and 'id' (found {header}); "
                 "e.g. 'file,id,name' then one row per learner"
             )
-        learners, seen = [], set()
+        learners: list[Learner] = []
         for line, row in enumerate(reader, start=2):
-            row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
-            if not row.get("file") or not row.get("id"):
-                raise RosterError(f"roster line {line}: 'file' and 'id' must both be filled in")
-            if row["id"] in seen:
-                raise RosterError(f"roster line {line}: the id {row['id']!r} appears twice")
-            seen.add(row["id"])
-            row["pattern"] = row.pop("file")
-            learners.append(Learner(**{k: row.get(k, "") for k in ("pattern", *_ROSTER_COLUMNS[1:])}))
+            learners.append(_roster_row(line, row, {x.id for x in learners}))
         return cls(learners)
 
     @classmethod

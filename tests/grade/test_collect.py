@@ -302,3 +302,9 @@ def test_grading_credits_only_the_right_learner(tmp_path, trusted_mode):
     assert rows["x_s02_s03.ipynb"]["learner_id"] == "" and rows["x_s02_s03.ipynb"]["score"] == "14"
     assert rows["hw_s02.ipynb"]["learner_id"] == "s02"
     shutil.rmtree(out)
+
+
+def test_a_roster_line_with_more_cells_than_the_header_is_read():
+    """Spreadsheets often leave a trailing comma: the extra cell is ignored (it used to crash the reader)."""
+    roster = Roster.from_text("file,id,name\na.ipynb,s1,Ann,\nb.ipynb,s2,Bo\n")
+    assert [(x.id, x.name) for x in roster.learners] == [("s1", "Ann"), ("s2", "Bo")]
