@@ -14,7 +14,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab test ml100k-wheel test-summation-order test-pandas2 lint test-conformance bench bench-grading bench-spark site clean
+.PHONY: lab learner-release test ml100k-wheel test-summation-order test-pandas2 lint test-conformance bench bench-grading bench-spark site clean
 
 define make_venv
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -42,6 +42,13 @@ $(P2_STAMP): topkeval/pyproject.toml Makefile
 # --allow-root only as root. More jupyter lab options: make lab LAB_ARGS="--no-browser --port=8890".
 lab: $(LAB_STAMP)
 	$(PY) tools/lab.py $(LAB_ARGS)
+
+# What an instructor publishes to learners: the course, the library, the learner versions of the assignments,
+# no answer key (tools/learner_release.py). DEST must be a new folder; RELEASE_ARGS="--scan" also grades every
+# notebook and .py file of the release against every assignment and fails if one scores above the blank one.
+learner-release: $(LAB_STAMP)
+	$(if $(DEST),,$(error usage: make learner-release DEST=new-folder [RELEASE_ARGS=--scan]))
+	$(PY) tools/learner_release.py "$(DEST)" $(RELEASE_ARGS)
 
 test: $(STAMP) $(P2_STAMP) ml100k-wheel
 	$(PY) -m ruff check .

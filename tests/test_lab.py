@@ -180,6 +180,9 @@ def _check_answer_key_is_not_served(lab: _Lab, exercises: set[str]) -> None:
         "/api/contents/exercises//source/leave-one-out.ipynb",
         "/api/contents/notebooks/../exercises/source/from-scratch.ipynb",
         "/files/exercises/source/from-scratch.ipynb",
+        "/api/contents/tests/grade/grading_corpus/perfect.ipynb",  # a full-marks notebook
+        "/api/contents/tests/grade/test_similarity.py",  # correct leave-one-out functions
+        "/files/tests/grade/grading_corpus/perfect.ipynb",
     ):
         assert _status(lab, path) in (400, 403, 404), f"{path} is served to learners"
     assert _status(lab, "/api/contents/exercises/from-scratch.ipynb?content=0") == 200  # learners' copy is

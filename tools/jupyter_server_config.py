@@ -1,12 +1,13 @@
 """Jupyter server settings of the course: the answer key is out of the learner's file browser.
 
 ``exercises/source/`` holds the instructor versions of the assignments (solutions, grading
-declarations). The contents manager below neither lists it nor serves it: a learner cannot open it
+declarations), ``tests/`` full-marks notebooks (``tests/grade/grading_corpus``) and correct functions.
+The contents manager below neither lists nor serves them (:data:`PRIVATE`): a learner cannot open it
 through the file browser or ``/api/contents`` (404, as for a missing file). ``make lab`` loads this
 file with ``--config`` (tools/lab.py); on Binder, ``binder/postBuild`` copies it into Jupyter's
 config folder (``~/.jupyter``). A learner's kernel or terminal can still read any file of the
-checkout: to keep solutions private, publish the course without ``exercises/source/`` (README,
-"Grading a class").
+checkout: to keep solutions private, publish ``make learner-release DEST=folder`` (README,
+"Keeping the answer key private").
 """
 
 import contextvars
@@ -19,8 +20,9 @@ from tornado.web import HTTPError
 from traitlets import default
 
 _LISTING: contextvars.ContextVar = contextvars.ContextVar("listing", default=None)
-#: Served paths (relative to the repository root) that are never listed nor opened.
-PRIVATE = ("exercises/source",)
+#: Served paths (relative to the repository root) that are never listed nor opened: the solutions, and
+#: the tests (the grading corpus holds full-marks notebooks, the tests correct functions).
+PRIVATE = ("exercises/source", "tests")
 
 
 def _private(path: str) -> bool:
@@ -78,6 +80,7 @@ def configure(c) -> None:
         "*.so",
         "*.dylib",
         "*.grader.py",
+        "*.grading.py",
     ]
 
 

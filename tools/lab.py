@@ -7,7 +7,8 @@ activated environment. It starts ``jupyter lab`` with:
   the file browser, and ``notebooks/00-start-here.ipynb`` opened first (Binder's ``urlpath``);
 * the course's server settings (``tools/jupyter_server_config.py``, loaded with ``--config``; Binder's
   postBuild installs the same file): the
-  answer key ``exercises/source/`` is neither listed in the file browser nor served by ``/api/contents``;
+  answer key ``exercises/source/`` and ``tests/`` (full-marks notebooks of the grading corpus) are
+  neither listed in the file browser nor served by ``/api/contents``;
 * Binder's JupyterLab settings (``binder/overrides.json``, e.g. no "get Jupyter news?"
   prompt), read in place through ``--LabApp.app_settings_dir``: nothing is written into
   ``.venv`` or your home directory;
@@ -29,7 +30,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 FIRST_NOTEBOOK = Path("notebooks") / "00-start-here.ipynb"
 SETTINGS = REPO / "binder"  # overrides.json: the same file binder/postBuild installs on Binder
-SERVER_CONFIG = REPO / "tools" / "jupyter_server_config.py"  # the answer key exercises/source/ is not served
+SERVER_CONFIG = REPO / "tools" / "jupyter_server_config.py"  # exercises/source/ and tests/ are not served
 
 
 def command(extra: list[str], python: str = sys.executable, is_root: bool | None = None) -> list[str]:

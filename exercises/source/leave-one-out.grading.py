@@ -64,6 +64,7 @@ def _rank_cases(kind):
 
 _RANK_CHECKS = [
     {"name": "worked example", "cases": [([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], 2, 5), ([4, 6, 2], 6, 1)]},
+    {"name": "a list shorter than k", "cases": [([4, 6, 2], 2, 5), ([4, 6, 2], 9, 5)]},
     {"name": "held-out item ranked below k", "make": _rank_cases("beyond"), "hidden": True},
     {"name": "held-out item never recommended", "make": _rank_cases("absent"), "hidden": True},
     {"name": "k larger than the list", "make": _rank_cases("short"), "hidden": True},

@@ -22,6 +22,11 @@
   solution markers and a grading declaration becomes a learner notebook and a graded spec.
 - :mod:`helpers.grade.similarity`: ``python -m helpers.grade similarity``: normalised code
   compared across a class and with the course's own solutions.
+- :mod:`helpers.grade.collect`: where submissions come from: files, per-learner folders, Canvas's
+  and Gradescope's downloads (archives refused member by member), matched to the roster; a file that
+  matches nobody or several learners is nobody's, and listed.
+- :mod:`helpers.grade.gradescope_package`: ``python -m helpers.grade gradescope-package``: the
+  autograder zip (``setup.sh``, ``run_autograder``, the course and the spec).
 - :mod:`helpers.grade.files`: reads submissions (regular files only) and writes
   results atomically under safe, unique names.
 - :mod:`helpers.grade.isolation`: the bubblewrap sandbox (or the explicit unsafe

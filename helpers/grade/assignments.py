@@ -30,9 +30,12 @@ Examples
 from __future__ import annotations
 
 import copy
+import json
 import math
 import random
 from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from helpers.checking.values import format_value
@@ -49,6 +52,12 @@ __all__ = [
     "compare",
     "type_problem",
     "check",
+    "public_checks",
+    "public_cases",
+    "self_check",
+    "SelfCheck",
+    "public_checks_file",
+    "load_public_checks",
     "choosing_metrics_data",
     "loo_example_data",
 ]
@@ -156,7 +165,7 @@ def _single_relevant(rng: random.Random) -> list[tuple]:
 
 
 def _never_recommended(rng: random.Random) -> list[tuple]:
-    cases = [(["a", "b", "c"], {"x", "y"}, 3)]
+    cases: list[tuple] = [(["a", "b", "c"], {"x", "y"}, 3)]
     for _ in range(4):
         ranking = rng.sample(range(20), rng.randint(1, 10))
         relevant = set(rng.sample(range(20, 40), rng.randint(1, 5)))
@@ -175,7 +184,7 @@ def _below_k_only(rng: random.Random) -> list[tuple]:
 
 
 def _no_relevant(rng: random.Random) -> list[tuple]:
-    cases = [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
+    cases: list[tuple] = [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
     for _ in range(3):  # drawn too, so that no hidden check is made of cases known in advance only
         cases.append((rng.sample(range(40), rng.randint(0, 12)), set(), rng.randint(1, 15)))
     return cases
@@ -224,9 +233,15 @@ WORKED = _fixed(
 )
 
 
+#: The short lists the notebook's text spells out (Q1: ``precision_at_k(["a"], {"a"}, 4)`` is 1/4): a public
+#: check, so that check() catches dividing by the length of a short list, as the grader's hidden checks do.
+SHORT_LISTS = _fixed((["a"], {"a"}, 4), (["a", "b", "c"], {"a", "c", "z"}, 5))
+
+
 def _scratch_checks(*extra: Check, empty_ok: bool, n_rel_min: int = 1) -> tuple[Check, ...]:
     checks = [
         Check("worked examples", WORKED),
+        Check("a list shorter than k", SHORT_LISTS),
         Check("k larger than the list", _k_beyond_list, hidden=True),
         Check("single relevant item", _single_relevant, hidden=True),
         Check("relevant items never recommended", _never_recommended, hidden=True),
@@ -286,7 +301,7 @@ def _scratch() -> Assignment:
 
 # ---- leave-one-out
 def _random_log(rng: random.Random, n_users: int = 6, ties: bool = True) -> list[list]:
-    log = []
+    log: list[list] = []
     for u in range(n_users):
         n = rng.randint(2, 6)
         items = rng.sample(range(1, 30), n)
@@ -379,6 +394,7 @@ def _loo_rank_cases(kind: str):
 def _loo_rank_checks() -> tuple[Check, ...]:
     return (
         Check("worked example", _fixed(([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], 2, 5), ([4, 6, 2], 6, 1))),
+        Check("a list shorter than k", _fixed(([4, 6, 2], 2, 5), ([4, 6, 2], 9, 5))),
         Check("held-out item ranked below k", _loo_rank_cases("beyond"), hidden=True),
         Check("held-out item never recommended", _loo_rank_cases("absent"), hidden=True),
         Check("k larger than the list", _loo_rank_cases("short"), hidden=True),
@@ -572,8 +588,87 @@ ASSIGNMENTS: dict[str, Assignment] = {a.name: a for a in (_scratch(), _leave_one
 
 
 # ---------------------------------------------------------------- learner check()
-def check(name: str, answer: Any, assignment: str | None = None) -> bool:
-    """Run the public checks of one question in your notebook and print the outcome.
+def public_checks(q: Question) -> list[str]:
+    """The public checks the grader runs and reports for ``q``, in its order: the checks that score
+    nothing (the notebook's examples, when hidden checks carry the points) and the type check.
+
+    :func:`check` runs exactly these; ``tests/grade/test_assignments.py`` derives them from a
+    grader's report and compares.
+
+    Examples
+    --------
+    >>> public_checks(ASSIGNMENTS["from-scratch"].question("precision_at_k"))
+    ['worked examples', 'a list shorter than k', 'returns a float in [0, 1]']
+    >>> public_checks(ASSIGNMENTS["choosing-metrics"].question("answer_q1"))
+    []
+    """
+    if q.kind == "value" or not any(c.hidden for c in q.checks):
+        return [q.type_check] if q.type_check else []
+    return [c.name for c in q.checks if not c.hidden] + ([q.type_check] if q.type_check else [])
+
+
+@dataclass(frozen=True)
+class SelfCheck:
+    """One public check as :func:`check` ran it: its name, whether it passed, the first problem."""
+
+    name: str
+    passed: bool
+    cases: int
+    problem: str = ""
+
+
+def public_cases(a: Assignment, q: Question) -> list[tuple[str, tuple, Any]]:
+    """``(check name, arguments, expected value)`` of every public case of ``q`` (none for a value)."""
+    names = set(public_checks(q))
+    built = build_cases(a, q, PUBLIC_SEED) if q.kind == "function" else []
+    return [(c, args, q.reference(*copy.deepcopy(args))) for c, args in built if c in names]
+
+
+def self_check(
+    q: Question, answer: Callable[..., Any], cases: list[tuple[str, tuple, Any]]
+) -> list[SelfCheck]:
+    """Run ``answer`` on the public ``cases`` and judge each check as the grader does.
+
+    Raises
+    ------
+    NotImplementedError
+        From the learner's stub (the question is not attempted yet).
+    """
+    problems: dict[str, list[str]] = {name: [] for name in public_checks(q)}
+    counts = dict.fromkeys(problems, 0)
+    for name, args, expected in cases:
+        value, problem, type_issue = _run_public(q, answer, args, expected)
+        counts[name] += 1
+        if problem:
+            problems[name].append(f"{q.target}{_show(args)} {problem}")
+        if q.type_check:
+            counts[q.type_check] += 1
+            if type_issue:
+                problems[q.type_check].append(f"{q.target}{_show(args)} {type_issue}")
+    return [SelfCheck(n, not p, counts[n], p[0] if p else "") for n, p in problems.items()]
+
+
+def _run_public(q: Question, answer: Callable[..., Any], args: tuple, expected: Any) -> tuple[Any, str, str]:
+    """The value, its problem and its type problem on one case ("" when right)."""
+    try:
+        value = answer(*copy.deepcopy(args))
+    except NotImplementedError:
+        raise
+    except Exception as exc:
+        text = f"raised {type(exc).__name__}: {str(exc)[:200]}"
+        return None, text, text
+    problem = compare(q, value, expected)
+    type_issue = type_problem(q, value) if q.type_check else None
+    shown = f"returned {format_value(value)}"
+    return (
+        value,
+        f"{shown} ({problem})" if problem else "",
+        f"{shown} ({type_issue})" if type_issue else "",
+    )
+
+
+def check(name: str, answer: Any, assignment: str | Assignment | None = None) -> bool:
+    """Run every public check the grader runs for one question, in your notebook, and print the outcome.
 
     Parameters
     ----------
@@ -582,7 +677,8 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
     answer : callable or value
         Your function (or, for a numeric question, your answer).
     assignment : str, optional
-        Needed only when ``name`` is ambiguous.
+        Needed only when ``name`` is ambiguous; for an assignment your instructor wrote, the path of
+        its ``<name>.checks.json`` (written beside the notebook by ``python -m helpers.grade author``).
 
     Returns
     -------
@@ -591,49 +687,61 @@ def check(name: str, answer: Any, assignment: str | None = None) -> bool:
 
     Notes
     -----
-    This only runs the small public cases, in your own kernel. The grader
-    runs your notebook in a sandbox and scores hidden randomized checks
-    (drawn afresh for every grading run) for edge cases (k larger than the list, a single relevant item,
-    relevant items never recommended, ...), so passing here is necessary but
-    not sufficient. Answer variables are never revealed: for them ``check``
-    only says whether the value is a usable number.
+    This runs, in your own kernel (anywhere the course runs: Linux, macOS, Windows, Binder; no
+    sandbox needed), exactly the public checks the grader runs and reports: the notebook's
+    examples and the type check. They score nothing; the points come from hidden randomized
+    checks drawn afresh for every grading run (k larger than the list, a single relevant item,
+    ...), which only the grader runs: passing here is necessary, not sufficient. Answer
+    variables are never revealed: for them ``check`` only says whether the value is a usable number.
 
     Examples
     --------
     >>> def precision_at_k(ranking, relevant, k):
     ...     return sum(1 for item in ranking[:k] if item in relevant) / k
     >>> check("precision_at_k", precision_at_k)
-    precision_at_k: public checks passed (4/4). Hidden checks will also test: k larger than the list, \
+    precision_at_k: the 3 public checks the grader runs passed (worked examples, a list shorter than k, \
+returns a float in [0, 1]). Hidden checks (the points, drawn afresh when graded): k larger than the list, \
 single relevant item, relevant items never recommended, only the top k positions count, \
 no relevant item gives 0.0, randomized cases.
     True
+    >>> def short_list(ranking, relevant, k):
+    ...     return sum(1 for item in ranking[:k] if item in relevant) / len(ranking[:k])
+    >>> check("precision_at_k", short_list)
+    precision_at_k: 1 of 3 public checks FAILED:
+      - a list shorter than k: precision_at_k(['a'], {'a'}, 4) returned 1 (wrong value)
+    False
     """
     a, q = _find_question(name, assignment)
     if q.kind == "value":
         return _check_value(name, answer)
-    cases = _public_cases(a, q)
-    failures = []
-    for chk, args in cases:
-        try:
-            problem = _public_problem(q, answer, args)
-        except NotImplementedError:
-            print(f"{name}: not attempted yet (raises NotImplementedError).")
-            return False
-        if problem:
-            failures.append(f"{chk}: {name}{_show(args)} {problem}")
-    if failures:
-        print(f"{name}: {len(failures)} of {len(cases)} public checks FAILED:")
-        for line in failures:
-            print("  - " + line)
+    try:
+        results = self_check(q, answer, public_cases(a, q))
+    except NotImplementedError:
+        print(f"{name}: not attempted yet (raises NotImplementedError).")
+        return False
+    return _print_outcome(q, results)
+
+
+def _print_outcome(q: Question, results: list[SelfCheck]) -> bool:
+    failed = [r for r in results if not r.passed]
+    if failed:
+        print(f"{q.target}: {len(failed)} of {len(results)} public checks FAILED:")
+        for r in failed:
+            print(f"  - {r.name}: {r.problem}")
         return False
     hidden = ", ".join(x.name for x in q.checks if x.hidden)
+    names = ", ".join(r.name for r in results)
     print(
-        f"{name}: public checks passed ({len(cases)}/{len(cases)}). Hidden checks will also test: {hidden}."
+        f"{q.target}: the {len(results)} public checks the grader runs passed ({names})."
+        + (f" Hidden checks (the points, drawn afresh when graded): {hidden}." if hidden else "")
     )
     return True
 
 
-def _find_question(name: str, assignment: str | None) -> tuple[Assignment, Question]:
+def _find_question(name: str, assignment: str | Assignment | None) -> tuple[Assignment, Question]:
+    if isinstance(assignment, Assignment) or (isinstance(assignment, str) and assignment.endswith(".json")):
+        a = assignment if isinstance(assignment, Assignment) else load_public_checks(assignment)
+        return a, a.question(name)
     for a in ASSIGNMENTS.values():
         for q in a.questions:
             if q.target == name and assignment in (None, a.name):
@@ -653,27 +761,6 @@ def _check_value(name: str, answer: Any) -> bool:
     return True
 
 
-def _public_cases(a: Assignment, q: Question) -> list[tuple[str, tuple]]:
-    hidden = {c.name for c in q.checks if c.hidden}
-    return [(c, args) for c, args in build_cases(a, q, PUBLIC_SEED) if c not in hidden]
-
-
-def _public_problem(q: Question, answer: Callable[..., Any], args: tuple) -> str | None:
-    """What is wrong with ``answer`` on one public case (``None`` if right).
-
-    A ``NotImplementedError`` from the learner's stub propagates.
-    """
-    expected = q.reference(*copy.deepcopy(args))
-    try:
-        value = answer(*copy.deepcopy(args))
-    except NotImplementedError:
-        raise
-    except Exception as exc:
-        return f"raised {type(exc).__name__}: {exc}"
-    problem = compare(q, value, expected) or (type_problem(q, value) if q.type_check else None)
-    return f"returned {format_value(value)} ({problem})" if problem else None
-
-
 def _show(args: tuple) -> str:
     parts = []
     for a in args:
@@ -684,3 +771,72 @@ def _show(args: tuple) -> str:
         )
     text = "(" + ", ".join(parts) + ")"
     return text if len(text) < 200 else text[:197] + "...)"
+
+
+# ---------------------------------------------------------------- authored assignments' check()
+def _encode(value: Any) -> Any:
+    if isinstance(value, (set, frozenset)):
+        return {"set": [_encode(x) for x in sorted(value, key=repr)]}
+    if isinstance(value, tuple):
+        return {"tuple": [_encode(x) for x in value]}
+    if isinstance(value, dict):
+        return {"dict": [[_encode(k), _encode(v)] for k, v in value.items()]}
+    if isinstance(value, list):
+        return [_encode(x) for x in value]
+    return value
+
+
+def _decode(value: Any) -> Any:
+    """The inverse of :func:`_encode` (JSON back to sets, tuples and dicts with any keys)."""
+    if isinstance(value, list):
+        return [_decode(x) for x in value]
+    if not (isinstance(value, dict) and len(value) == 1):
+        return value
+    ((kind, items),) = value.items()
+    if kind == "dict":
+        return {_decode(k): _decode(v) for k, v in items}
+    decoded = [_decode(x) for x in items]
+    return set(decoded) if kind == "set" else tuple(decoded)
+
+
+def public_checks_file(a: Assignment) -> str:
+    """The learner-side file of an authored assignment's public checks (``<name>.checks.json``):
+    each function's public cases and their expected values, the judging rules; no hidden check,
+    no solution. :func:`check` reads it with ``assignment="<name>.checks.json"``.
+    """
+    questions = []
+    for q in a.questions:
+        cases = [[c, _encode(list(args)), _encode(expected)] for c, args, expected in public_cases(a, q)]
+        rules = {
+            k: getattr(q, k) for k in ("name", "title", "target", "kind", "result", "abs_tol", "rel_tol")
+        }
+        questions.append({**rules, "public": public_checks(q), "cases": cases})
+    return json.dumps({"name": a.name, "title": a.title, "questions": questions}, indent=1) + "\n"
+
+
+def load_public_checks(path: str | Path) -> Assignment:
+    """The assignment of a ``<name>.checks.json`` (public cases only) as :func:`check` uses it."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    questions = []
+    for entry in data["questions"]:
+        cases = [(c, tuple(_decode(args)), _decode(exp)) for c, args, exp in entry["cases"]]
+        table = {repr(args): exp for _, args, exp in cases}
+        names = list(dict.fromkeys(c for c, _, _ in cases))
+        checks = tuple(Check(n, _fixed(*[args for c, args, _ in cases if c == n])) for n in names)
+        if entry["kind"] == "function":  # a hidden placeholder keeps the public ones public
+            checks += (Check("hidden checks (run by the grader only)", lambda rng: [], hidden=True),)
+        questions.append(
+            Question(
+                entry["name"],
+                entry["title"],
+                entry["target"],
+                0.0,
+                lambda *args, _t=table: copy.deepcopy(_t[repr(args)]),
+                checks,
+                kind=entry["kind"],
+                result=entry["result"],
+                abs_tol=entry["abs_tol"],
+                rel_tol=entry["rel_tol"],
+            )
+        )
+    return Assignment(data["name"], data["title"], tuple(questions))

@@ -33,7 +33,9 @@
   ``python -m helpers.grade review OUT`` (:mod:`helpers.grade.review`). Solution regions in any
   other markdown cell are refused.
 
-It writes ``DIR/<name>.ipynb`` (the learner notebook: stubs, no outputs, no declaration) and
+It writes ``DIR/<name>.ipynb`` (the learner notebook: stubs, no outputs, no declaration),
+``DIR/<name>.checks.json`` (for learners too: the public cases and their values, read by
+``check("f", f, assignment="<name>.checks.json")``, :func:`helpers.grade.assignments.check`) and
 ``DIR/<name>.grader.py`` (the spec: every code cell of the source, solutions included, then the
 declaration). ``--assignment DIR/<name>.grader.py`` grades with it, with the same sandbox, limits
 and reports; the reference values come from the solutions, computed in the grader (the instructor's
@@ -53,6 +55,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+from .assignments import public_checks_file
 from .prepare import encode_argument as _encode
 from .spec import ANSWER_PLACEHOLDER, Assignment, Check, Question, answer_marker, build_cases, text_answers
 
@@ -75,6 +78,7 @@ _MAGIC = re.compile(r"^(\s*)([%!].*)$")
 _ANSWER_CELL = re.compile(r"^\s*<!--\s*answer:\s*([A-Za-z_][A-Za-z0-9_]*)\s*-->\s*$", re.MULTILINE)
 RESULTS = ("unit", "nonneg", "number", "exact", "float_dict")
 SPEC_SUFFIX = ".grader.py"
+CHECKS_SUFFIX = ".checks.json"
 
 
 class AuthoringError(ValueError):
@@ -455,6 +459,8 @@ def author(source: Path, out: Path, grading: Path | None = None) -> tuple[Path, 
     spec_path = out / f"{assignment.name}{SPEC_SUFFIX}"
     notebook_path.write_text(dump_notebook(learner), encoding="utf-8")
     spec_path.write_text(text, encoding="utf-8")
+    # the learner's self-check: public cases and their values only (helpers.grade.assignments.check)
+    (out / f"{assignment.name}{CHECKS_SUFFIX}").write_text(public_checks_file(assignment), encoding="utf-8")
     return notebook_path, spec_path, assignment
 
 
@@ -503,6 +509,11 @@ def main(argv: list[str]) -> int:
         return 2
     counts = hidden_case_count(assignment)
     print(f"wrote {notebook} (for learners) and {spec} (keep private: solutions and hidden cases)")
+    print(
+        f"and {notebook.with_suffix(CHECKS_SUFFIX)} (for learners, beside the notebook: "
+        f'check("<function>", <function>, assignment="{assignment.name}{CHECKS_SUFFIX}") runs the '
+        "public checks)"
+    )
     for q in assignment.questions:
         how = (
             "hand-graded (review page)" if q.kind == "text" else f"{counts[q.target]} hidden case(s) per run"

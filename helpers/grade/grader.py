@@ -58,6 +58,7 @@ draws another, recorded); the seed is in every report and in ``grades.csv``. Han
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import copy
 import hashlib
@@ -68,6 +69,7 @@ import shlex
 import signal
 import sqlite3
 import sys
+import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -76,16 +78,19 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from . import authoring, exports, isolation, late, reports, review, scoring, similarity
-from .files import (
-    NotebookError,
+from . import (
+    authoring,
     collect,
-    display_name,
-    read_notebook,
-    read_submission,
-    report_names,
-    write_atomic,
+    exports,
+    gradescope_package,
+    isolation,
+    late,
+    reports,
+    review,
+    scoring,
+    similarity,
 )
+from .files import NotebookError, display_name, read_notebook, read_submission, report_names, write_atomic
 from .gradebook import FILE_NAME, Gradebook, GradebookError, learner_key, utc_text
 from .isolation import Runtime, SandboxUnavailable
 from .late import LatePolicy
@@ -161,12 +166,36 @@ def _new_report(plan: Plan, runtime: Runtime, name: str, path: Path) -> dict:
     }
 
 
-def _merge_run(report: dict, raw: SandboxResult, helpers_names: set[str], allow_helpers: bool) -> None:
+def _self_check_imports(trees: list[tuple[int, ast.Module]]) -> tuple[set[tuple[int, int]], set[str]]:
+    """The ``(cell, line)`` of imports of the learner's self-check (``helpers.grade...``: absent while
+    graded, by design) and the names only they bind: their failures are expected, never reported."""
+    lines, names, other = set(), set(), set()
+    for index, tree in trees:
+        for node in tree.body:
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("helpers.grade"):
+                lines.add((index, node.lineno))
+                names |= {a.asname or a.name for a in node.names}
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                other |= {a.asname or a.name.split(".")[0] for a in node.names}
+    return lines, names - other
+
+
+def _merge_run(
+    report: dict,
+    raw: SandboxResult,
+    helpers_names: set[str],
+    allow_helpers: bool,
+    self_check: tuple[set[tuple[int, int]], set[str]] = (set(), set()),
+) -> None:
     """Cell errors, warnings and output of the sandbox run into the report."""
     folded = False
     for err in raw.cell_errors:
         text = err["error"]
         missing = re.match(r"NameError: name '(\w+)' is not defined", text)
+        if (err.get("cell"), err.get("line")) in self_check[0] or (
+            missing and missing.group(1) in self_check[1]
+        ):
+            continue  # the self-check's import and calls: absent while graded, as the notebook says
         if not allow_helpers and (
             text.startswith("ModuleNotFoundError: No module named 'helpers")
             or (missing and missing.group(1) in helpers_names)
@@ -228,7 +257,7 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         if q.kind != "text"
     ]
     raw = run_submission(cells, jobs, runtime, limits, seed=plan.data_seed)
-    _merge_run(report, raw, _helpers_names(trees), a.allow_helpers)
+    _merge_run(report, raw, _helpers_names(trees), a.allow_helpers, _self_check_imports(trees))
     answers = _text_answers(raw_bytes, a)
     for q in a.questions:
         if q.kind == "text":
@@ -710,17 +739,6 @@ def _roster(parser: argparse.ArgumentParser, path: str | None) -> reports.Roster
     raise AssertionError("not reached")
 
 
-def _submissions(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[Path]:
-    """The files to grade from the command line's paths."""
-    missing = [p for p in args.submissions if not (Path(p).exists() or Path(p).is_symlink())]
-    if missing:
-        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
-    paths = collect(args.submissions)
-    if not paths:
-        parser.error("no .ipynb submissions found in the given folder(s)")
-    return paths
-
-
 class _Terminated(KeyboardInterrupt):
     """SIGTERM, handled like Ctrl-C: stop, keep what was graded."""
 
@@ -746,29 +764,50 @@ def _grade_class(argv: list[str]) -> int:
         parser.error("--jobs must be >= 1")
     roster = _roster(parser, args.roster)
     policy = _policy(parser, args, _stored_policy(args.out))
-    paths = _submissions(parser, args)
     options = dict(
         jobs=args.jobs, seed=args.seed, new_seed=args.new_seed, regrade=args.regrade, limits=limits
     )
-    try:
-        with _sigterm_interrupts():
-            grade_many(
-                paths, assignment, Path(args.out), **options, mode=_mode(args), roster=roster, policy=policy,
-                progress=None if args.quiet else sys.stderr, command=shlex.join(["helpers.grade", *argv]),
-            )  # fmt: skip
-    except SandboxUnavailable as exc:
-        return _no_sandbox(exc)
-    except (GradebookError, GradingStopped) as exc:
-        print(f"python -m helpers.grade: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt as exc:
-        print(
-            f"python -m helpers.grade: interrupted; every submission graded so far is in "
-            f"{Path(args.out) / FILE_NAME}. Run the same command again to grade the rest.",
-            file=sys.stderr,
-        )
-        return 143 if isinstance(exc, _Terminated) else 130
+    with tempfile.TemporaryDirectory(prefix="helpers-grade-collect-") as workdir:
+        collection = _collect(parser, args.submissions, roster, Path(workdir))
+        # files assigned to nobody (no roster entry, or several) are graded on rows with no learner,
+        # never in canvas.csv, so the instructor can look at them
+        submissions = [*collection.submissions, *collection.unassigned]
+        try:
+            with _sigterm_interrupts():
+                grade_many(
+                    submissions, assignment, Path(args.out), **options, mode=_mode(args), roster=roster,
+                    policy=policy, progress=None if args.quiet else sys.stderr,
+                    command=shlex.join(["helpers.grade", *argv]),
+                )  # fmt: skip
+        except SandboxUnavailable as exc:
+            return _no_sandbox(exc)
+        except (GradebookError, GradingStopped) as exc:
+            print(f"python -m helpers.grade: {exc}", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt as exc:
+            print(
+                f"python -m helpers.grade: interrupted; every submission graded so far is in "
+                f"{Path(args.out) / FILE_NAME}. Run the same command again to grade the rest.",
+                file=sys.stderr,
+            )
+            return 143 if isinstance(exc, _Terminated) else 130
     return 0
+
+
+def _collect(
+    parser: argparse.ArgumentParser, sources: list[str], roster: reports.Roster | None, workdir: Path
+) -> collect.Collection:
+    """The command line's paths as a :class:`~helpers.grade.collect.Collection`; what is assigned to
+    nobody or refused is printed for the instructor."""
+    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
+    found = collect.collect([Path(p) for p in sources], roster, workdir)
+    for line in collect.instructor_lines(found):
+        print(line, file=sys.stderr)
+    if not found.submissions and not found.unassigned:
+        parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
+    return found
 
 
 # ------------------------------------------------------------------ gradescope
@@ -908,6 +947,7 @@ def main(argv: list[str] | None = None) -> int:
     commands = {
         "author": authoring.main,
         "gradescope": gradescope,
+        "gradescope-package": gradescope_package.main,
         "similarity": similarity.main,
         "history": history_main,
         "export": export_main,

@@ -177,18 +177,31 @@ def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
 
+def _roster_row(line: int, raw: dict, seen: set[str]) -> Learner:
+    """One roster line as a :class:`Learner` (cells beyond the header are ignored)."""
+    row = {k.strip().lower(): (v or "").strip() for k, v in raw.items() if isinstance(k, str)}
+    if not row.get("file") or not row.get("id"):
+        raise RosterError(f"roster line {line}: 'file' and 'id' must both be filled in")
+    if row["id"] in seen:
+        raise RosterError(f"roster line {line}: the id {row['id']!r} appears twice")
+    row["pattern"] = row.pop("file")
+    return Learner(**{k: row.get(k, "") for k in ("pattern", *_ROSTER_COLUMNS[1:])})
+
+
 class Roster:
     """Learners and the files they handed in: ``file`` (exact name or glob pattern), ``id``, ``name``.
 
     Optional columns: ``section``, ``login`` (Canvas's SIS Login ID) and ``canvas_id``
     (Canvas's numeric ID). A file's base name is compared NFC-normalised; an exact
-    name wins over a pattern, then the first matching pattern wins.
+    name wins over a pattern; a name that two patterns match is nobody's (:meth:`match_all`).
 
     Examples
     --------
     >>> r = Roster.from_text("file,id,name\\nann.ipynb,s1,Ann\\n*_s2_*.ipynb,s2,Bo\\n")
     >>> r.match("ann.ipynb").name, r.match("hw1_s2_late.ipynb").id, r.match("x.ipynb")
     ('Ann', 's2', None)
+
+    Matching a roster to files is :mod:`helpers.grade.collect`'s job; this class is its data.
     """
 
     def __init__(self, learners: list[Learner]):
@@ -203,16 +216,9 @@ class Roster:
                 f"the roster needs a header with at least the columns 'file' and 'id' (found {header}); "
                 "e.g. 'file,id,name' then one row per learner"
             )
-        learners, seen = [], set()
+        learners: list[Learner] = []
         for line, row in enumerate(reader, start=2):
-            row = {(k or "").strip().lower(): (v or "").strip() for k, v in row.items()}
-            if not row.get("file") or not row.get("id"):
-                raise RosterError(f"roster line {line}: 'file' and 'id' must both be filled in")
-            if row["id"] in seen:
-                raise RosterError(f"roster line {line}: the id {row['id']!r} appears twice")
-            seen.add(row["id"])
-            row["pattern"] = row.pop("file")
-            learners.append(Learner(**{k: row.get(k, "") for k in ("pattern", *_ROSTER_COLUMNS[1:])}))
+            learners.append(_roster_row(line, row, {x.id for x in learners}))
         return cls(learners)
 
     @classmethod
@@ -223,9 +229,18 @@ class Roster:
             raise RosterError(f"cannot read the roster {path}: {exc}") from None
         return cls.from_text(text)
 
-    def match(self, file_name: str) -> Learner | None:
-        """The learner a file (its base name) belongs to, or ``None``: the same bytes, then the same
-        NFC-normalised name, then the first matching pattern."""
+    def match_all(self, file_name: str) -> list[Learner]:
+        """Every learner the file's base name belongs to, by the first rule that matches anybody: the
+        same bytes, then the same NFC-normalised name, then the file patterns. More than one learner
+        means the name is ambiguous: it is nobody's (:mod:`helpers.grade.collect` lists it for the
+        instructor); never the first of them.
+
+        Examples
+        --------
+        >>> r = Roster.from_text("file,id\\nann.ipynb,s1\\n*_s2_*.ipynb,s2\\n*_s3_*.ipynb,s3\\n")
+        >>> [x.id for x in r.match_all("hw_s2_s3_.ipynb")], [x.id for x in r.match_all("ann.ipynb")]
+        (['s2', 's3'], ['s1'])
+        """
         name = Path(file_name).name
         rules = (
             lambda r: r.pattern == name,
@@ -233,10 +248,29 @@ class Roster:
             lambda r: fnmatch.fnmatchcase(_nfc(name), _nfc(r.pattern)),
         )
         for rule in rules:
-            found = next((r for r in self.learners if rule(r)), None)
+            found = [r for r in self.learners if rule(r)]
             if found:
                 return found
-        return None
+        return []
+
+    def match(self, file_name: str) -> Learner | None:
+        """The one learner a file (its base name) belongs to (:meth:`match_all`), or ``None`` when it
+        matches nobody or several learners."""
+        found = self.match_all(file_name)
+        return found[0] if len(found) == 1 else None
+
+    def with_field(self, column: str, value: str) -> list[Learner]:
+        """The learners whose ``column`` (``id``, ``login``, ``canvas_id``) is ``value`` (NFC, case-blind
+        for ``login``); nobody for an empty value."""
+        if not value.strip():
+            return []
+        fold = (lambda s: _nfc(s).casefold()) if column == "login" else _nfc
+        return [r for r in self.learners if getattr(r, column) and fold(getattr(r, column)) == fold(value)]
+
+    def identify(self, name: str) -> list[Learner]:
+        """The learners a folder's name names (their ``id``, ``login`` or ``canvas_id``)."""
+        found = {id(x): x for col in ("id", "login", "canvas_id") for x in self.with_field(col, name)}
+        return list(found.values())
 
     def assign(self, paths: list[Path]) -> list[Learner | None]:
         """The learner of each file; of look-alike files (equal once NFC-normalised) matched by one

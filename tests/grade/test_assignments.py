@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -76,6 +79,35 @@ def test_untouched_learner_versions_score_zero(graded_sources, name):
     _, stub = graded_sources[name]
     assert stub["score"] == 0.0
     assert {q["status"] for q in stub["questions"]} == {"not attempted"}
+
+
+@pytest.mark.parametrize("name", sorted(A.ASSIGNMENTS))
+def test_no_report_blames_a_package_the_notebook_does_not_need(graded_sources, name):
+    """Issue 32: every report, even 14/14, said "helpers is not available...". The self-check's import is
+    expected to be absent while graded: neither the learner versions nor the solutions get a warning."""
+    for report in graded_sources[name]:
+        assert not any("helpers is not available" in w for w in report["warnings"]), report["warnings"]
+        assert report["cell_errors"] == [], report["cell_errors"]
+
+
+def test_an_old_plain_self_check_import_is_not_blamed_either(tmp_path, trusted_mode):
+    """A notebook saved before the try/except (a bare ``from helpers.grade.assignments import check``)
+    gets no warning; one that uses ``helpers`` for its answers still does."""
+    nb = json.loads((EXERCISES / "source" / "from-scratch.ipynb").read_text())
+    nb["cells"][2]["source"] = "import math\n\nfrom helpers.grade.assignments import check\n"
+    (tmp_path / "old.ipynb").write_text(json.dumps(nb))
+    helped = json.loads(json.dumps(nb))
+    helped["cells"][2]["source"] += "from helpers import precision_at_k\n"
+    (tmp_path / "helped.ipynb").write_text(json.dumps(helped))
+    old, uses = grade_many(
+        [tmp_path / "old.ipynb", tmp_path / "helped.ipynb"],
+        A.ASSIGNMENTS["from-scratch"],
+        tmp_path / "out",
+        progress=None,
+        mode=trusted_mode,
+    )
+    assert old["score"] == 14.0 and old["warnings"] == [] and old["cell_errors"] == []
+    assert any("helpers is not available" in w for w in uses["warnings"])
 
 
 def test_hidden_cases_are_deterministic_per_seed():
@@ -174,6 +206,99 @@ def test_check_reports_pass_fail_and_not_attempted(capsys):
     with pytest.raises(ValueError, match="no graded question"):
         A.check("precision", good)
     assert short([1], {1}, 1) == 1.0
+    assert A.check("precision_at_k", short) is False  # issue 32: the case Q1's text spells out
+    assert "a list shorter than k" in capsys.readouterr().out
+
+
+# ------------------------------------------------------------------ check() is as honest as the grader
+def _right(q, plan):
+    return {
+        "ev": "result",
+        "q": q.name,
+        "status": "ok",
+        "cases": [{"value": _tagged(v)} for v in plan.expected[q.name]],
+    }
+
+
+@pytest.mark.parametrize("name", sorted(A.ASSIGNMENTS))
+def test_check_runs_exactly_the_public_checks_the_grader_reports(name):
+    """The grader's public checks, read from its own report (the checks that score nothing), are the
+    checks check() runs, on the same cases."""
+    a = A.ASSIGNMENTS[name]
+    plan = make_plan(a, 11)
+    for q in a.questions:
+        report = score_question(q, plan.cases[q.name], plan.expected[q.name], _right(q, plan))
+        graders = [c["name"] for c in report["checks"] if c["max_points"] == 0]
+        assert A.public_checks(q) == graders, q.target
+        if q.kind == "value":
+            assert graders == []  # an answer variable's only check scores: check() never reveals it
+            continue
+        ran = A.self_check(q, q.reference, A.public_cases(a, q))
+        assert [r.name for r in ran] == graders and all(r.passed and r.cases > 0 for r in ran), ran
+        by_grader = [(c, args) for c, args in plan.cases[q.name] if c in graders]
+        assert [(c, args) for c, args, _ in A.public_cases(a, q)] == by_grader
+
+
+def test_check_fails_every_known_wrong_answer_the_public_cases_can_see(capsys):
+    """Each wrong implementation a public example exposes fails check(), as it fails the grader."""
+    wrong = {
+        "precision_at_k": lambda r, s, k: sum(x in s for x in r[:k]) / max(len(r[:k]), 1),
+        "recall_at_k": lambda r, s, k: sum(x in s for x in r[:k]) / k,
+        "average_precision_at_k": lambda r, s, k: 0.3,
+        "dcg_at_k": lambda r, s, k: sum(
+            1 / __import__("math").log2(i + 2) for i, x in enumerate(r[:k], 1) if x in s
+        ),
+        "loo_hit_at_k": lambda r, h, k: 1.0 if h in r else 0.0,
+    }
+    for target, function in wrong.items():
+        assert A.check(target, function) is False, target
+        assert "FAILED" in capsys.readouterr().out
+
+
+def test_check_needs_no_sandbox_and_no_grader_modules():
+    """check() runs anywhere the course runs (macOS, Windows, Binder): no bubblewrap on the PATH, none
+    of the sandbox's modules imported."""
+    code = (
+        "import sys\n"
+        "from helpers.grade.assignments import check\n"
+        "ok = check('precision_at_k', lambda r, s, k: sum(x in s for x in r[:k]) / k)\n"
+        "bad = [m for m in ('helpers.grade.isolation', 'helpers.grade.sandbox', 'helpers.grade.seccomp',\n"
+        "       'helpers.grade.cgroup', 'helpers.grade.grader') if m in sys.modules]\n"
+        "print('RESULT', ok, bad)\n"
+    )
+    env = {**os.environ, "PATH": "/nonexistent"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=120)
+    assert "RESULT True []" in done.stdout, done.stderr[-2000:]
+
+
+def test_learner_versions_say_how_they_are_graded_and_how_to_self_check():
+    for name in A.ASSIGNMENTS:
+        text = "".join(
+            "".join(c["source"]) for c in json.loads((EXERCISES / f"{name}.ipynb").read_text())["cells"]
+        )
+        assert "## How this notebook is graded" in text and "check(" in text, name
+        assert "macOS" in text and "no sandbox" in text, name  # the self-check runs anywhere
+        assert "except ImportError" in text, name  # and its import does not fail while graded
+
+
+def test_authored_assignments_get_the_same_check(tmp_path, capsys):
+    from helpers.grade import authoring
+    from tests.grade.test_authoring import SECRET_CASE, source_notebook
+
+    source = tmp_path / "src.ipynb"
+    source.write_text(json.dumps(source_notebook()), encoding="utf-8")
+    _, spec, assignment = authoring.author(source, tmp_path / "build")
+    checks = tmp_path / "build" / "rank-basics.checks.json"
+    text = checks.read_text()
+    assert str(SECRET_CASE) not in text and "BEGIN SOLUTION" not in text and "sum(top)" not in text
+    assert A.check("mean_of_top", lambda v, k: sum(v[:k]) / len(v[:k]), assignment=str(checks)) is True
+    assert "public checks the grader runs passed (worked example" in capsys.readouterr().out
+    assert A.check("mean_of_top", lambda v, k: sum(v[:k]) / k + 1, assignment=str(checks)) is False
+    assert "FAILED" in capsys.readouterr().out
+    assert A.check("answer_q2", 3, assignment=str(checks)) is True
+    loaded = A.load_public_checks(checks)
+    for q in assignment.questions:
+        assert A.public_checks(loaded.question(q.target)) == A.public_checks(q)
 
 
 # ------------------------------------------------------------------ degenerate answers earn little

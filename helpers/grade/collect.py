@@ -1,0 +1,601 @@
+"""Where the notebooks to grade come from: files, folders and the downloads learning platforms hand over.
+
+:func:`collect` turns the command line's paths into a :class:`Collection`. It accepts
+
+- single notebooks, and flat folders of them (every ``*.ipynb`` entry, whatever its type:
+  :mod:`helpers.grade.files` refuses a symlink, FIFO or device when it reads it);
+- a folder of per-learner folders (``ann/hw.ipynb``, ``s02/hw.ipynb``): the folder's name is
+  matched against the roster's ``id``, ``login`` and ``canvas_id``;
+- Canvas's bulk download (the zip, or the folder it unpacks to): Canvas names each file
+  ``<name>_[LATE_]<user id>_<submission id>_<original name>`` (``<name>`` is the learner's
+  name, lower-case and run together; ``-1``, ``-2`` end a resubmitted original name). The user
+  id is matched against the roster's ``canvas_id``, then ``<name>`` against ``login``; only then
+  the whole file name against the roster's ``file`` patterns;
+- Gradescope's "Export Submissions" (the zip, or its folder): ``submission_metadata.yml`` maps
+  each ``submission_<id>`` folder to its submitters (``:sid`` matched against ``id``, ``:email``
+  against ``login``) and its time (``:created_at``); a group submission counts for each submitter.
+
+Decisions, written down here and tested in ``tests/grade/test_collect.py``:
+
+- **Nothing is ever scored as somebody else's.** A file that matches no roster entry is in
+  :attr:`Collection.unmatched`, one that matches several (at the rule that decides, see
+  :meth:`helpers.grade.reports.Roster.match_all`) in :attr:`Collection.ambiguous`; when several
+  files of one source claim one learner, none of them is assigned (each is unmatched, with the
+  others named), so a second file cannot take a classmate's place.
+- **Matching uses what the platform controls before what a learner typed**: Canvas's user id
+  and Gradescope's ``:sid`` come before any file-name pattern.
+- **Archives are read, never trusted**: a member with an absolute path or ``..`` (zip-slip),
+  a symbolic link, a nested archive, a member larger than :attr:`ArchiveLimits.member_bytes`
+  (counted while extracting, not from the header), or an archive of more than
+  :attr:`ArchiveLimits.members` entries or :attr:`ArchiveLimits.total_bytes` is refused with
+  the reason; files are extracted with ``O_EXCL | O_NOFOLLOW`` into ``workdir`` only.
+- **Submission times only from the platform**: Gradescope's ``:created_at`` (made UTC). Canvas's
+  file names carry a ``LATE`` marker but no time, so ``submitted_at`` is ``None`` for them and a
+  note in :attr:`Collection.notes` says so; file times on disk are never used (a copy resets them).
+- ``.ipynb_checkpoints`` and ``__MACOSX`` entries are skipped (Jupyter's and macOS's copies,
+  never a submission); other non-notebook files of an archive or a learner's folder are refused
+  with "not a notebook", those of a flat folder (a roster, a README) are ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import stat
+import unicodedata
+import zipfile
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+from .files import display_name
+from .reports import Learner, Roster
+
+__all__ = [
+    "ArchiveLimits",
+    "Collection",
+    "Submission",
+    "collect",
+    "parse_canvas_name",
+    "CanvasName",
+    "extract_zip",
+    "instructor_lines",
+    "assigned_roster",
+]
+
+SKIPPED = (".ipynb_checkpoints", "__MACOSX")
+GRADESCOPE_METADATA = "submission_metadata.yml"
+_CANVAS = re.compile(
+    r"^(?P<name>[^_/]+)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$"
+)
+_RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
+
+
+# ------------------------------------------------------------------ the interface (g-interfaces.md)
+@dataclass(frozen=True)
+class Submission:
+    """One notebook to grade, and whose it is."""
+
+    path: Path  # the notebook to grade (extracted into the run's private work folder if it came in a zip)
+    display: str  # the name as the LMS handed it over (learner-controlled: data, never markup)
+    learner: str | None  # the roster id it matched; None when no roster was given
+    submitted_at: datetime | None  # timezone-aware UTC, from the LMS's metadata when it gives one, else None
+    lms_late: bool | None = None  # Canvas's LATE marker (True/False) for a Canvas file; None elsewhere
+
+
+@dataclass(frozen=True)
+class Collection:
+    """What :func:`collect` found: submissions, and what the instructor must look at."""
+
+    submissions: list[Submission]
+    unmatched: list[tuple[str, str]]  # (name as handed over, why it matched no roster entry)
+    ambiguous: list[tuple[str, list[str]]]  # (name, the roster ids it matches): never graded as anybody's
+    refused: list[tuple[str, str]]  # (name, reason): zip-slip, symlink, nested zip, not a notebook...
+    notes: list[str] = field(default_factory=list)  # facts about the sources (e.g. Canvas gives no times)
+    # the files of `unmatched` and `ambiguous`, as submissions of nobody (learner None): an instructor
+    # may grade them to look at, never to credit anyone
+    unassigned: list[Submission] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class ArchiveLimits:
+    """Bounds on one archive: how many entries, how large each notebook, how much in all."""
+
+    members: int = 5000
+    member_bytes: int = 25 * 2**20
+    total_bytes: int = 2 * 2**30
+
+
+@dataclass(frozen=True)
+class CanvasName:
+    """The parts of a Canvas bulk-download file name."""
+
+    name: str
+    late: bool
+    user_id: str
+    submission_id: str
+    original: str
+
+
+def parse_canvas_name(file_name: str) -> CanvasName | None:
+    """The parts of a Canvas bulk-download name, or ``None`` when it is not one.
+
+    Examples
+    --------
+    >>> parse_canvas_name("leeann_LATE_1234_98765_from-scratch-1.ipynb")
+    CanvasName(name='leeann', late=True, user_id='1234', submission_id='98765', original='from-scratch.ipynb')
+    >>> parse_canvas_name("from-scratch.ipynb") is None
+    True
+    """
+    m = _CANVAS.match(file_name)
+    if not m:
+        return None
+    original = _RESUBMITTED.sub("", m["original"])
+    return CanvasName(m["name"], bool(m["late"]), m["user"], m["submission"], original)
+
+
+# ------------------------------------------------------------------ collecting
+@dataclass
+class _Found:
+    """One candidate before the roster's cross-checks: a file and the learners it names."""
+
+    path: Path
+    display: str
+    learners: list[Learner] | None  # None: no roster; []: unmatched
+    why: str = ""  # why unmatched
+    submitted_at: datetime | None = None
+    lms_late: bool | None = None
+
+
+@dataclass
+class _Builder:
+    roster: Roster | None
+    workdir: Path
+    limits: ArchiveLimits
+    found: list[_Found] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    archives: int = 0
+
+    def add(self, path: Path, display: str, learners: list[Learner] | None, why: str = "", **extra) -> None:
+        self.found.append(_Found(path, display, None if self.roster is None else learners, why, **extra))
+
+    def by_name(self, name: str) -> tuple[list[Learner] | None, str]:
+        if self.roster is None:
+            return None, ""
+        found = self.roster.match_all(name)
+        return found, "" if found else "no roster entry's file pattern matches the name"
+
+
+def collect(
+    sources: Sequence[Path | str], roster: Roster | None, workdir: Path, limits: ArchiveLimits | None = None
+) -> Collection:
+    """The submissions in ``sources`` (files, folders, Canvas or Gradescope downloads), matched to ``roster``.
+
+    Archives are extracted into ``workdir`` (which must exist and stay until grading ends).
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> for name in ("ann.ipynb", "x_s2_s3.ipynb", "zed.ipynb"):
+    ...     _ = (folder / name).write_text("{}")
+    >>> roster = Roster.from_text("file,id\\nann.ipynb,s1\\n*_s2*.ipynb,s2\\n*_s3*.ipynb,s3\\n")
+    >>> c = collect([folder], roster, folder)
+    >>> [(s.display, s.learner) for s in c.submissions], c.ambiguous
+    ([('ann.ipynb', 's1')], [('x_s2_s3.ipynb', ['s2', 's3'])])
+    >>> c.unmatched
+    [('zed.ipynb', "no roster entry's file pattern matches the name")]
+    """
+    build = _Builder(roster, Path(workdir), limits or ArchiveLimits())
+    for source in sources:
+        _source(build, Path(source))
+    return _finish(build)
+
+
+def _source(build: _Builder, path: Path) -> None:
+    if path.is_dir() and not path.name.endswith(".ipynb"):
+        _folder(
+            build, path, "", archive=False
+        )  # names inside it as they are (the folder is the instructor's)
+    elif path.suffix.lower() == ".zip":
+        _zip_source(build, path)
+    else:
+        learners, why = build.by_name(os.path.basename(str(path)))
+        build.add(path, display_name(path), learners, why)
+
+
+def _entries(folder: Path) -> list[os.DirEntry]:
+    with os.scandir(folder) as it:
+        return sorted((e for e in it if e.name not in SKIPPED), key=lambda e: os.fsencode(e.name))
+
+
+def _gradescope_root(folder: Path, entries: list[os.DirEntry], archive: bool) -> Path | None:
+    """Where ``submission_metadata.yml`` is: the folder itself or, in an archive, its one top folder."""
+    if (folder / GRADESCOPE_METADATA).is_file():
+        return folder
+    inner = [e for e in entries if e.is_dir(follow_symlinks=False)]
+    if archive and len(entries) == 1 and inner and (Path(inner[0].path) / GRADESCOPE_METADATA).is_file():
+        return Path(inner[0].path)
+    return None
+
+
+def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> None:
+    """A flat folder, a folder of per-learner folders, a Canvas or a Gradescope download."""
+    entries = _entries(folder)
+    root = _gradescope_root(folder, entries, archive)
+    if root is not None:
+        inner = "" if root == folder else display_name(root.name) + "/"
+        _gradescope(build, root, prefix + inner)
+        return
+    late = sum(_folder_entry(build, entry, prefix, archive) for entry in entries)
+    if late:
+        build.notes.append(
+            f"{prefix or 'the folder'}: {late} Canvas file(s) are marked LATE; Canvas's file names carry "
+            "no submission "
+            "time, so their submitted_at is unknown: take the times from Canvas's gradebook or "
+            "submission export for the late policy"
+        )
+
+
+def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool) -> int:
+    """One entry of a submissions folder; returns 1 for a Canvas file marked LATE."""
+    shown = prefix + display_name(entry.name)
+    if entry.name.endswith(".ipynb"):  # whatever its type: files.py refuses a folder, FIFO or link by name
+        return _top_file(build, Path(entry.path), shown)
+    if entry.is_dir(follow_symlinks=False):
+        _learner_folder(build, Path(entry.path), shown + "/")
+    elif entry.name.lower().endswith(".zip"):
+        build.refused.append((shown, "a zip inside the submissions (nested archives are not opened)"))
+    elif archive:
+        build.refused.append((shown, "not a notebook (.ipynb)"))
+    return 0
+
+
+def _top_file(build: _Builder, path: Path, shown: str) -> int:
+    """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE."""
+    canvas = parse_canvas_name(path.name)
+    if canvas is None:
+        learners, why = build.by_name(path.name)
+        build.add(path, shown, learners, why)
+        return 0
+    learners, why = _canvas_learners(build.roster, canvas, path.name)
+    build.add(path, shown, learners, why, lms_late=canvas.late)
+    return int(canvas.late)
+
+
+def _canvas_learners(
+    roster: Roster | None, canvas: CanvasName, file_name: str
+) -> tuple[list[Learner] | None, str]:
+    if roster is None:
+        return None, ""
+    for found in (
+        roster.with_field("canvas_id", canvas.user_id),
+        roster.with_field("login", canvas.name),
+        roster.match_all(file_name),
+    ):
+        if found:
+            return found, ""
+    return [], (
+        f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
+        "(columns canvas_id, login) and no file pattern matches"
+    )
+
+
+def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
+    """One learner's folder: its name says who (id, login or canvas_id), else each file's name."""
+    owners = build.roster.identify(folder.name) if build.roster is not None else None
+    for entry in _entries(folder):
+        shown = prefix + display_name(entry.name)
+        if entry.is_dir(follow_symlinks=False):
+            build.refused.append((shown, "a folder inside a learner's folder (only one level is read)"))
+        elif not entry.name.endswith(".ipynb"):
+            build.refused.append((shown, "not a notebook (.ipynb)"))
+        elif owners:
+            build.add(Path(entry.path), shown, owners)
+        else:
+            learners, why = build.by_name(entry.name)
+            why = (
+                why
+                and f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id and {why}"
+            )
+            build.add(Path(entry.path), shown, learners, why)
+
+
+# ------------------------------------------------------------------ Gradescope
+def _gradescope(build: _Builder, folder: Path, prefix: str) -> None:
+    metadata = _read_metadata(folder / GRADESCOPE_METADATA)
+    if isinstance(metadata, str):
+        build.refused.append((prefix + GRADESCOPE_METADATA, metadata))
+        return
+    for entry in _entries(folder):
+        shown = prefix + display_name(entry.name)
+        if entry.name == GRADESCOPE_METADATA:
+            continue
+        record = metadata.get(entry.name)
+        if not entry.is_dir(follow_symlinks=False) or not isinstance(record, dict):
+            build.refused.append((shown, f"not a submission folder listed in {GRADESCOPE_METADATA}"))
+            continue
+        notebooks = [e for e in _entries(Path(entry.path)) if e.name.endswith(".ipynb")]
+        if len(notebooks) != 1:
+            names = ", ".join(display_name(e.name) for e in notebooks[:5]) or "none"
+            build.refused.append(
+                (shown + "/", f"a Gradescope submission needs exactly one notebook (found {names})")
+            )
+            continue
+        _gradescope_submission(
+            build, Path(notebooks[0].path), shown + "/" + display_name(notebooks[0].name), record
+        )
+
+
+def _gradescope_submission(build: _Builder, path: Path, shown: str, record: dict) -> None:
+    when = _utc(record.get(":created_at"))
+    submitters = [s for s in record.get(":submitters") or [] if isinstance(s, dict)]
+    if build.roster is None or not submitters:
+        build.add(path, shown, [] if submitters == [] else None, "no submitter listed", submitted_at=when)
+        return
+    for person in submitters:
+        sid, email = str(person.get(":sid") or ""), str(person.get(":email") or "")
+        learners = build.roster.with_field("id", sid) or build.roster.with_field("login", email)
+        why = "" if learners else f"submitter (sid {sid!r}, email {email!r}) is in no roster row (id, login)"
+        build.add(path, shown, learners, why, submitted_at=when)
+
+
+def _read_metadata(path: Path) -> dict | str:
+    try:
+        import yaml
+    except ImportError:
+        return "reading Gradescope's export needs PyYAML: pip install pyyaml"
+    try:
+        data = yaml.safe_load(_read_bounded(path, 16 * 2**20))
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        return f"cannot read {GRADESCOPE_METADATA}: {type(exc).__name__}: {str(exc)[:120]}"
+    return data if isinstance(data, dict) else f"{GRADESCOPE_METADATA} is not a mapping of submissions"
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC | os.O_NONBLOCK)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise ValueError("not a regular file")
+        data = os.read(fd, limit + 1)
+    finally:
+        os.close(fd)
+    if len(data) > limit:
+        raise ValueError(f"larger than {limit // 2**20} MiB")
+    return data
+
+
+def _utc(value: object) -> datetime | None:
+    """Gradescope's ``:created_at`` (a YAML timestamp or its text) as an aware UTC time, else ``None``."""
+    if isinstance(value, str):
+        text = re.sub(r"(\.\d{6})\d+", r"\1", value.strip())  # Ruby writes nanoseconds
+        text = re.sub(r"\s+([+-]\d\d):?(\d\d)$", r"\1:\2", text)
+        try:
+            value = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+    if not isinstance(value, datetime) or value.tzinfo is None:
+        return None  # a time without a zone is no time we can compare with a deadline
+    return value.astimezone(UTC)
+
+
+# ------------------------------------------------------------------ zip archives
+def _zip_source(build: _Builder, path: Path) -> None:
+    build.archives += 1
+    dest = build.workdir / f"archive-{build.archives}"
+    shown = display_name(path)
+    try:
+        refused = extract_zip(path, dest, build.limits)
+    except ArchiveError as exc:
+        build.refused.append((shown, str(exc)))
+        return
+    build.refused.extend((f"{shown}:{name}", why) for name, why in refused)
+    _folder(build, dest, shown + ":", archive=True)
+
+
+class ArchiveError(ValueError):
+    """The archive as a whole cannot be used (the message says why)."""
+
+
+def _path_problem(name: str) -> str | None:
+    """Why a member's path is refused: absolute, escaping with ``..`` (zip-slip), or unusable."""
+    parts = PurePosixPath(name.replace("\\", "/")).parts
+    if name.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", name):
+        return "an absolute path (refused: it could write outside the work folder)"
+    if ".." in parts:
+        return "a path with '..' (zip-slip: it could write outside the work folder)"
+    if "\0" in name or any(p in ("", ".") for p in parts[:-1]):
+        return "an unusable path"
+    return None
+
+
+def _member_problem(info: zipfile.ZipInfo) -> str | None:
+    """Why a member is refused before anything is written (``None``: extract it)."""
+    mode = info.external_attr >> 16 if info.create_system == 3 else 0  # Unix modes only from Unix zips
+    if stat.S_ISLNK(mode):
+        return "a symbolic link (never followed)"
+    if stat.S_IFMT(mode) and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        return "not a regular file"
+    if info.filename.lower().endswith((".zip", ".tar", ".gz", ".tgz", ".7z", ".rar")):
+        return "a nested archive (not opened: unpack it and hand in the notebook)"
+    return _path_problem(info.filename)
+
+
+def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[str, str]]:
+    """Extract ``archive`` into the new folder ``dest``; returns the refused members with their reasons.
+
+    Raises
+    ------
+    ArchiveError
+        For a file that is not a readable zip, or one over :attr:`ArchiveLimits.members` entries.
+    """
+    try:
+        if not stat.S_ISREG(os.lstat(archive).st_mode):
+            raise ArchiveError("not a regular file (never followed)")
+        zf = zipfile.ZipFile(archive)
+    except (OSError, zipfile.BadZipFile) as exc:
+        raise ArchiveError(f"not a readable zip archive ({type(exc).__name__})") from None
+    with zf:
+        infos = zf.infolist()
+        if len(infos) > limits.members:
+            raise ArchiveError(f"more than {limits.members} entries (refused as a whole)")
+        dest.mkdir(mode=0o700)
+        return _extract_members(zf, infos, dest, limits)
+
+
+def _extract_members(
+    zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], dest: Path, limits: ArchiveLimits
+) -> list:
+    refused, budget = [], limits.total_bytes
+    for info in infos:
+        if info.is_dir() or any(p in SKIPPED for p in PurePosixPath(info.filename).parts):
+            continue
+        problem = _member_problem(info)
+        if problem is None and budget <= 0:
+            problem = f"the archive holds more than {limits.total_bytes // 2**20} MiB"
+        if problem is None:
+            written, problem = _extract_one(zf, info, dest, min(limits.member_bytes, budget))
+            budget -= written
+        if problem:
+            refused.append(
+                (
+                    display_name(info.filename.rstrip("/"))
+                    if "/" not in info.filename
+                    else "/".join(display_name(p) for p in info.filename.split("/")),
+                    problem,
+                )
+            )
+    return refused
+
+
+def _extract_one(
+    zf: zipfile.ZipFile, info: zipfile.ZipInfo, dest: Path, limit: int
+) -> tuple[int, str | None]:
+    """Stream one member to ``dest`` (its folders made, nothing followed), at most ``limit`` bytes."""
+    parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+    target = dest.joinpath(*parts)
+    try:
+        for depth in range(1, len(parts)):
+            sub = dest.joinpath(*parts[:depth])
+            if not sub.exists():
+                sub.mkdir(mode=0o700)
+            elif sub.is_symlink() or not sub.is_dir():
+                return 0, "its folder is not a folder"
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except FileExistsError:
+        return 0, "a second entry with the same name"
+    except OSError as exc:
+        return 0, f"cannot be extracted ({exc.strerror or exc})"
+    written = 0
+    try:
+        with zf.open(info) as src, os.fdopen(fd, "wb") as out:
+            while chunk := src.read(1 << 20):
+                written += len(chunk)
+                if written > limit:
+                    break
+                out.write(chunk)
+    except (OSError, zipfile.BadZipFile, EOFError, RuntimeError, NotImplementedError) as exc:
+        target.unlink(missing_ok=True)
+        return written, f"cannot be extracted ({type(exc).__name__})"
+    if written > limit:
+        target.unlink(missing_ok=True)
+        return written, f"larger than {limit // 2**20} MiB once uncompressed"
+    return written, None
+
+
+# ------------------------------------------------------------------ the roster's cross-checks
+def _finish(build: _Builder) -> Collection:
+    """Unmatched, ambiguous, and files that claim a learner another file claims too."""
+    found = _unique(build.found)
+    rivals = _rivals(found)
+    out = Collection([], [], [], build.refused, build.notes, [])
+    for i, f in enumerate(found):
+        ids = sorted({x.id for x in f.learners}) if f.learners is not None else None
+        if ids is None or (len(ids) == 1 and i not in rivals):
+            learner = ids[0] if ids else None
+            out.submissions.append(Submission(f.path, f.display, learner, f.submitted_at, f.lms_late))
+            continue
+        out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late))
+        if len(ids) > 1:
+            out.ambiguous.append((f.display, ids))
+        elif ids:
+            others = ", ".join(found[j].display for j in rivals[i][:5])
+            why = f"learner {ids[0]} is also claimed by {others}: none of these files is assigned"
+            out.unmatched.append((f.display, why))
+        else:
+            out.unmatched.append((f.display, f.why or "no roster entry matches"))
+    return out
+
+
+def _unique(found: list[_Found]) -> list[_Found]:
+    """One entry per (file, learners): a source named twice is one submission."""
+    seen, out = set(), []
+    for f in found:
+        key = (os.fsencode(str(f.path)), tuple(sorted(x.id for x in f.learners or [])))
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out
+
+
+def _rivals(found: list[_Found]) -> dict[int, list[int]]:
+    """For each file whose single learner another file also claims, the other files."""
+    claims: dict[str, list[int]] = {}
+    for i, f in enumerate(found):
+        if f.learners and len({x.id for x in f.learners}) == 1:
+            claims.setdefault(f.learners[0].id, []).append(i)
+    out: dict[int, list[int]] = {}
+    for ids in (ids for ids in claims.values() if len(ids) > 1):
+        out.update(_losers(ids, _exact_spelling(found, ids)))
+    return out
+
+
+def _losers(ids: list[int], winner: int | None) -> dict[int, list[int]]:
+    """Each file that loses the learner, with the files it lost to (all the others when none wins)."""
+    if winner is None:
+        return {i: [j for j in ids if j != i] for i in ids}
+    return {i: [winner] for i in ids if i != winner}
+
+
+def _exact_spelling(found: list[_Found], ids: list[int]) -> int | None:
+    """Of look-alike names (equal once NFC-normalised), the one spelled exactly as the roster's ``file``
+    keeps the learner (the rule :meth:`Roster.assign` always had); ``None`` otherwise."""
+    pattern = (found[ids[0]].learners or [])[0].pattern  # every claim has exactly one learner
+    exact = [i for i in ids if found[i].path.name == pattern]
+    same = all(nfc(found[i].path.name) == nfc(pattern) for i in ids)
+    return exact[0] if len(exact) == 1 and same else None
+
+
+def instructor_lines(collection: Collection) -> list[str]:
+    """What was not graded as anybody's, and why: one line each, for the instructor's terminal."""
+    lines = [f"not assigned to anybody: {name!r}: {why}" for name, why in collection.unmatched]
+    lines += [
+        f"not assigned to anybody (matches several roster entries: {', '.join(ids)}): {name!r}"
+        for name, ids in collection.ambiguous
+    ]
+    lines += [f"refused: {name!r}: {why}" for name, why in collection.refused]
+    return lines + [f"note: {note}" for note in collection.notes]
+
+
+def assigned_roster(roster: Roster, collection: Collection) -> Roster:
+    """A roster whose :meth:`~Roster.assign` answers from ``collection`` (the grader's bridge until the
+    gradebook stores each submission's learner): unmatched and ambiguous files are nobody's."""
+    by_path = {os.fsencode(str(s.path)): s.learner for s in collection.submissions}
+    by_id = {x.id: x for x in roster.learners}
+    return _Pinned(roster.learners, {p: by_id.get(i) if i else None for p, i in by_path.items()})
+
+
+class _Pinned(Roster):
+    def __init__(self, learners: list[Learner], pinned: dict[bytes, Learner | None]):
+        super().__init__(learners)
+        self._pinned = pinned
+
+    def assign(self, paths: Iterable[Path]) -> list[Learner | None]:
+        return [self._pinned.get(os.fsencode(str(p))) for p in paths]
+
+
+def nfc(text: str) -> str:
+    """``text`` NFC-normalised (how names are compared)."""
+    return unicodedata.normalize("NFC", text)

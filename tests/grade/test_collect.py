@@ -1,0 +1,310 @@
+"""Collection as learning platforms hand it over (issue 31 item 3; issue 33: a file matching several
+roster entries is nobody's): single files, per-learner folders, Canvas's bulk-download zip and
+Gradescope's export; hostile archives refused with a reason, each beside honest classmates.
+
+The grading runs at the end use the real sandbox where it works (``trusted_mode``, as the other grade
+tests): the point there is who gets credited, checked in ``canvas.csv``.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+import shutil
+import stat
+import zipfile
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from helpers.grade import collect as C
+from helpers.grade import grader as grade
+from helpers.grade.reports import Roster
+
+CORPUS = Path(__file__).resolve().parent / "grading_corpus"
+PERFECT = (CORPUS / "perfect.ipynb").read_bytes()
+STUB = (CORPUS / "unchanged_stub.ipynb").read_bytes()
+ROSTER = (
+    "file,id,name,login,canvas_id\n"
+    "ann.ipynb,s01,Ann Lee,leeann,1001\n"
+    "*_s02*.ipynb,s02,Bo Chen,chenbo,1002\n"
+    "*_s03*.ipynb,s03,Cy Dunn,dunncy,1003\n"
+)
+
+
+@pytest.fixture
+def roster() -> Roster:
+    return Roster.from_text(ROSTER)
+
+
+def _zip(path: Path, members: dict[str, bytes], *, links: dict[str, str] | None = None) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+        for name, target in (links or {}).items():
+            info = zipfile.ZipInfo(name)
+            info.external_attr = (stat.S_IFLNK | 0o777) << 16
+            zf.writestr(info, target)
+    return path
+
+
+def _who(collection: C.Collection) -> dict[str, str | None]:
+    return {s.display: s.learner for s in collection.submissions}
+
+
+# ------------------------------------------------------------------ Canvas
+def test_canvas_zip_maps_user_id_then_login_and_keeps_late_without_a_time(tmp_path, roster):
+    archive = _zip(
+        tmp_path / "submissions.zip",
+        {
+            "leeann_1001_555_from-scratch.ipynb": PERFECT,  # user id 1001 = s01
+            "chenbo_LATE_1002_556_from-scratch-1.ipynb": STUB,  # late, resubmitted
+            "dunncy_9999_557_Untitled1.ipynb": STUB,  # id not in the roster, login is: s03
+            "nobody_4242_558_hw.ipynb": STUB,  # nobody's
+        },
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    found = C.collect([archive], roster, work)
+    assert _who(found) == {
+        "submissions.zip:leeann_1001_555_from-scratch.ipynb": "s01",
+        "submissions.zip:chenbo_LATE_1002_556_from-scratch-1.ipynb": "s02",
+        "submissions.zip:dunncy_9999_557_Untitled1.ipynb": "s03",
+    }
+    late = {s.display.split(":")[1][:6]: s.lms_late for s in found.submissions}
+    assert late == {"leeann": False, "chenbo": True, "dunncy": False}
+    assert all(s.submitted_at is None for s in found.submissions)
+    assert any("LATE" in n and "no submission time" in n for n in found.notes)
+    assert [name for name, _ in found.unmatched] == ["submissions.zip:nobody_4242_558_hw.ipynb"]
+    assert "Canvas user id 4242" in found.unmatched[0][1]
+    for s in found.submissions:
+        assert s.path.is_relative_to(work) and s.path.read_bytes() in (PERFECT, STUB)
+
+
+def test_canvas_names_are_parsed_as_canvas_writes_them():
+    name = C.parse_canvas_name("leeann_LATE_1001_555_my_hw_v2-3.ipynb")
+    assert (name.name, name.late, name.user_id, name.submission_id, name.original) == (
+        "leeann",
+        True,
+        "1001",
+        "555",
+        "my_hw_v2.ipynb",
+    )
+    assert C.parse_canvas_name("hw_s02.ipynb") is None
+    assert C.parse_canvas_name("a_b_c_d.ipynb") is None  # ids are digits
+
+
+# ------------------------------------------------------------------ Gradescope
+GS_META = """\
+submission_101:
+  :submitters:
+  - :name: Ann Lee
+    :sid: s01
+    :email: LeeAnn
+  :created_at: 2026-11-20 23:59:30.123456789 -08:00
+  :score: 0.0
+submission_102:
+  :submitters:
+  - :name: Bo Chen
+    :sid: ''
+    :email: chenbo
+  - :name: Cy Dunn
+    :sid: s03
+    :email: dunncy@x.edu
+  :created_at: 2026-11-21 08:00:00.000000000 +00:00
+submission_103:
+  :submitters:
+  - :name: Stranger
+    :sid: x9
+    :email: x9@x.edu
+  :created_at: 2026-11-21 09:00:00 +0000
+"""
+
+
+def _gradescope_tree(root: Path) -> Path:
+    root.mkdir()
+    (root / "submission_metadata.yml").write_text(GS_META)
+    for sub, data in (("submission_101", PERFECT), ("submission_102", STUB), ("submission_103", STUB)):
+        (root / sub).mkdir()
+        (root / sub / "from-scratch.ipynb").write_bytes(data)
+    (root / "submission_999").mkdir()  # not in the metadata
+    (root / "submission_999" / "x.ipynb").write_bytes(PERFECT)
+    return root
+
+
+def test_gradescope_export_folder_and_zip(tmp_path, roster):
+    root = _gradescope_tree(tmp_path / "assignment_77_export")
+    archive = tmp_path / "export.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in sorted(root.rglob("*")):
+            zf.write(path, path.relative_to(tmp_path).as_posix())
+    for source in (root, archive):
+        work = tmp_path / f"work-{source.suffix or 'dir'}"
+        work.mkdir()
+        found = C.collect([source], roster, work)
+        by = {(s.display.rsplit("/", 2)[-2], s.learner): s for s in found.submissions}
+        assert set(by) == {("submission_101", "s01"), ("submission_102", "s02"), ("submission_102", "s03")}
+        assert by["submission_101", "s01"].submitted_at == datetime(2026, 11, 21, 7, 59, 30, 123456, UTC)
+        assert by["submission_102", "s02"].submitted_at == datetime(2026, 11, 21, 8, 0, tzinfo=UTC)
+        assert [why for _, why in found.unmatched] == [
+            "submitter (sid 'x9', email 'x9@x.edu') is in no roster row (id, login)"
+        ]
+        assert any(
+            "submission_999" in name and "not a submission folder" in why for name, why in found.refused
+        )
+        assert all(s.submitted_at.tzinfo is UTC for s in found.submissions)
+
+
+# ------------------------------------------------------------------ folders
+def test_folder_of_per_learner_folders(tmp_path, roster):
+    for folder, data in (("s01", PERFECT), ("chenbo", STUB), ("1003", STUB), ("zed", STUB)):
+        (tmp_path / "class" / folder).mkdir(parents=True)
+        (tmp_path / "class" / folder / "hw.ipynb").write_bytes(data)
+    (tmp_path / "class" / "zed" / "notes.txt").write_text("x")
+    (tmp_path / "class" / ".ipynb_checkpoints").mkdir()
+    (tmp_path / "class" / ".ipynb_checkpoints" / "hw-checkpoint.ipynb").write_bytes(PERFECT)
+    found = C.collect([tmp_path / "class"], roster, tmp_path)
+    assert _who(found) == {"s01/hw.ipynb": "s01", "chenbo/hw.ipynb": "s02", "1003/hw.ipynb": "s03"}
+    assert [name for name, _ in found.unmatched] == ["zed/hw.ipynb"]
+    assert found.refused == [("zed/notes.txt", "not a notebook (.ipynb)")]
+
+
+def test_without_a_roster_every_notebook_is_collected_for_nobody(tmp_path):
+    (tmp_path / "a.ipynb").write_bytes(PERFECT)
+    (tmp_path / "roster.csv").write_text("file,id\n")  # a flat folder's other files are the instructor's
+    found = C.collect([tmp_path, tmp_path / "a.ipynb"], None, tmp_path)
+    assert [(s.display, s.learner) for s in found.submissions] == [("a.ipynb", None)]
+    assert not (found.unmatched or found.ambiguous or found.refused)
+
+
+# ------------------------------------------------------------------ issue 33: nobody's, never the first
+def test_a_name_matching_two_roster_patterns_is_nobodys(tmp_path, roster):
+    (tmp_path / "hw_s02.ipynb").write_bytes(STUB)
+    (tmp_path / "hw_s02_s03.ipynb").write_bytes(PERFECT)
+    found = C.collect([tmp_path], roster, tmp_path)
+    assert _who(found) == {"hw_s02.ipynb": "s02"}
+    assert found.ambiguous == [("hw_s02_s03.ipynb", ["s02", "s03"])]
+    assert [s.display for s in found.unassigned] == ["hw_s02_s03.ipynb"]
+    assert all(s.learner is None for s in found.unassigned)
+    assert Roster.from_text(ROSTER).match("hw_s02_s03.ipynb") is None
+
+
+def test_two_files_claiming_one_learner_are_both_unassigned(tmp_path, roster):
+    (tmp_path / "a_s02.ipynb").write_bytes(STUB)
+    (tmp_path / "b_s02.ipynb").write_bytes(PERFECT)
+    found = C.collect([tmp_path], roster, tmp_path)
+    assert found.submissions == []
+    assert sorted(why.split(" is also")[0] for _, why in found.unmatched) == ["learner s02"] * 2
+
+
+# ------------------------------------------------ hostile archives, honest classmates beside
+def test_hostile_zip_members_are_refused_with_reasons_and_the_honest_one_is_kept(tmp_path, roster):
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w") as zf:
+        zf.writestr("leeann_1001_1_x.ipynb", PERFECT)
+    archive = _zip(
+        tmp_path / "canvas.zip",
+        {
+            "chenbo_1002_2_hw.ipynb": PERFECT,  # the honest classmate
+            "../escape.ipynb": PERFECT,
+            "a/../../escape2.ipynb": PERFECT,
+            "/tmp/absolute.ipynb": PERFECT,
+            "C:/windows.ipynb": PERFECT,
+            "dunncy_1003_3_nested.zip": inner.getvalue(),
+            "big_1001_4_huge.ipynb": b" " * (3 * 2**20),
+            "notes.pdf": b"%PDF",
+        },
+        links={"leeann_1001_5_link.ipynb": "/etc/passwd"},
+    )
+    work = tmp_path / "work"
+    work.mkdir()
+    limits = C.ArchiveLimits(member_bytes=2**20)
+    found = C.collect([archive], roster, work, limits)
+    assert _who(found) == {"canvas.zip:chenbo_1002_2_hw.ipynb": "s02"}
+    reasons = dict(found.refused)
+    expected = {
+        "canvas.zip:../escape.ipynb": "zip-slip",
+        "canvas.zip:a/../../escape2.ipynb": "zip-slip",
+        "canvas.zip:/tmp/absolute.ipynb": "absolute path",
+        "canvas.zip:C:/windows.ipynb": "absolute path",
+        "canvas.zip:dunncy_1003_3_nested.zip": "nested archive",
+        "canvas.zip:big_1001_4_huge.ipynb": "larger than 1 MiB",
+        "canvas.zip:leeann_1001_5_link.ipynb": "symbolic link",
+        "canvas.zip:notes.pdf": "not a notebook",
+    }
+    for name, word in expected.items():
+        assert word in reasons.get(name, ""), (name, reasons)
+    assert not (tmp_path / "escape.ipynb").exists() and not Path("/tmp/absolute.ipynb").exists()
+    assert not any(p.is_symlink() for p in work.rglob("*"))
+    assert {p.name for p in work.rglob("*") if p.is_file()} == {"chenbo_1002_2_hw.ipynb", "notes.pdf"}
+
+
+def test_a_lying_header_does_not_pass_the_size_cap(tmp_path):
+    archive = _zip(tmp_path / "a.zip", {"x.ipynb": b"0" * (3 * 2**20)})
+    data = bytearray(archive.read_bytes())
+    # rewrite the central directory's uncompressed size to 10 bytes: the count while extracting decides
+    cd = data.rfind(b"PK\x01\x02")
+    data[cd + 24 : cd + 28] = (10).to_bytes(4, "little")
+    archive.write_bytes(bytes(data))
+    dest = tmp_path / "out"
+    refused = C.extract_zip(archive, dest, C.ArchiveLimits(member_bytes=2**20))
+    assert refused and "x.ipynb" in refused[0][0]
+    assert not (dest / "x.ipynb").exists()
+
+
+def test_too_many_members_and_not_a_zip_refuse_the_whole_archive(tmp_path, roster):
+    many = _zip(tmp_path / "many.zip", {f"f{i}.ipynb": b"{}" for i in range(30)})
+    fake = tmp_path / "fake.zip"
+    fake.write_bytes(b"not a zip")
+    link = tmp_path / "link.zip"
+    link.symlink_to(many)
+    (tmp_path / "work").mkdir()
+    found = C.collect([many, fake, link], roster, tmp_path / "work", C.ArchiveLimits(members=20))
+    reasons = dict(found.refused)
+    assert "more than 20 entries" in reasons["many.zip"]
+    assert "not a readable zip" in reasons["fake.zip"]
+    assert not any(s.path.parent.parent == tmp_path / "work" for s in found.submissions)
+    assert "never followed" in reasons["link.zip"] and found.submissions == []
+    assert os.listdir(tmp_path / "work") == []
+
+
+# ------------------------------------------------------------------ end to end: who is credited
+def test_grading_credits_only_the_right_learner(tmp_path, trusted_mode):
+    """The issue-33 attack end to end, with a Canvas zip beside it: the attacker's perfect file named for
+    two learners is graded for nobody, each honest classmate keeps their own score."""
+    archive = _zip(
+        tmp_path / "canvas.zip",
+        {"leeann_1001_1_hw.ipynb": PERFECT},
+    )
+    flat = tmp_path / "flat"
+    flat.mkdir()
+    (flat / "hw_s02.ipynb").write_bytes(STUB)  # the honest s02: a blank notebook
+    (flat / "x_s02_s03.ipynb").write_bytes(PERFECT)  # s03, the attacker, names the file for both
+    (tmp_path / "roster.csv").write_text(ROSTER)
+    out = tmp_path / "out"
+    argv = [
+        "--assignment",
+        "from-scratch",
+        "--out",
+        str(out),
+        "--quiet",
+        "--roster",
+        str(tmp_path / "roster.csv"),
+    ]
+    argv += ["--unsafe-no-sandbox"] if trusted_mode == "unsafe-no-sandbox" else []
+    assert grade.main([*argv, str(archive), str(flat)]) == 0
+    canvas = {r["SIS User ID"]: r for r in csv.DictReader(io.StringIO((out / "canvas.csv").read_text()))}
+    column = "Top-K metrics from scratch"
+    assert (canvas["s01"][column], canvas["s02"][column], canvas["s03"][column]) == ("14", "0", "0")
+    rows = {r["file"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert rows["x_s02_s03.ipynb"]["learner_id"] == "" and rows["x_s02_s03.ipynb"]["score"] == "14"
+    assert rows["hw_s02.ipynb"]["learner_id"] == "s02"
+    shutil.rmtree(out)
+
+
+def test_a_roster_line_with_more_cells_than_the_header_is_read():
+    """Spreadsheets often leave a trailing comma: the extra cell is ignored (it used to crash the reader)."""
+    roster = Roster.from_text("file,id,name\na.ipynb,s1,Ann,\nb.ipynb,s2,Bo\n")
+    assert [(x.id, x.name) for x in roster.learners] == [("s1", "Ann"), ("s2", "Bo")]
