@@ -703,6 +703,20 @@ def _stored_policy(out: str) -> dict | None:
         return None  # grade_many reports it
 
 
+def _stored_roster(out: str) -> reports.Roster | None:
+    """The class's roster kept in the gradebook, for a later run without ``--roster`` (a late file, a
+    rerun): its files are matched to the same learners as the class's, never graded as nobody's."""
+    path = Path(out) / FILE_NAME
+    if not path.is_file():
+        return None
+    try:
+        with Gradebook.open(Path(out)) as book:
+            rows = book.roster()
+    except GradebookError:
+        return None  # grade_many reports it
+    return reports.Roster([reports.Learner(**x) for x in rows]) if rows else None
+
+
 def _limits(parser: argparse.ArgumentParser, args: argparse.Namespace) -> Limits:
     try:
         return Limits(**{f.name: getattr(args, f.name) for f in fields(Limits) if f.metadata.get("flag")})
@@ -762,7 +776,7 @@ def _grade_class(argv: list[str]) -> int:
     limits = _limits(parser, args)
     if args.jobs < 1:
         parser.error("--jobs must be >= 1")
-    roster = _roster(parser, args.roster)
+    roster = _roster(parser, args.roster) or _stored_roster(args.out)
     policy = _policy(parser, args, _stored_policy(args.out))
     options = dict(
         jobs=args.jobs, seed=args.seed, new_seed=args.new_seed, regrade=args.regrade, limits=limits

@@ -297,7 +297,8 @@ def test_grading_credits_only_the_right_learner(tmp_path, trusted_mode):
     assert grade.main([*argv, str(archive), str(flat)]) == 0
     canvas = {r["SIS User ID"]: r for r in csv.DictReader(io.StringIO((out / "canvas.csv").read_text()))}
     column = "Top-K metrics from scratch"
-    assert (canvas["s01"][column], canvas["s02"][column], canvas["s03"][column]) == ("14", "0", "0")
+    # s03's only file is nobody's, so s03 is missing (an empty cell, not a graded 0)
+    assert (canvas["s01"][column], canvas["s02"][column], canvas["s03"][column]) == ("14", "0", "")
     rows = {r["file"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
     assert rows["x_s02_s03.ipynb"]["learner_id"] == "" and rows["x_s02_s03.ipynb"]["score"] == "14"
     assert rows["hw_s02.ipynb"]["learner_id"] == "s02"
