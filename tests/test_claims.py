@@ -187,3 +187,54 @@ def test_the_scan_flags_a_claim_without_a_verdict_and_accepts_one_with(tmp_path)
     ]
     assert len(claims(sub)) == 1
     assert claims([*sub[:1], _code("Verdict: 1.4x fewer sessions (95% CI 1.3 to 1.5)")]) == []
+
+
+# ---------------------------------------------------------------- notebook 14's decision guide
+def _printed_lines(prefix: str) -> list[str]:
+    (path,) = [p for p in NOTEBOOKS if p.name.startswith(f"{prefix}-")]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [line for cell in cells if cell.get("cell_type") == "code" for line in _printed(cell).splitlines()]
+
+
+def _guide():
+    from helpers.course.nb14 import DECISION_GUIDE, GUIDE_EVIDENCE, recap_table
+
+    return DECISION_GUIDE, GUIDE_EVIDENCE, recap_table()
+
+
+def test_every_row_of_the_decision_guide_is_backed_by_a_definition_or_a_printed_verdict():
+    guide, evidence, table = _guide()
+    assert set(guide.index) == set(evidence), "every row of the guide needs its evidence, and only rows have one"
+    for key, backing in evidence.items():
+        assert backing, f"guide row {key!r} has no evidence"
+        for source, what in backing:
+            if source == "definition":
+                missing = [m for m in what.split(", ") if m not in table.index]
+                assert not missing, f"guide row {key!r}: {missing} are not metrics of the recap table"
+                continue
+            lines = [line for line in _printed_lines(source) if what in line]
+            assert lines, f"guide row {key!r}: notebook {source} prints no line containing {what!r}"
+            assert all(VERDICT.search(line) for line in lines), (
+                f"guide row {key!r}: the line of notebook {source} with {what!r} is not a verdict: {lines[0]!r}"
+            )
+            assert f'notebook {source}: "{what}"' in guide.loc[key, "backed by"]
+
+
+def test_the_guide_rules_that_were_contradicted_now_say_what_the_verdicts_say():
+    guide, _, _ = _guide()
+    # 1. a difference below the MDE is not a tie: notebook 13 prints such a difference as "ahead"
+    (line,) = [x for x in _printed_lines("13") if x.startswith("EASE ahead of ItemKNN on NDCG@10")]
+    difference = abs(float(re.search(r"ItemKNN - EASE = ([-+][\d.]+)", line).group(1)))
+    mde = float(re.search(r"smallest difference detectable with .* is ([\d.]+)", line).group(1))
+    assert difference < mde, "the guide's example of an 'ahead' below the MDE no longer holds"
+    why = guide.loc["significance", "why"]
+    assert "can still be ahead" in why and "is a tie" not in why
+    # 2. the corrected sampled estimate does not recover the full ranking's order in notebook 15
+    full = [x for x in _printed_lines("15") if x.startswith("full ranking: ItemKNN vs EASE on HR@10")]
+    corrected = [x for x in _printed_lines("15") if x.startswith("corrected sampled: ItemKNN vs EASE on HR@10")]
+    assert full and corrected
+    assert "recovers" not in guide.loc["sampled", "why"]
+    # 3. the log's reversed order is a tie, not a flip: notebook 15's log verdicts on ItemKNN vs EASE
+    log_lines = [x for x in _printed_lines("15") if x.strip().startswith("log:") and "ItemKNN" in x]
+    assert log_lines and all("a tie at this sample size" in x for x in log_lines)
+    assert "flip" not in guide.loc["log", "why"] and "tie" in guide.loc["log", "why"]
