@@ -9,7 +9,17 @@ from helpers.course.choice import choice
 from topkeval._registry import BEYOND_METRICS, BEYOND_OPTIONS
 from topkeval.conventions import library_table
 
-__all__ = ["recap_table", "core_cheat_sheet", "CORE_METRICS", "DECISION_GUIDE", "GUIDE_EVIDENCE", "q1", "q2", "q3", "q4"]
+__all__ = [
+    "recap_table",
+    "core_cheat_sheet",
+    "CORE_METRICS",
+    "DECISION_GUIDE",
+    "GUIDE_EVIDENCE",
+    "q1",
+    "q2",
+    "q3",
+    "q4",
+]
 
 
 #: The columns of the library table that, with the option settings, make one library's convention
@@ -140,7 +150,8 @@ _GUIDE_ROWS = [
     ),
     (
         "set",
-        "Many relevant items, binary, every slot equally likely to be seen (a small grid taken in at a glance)?",
+        "Many relevant items, binary, every slot equally likely to be seen (a small grid taken in at a "
+        "glance)?",
         "P@k and R@k",
         "set metrics; P when slots are scarce, R when coverage of the user's tastes matters; graded "
         "relevance or a grid that scrolls makes position matter (next rows)",

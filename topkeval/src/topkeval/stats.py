@@ -785,7 +785,7 @@ class Verdict:
 
     @property
     def mde_alpha(self) -> float:
-        """The level the minimum detectable effect is planned at: ``alpha``, or ``alpha / m`` in a family of m."""
+        """The level of the minimum detectable effect: ``alpha``, or ``alpha / m`` in a family of m."""
         return self.alpha if self.family_size is None else self.alpha / self.family_size
 
     @property
