@@ -14,7 +14,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab test ml100k-wheel test-pandas2 lint test-conformance bench bench-grading bench-spark site clean
+.PHONY: lab test ml100k-wheel test-summation-order test-pandas2 lint test-conformance bench bench-grading bench-spark site clean
 
 define make_venv
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -46,7 +46,14 @@ lab: $(LAB_STAMP)
 test: $(STAMP) $(P2_STAMP) ml100k-wheel
 	$(PY) -m ruff check .
 	TOPK_COURSE_PROGRESS=off OPENBLAS_NUM_THREADS=1 $(PY) -m pytest
+	$(MAKE) --no-print-directory test-summation-order
 	$(MAKE) --no-print-directory test-pandas2
+
+# The notebooks again, with floating-point sums taken in another order than the first run's (NumPy's vector
+# extensions off, another OpenBLAS kernel, two BLAS threads): a committed output whose digits depend on the
+# machine fails here, not on a newcomer's CPU (tools/summation_order.py; tests/test_notebook_numbers_stable.py).
+test-summation-order: $(STAMP)
+	TOPK_COURSE_PROGRESS=off $(PY) tools/summation_order.py -- $(PY) -m pytest -q notebooks
 
 # The real MovieLens 100K ratings the tests and the capstone notebook's nbval run use, without the internet at
 # test time: the RecBole 1.2.1 wheel ships them (recbole/dataset_example/ml-100k/ml-100k.inter). It is downloaded
