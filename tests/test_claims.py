@@ -237,7 +237,7 @@ def test_a_difference_below_the_mde_can_be_ahead_as_the_guide_now_says():
     guide, _, _ = _guide()
     (line,) = _starting("13", "EASE ahead of ItemKNN on NDCG@10")
     difference = abs(float(re.search(r"ItemKNN - EASE = ([-+][\d.]+)", line).group(1)))
-    mde = float(re.search(r"smallest difference detectable with .* is ([\d.]+)", line).group(1))
+    mde = float(re.search(r"smallest difference detectable with .* is (\d+\.\d+)", line).group(1))
     assert difference < mde, "the guide's example of an 'ahead' below the MDE no longer holds"
     why = guide.loc["significance", "why"]
     assert "can still be ahead" in why and "is a tie" not in why
