@@ -105,8 +105,8 @@ q2 = FunctionQuestion(
         ),
         Mistake(
             "clips the weights",
-            "The plain IPS estimate keeps every weight 1 / propensity, however large: clipping (at 10, say) is "
-            "a different estimator, with less variance and a downward bias.",
+            "The plain IPS estimate keeps every weight 1 / propensity, however large: clipping (at 10, "
+            "say) is a different estimator, with less variance and a downward bias.",
             lambda r, logged, p, k: sum(min(1 / p[i], 10.0) for i in r[:k] if i in logged) / k,
         ),
         Mistake(

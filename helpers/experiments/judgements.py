@@ -1,8 +1,8 @@
 """Incomplete judgements: inferred AP (infAP, Yilmaz and Aslam, CIKM 2006) for notebook 15.
 
-When only a random sample of the candidate items is judged, treating every unjudged item as non-relevant biases
-average precision downwards. infAP replaces each judged relevant item's precision by its expected value given the
-judged items ranked above it, and so estimates AP from the sample.
+When only a random sample of the candidate items is judged, treating every unjudged item as
+non-relevant biases average precision downwards. infAP replaces each judged relevant item's precision
+by its expected value given the judged items ranked above it, and so estimates AP from the sample.
 
 Imports: NumPy-free and library-free (standard library only).
 """
@@ -65,7 +65,7 @@ def inferred_ap(
     >>> from helpers.experiments.judgements import inferred_ap
     >>> round(inferred_ap(["a", "b", "c"], {"a", "c"}, {"b"}, 3), 4)   # complete judgements: AP itself
     0.8333
-    >>> round(inferred_ap(["a", "x", "c"], {"a", "c"}, set(), 3), 4)   # x unjudged: counted as relevant like a
+    >>> round(inferred_ap(["a", "x", "c"], {"a", "c"}, set(), 3), 4)   # x unjudged: relevant like a
     1.0
     """
     _check(ranking, judged_relevant, judged_nonrelevant, k)

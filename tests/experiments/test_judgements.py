@@ -26,7 +26,9 @@ def test_with_every_item_judged_infap_is_ap():
         relevant = {i for i in items if rng.random() < 0.3} or {items[0]}
         nonrelevant = set(items) - relevant
         ranking = items[:20]
-        assert inferred_ap(ranking, relevant, nonrelevant, 20) == pytest.approx(_ap(ranking, relevant, 20), abs=1e-4)
+        assert inferred_ap(ranking, relevant, nonrelevant, 20) == pytest.approx(
+            _ap(ranking, relevant, 20), abs=1e-4
+        )
 
 
 def test_under_uniform_sampling_infap_is_close_to_ap_on_average_while_the_condensed_reading_is_low():
