@@ -292,7 +292,7 @@ def observed_power_simulation(
     alpha: float = 0.05,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Simulated paired studies: each one's p-value and its "observed power" (power at its observed difference).
+    """Simulated paired studies: each one's p-value and its "observed power" (at its observed difference).
 
     For each true effect, ``n_studies`` studies of ``n`` users each draw per-user differences from a normal
     distribution with that mean and standard deviation ``sd`` (notebook 08's ItemKNN - EASE has sd 0.137 over
