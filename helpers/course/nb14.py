@@ -294,9 +294,8 @@ q3 = choice(
     {
         "a": (
             "Ship it: NDCG is the main metric and it went up.",
-            "Check first whether +0.004 is larger than the noise (a paired interval, and the smallest "
-            "difference the "
-            "test set can detect), and what losing coverage costs the catalogue.",
+            "Check first whether +0.004 is more than noise (a paired interval and its p-value, adjusted "
+            "for every comparison looked at), and what losing coverage costs the catalogue.",
         ),
         "b": (
             "Report both with their uncertainty and let the product goal decide; test online if it matters.",
