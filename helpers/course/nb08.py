@@ -193,12 +193,6 @@ q2 = FunctionQuestion(
             ),
         ),
         Mistake(
-            "the median instead of the mean",
-            "The test statistic is the mean difference (the quantity the verdict reports); the median of "
-            "the flipped differences is a different test, and ignores how large the large differences are.",
-            _median_p_value,
-        ),
-        Mistake(
             "strict inequality",
             "A draw exactly as extreme as the data counts (>=, not >): the all-plus row always ties with the "
             "observed mean.",
@@ -211,6 +205,12 @@ q2 = FunctionQuestion(
                 )
                 / (1 + len(s))
             ),
+        ),
+        Mistake(
+            "the median instead of the mean",
+            "The test statistic is the mean difference (the quantity the verdict reports); the median of "
+            "the flipped differences is a different test, and ignores how large the large differences are.",
+            _median_p_value,
         ),
     ],
 )
