@@ -187,3 +187,71 @@ def test_the_scan_flags_a_claim_without_a_verdict_and_accepts_one_with(tmp_path)
     ]
     assert len(claims(sub)) == 1
     assert claims([*sub[:1], _code("Verdict: 1.4x fewer sessions (95% CI 1.3 to 1.5)")]) == []
+
+
+# ---------------------------------------------------------------- notebook 14's decision guide
+def _printed_lines(prefix: str) -> list[str]:
+    (path,) = [p for p in NOTEBOOKS if p.name.startswith(f"{prefix}-")]
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    return [line for cell in cells if cell.get("cell_type") == "code" for line in _printed(cell).splitlines()]
+
+
+def _guide():
+    from helpers.course.nb14 import DECISION_GUIDE, GUIDE_EVIDENCE, recap_table
+
+    return DECISION_GUIDE, GUIDE_EVIDENCE, recap_table()
+
+
+def _evidence_problem(key: str, source: str, what: str, guide, table) -> str | None:
+    """Why one piece of a guide row's evidence does not hold, or None."""
+    if source == "definition":
+        missing = [m for m in what.split(", ") if m not in table.index]
+        return f"{missing} are not metrics of the recap table" if missing else None
+    lines = [line for line in _printed_lines(source) if what in line]
+    if not lines:
+        return f"notebook {source} prints no line containing {what!r}"
+    if not all(VERDICT.search(line) for line in lines):
+        return f"the line of notebook {source} with {what!r} is not a verdict: {lines[0]!r}"
+    if f'notebook {source}: "{what}"' not in guide.loc[key, "backed by"]:
+        return "the 'backed by' column does not quote it"
+    return None
+
+
+def test_every_row_of_the_decision_guide_is_backed_by_a_definition_or_a_printed_verdict():
+    guide, evidence, table = _guide()
+    assert set(guide.index) == set(evidence), "each guide row needs evidence, and only rows"
+    problems = [
+        f"guide row {key!r}: {problem}"
+        for key, backing in evidence.items()
+        for source, what in backing or [("(none)", "")]
+        if (problem := _evidence_problem(key, source, what, guide, table)) is not None
+    ]
+    assert not problems, "\n".join(problems)
+
+
+def _starting(prefix: str, start: str) -> list[str]:
+    return [line for line in _printed_lines(prefix) if line.strip().startswith(start)]
+
+
+def test_a_difference_below_the_mde_can_be_ahead_as_the_guide_now_says():
+    guide, _, _ = _guide()
+    (line,) = _starting("13", "EASE ahead of ItemKNN on NDCG@10")
+    difference = abs(float(re.search(r"ItemKNN - EASE = ([-+][\d.]+)", line).group(1)))
+    mde = float(re.search(r"smallest difference detectable with .* is (\d+\.\d+)", line).group(1))
+    assert difference < mde, "the guide's example of an 'ahead' below the MDE no longer holds"
+    why = guide.loc["significance", "why"]
+    assert "can still be ahead" in why and "is a tie" not in why
+
+
+def test_the_guide_no_longer_says_the_corrected_sampled_metric_recovers_the_full_ranking():
+    guide, _, _ = _guide()
+    assert _starting("15", "full ranking: ItemKNN vs EASE on HR@10")
+    assert _starting("15", "corrected sampled: ItemKNN vs EASE on HR@10")
+    assert "recovers" not in guide.loc["sampled", "why"]
+
+
+def test_the_guide_calls_the_logs_reversed_order_a_tie_not_a_flip():
+    guide, _, _ = _guide()
+    log_lines = [x for x in _starting("15", "log:") if "ItemKNN" in x]
+    assert log_lines and all("a tie at this sample size" in x for x in log_lines)
+    assert "flip" not in guide.loc["log", "why"] and "tie" in guide.loc["log", "why"]

@@ -9,8 +9,10 @@ with the same seeded data, split and models (once, on first use).
 from __future__ import annotations
 
 import functools
+from statistics import NormalDist
 
 import numpy as np
+import pandas as pd
 
 from helpers import evaluate as _evaluate
 from helpers.checking.questions import FunctionQuestion, Mistake, ValueQuestion
@@ -19,7 +21,17 @@ from helpers.experiments.data import synthetic_interactions as _synthetic
 from helpers.experiments.models import EASE, ItemKNN, MostPopular, PureSVD, RandomRecommender
 from topkeval.splits import temporal_split as _temporal_split
 
-__all__ = ["q1", "q2", "q3", "percentile_interval", "sign_flip_p_value", "svd_minus_pop", "notebook_scores"]
+__all__ = [
+    "q1",
+    "q2",
+    "q3",
+    "percentile_interval",
+    "sign_flip_p_value",
+    "svd_minus_pop",
+    "notebook_scores",
+    "observed_power_simulation",
+    "power_from_p",
+]
 
 #: The notebook's set-up, in one place.
 DATA = {"n_users": 1500, "n_items": 1000, "taste_strength": 3.0, "seed": 42}
@@ -120,6 +132,26 @@ _SIGNS = [
     [1, -1, -1, -1],
 ]
 
+#: Five users, one large difference and four small ones: the mean and the median disagree.
+_SKEWED_D = [0.8, 0.1, -0.1, 0.05, -0.05]
+_SIGNS5 = [
+    [1, 1, 1, 1, 1],
+    [-1, 1, 1, 1, 1],
+    [1, -1, 1, -1, 1],
+    [-1, -1, 1, 1, -1],
+    [1, 1, -1, -1, -1],
+    [-1, 1, -1, 1, 1],
+    [1, -1, -1, 1, -1],
+    [-1, -1, -1, -1, 1],
+]
+
+
+def _median_p_value(d, s):
+    """The mistake: the sign-flip test on the median instead of the mean."""
+    flipped = np.abs(np.median(np.asarray(s) * np.asarray(d), axis=1))
+    return (1 + np.count_nonzero(flipped >= abs(np.median(d)) - 1e-12)) / (1 + len(s))
+
+
 q2 = FunctionQuestion(
     id="08.q2",
     title="the sign-flip permutation p-value",
@@ -130,6 +162,7 @@ q2 = FunctionQuestion(
         ([0.5, -0.1, 0.0, 0.2], _SIGNS),
         ([0.0, 0.0, 0.0, 0.0], _SIGNS[:3]),
         ([-0.2, -0.3, 0.1, -0.4], _SIGNS),
+        (_SKEWED_D, _SIGNS5),  # the median (0.05) and the mean (0.16) give different p-values
     ],
     hints=[
         "Each row of signs is one draw: multiply it with the differences, take the mean, and compare its "
@@ -172,6 +205,12 @@ q2 = FunctionQuestion(
                 )
                 / (1 + len(s))
             ),
+        ),
+        Mistake(
+            "the median instead of the mean",
+            "The test statistic is the mean difference (the quantity the verdict reports); the median of "
+            "the flipped differences is a different test, and ignores how large the large differences are.",
+            _median_p_value,
         ),
     ],
 )
@@ -224,3 +263,57 @@ q3 = ValueQuestion(
         ),
     ],
 )
+
+
+# ---------------------------------------------------------------- section 8: observed power
+_NORMAL = NormalDist()
+
+
+def power_from_p(p_value: float, alpha: float = 0.05) -> float:
+    """The "observed power" of a two-sided z-test, written as a function of its p-value alone.
+
+    ``|z| = Phi^-1(1 - p/2)``; the power at the observed difference is
+    ``Phi(|z| - z_crit) + Phi(-|z| - z_crit)`` with ``z_crit = Phi^-1(1 - alpha/2)``.
+
+    >>> round(power_from_p(0.05), 4)   # a study that lands exactly on the threshold: observed power 1/2
+    0.5
+    """
+    z = _NORMAL.inv_cdf(1.0 - p_value / 2.0)
+    crit = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
+    return _NORMAL.cdf(z - crit) + _NORMAL.cdf(-z - crit)
+
+
+def observed_power_simulation(
+    effects=(0.0, 0.0066, 0.0132, 0.0264),
+    *,
+    sd: float = 0.137,
+    n: int = 622,
+    n_studies: int = 2000,
+    alpha: float = 0.05,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Simulated paired studies: each one's p-value and its "observed power" (at its observed difference).
+
+    For each true effect, ``n_studies`` studies of ``n`` users each draw per-user differences from a normal
+    distribution with that mean and standard deviation ``sd`` (notebook 08's ItemKNN - EASE has sd 0.137 over
+    622 users), and run a two-sided z-test with the sample standard deviation. Returns one row per study:
+    ``effect``, ``true power`` (of the design, at the true effect), ``p`` and ``observed power``.
+    """
+    rng = np.random.default_rng(seed)
+    crit = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
+    frames = []
+    for effect in effects:
+        users = rng.normal(effect, sd, size=(n_studies, n))
+        z = np.abs(users.mean(axis=1) / (users.std(axis=1, ddof=1) / np.sqrt(n)))
+        shift = effect * np.sqrt(n) / sd
+        frames.append(
+            pd.DataFrame(
+                {
+                    "effect": effect,
+                    "true power": _NORMAL.cdf(shift - crit) + _NORMAL.cdf(-shift - crit),
+                    "p": [2.0 * (1.0 - _NORMAL.cdf(v)) for v in z],
+                    "observed power": [_NORMAL.cdf(v - crit) + _NORMAL.cdf(-v - crit) for v in z],
+                }
+            )
+        )
+    return pd.concat(frames, ignore_index=True)

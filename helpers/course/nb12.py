@@ -11,7 +11,7 @@ from helpers.course.choice import choice
 from topkeval.offpolicy import pbm_ips_per_session
 from topkeval.user_models import rbp_at_k
 
-__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "rbp", "ips", "pbm_dcg"]
+__all__ = ["q1", "q2", "q3", "q4", "q5", "q6", "q7", "q8", "rbp", "ips", "pbm_dcg", "doubly_robust"]
 
 q1 = choice(
     "12.q1",
@@ -354,5 +354,93 @@ q7 = choice(
     [
         "Compare min(w, M) * click with w * click for one event, when click is 0 and when it is 1.",
         "Section 6 plots the exact bias against M.",
+    ],
+)
+
+
+# ---------------------------------------------------------------- q8: doubly robust
+def doubly_robust(clicks, target_probs, logging_probs, predicted, predicted_target):
+    """Dudik, Langford and Li's doubly robust estimate: the model's value of the new policy, plus the
+    importance-weighted error of the model on the logged events."""
+    c, t, lp = (np.asarray(v, dtype=float) for v in (clicks, target_probs, logging_probs))
+    return float(np.mean(np.asarray(predicted_target) + t / lp * (c - np.asarray(predicted))))
+
+
+def _dr_reference(c, t, lp, m, q):
+    from topkeval.offpolicy import doubly_robust as library_dr
+
+    return library_dr(c, t, lp, m, q).estimate
+
+
+def _arrays(*columns):
+    return tuple(np.asarray(column, dtype=float) for column in columns)
+
+
+_DR_CASES = [
+    # the model is right on some events and wrong on others; weights from 0 to 5
+    _arrays(
+        [1, 0, 1, 0], [1.0, 0.0, 0.5, 0.2], [0.5, 0.25, 0.1, 0.4], [0.6, 0.2, 0.3, 0.4], [0.7, 0.3, 0.5, 0.2]
+    ),
+    # every weight 1 (the new policy is the logging one): DR = mean(q + c - m)
+    _arrays([1, 1, 0], [0.5, 0.2, 0.3], [0.5, 0.2, 0.3], [0.9, 0.1, 0.5], [0.4, 0.4, 0.4]),
+    # a model that predicts 0: DR is IPS
+    _arrays(
+        [0, 1, 1, 0, 1],
+        [0.1, 0.9, 0.4, 0.2, 0.3],
+        [0.3, 0.3, 0.2, 0.6, 0.5],
+        [0, 0, 0, 0, 0],
+        [0, 0, 0, 0, 0],
+    ),
+    # a perfect-looking model on clicks: residuals of both signs
+    _arrays([1, 0], [0.8, 0.6], [0.2, 0.4], [0.5, 0.5], [0.55, 0.45]),
+]
+
+q8 = FunctionQuestion(
+    id="12.q8",
+    title="The doubly robust estimate of a new policy's click rate",
+    function_name="doubly_robust",
+    reference=_dr_reference,
+    cases=_DR_CASES,
+    hints=[
+        "Start from the model's prediction for the new policy, predicted_target; then correct it by how "
+        "wrong the model was on the logged event, click - predicted, weighted like IPS.",
+        "np.mean(predicted_target + target_probs / logging_probs * (clicks - predicted))",
+    ],
+    solution_code=doubly_robust,
+    mistakes=[
+        Mistake(
+            "only the weighted residual (no model term)",
+            "The weighted residual corrects the model's estimate; without predicted_target there is "
+            "nothing to correct.",
+            lambda c, t, lp, m, q: float(np.mean(t / lp * (c - m))),
+        ),
+        Mistake(
+            "the residual without weights",
+            "The model's error on the logged events must be re-weighted to the new policy (target / "
+            "logging probability), or it measures the logging policy's error.",
+            lambda c, t, lp, m, q: float(np.mean(q + (c - m))),
+        ),
+        Mistake(
+            "the residual the wrong way round",
+            "The correction is click - predicted (what happened minus what the model said).",
+            lambda c, t, lp, m, q: float(np.mean(q + t / lp * (m - c))),
+        ),
+        Mistake(
+            "the direct method alone",
+            "mean(predicted_target) is the direct method: it carries all of the model's bias. DR adds the "
+            "weighted residual.",
+            lambda c, t, lp, m, q: float(np.mean(q)),
+        ),
+        Mistake(
+            "IPS alone",
+            "mean(w * click) is IPS; DR subtracts the weighted prediction and adds the model's value.",
+            lambda c, t, lp, m, q: float(np.mean(t / lp * c)),
+        ),
+        Mistake(
+            "weights the model's value too",
+            "The model's value of the new policy, predicted_target, already is the new policy's: it takes "
+            "no weight.",
+            lambda c, t, lp, m, q: float(np.mean(t / lp * (q + c - m))),
+        ),
     ],
 )

@@ -57,9 +57,9 @@ def loo_ndcg(ranking, held_out, k):
     return 0.0
 
 
-def _with(shift=1, log=math.log2, cut=True):
+def _with(shift=1, log=math.log2, cut=True, extra=0):
     def wrong(ranking, held_out, k):
-        for position, item in enumerate(ranking[:k] if cut else ranking, start=1):
+        for position, item in enumerate(ranking[: k + extra] if cut else ranking, start=1):
             if item == held_out:
                 return 1 / log(position + shift)
         return 0.0
@@ -76,6 +76,8 @@ q2 = FunctionQuestion(
         (["a", "b", "c", "d", "e"], "a", 5),
         (["a", "b", "c", "d", "e"], "c", 5),
         (["a", "b", "c", "d", "e"], "e", 3),  # beyond the cutoff
+        (["a", "b", "c", "d", "e"], "d", 3),  # at rank k + 1: just outside
+        (["a", "b", "c", "d", "e"], "c", 3),  # at rank k: just inside
         (["a", "b", "c"], "z", 3),  # never recommended
         (list("abcdefghij"), "j", 10),
     ],
@@ -88,6 +90,16 @@ q2 = FunctionQuestion(
             _with(shift=2),
         ),
         Mistake("natural log", "The NDCG discount uses log2, not math.log.", _with(log=math.log)),
+        Mistake(
+            "cuts at k + 1",
+            "ranking[:k] already holds ranks 1 to k; ranking[:k + 1] lets the item at rank k + 1 count.",
+            _with(extra=1),
+        ),
+        Mistake(
+            "cuts at k - 1",
+            "ranking[:k] holds ranks 1 to k; ranking[:k - 1] drops the item at rank k.",
+            _with(extra=-1),
+        ),
         Mistake(
             "ignores the cutoff k",
             "A hit below rank k does not count in NDCG@k: loop over ranking[:k].",

@@ -9,7 +9,17 @@ from helpers.course.choice import choice
 from topkeval._registry import BEYOND_METRICS, BEYOND_OPTIONS
 from topkeval.conventions import library_table
 
-__all__ = ["recap_table", "DECISION_GUIDE", "q1", "q2", "q3", "q4"]
+__all__ = [
+    "recap_table",
+    "core_cheat_sheet",
+    "CORE_METRICS",
+    "DECISION_GUIDE",
+    "GUIDE_EVIDENCE",
+    "q1",
+    "q2",
+    "q3",
+    "q4",
+]
 
 
 #: The columns of the library table that, with the option settings, make one library's convention
@@ -79,82 +89,156 @@ def recap_table() -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("metric")
 
 
-#: Product question -> the metric that answers it, and why.
-DECISION_GUIDE = pd.DataFrame(
-    [
-        (
-            "Does the user find one thing they want (one relevant item, e.g. the next song)?",
-            "HR@k, then MRR@k",
-            "one item: HR says whether, RR says how high",
-        ),
-        (
-            "Many relevant items, binary, every slot equally likely to be seen (a small grid taken in at a "
-            "glance)?",
-            "P@k and R@k",
-            "set metrics; P when slots are scarce, R when coverage of the user's tastes matters; graded "
-            "relevance or a grid that scrolls makes position matter (next rows)",
-        ),
-        (
-            "Many relevant items and position matters (a vertical feed, a grid that scrolls)?",
-            "MAP@k or NDCG@k",
-            "both reward early hits; state the AP denominator",
-        ),
-        (
-            "Graded relevance (stars, purchase > click)?",
-            "NDCG@k (say linear or exponential gain), or ERR@k",
-            "binary metrics throw the grades away",
-        ),
-        ("Users stop at the first good item (search, Q&A)?", "ERR@k or MRR@k", "cascade reading"),
-        (
-            "List length varies, or users scroll as long as they like?",
-            "RBP with a p you can defend",
-            "no cutoff to argue about; report the residual (p^k when the whole top k is judged)",
-        ),
-        (
-            "Is the catalogue being used, are we a popularity machine?",
-            "coverage@k, Gini@k, ARP@k, novelty@k",
-            "accuracy alone rewards popular items",
-        ),
-        (
-            "Do items or providers get attention in proportion to what users want from them?",
-            "exposure disparity@k against a stated target (e.g. merit) for proportionality; exposure "
-            "Gini@k for how concentrated attention is, against equal attention for every item",
-            "slot 1 is seen more than slot 10, and a count-based Gini treats them alike; state the browsing "
-            "model, the groups and the target (Singh and Joachims, KDD 2018; notebook 11)",
-        ),
-        (
-            "Does each list keep the user's own mix of tastes (genres), not only their main one?",
-            "C_KL@k, calibration (Steck, RecSys 2018), compared per user with a paired verdict",
-            "an accurate list can crowd out a user's minor interests; the smoothing alpha (0.01) keeps "
-            "the KL finite; read it against a floor, since a 10-item list cannot reach 0 (notebook 11)",
-        ),
-        (
-            "Is the difference between two systems real, with this many test users?",
-            "a paired verdict: difference, interval, p (Holm over every comparison scanned), and the "
-            "minimum detectable effect",
-            "a difference below the minimum detectable effect is a tie at this sample size; users_needed "
-            "says how many users would settle it (notebooks 08 and 13)",
-        ),
-        (
-            "Rank each user's held-out item against a few sampled negatives instead of the catalogue?",
-            "don't; if you must, correct the sampled metric (Krichene and Rendle, KDD 2020)",
-            "sampled metrics can reorder models (notebook 09); the corrected estimator recovers the "
-            "full-ranking value (notebook 15)",
-        ),
-        (
-            "Is the interaction log a fair stand-in for what users would like?",
-            "metrics on the log, then the model order under propensity weighting (Yang et al., RecSys 2018)",
-            "logs are missing not at random: popular items are over-observed, and the order of two models "
-            "can flip (notebook 15)",
-        ),
-        (
-            "Will the change win online?",
-            "an A/B test (or interleaving first)",
-            "offline metrics predict, they do not measure",
-        ),
+#: The six core metrics of notebooks 01-06, in the order the core teaches them (notations of the registry).
+CORE_METRICS = ("P@k", "R@k", "AP@k", "NDCG@k", "RR@k", "Hit@k")
+
+
+def core_cheat_sheet() -> pd.DataFrame:
+    """The one-page sheet of the six core metrics: formula, range, what it rewards, leave-one-out form.
+
+    Every cell comes from the registry (the same entries as :func:`recap_table`), so the sheet cannot
+    disagree with the library.
+    """
+    return recap_table().loc[list(CORE_METRICS), ["formula", "range", "rewards", "leave-one-out form"]]
+
+
+#: What backs each row of the decision guide. ``("definition", metrics)``: the rule restates what the
+#: metrics measure (section 1's table, from the registry). ``(notebook, fragment)``: the rule rests on a
+#: verdict that notebook prints, and the fragment is the start of that printed verdict (tests/test_claims.py
+#: checks that each fragment is printed in that notebook, on a verdict line).
+GUIDE_EVIDENCE: dict[str, list[tuple[str, str]]] = {
+    "one item": [("definition", "Hit@k, RR@k")],
+    "set": [("definition", "P@k, R@k")],
+    "position": [("definition", "AP@k, NDCG@k")],
+    "graded": [("definition", "NDCG@k, ERR@k")],
+    "cascade": [("definition", "ERR@k, RR@k")],
+    "patience": [("definition", "RBP@k, RBP residual@k")],
+    "catalogue": [
+        ("11", "ItemKNN(400) ahead of ItemKNN(100) on NDCG@10"),
+        ("11", "ItemKNN(400) ahead of ItemKNN(100) on ARP@10"),
     ],
-    columns=["product question", "metric", "why"],
+    "exposure": [("11", "Verdict: exposure disparity@10 (vs merit) ItemKNN(400) - ItemKNN(100)")],
+    "calibration": [("11", "EASE(100) ahead of ItemKNN(100) on -C_KL@10")],
+    "significance": [("13", "EASE ahead of ItemKNN on NDCG@10: ItemKNN - EASE = -0.0160")],
+    "sampled": [
+        ("09", "EASE-10 ahead of EASE-3000 on HR@10"),
+        ("09", "EASE-10 vs EASE-3000 on HR@10: a tie at this sample size"),
+        ("15", "full ranking: ItemKNN vs EASE on HR@10"),
+        ("15", "corrected sampled: ItemKNN vs EASE on HR@10"),
+    ],
+    "log": [
+        ("15", "ItemKNN vs EASE on ndcg@10: a tie at this sample size"),
+        ("15", "ItemKNN ahead of EASE on ndcg@10"),
+    ],
+    "online": [("12", "Verdict: interleaving needs")],
+}
+
+
+def _backing(key: str) -> str:
+    parts = []
+    for source, what in GUIDE_EVIDENCE[key]:
+        parts.append(f"definition ({what})" if source == "definition" else f'notebook {source}: "{what}"')
+    return "; ".join(parts)
+
+
+_GUIDE_ROWS = [
+    (
+        "one item",
+        "Does the user find one thing they want (one relevant item, e.g. the next song)?",
+        "HR@k, then MRR@k",
+        "one item: HR says whether, RR says how high",
+    ),
+    (
+        "set",
+        "Many relevant items, binary, every slot equally likely to be seen (a small grid taken in at a "
+        "glance)?",
+        "P@k and R@k",
+        "set metrics; P when slots are scarce, R when coverage of the user's tastes matters; graded "
+        "relevance or a grid that scrolls makes position matter (next rows)",
+    ),
+    (
+        "position",
+        "Many relevant items and position matters (a vertical feed, a grid that scrolls)?",
+        "MAP@k or NDCG@k",
+        "both reward early hits; state the AP denominator",
+    ),
+    (
+        "graded",
+        "Graded relevance (stars, purchase > click)?",
+        "NDCG@k (say linear or exponential gain), or ERR@k",
+        "binary metrics throw the grades away",
+    ),
+    ("cascade", "Users stop at the first good item (search, Q&A)?", "ERR@k or MRR@k", "cascade reading"),
+    (
+        "patience",
+        "List length varies, or users scroll as long as they like?",
+        "RBP with a p you can defend",
+        "no cutoff to argue about; report the residual (p^k when the whole top k is judged)",
+    ),
+    (
+        "catalogue",
+        "Is the catalogue being used, are we a popularity machine?",
+        "coverage@k, Gini@k, ARP@k, novelty@k",
+        "on notebook 11's log, the model with more neighbours is ahead on NDCG@10 and also ahead on ARP@10 "
+        "(more popular items), with lower coverage: accuracy alone can reward popular items",
+    ),
+    (
+        "exposure",
+        "Do items or providers get attention in proportion to what users want from them?",
+        "exposure disparity@k against a stated target (e.g. merit) for proportionality; exposure "
+        "Gini@k for how concentrated attention is, against equal attention for every item",
+        "slot 1 is seen more than slot 10, and a count-based Gini treats them alike; state the browsing "
+        "model, the groups and the target (Singh and Joachims, KDD 2018; notebook 11)",
+    ),
+    (
+        "calibration",
+        "Does each list keep the user's own mix of tastes (genres), not only their main one?",
+        "C_KL@k, calibration (Steck, RecSys 2018), compared per user with a paired verdict",
+        "an accurate list can crowd out a user's minor interests; the smoothing alpha (0.01) keeps "
+        "the KL finite; read it against a floor, since a 10-item list cannot reach 0 (notebook 11)",
+    ),
+    (
+        "significance",
+        "Is the difference between two systems real, with this many test users?",
+        "a paired verdict: difference, interval, p (Holm over every comparison scanned)",
+        "the verdict rests on the interval and the adjusted p alone: a difference below the minimum "
+        "detectable effect can still be ahead (notebook 13: EASE ahead of ItemKNN by 0.0160, below that "
+        "pair's MDE). The MDE and users_needed plan a study before it runs, at the family's alpha / m; "
+        "quoted after the fact they restate the p-value (notebook 08, section 8)",
+    ),
+    (
+        "sampled",
+        "Rank each user's held-out item against a few sampled negatives instead of the catalogue?",
+        "don't; if you must, correct the sampled metric (Krichene and Rendle, KDD 2020) and say how many "
+        "negatives and which estimator",
+        "sampled metrics can hide a difference the full ranking shows (notebook 09); the corrected "
+        "estimate moves each model back towards its full-ranking value, but per pair it need not keep "
+        "the full ranking's order: compare the verdicts under both (notebook 15)",
+    ),
+    (
+        "log",
+        "Is the interaction log a fair stand-in for what users would like?",
+        "metrics on the log, then the model order under propensity weighting (Yang et al., RecSys 2018)",
+        "logs are missing not at random: popular items are over-observed, and the log's means can put "
+        "two models in the reverse of their true order while its verdicts call them a tie and the "
+        "truth's separate them: the log can hide a real difference (notebook 15)",
+    ),
+    (
+        "online",
+        "Will the change win online?",
+        "an A/B test (or interleaving first)",
+        "offline metrics predict, they do not measure; interleaving needs fewer sessions than an A/B "
+        "test for the same power (notebook 12)",
+    ),
+]
+
+#: Product question -> the metric that answers it, why, and the verdict or definition that backs the rule.
+DECISION_GUIDE = pd.DataFrame(
+    [(question, metric, why, _backing(key)) for key, question, metric, why in _GUIDE_ROWS],
+    columns=["product question", "metric", "why", "backed by"],
+    index=[key for key, *_ in _GUIDE_ROWS],
 )
+
 
 q1 = choice(
     "14.q1",
@@ -210,9 +294,8 @@ q3 = choice(
     {
         "a": (
             "Ship it: NDCG is the main metric and it went up.",
-            "Check first whether +0.004 is larger than the noise (a paired interval, and the smallest "
-            "difference the "
-            "test set can detect), and what losing coverage costs the catalogue.",
+            "Check first whether +0.004 is more than noise (a paired interval and its p-value, adjusted "
+            "for every comparison looked at), and what losing coverage costs the catalogue.",
         ),
         "b": (
             "Report both with their uncertainty and let the product goal decide; test online if it matters.",

@@ -67,6 +67,8 @@ _CASES = [
     (["x", "y"], {"z"}, {"x": 0.3, "y": 0.3, "z": 0.3}, 2),
     (list("abcdefgh"), set("aceg"), {c: 0.1 * (i + 1) for i, c in enumerate("abcdefgh")}, 5),
     ([1, 2, 3], {1, 2, 3}, {1: 1.0, 2: 0.5, 3: 0.25}, 3),
+    (["a", "b", "c"], {"a", "b"}, {"a": 0.02, "b": 0.5, "c": 0.5}, 3),  # a weight of 50: nothing clips it
+    (["a", "b"], {"a", "b"}, {"a": 0.25, "b": 0.5}, 5),  # a list shorter than k: still over k
 ]
 
 q2 = FunctionQuestion(
@@ -100,6 +102,17 @@ q2 = FunctionQuestion(
             lambda r, logged, p, k: (
                 sum(1 / p[i] for i in r[:k] if i in logged) / max(1, sum(1 for i in r[:k] if i in logged))
             ),
+        ),
+        Mistake(
+            "clips the weights",
+            "The plain IPS estimate keeps every weight 1 / propensity, however large: clipping (at 10, "
+            "say) is a different estimator, with less variance and a downward bias.",
+            lambda r, logged, p, k: sum(min(1 / p[i], 10.0) for i in r[:k] if i in logged) / k,
+        ),
+        Mistake(
+            "divides by the list's length instead of k",
+            "Precision@k divides by k even when the list is shorter: the missing slots are misses.",
+            lambda r, logged, p, k: sum(1 / p[i] for i in r[:k] if i in logged) / max(1, len(r[:k])),
         ),
         Mistake(
             "ignores the cutoff k",

@@ -86,3 +86,25 @@ def test_nb09_values():
     assert nb09.q1.check(lambda p, negs: 1 + len([s for s in negs if s > p])).outcome == CORRECT
     assert nb09.q1.check(lambda p, negs: float(1 + sum(s > p for s in negs))).outcome == CORRECT
     assert math.isclose(nb09.q2.reference(), 4.904904904904905)
+
+
+def test_observed_power_is_a_function_of_the_p_value_alone():
+    """Section 8: observed power = power_from_p(p) in every study; significance tracks true power."""
+    import math
+    from statistics import NormalDist
+
+    from helpers.course.nb08 import observed_power_simulation, power_from_p
+
+    studies = observed_power_simulation(effects=(0.0, 0.0132), n_studies=400, n=200, seed=1)
+    for p, observed in zip(studies["p"], studies["observed power"], strict=True):
+        if p > 1e-12:
+            assert observed == pytest.approx(power_from_p(p), abs=1e-6)
+    for _, group in studies.groupby("effect"):
+        true_power = group["true power"].iloc[0]
+        share = (group["p"] <= 0.05).mean()
+        assert abs(share - true_power) < 4 * math.sqrt(true_power * (1 - true_power) / len(group)) + 0.01
+    # by hand: at p = 0.05, |z| is the critical value, so observed power is 1/2 (+ a tiny far tail)
+    crit = NormalDist().inv_cdf(0.975)
+    assert power_from_p(0.05) == pytest.approx(0.5 + NormalDist().cdf(-2 * crit))
+    grid = [0.001, 0.01, 0.05, 0.2, 0.8]
+    assert all(power_from_p(a) > power_from_p(b) for a, b in zip(grid, grid[1:], strict=False))

@@ -178,11 +178,12 @@ def test_verdict_says_tie_with_the_sample_size_it_would_take():
     assert "ahead" not in tie.text and "the interval contains 0" in tie.text
     assert tie.mde > abs(tie.difference)
     assert (
-        f"with 300 users the smallest difference detectable with 80% power at alpha = 0.05 is {tie.mde:.4f}"
-        in (tie.text)
+        "planning, not evidence: with 300 users the smallest difference detectable with 80% power at "
+        f"alpha = 0.05 is {tie.mde:.4f}" in tie.text
     )
+    # users needed for the observed difference sizes a new study; the verdict does not quote it
     needed = users_needed(tie.difference, tie.sd)
-    assert tie.users_needed == needed > 300 and f"about {needed:,} users" in tie.text
+    assert tie.users_needed == needed > 300 and "users)" not in tie.text and f"{needed:,}" not in tie.text
     # the minimum detectable effect comes from the paired standard deviation
     assert tie.sd == pytest.approx(float((a - b).std(ddof=1)))
     assert tie.mde == pytest.approx(minimum_detectable_effect(tie.sd, 300))
@@ -207,6 +208,13 @@ def test_a_family_applies_holm_and_can_turn_ahead_into_a_tie():
         "but not after Holm's correction" in first.text
         and "over the 31 comparisons of '31 pairs'" in first.text
     )
+    # the power statement is planned at the family's level, alpha / 31 (Holm's first step), not at 0.05
+    assert first.mde_alpha == pytest.approx(0.05 / 31)
+    assert first.mde == pytest.approx(minimum_detectable_effect(first.sd, 600, alpha=0.05 / 31))
+    assert first.mde > alone.mde == pytest.approx(minimum_detectable_effect(alone.sd, 600))
+    assert f"at the family's alpha = 0.05/31 (Holm's first step) is {first.mde:.4f}" in first.text
+    assert first.users_needed == users_needed(first.difference, first.sd, alpha=0.05 / 31)
+    assert first.users_needed > alone.users_needed
     # verdicts already computed can be adjusted as a family too
     again = verdicts([alone, *family[1:]], family="31 pairs")
     assert [v.p_holm for v in again] == [v.p_holm for v in family]

@@ -23,7 +23,11 @@ mean reward without deploying it:
   (SIGIR 2016): each click at logged rank r is divided by the examination
   probability of rank r (:func:`position_propensities`), which gives an
   unbiased estimate of a new ranking's DCG (or sum of ranks, or expected
-  clicks) over the logged items.
+  clicks) over the logged items;
+- :func:`direct_method` and :func:`doubly_robust` (Dudík, Langford and Li, ICML 2011): the direct
+  method averages a reward model's prediction for the new policy and uses no weights (biased as far as
+  the model is wrong); the doubly robust estimator adds the IPS-weighted residual of the model on the
+  logged actions, and is unbiased when either the propensities or the reward model are right.
 
 Each returns an :class:`OffPolicyEstimate`: the estimate, its standard error,
 a normal interval, and the weights' diagnostics (effective sample size,
@@ -55,6 +59,8 @@ __all__ = [
     "position_propensities",
     "pbm_ips",
     "pbm_ips_per_session",
+    "direct_method",
+    "doubly_robust",
 ]
 
 
@@ -584,3 +590,100 @@ def _pbm_terms(clicks, new_ranks, eta, propensities, discount) -> tuple[np.ndarr
     weights = (click / exam[None, :]).sum(axis=1)
     name = "naive clicks (no propensity)" if np.all(exam == 1.0) else "PBM-IPS"
     return per_session, weights, name
+
+
+# ------------------------------------------------------------------ reward models: DM and DR
+def _predictions(values, name: str, n: int) -> np.ndarray:
+    array = _vector(values, name)
+    if array.size != n:
+        raise InvalidInputError(f"{name} needs one entry per logged event; got {array.size} for {n} events.")
+    return array
+
+
+def direct_method(predicted_target_reward, *, confidence: float = 0.95) -> OffPolicyEstimate:
+    """The direct method: the mean of a reward model's prediction for the new policy, over the contexts.
+
+    ``V_DM = (1/n) sum_i rhat(x_i, pi)``, where ``rhat(x_i, pi) = sum_a pi(a | x_i) rhat(x_i, a)`` is the
+    model's expected reward of the new policy in the context of event ``i`` (Dudík, Langford and Li, ICML
+    2011). No importance weights, so its variance is small; its bias is the model's error averaged under
+    the new policy, and no amount of logging removes it. The standard error is that of the mean over
+    contexts only: it leaves out the model's own error, so the interval can exclude the true value
+    however many events there are.
+
+    Parameters
+    ----------
+    predicted_target_reward : array-like of float
+        ``rhat(x_i, pi)`` for each logged event.
+    confidence : float
+        Level of the normal interval.
+
+    Returns
+    -------
+    OffPolicyEstimate
+        ``effective_n`` is ``n`` and ``max_weight`` 1 (every context counts once).
+
+    Examples
+    --------
+    >>> from topkeval.offpolicy import direct_method
+    >>> direct_method([0.2, 0.4, 0.3, 0.5]).estimate
+    0.35
+    """
+    predicted = _vector(predicted_target_reward, "predicted_target_reward")
+    if predicted.size < 2:
+        raise InvalidInputError(
+            f"the log needs at least 2 events to estimate a standard error; got {predicted.size}."
+        )
+    estimate, se = _mean_with_se(predicted)
+    return _result(estimate, se, np.ones(predicted.size), predicted.size, confidence, "DM")
+
+
+def doubly_robust(
+    rewards,
+    target_probability,
+    logging_probability,
+    predicted_reward,
+    predicted_target_reward,
+    *,
+    confidence: float = 0.95,
+) -> OffPolicyEstimate:
+    """The doubly robust estimator: the direct method plus the IPS-weighted error of its reward model.
+
+    ``V_DR = (1/n) sum_i [ rhat(x_i, pi) + w_i (r_i - rhat(x_i, a_i)) ]`` with
+    ``w_i = target_probability_i / logging_probability_i`` (Dudík, Langford and Li, ICML 2011). Its
+    expectation is the new policy's value when the propensities are right (the weighted residual then
+    removes the model's bias) *or* when the reward model is right (the residual then has mean 0 whatever
+    the weights): hence "doubly" robust. With a good model the residuals are small, so it varies less
+    than IPS; with a bad model and wrong propensities it has neither protection. The standard error is
+    the sample standard deviation of the bracketed terms over ``sqrt(n)``.
+
+    Parameters
+    ----------
+    rewards, target_probability, logging_probability : array-like of float
+        As in :func:`ips`: one entry per logged event.
+    predicted_reward : array-like of float
+        ``rhat(x_i, a_i)``: the model's prediction for the action that was logged.
+    predicted_target_reward : array-like of float
+        ``rhat(x_i, pi)``: the model's expected reward of the new policy in that context.
+    confidence : float
+        Level of the normal interval.
+
+    Returns
+    -------
+    OffPolicyEstimate
+        The weights' diagnostics are those of IPS (the same weights).
+
+    Examples
+    --------
+    The new policy always takes action 1; two events, each action logged with probability 1/2; the model
+    predicts 0.5 for every action:
+
+    >>> from topkeval.offpolicy import doubly_robust
+    >>> result = doubly_robust([1, 0], [1.0, 0.0], [0.5, 0.5], [0.5, 0.5], [0.5, 0.5])
+    >>> result.estimate   # ((0.5 + 2 * (1 - 0.5)) + (0.5 + 0 * (0 - 0.5))) / 2
+    1.0
+    """
+    reward, weight = _log(rewards, target_probability, logging_probability)
+    logged = _predictions(predicted_reward, "predicted_reward", reward.size)
+    target = _predictions(predicted_target_reward, "predicted_target_reward", reward.size)
+    estimate, se = _mean_with_se(target + weight * (reward - logged))
+    return _result(estimate, se, weight, reward.size, confidence, "DR")

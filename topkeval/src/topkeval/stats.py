@@ -733,7 +733,12 @@ class Verdict:
     decided in advance; ``p_holm_bound`` True when ``p_holm`` comes from permutation p-values
     at their floor ``1/(B+1)``, so that it is an upper bound (the text writes "≤"); ``sd`` the
     standard deviation of the per-user differences; ``mde`` the smallest true difference this
-    many users detect with probability ``power`` at level ``alpha``.
+    many users detect with probability ``power`` at the planning level ``mde_alpha`` (``alpha`` for a
+    single comparison; ``alpha / family_size``, Holm's first and strictest step, within a family).
+
+    The minimum detectable effect is a property of the design (users and spread), stated for
+    planning: it is never evidence about the observed difference, whose verdict rests on the
+    interval and the p-value alone (a difference below the MDE can be significant, one above it a tie).
     """
 
     name_a: str
@@ -779,11 +784,21 @@ class Verdict:
         return self.name_a if self.difference > 0 else self.name_b
 
     @property
+    def mde_alpha(self) -> float:
+        """The level of the minimum detectable effect: ``alpha``, or ``alpha / m`` in a family of m."""
+        return self.alpha if self.family_size is None else self.alpha / self.family_size
+
+    @property
     def users_needed(self) -> int | None:
-        """Users needed to detect the observed difference (if it were the true one) with ``power``."""
+        """Users a *new* study needs to detect the observed difference, were it the true one (planning only).
+
+        At :attr:`mde_alpha` and ``power``. The observed difference is a noisy guess of the true one (a
+        selected winner's is biased upwards), so this sizes a follow-up; it is not evidence about this
+        study, and the verdict's text does not quote it. None when the difference is 0.
+        """
         if self.difference == 0.0:
             return None
-        return users_needed(self.difference, self.sd, alpha=self.alpha, power=self.power)
+        return users_needed(self.difference, self.sd, alpha=self.mde_alpha, power=self.power)
 
     def _evidence(self) -> str:
         ci = f"{self.confidence:.0%} CI {self.low:+.4f} to {self.high:+.4f}"
@@ -798,14 +813,13 @@ class Verdict:
         return text
 
     def _power_note(self) -> str:
-        text = (
-            f"with {self.n:,} users the smallest difference detectable with {self.power:.0%} power at "
-            f"alpha = {self.alpha:g} is {self.mde:.4f}"
+        level = f"alpha = {self.alpha:g}"
+        if self.family_size is not None and self.family_size > 1:
+            level = f"the family's alpha = {self.alpha:g}/{self.family_size} (Holm's first step)"
+        return (
+            f"planning, not evidence: with {self.n:,} users the smallest difference detectable with "
+            f"{self.power:.0%} power at {level} is {self.mde:.4f}"
         )
-        needed = self.users_needed
-        if needed is not None and needed > self.n:
-            text += f"; detecting {abs(self.difference):.4f} would need about {needed:,} users"
-        return text
 
     def _tie_reason(self) -> str:
         if not self.interval_excludes_zero:
@@ -869,10 +883,10 @@ def verdict(
     Verdict
         Its ``text`` says "A ahead of B" only when the interval excludes 0
         and ``p <= alpha``; otherwise "a tie at this sample size (...)", with
-        the interval, the p-value, the minimum detectable effect at this
-        number of users and the users needed to detect the observed
-        difference. For several comparisons chosen after looking at the data,
-        use :func:`verdicts`.
+        the interval and the p-value. Both texts end with the minimum
+        detectable effect at this number of users, labelled as a planning
+        number (it is not evidence about the observed difference). For several
+        comparisons chosen after looking at the data, use :func:`verdicts`.
 
     Examples
     --------
@@ -943,7 +957,9 @@ def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
     -------
     list of Verdict
         In the input order, each with ``p_holm`` (and ``p_holm_bound``) set; "ahead" then needs the
-        Holm-adjusted p-value at most ``alpha``.
+        Holm-adjusted p-value at most ``alpha``. The minimum detectable effect is restated at
+        ``alpha / m`` (Holm's first step), the level a planned family of ``m`` comparisons must be
+        sized for.
 
     Examples
     --------
@@ -976,7 +992,14 @@ def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
     bounds = _holm_bounds(raw, [_at_floor(item.p_value, item.n_permutations) for item in items], adjusted)
     family = str(family)
     return [
-        replace(item, p_holm=p, family=family, family_size=len(items), p_holm_bound=bound)
+        replace(
+            item,
+            p_holm=p,
+            family=family,
+            family_size=len(items),
+            p_holm_bound=bound,
+            mde=minimum_detectable_effect(item.sd, item.n, alpha=item.alpha / len(items), power=item.power),
+        )
         for item, p, bound in zip(items, adjusted, bounds, strict=True)
     ]
 
