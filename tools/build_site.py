@@ -91,6 +91,24 @@ To run the code and do the exercises, open the notebooks in JupyterLab (see the 
 """
 
 
+def _static_outputs():
+    """Exporter settings that show an interactive output's static fallback.
+
+    The notebooks are executed without a browser, so no widget state is saved: a widget view
+    would render as an empty box. The course's widgets also carry their state as HTML
+    (``helpers.course.explore``), which the page shows instead.
+    """
+    from nbconvert import HTMLExporter
+    from traitlets.config import Config
+
+    priority = HTMLExporter().default_config.NbConvertBase.display_data_priority
+    config = Config()
+    config.NbConvertBase.display_data_priority = [
+        m for m in priority if m != "application/vnd.jupyter.widget-view+json"
+    ]
+    return config
+
+
 def build(
     notebook_dir: Path = REPO / "notebooks",
     out: Path = REPO / "_site",
@@ -104,6 +122,8 @@ def build(
     """
     import nbformat
     from nbconvert import HTMLExporter
+
+    _STATIC_OUTPUTS = _static_outputs()
 
     notebooks = course_notebooks(notebook_dir)
     if not notebooks:
@@ -125,7 +145,7 @@ def build(
     if out.exists():
         shutil.rmtree(out)
     out.mkdir(parents=True)
-    exporter = HTMLExporter(template_name="lab", embed_images=True)
+    exporter = HTMLExporter(template_name="lab", embed_images=True, config=_STATIC_OUTPUTS)
     names = {p.name for p, _, _ in loaded}
     pages = []
     for path, nb, nb_title in loaded:

@@ -331,8 +331,10 @@ class _Question:
     def _result(self, outcome: str, message: str, mistake: str | None = None) -> CheckResult:
         return CheckResult(self.id, outcome, message, mistake)
 
-    def _incorrect(self, what: str, mistake: Mistake | None) -> CheckResult:
+    def _incorrect(self, what: str, mistake: Mistake | None, note: str | None = None) -> CheckResult:
         lines = [f"Incorrect: {what}"]
+        if note is not None:
+            lines.append(note)
         if mistake is not None:
             lines.append(f"Recognised mistake: {mistake.label}. {mistake.explanation}")
         lines.append(f"Fix it and run the cell again; {self.name}.hint() gives a hint.")
@@ -355,16 +357,93 @@ class FunctionQuestion(_Question):
         Positional arguments for each call; one case per edge worth checking.
     hints, solution_code, mistakes
         See :class:`_Question`.
+    uses : sequence of FunctionQuestion
+        Earlier questions whose function this one builds on (05.q2's ``ndcg``
+        uses 05.q1's ``dcg``). The learner passes those functions explicitly,
+        ``q2.check(ndcg, dcg)``, and the answer is called with them as extra
+        arguments, so it never picks up a stale global. Each is checked first.
+    value_range : (low, high, what) or None
+        Where every correct output lies; an output outside it is pointed out
+        (e.g. an NDCG above 1), whatever the mistake.
     """
 
     function_name: str = ""
     reference: Callable | None = None
     cases: Sequence[tuple] = field(default_factory=tuple)
+    uses: Sequence[FunctionQuestion] = field(default_factory=tuple)
+    value_range: tuple[float, float, str] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.reference is None or not self.cases or not self.function_name:
             raise ValueError(f"question {self.id} needs function_name, reference and cases")
+
+    def check(self, answer: Any, *uses: Callable, record: bool = True) -> CheckResult:
+        """Check ``answer`` (called with ``uses`` appended to each input) and record the outcome.
+
+        ``uses`` are the learner's own functions from earlier questions that
+        this one builds on, in the order of :attr:`uses`.
+        """
+        waiting = self._uses_problem(answer, uses)
+        if waiting is not None:
+            return waiting
+        if uses:
+            result = self._check(_Bound(answer, uses))
+        else:
+            result = self._check(answer)
+        if record:
+            for hook in OUTCOME_HOOKS:
+                hook(self.id, result.outcome)
+        return result
+
+    def answer_from(self, function: Callable) -> Callable:
+        """``function`` as a learner passes it: taking the functions in :attr:`uses` too.
+
+        A function with no parameter for them gets them and ignores them (the tests' known mistakes).
+        """
+        if not self.uses or _accepts(function, len(self.cases[0]) + len(self.uses)):
+            return function
+        return lambda *args: function(*args[: len(args) - len(self.uses)])
+
+    def _uses_problem(self, answer: Any, given: tuple) -> CheckResult | None:
+        """Why ``answer`` cannot be checked yet: a function it builds on is missing or not right yet."""
+        early = _function_answer_problem(self, answer, show_value=True)
+        if early is not None:
+            return early
+        if not self.uses:
+            if given:
+                return self._result(
+                    INCORRECT,
+                    f"Incorrect: {self.name}.check takes only your {self.function_name}: "
+                    f"{self.name}.check({self.function_name}).",
+                )
+            return None
+        names = [q.function_name for q in self.uses]
+        call = f"{self.name}.check({', '.join([self.function_name, *names])})"
+        if len(given) != len(self.uses):
+            return self._result(
+                NOT_ATTEMPTED,
+                f"Not checked yet: {self.function_name} builds on your {' and '.join(names)}; pass "
+                f"{'them' if len(names) > 1 else 'it'} too: {call}.",
+            )
+        if not _accepts(answer, len(self.cases[0]) + len(given)):
+            parameters = [*inspect.signature(self.solution_code).parameters]
+            return self._result(
+                INCORRECT,
+                f"Incorrect: {self.function_name} must take the function{'s' if len(names) > 1 else ''} "
+                f"it builds on as parameters, def {self.function_name}({', '.join(parameters)}):, and use "
+                f"{'those' if len(names) > 1 else 'that'}, not a global of the same name.",
+            )
+        for question, function in zip(self.uses, given, strict=True):
+            earlier = question.check(function, record=False)
+            if earlier.outcome != CORRECT:
+                return self._result(
+                    NOT_ATTEMPTED,
+                    f"Not checked yet: {self.function_name} builds on your {question.function_name}, and "
+                    f"{question.name}.check({question.function_name}) does not say Correct yet. Fix "
+                    f"{question.function_name} first (question {question.id}), then run {call} again.",
+                )
+        return None
 
     def stub(self) -> Callable:
         """A do-nothing function with the exercise's signature (what the notebook starts with)."""
@@ -374,7 +453,18 @@ class FunctionQuestion(_Question):
         return namespace[self.function_name]
 
     def _call_text(self, args: tuple) -> str:
-        return f"{self.function_name}({', '.join(format_value(a) for a in args)})"
+        shown = [format_value(a) for a in args] + [q.function_name for q in self.uses]
+        return f"{self.function_name}({', '.join(shown)})"
+
+    def _range_note(self, value: Any) -> str | None:
+        """A sentence when ``value`` lies outside :attr:`value_range`, else None."""
+        if self.value_range is None:
+            return None
+        number, _ = as_number(value)
+        low, high, what = self.value_range
+        if number is None or low <= number <= high:
+            return None
+        return f"Out of range: {what} always lies between {low:g} and {high:g}."
 
     def _outputs(self, function: Callable) -> list[tuple[bool, Any]]:
         results = []
@@ -442,12 +532,38 @@ class FunctionQuestion(_Question):
                         shape = f"returned {format_value(value)}, which {shape}"
                     return self._incorrect(f"{call} {shape}: it should return {_kind(expected)}.", None)
                 return self._incorrect(
-                    f"{call} returned {format_value(value)}.", self._matching_mistake(learner)
+                    f"{call} returned {format_value(value)}.",
+                    self._matching_mistake(learner),
+                    self._range_note(value),
                 )
         return self._result(
             CORRECT,
             f"Correct: {self.function_name} agrees with helpers on all {len(self.cases)} test inputs.",
         )
+
+
+def _accepts(function: Callable, count: int) -> bool:
+    """True if ``function`` takes ``count`` positional arguments (or its signature is unknown)."""
+    try:
+        inspect.signature(function).bind(*range(count))
+    except TypeError:
+        return False
+    except ValueError:  # no signature (a builtin): let the call decide
+        return True
+    return True
+
+
+class _Bound:
+    """The learner's function with the functions it builds on appended to every call."""
+
+    def __init__(self, function: Callable, uses: tuple):
+        self.function = function
+        self.uses = uses
+        self.__name__ = getattr(function, "__name__", "answer")
+        self.__code__ = getattr(function, "__code__", None)  # so an untouched stub is still a stub
+
+    def __call__(self, *args: Any) -> Any:
+        return self.function(*args, *self.uses)
 
 
 def _copy(args: tuple) -> tuple:

@@ -2,11 +2,37 @@
 
 from __future__ import annotations
 
+from helpers import metric_table as _metric_table
 from helpers import precision_at_k as _precision_at_k
 from helpers.checking.questions import FunctionQuestion, Mistake
 from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT, EDGE_CASES
 
-__all__ = ["q1", "hits_at_k"]
+__all__ = ["q1", "hits_at_k", "core_metric_table", "CORE_METRICS"]
+
+#: The six metrics of the core notebooks 01-06, as the registry names their ``evaluate`` columns.
+CORE_METRICS = ("precision", "recall", "hit", "rr", "ap", "ndcg")
+
+
+def core_metric_table() -> str:
+    """The rows of :func:`helpers.metric_table` for the core metrics only, as Markdown.
+
+    Generated from the registry (like the full table in notebook 14), so it lists exactly what
+    ``helpers`` computes; the metrics computed only on request (ERR, RBP, bpref, ...) belong to the
+    optional notebooks.
+
+    Examples
+    --------
+    >>> rows = core_metric_table().splitlines()[2:]
+    >>> [row.split("`")[1] for row in rows]
+    ['precision@k', 'recall@k', 'hit@k', 'rr@k', 'ap@k', 'ndcg@k']
+    """
+    lines = _metric_table().split("\n\n", 1)[0].splitlines()
+    header, rows = lines[:2], lines[2:]
+    core = [row for row in rows if row.split("`")[1].split("@")[0] in CORE_METRICS]
+    missing = set(CORE_METRICS) - {row.split("`")[1].split("@")[0] for row in core}
+    if missing:
+        raise LookupError(f"helpers.metric_table() has no row for {sorted(missing)}")
+    return "\n".join(header + core)
 
 
 def hits_at_k(ranking, relevant, k):

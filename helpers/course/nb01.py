@@ -7,7 +7,7 @@ from helpers import recall_at_k as _recall_at_k
 from helpers.checking.questions import FunctionQuestion, Mistake, ValueQuestion
 from helpers.course.examples import CAR_ITEMS, CAR_RELEVANT
 
-__all__ = ["q1", "q2", "precision_recall", "confusion_counts"]
+__all__ = ["q1", "q2", "Q2_K", "precision_recall", "confusion_counts"]
 
 
 def precision_recall(recommended, relevant):
@@ -65,43 +65,52 @@ q1 = FunctionQuestion(
 )
 
 
+#: The cutoff q2 asks about (the notebook's worked example uses K = 5).
+Q2_K = 7
+
+
 def confusion_counts():
-    """TP, FP and FN of the car list when the user is shown the top 5 (6 relevant items)."""
-    shown = CAR_ITEMS[:5]
+    """TP, FP and FN of the car list when the user is shown the top 7 (6 relevant items)."""
+    shown = CAR_ITEMS[:7]
     tp = sum(1 for item in shown if item in CAR_RELEVANT)
     fp = len(shown) - tp
     fn = len(CAR_RELEVANT) - tp
     return (tp, fp, fn)
 
 
-def _reference_counts():
-    k = 5
+def _counts_at(k):
     tp = round(_precision_at_k(CAR_ITEMS, CAR_RELEVANT, k) * k)
     missed = round((1 - _recall_at_k(CAR_ITEMS, CAR_RELEVANT, k)) * len(CAR_RELEVANT))
     return (tp, k - tp, missed)
 
 
 def _fp_fn_swapped():
-    tp, fp, fn = confusion_counts()
+    tp, fp, fn = _counts_at(Q2_K)
     return (tp, fn, fp)
 
 
 def _fn_inside_top_k():
-    tp, fp, _ = confusion_counts()
+    tp, fp, _ = _counts_at(Q2_K)
     return (tp, fp, 0)
 
 
 q2 = ValueQuestion(
     id="01.q2",
-    title="the confusion-matrix counts of the car list at K = 5",
-    prompt="(TP, FP, FN) of the car-accessories list cut at K = 5",
-    reference=_reference_counts,
+    title="the confusion-matrix counts of the car list at K = 7",
+    prompt="(TP, FP, FN) of the car-accessories list cut at K = 7",
+    reference=lambda: _counts_at(Q2_K),
     hints=[
-        "Shown = the top 5. TP: shown and relevant. FP: shown but not relevant. FN: relevant but not shown.",
-        "The car list has 6 relevant items in all; 4 of them are in the top 5.",
+        "Shown = the top 7. TP: shown and relevant. FP: shown but not relevant. FN: relevant but not shown.",
+        "The car list has 6 relevant items in all; count how many of them are in the top 7 "
+        "(the list with its relevant items is printed in notebook 00 and above).",
     ],
     solution_code=confusion_counts,
     mistakes=[
+        Mistake(
+            "those are the counts at K = 5",
+            "The worked example above shows the top 5; this question shows the user the top 7.",
+            lambda: _counts_at(5),
+        ),
         Mistake(
             "FP and FN swapped",
             "A false positive is a recommended item the user did not want; a false negative is a "

@@ -115,8 +115,8 @@ q2 = FunctionQuestion(
         ),
         Mistake(
             "divides by the relevant items found in the ranking",
-            "Seed 001 divides by len(R), its found positions; that equals |R| only when the ranking "
-            "holds the whole catalogue. A relevant item the list never shows still counts: "
+            "That equals |R| only when the ranking holds the whole catalogue. "
+            "A relevant item the list never shows still counts: "
             "divide by len(relevant).",
             lambda ranking, relevant, k: (
                 _hits(ranking, relevant, k) / sum(1 for item in ranking if item in relevant)

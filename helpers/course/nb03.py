@@ -18,7 +18,7 @@ from helpers.course.examples import (
     from_binary,
 )
 
-__all__ = ["q1", "q2", "q3", "average_precision_at_k", "map_bdz", "case_a_seed000"]
+__all__ = ["q1", "q2", "q3", "average_precision_at_k", "map_at_3", "list_a_ap"]
 
 
 def average_precision_at_k(ranking, relevant, k):
@@ -64,7 +64,7 @@ def _rank_off_by_one(ranking, relevant, k):
 
 
 def _shrunk_k(ranking, relevant, k):
-    k = min(k, len(ranking))  # seed 004's idiom
+    k = min(k, len(ranking))  # k shrunk to the list length
     return _sum_and_hits(ranking, relevant, k)[0] / min(k, len(relevant))
 
 
@@ -104,7 +104,7 @@ q1 = FunctionQuestion(
     mistakes=[
         Mistake(
             "wrong AP denominator: hits in the top k",
-            "Seed 000's m. It never charges for relevant items that were missed. " + _DENOMINATOR,
+            "It never charges for relevant items that were missed. " + _DENOMINATOR,
             _div_hits,
         ),
         Mistake(
@@ -117,7 +117,7 @@ q1 = FunctionQuestion(
         Mistake(
             "averages P@j over every rank j <= k",
             "AP averages the precisions only at the ranks that hold a relevant item "
-            "('the mean of P@K' is seed 000's inaccurate wording).",
+            "(P@i * rel_i): a miss adds nothing to the sum, it only lowers the precision of later hits.",
             _mean_of_all_precisions,
         ),
         Mistake(
@@ -127,8 +127,8 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "k shrunk to the list length",
-            "Seed 004's code sets k = min(k, len(ranking)), so a 3-item list is divided by at most 3. "
-            "Notebook 03 shows why that hides the empty slots: keep k, divide by min(k, len(relevant)).",
+            "k = min(k, len(ranking)) divides a 3-item list by at most 3, "
+            "which hides the empty slots: keep k, divide by min(k, len(relevant)).",
             _shrunk_k,
         ),
         Mistake(
@@ -152,71 +152,99 @@ q1 = FunctionQuestion(
 )
 
 
-def map_bdz():
-    """MAP@5 of seed 004's two lists (relevant B, D, Z; Z never recommended)."""
-    ap_1 = (1 / 2 + 2 / 4) / min(5, 3)  # hits at ranks 2 and 4
-    ap_2 = (1 / 4 + 2 / 5) / min(5, 3)  # hits at ranks 4 and 5
+def map_at_3():
+    """MAP@3 of the two users of notebook 03 (relevant B, D, Z; lists ABCDE and ACEBD)."""
+    ap_1 = (1 / 2) / min(3, 3)  # one hit in the top 3, at rank 2
+    ap_2 = 0.0  # no hit in the top 3: AP@3 = 0, and the user still counts
     return (ap_1 + ap_2) / 2
 
 
-def _map(function):
-    return lambda: (
-        (function(BDZ_RANKING_1, BDZ_RELEVANT, BDZ_K) + function(BDZ_RANKING_2, BDZ_RELEVANT, BDZ_K)) / 2
-    )
+def _map(function, k=3):
+    return lambda: (function(BDZ_RANKING_1, BDZ_RELEVANT, k) + function(BDZ_RANKING_2, BDZ_RELEVANT, k)) / 2
+
+
+def _first_user_only():
+    return _ap(BDZ_RANKING_1, BDZ_RELEVANT, 3)
 
 
 q2 = ValueQuestion(
     id="03.q2",
-    title="MAP@5 of seed 004's two lists, to 4 decimals",
-    prompt="MAP@5 over the lists [A, B, C, D, E] and [A, C, E, B, D] with relevant {B, D, Z}, to 4 decimals "
-    "(or exactly)",
+    title="MAP@3 of the two users",
+    prompt="MAP@3 over the lists [A, B, C, D, E] and [A, C, E, B, D], both with relevant {B, D, Z}, "
+    "AP divided by min(K, |R|), to 4 decimals (or exactly)",
     reference=_map(_ap),
     decimals=4,
     hints=[
-        "Compute AP@5 for each list (hits at ranks 2, 4 and at ranks 4, 5), then take the mean of the two.",
-        "Both APs divide by min(5, 3) = 3: Z is relevant even though it was never recommended.",
+        "Cut both lists at K = 3 first: which relevant items are left in each top 3?",
+        "User 1 has one hit in the top 3 (B at rank 2); user 2 has none, so its AP@3 is 0, "
+        "and MAP is the mean over BOTH users.",
     ],
-    solution_code=map_bdz,
+    solution_code=map_at_3,
     mistakes=[
         Mistake(
-            "wrong AP denominator: hits in the top k", "Z counts: divide by min(k, |R|) = 3.", _map(_div_hits)
+            "that is MAP@5",
+            "The notebook computed MAP at K = 5; this question cuts both lists at K = 3.",
+            _map(_ap, k=BDZ_K),
         ),
-        Mistake("wrong AP denominator: k", "Divide by min(k, |R|) = 3, not k = 5.", _map(_div_k)),
+        Mistake(
+            "wrong AP denominator: hits in the top k",
+            "Divide each AP by min(K, |R|) = 3, not by the hits found: "
+            "B, D and Z are all relevant, even those outside the top 3.",
+            _map(_div_hits),
+        ),
+        Mistake(
+            "a user with no hit left out of the mean (or a 0-based rank)",
+            "User 2 has no hit in the top 3: its AP@3 is 0 and it still counts in the mean over users. "
+            "(The same number comes from dividing by a 0-based rank, 1/1 instead of 1/2: "
+            "P@rank divides by the 1-based rank.)",
+            _first_user_only,
+        ),
+        Mistake(
+            "averages P@j over every rank j <= k",
+            "AP averages the precisions only at the ranks that hold a relevant item, not P@1..P@K.",
+            _map(_mean_of_all_precisions),
+        ),
     ],
 )
 
 
-def case_a_seed000():
-    """Case A of seed 000 (hits at ranks 1, 3, 5), AP@5 divided by the 3 hits in the top 5."""
-    return (1 / 1 + 2 / 3 + 3 / 5) / 3
+def list_a_ap():
+    """AP@5 of list A (hits at ranks 1, 3, 5) for a user with 4 relevant items, divided by min(5, 4)."""
+    return (1 / 1 + 2 / 3 + 3 / 5) / min(5, 4)
 
 
-_CASE_A = from_binary(CASE_A_LABELS)
+_LIST_A = from_binary(CASE_A_LABELS)
+_LIST_A_RELEVANT = _LIST_A[1] | {"not shown"}  # the fourth relevant item never made the list
 
 q3 = ValueQuestion(
     id="03.q3",
-    title="seed 000's Case A, correctly rounded",
-    prompt="AP@5 of Case A ([1, 0, 1, 0, 1]) divided by the hits in the top 5 (seed 000's variant), "
-    "to 2 decimals as the seed prints it (more decimals, or an exact expression, are fine too)",
-    reference=lambda: _ap(*_CASE_A, 5, denominator="n_hits"),
-    decimals=2,
+    title="AP@5 of list A when one relevant item was never shown",
+    prompt="AP@5 (divided by min(K, |R|)) of list A, hits at ranks 1, 3 and 5, for a user with 4 relevant "
+    "items in all, to 4 decimals (or exactly)",
+    reference=lambda: _ap(_LIST_A[0], _LIST_A_RELEVANT, 5),
+    decimals=4,
     hints=[
-        "Hits at ranks 1, 3 and 5: P@1, P@3 and P@5 are 1/1, 2/3 and 3/5.",
-        "Their mean is (1/1 + 2/3 + 3/5) / 3. "
-        "Round it to 2 decimals (round(x, 2)), or give the expression itself.",
+        "The sum of P@i at the hit ranks is the same as in the notebook: 1/1 + 2/3 + 3/5.",
+        "Only the denominator changes: min(K, |R|) = min(5, 4) = 4, because the user has 4 relevant items.",
     ],
-    solution_code=case_a_seed000,
+    solution_code=list_a_ap,
     mistakes=[
         Mistake(
-            "truncated to 0.75 (the seed's value)",
-            "That is the value seed 000 prints: the exact value was cut off after two digits, "
-            "not rounded. Round it instead (or give the exact expression).",
-            lambda: 0.75,
+            "wrong AP denominator: hits in the top k",
+            "That is the ÷ hits value the notebook printed. The user has 4 relevant items and one was never "
+            "shown: divide by min(K, |R|) = 4.",
+            lambda: _div_hits(_LIST_A[0], _LIST_A_RELEVANT, 5),
         ),
         Mistake(
-            "0- vs 1-based rank",
-            "P@rank divides by the 1-based rank (1, 3, 5), not by 2, 4, 6.",
-            lambda: _rank_off_by_one(*_CASE_A, 5),
+            "wrong AP denominator: k",
+            "Divide by min(K, |R|) = min(5, 4), not by K = 5.",
+            lambda: _div_k(_LIST_A[0], _LIST_A_RELEVANT, 5),
+        ),
+        Mistake(
+            "averages P@j over every rank j <= k",
+            "AP is not the mean of P@1..P@5: it sums P@i only at the ranks that hold a hit (1, 3 and 5), "
+            "then divides by min(K, |R|).",
+            lambda: _mean_of_all_precisions(_LIST_A[0], _LIST_A_RELEVANT, 5),
         ),
     ],
 )

@@ -78,6 +78,14 @@ q1 = FunctionQuestion(
             ),
         ),
         Mistake(
+            "0-based index used as the rank (1 / index)",
+            "enumerate(ranking) counts from 0, so a first hit at rank 1 divides by 0 (ZeroDivisionError) "
+            "and a hit at rank r scores 1/(r - 1). Ranks are 1-based: enumerate(ranking[:k], start=1).",
+            lambda ranking, relevant, k: (
+                1 / (_hit_ranks(ranking, relevant, k)[0] - 1) if _hit_ranks(ranking, relevant, k) else 0.0
+            ),
+        ),
+        Mistake(
             "uses the last hit instead of the first",
             "Reciprocal rank looks only at the FIRST relevant item.",
             lambda ranking, relevant, k: (

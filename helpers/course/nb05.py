@@ -1,7 +1,7 @@
 """Exercises of ``notebooks/05-dcg-ndcg.ipynb``: DCG, NDCG, exponential gain.
 
 The learner's functions take ``grades``: the relevance grade of each
-recommended item, in rank order (seed 003's notation), plus the cutoff k.
+recommended item, in rank order, plus the cutoff k.
 Every judged item is in the list, so the ideal order sorts the whole list.
 """
 
@@ -42,8 +42,11 @@ def dcg(grades, k):
     return sum(grade / math.log2(rank + 1) for rank, grade in enumerate(grades[:k], start=1))
 
 
-def ndcg(grades, k):
-    """NDCG@k: DCG@k of the list over DCG@k of the same grades sorted best first."""
+def ndcg(grades, k, dcg):
+    """NDCG@k: DCG@k of the list over DCG@k of the same grades sorted best first.
+
+    ``dcg`` is your function from q1, passed in: ``q2.check(ndcg, dcg)``.
+    """
     ideal = sorted(grades, reverse=True)
     return dcg(grades, k) / dcg(ideal, k)
 
@@ -69,6 +72,15 @@ def _exponential(g):
     return 2**g - 1
 
 
+_LOG2_OF_ONE = Mistake(
+    "the top rank divided by log2(1) = 0",
+    "The discount of the top item must be 1/log2(2) = 1, but this divides by log2(1) = 0 (a "
+    "ZeroDivisionError): log2(rank) with a 1-based rank, or log2(i + 1) with a 0-based index i. "
+    "Use log2(rank + 1) with enumerate(grades[:k], start=1).",
+    lambda grades, k: _dcg_with(grades, k, shift=0),
+)
+
+
 q1 = FunctionQuestion(
     id="05.q1",
     title="DCG@k with linear gain",
@@ -81,6 +93,7 @@ q1 = FunctionQuestion(
     ],
     solution_code=dcg,
     mistakes=[
+        _LOG2_OF_ONE,
         Mistake(
             "ln instead of log2",
             "math.log is the natural log; the discount is 1/log2(rank + 1) (math.log2).",
@@ -89,10 +102,11 @@ q1 = FunctionQuestion(
         Mistake(
             "0- vs 1-based rank",
             "log2(rank + 2) with a 1-based rank gives rank r the discount of rank r + 1 "
-            "(the slip in seed 001's leave-one-out code). Use log2(rank + 1) with rank starting at 1, "
+            "Use log2(rank + 1) with rank starting at 1, "
             "or log2(i + 2) with a 0-based index i.",
             lambda grades, k: _dcg_with(grades, k, shift=2),
         ),
+        _LOG2_OF_ONE,
         Mistake(
             "log10 instead of log2",
             "math.log10 shrinks every discount's log by the same factor; the discount is 1/log2(rank + 1).",
@@ -127,8 +141,11 @@ q2 = FunctionQuestion(
     function_name="ndcg",
     reference=_helpers(_ndcg_at_k),
     cases=_CASES,
+    uses=[q1],
+    value_range=(0.0, 1.0, "NDCG@k"),
     hints=[
-        "The ideal order is the grades sorted best first: sorted(grades, reverse=True). Cut it at k too.",
+        "Use the dcg you passed in twice: dcg(grades, k) for the list, and dcg of the ideal order for IDCG. "
+        "The ideal order is the grades sorted best first: sorted(grades, reverse=True).",
         "Sort the WHOLE list before cutting: "
         "a great item at rank k + 3 belongs at the top of the ideal list.",
     ],
@@ -146,8 +163,16 @@ q2 = FunctionQuestion(
         ),
         Mistake(
             "ideal sorted worst first",
-            "The ideal ranking puts the highest grade first: sorted(grades, reverse=True).",
+            "sorted(grades) is ascending, so the 'ideal' puts the worst grades first, its DCG is too small "
+            "and NDCG can exceed 1. The ideal ranking puts the highest grade first: "
+            "sorted(grades, reverse=True).",
             lambda grades, k: _dcg_with(grades, k) / _dcg_with(sorted(grades), k),
+        ),
+        Mistake(
+            "ideal sorted worst first (top k only)",
+            "sorted(grades[:k]) is ascending and sees only the top k: sort ALL the grades best first, "
+            "sorted(grades, reverse=True), then cut at k.",
+            lambda grades, k: _dcg_with(grades, k) / _dcg_with(sorted(grades[:k]), k),
         ),
         Mistake(
             "IDCG not cut at k",
@@ -185,10 +210,10 @@ q3 = FunctionQuestion(
     mistakes=[
         Mistake(
             "2^rel instead of 2^rel - 1",
-            "With 2**g an irrelevant item still gains 2**0 = 1 (the formula as seed 003 prints it); "
-            "the usual exponential gain is 2**g - 1.",
+            "With 2**g an irrelevant item still gains 2**0 = 1; the usual exponential gain is 2**g - 1.",
             lambda grades, k: _dcg_with(grades, k, gain=lambda g: 2**g),
         ),
+        _LOG2_OF_ONE,
         Mistake(
             "linear gain",
             "That is q1's DCG. Exponential gain uses 2**g - 1 instead of g.",

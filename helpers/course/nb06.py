@@ -18,9 +18,8 @@ from helpers.checking.questions import (
     ValueQuestion,
     format_value,
 )
-from helpers.course.examples import SEED001_K, SEED001_LOO_TARGET, SEED001_P
 
-__all__ = ["q1", "q2", "q3", "loo_ndcg", "cliff_score", "seed001_loo_ndcg"]
+__all__ = ["q1", "q2", "q3", "loo_ndcg", "cliff_score", "mean_loo_ndcg", "THREE_USERS"]
 
 
 def _as_lists(r, k):
@@ -71,8 +70,8 @@ q1 = FunctionQuestion(
     mistakes=[
         Mistake(
             "0- vs 1-based rank",
-            "log2(r + 2) with a 1-based r scores rank r as rank r + 1: exactly seed 001's leave-one-out bug "
-            "(0.4307 instead of 0.5 at r = 3).",
+            "log2(r + 2) with a 1-based r scores rank r as rank r + 1 (0.4307 instead of 0.5 at r = 3). "
+            "Use log2(r + 1) with the 1-based rank r.",
             lambda r, k: 0.0 if r is None or r > k else 1 / math.log2(r + 2),
         ),
         Mistake(
@@ -101,34 +100,62 @@ q1 = FunctionQuestion(
 )
 
 
-def seed001_loo_ndcg():
-    """Seed 001's leave-one-out NDCG@5: the held-out item 2 is at rank 3."""
-    r = SEED001_P.index(SEED001_LOO_TARGET) + 1  # list.index is 0-based, ranks are 1-based
-    return 1 / math.log2(r + 1) if r <= SEED001_K else 0.0
+#: Leave-one-out ranks of the held-out item for three users at K = 10 (None: not in the list).
+THREE_USERS = (4, None, 1)
+_K = 10
+
+
+def mean_loo_ndcg():
+    """Mean NDCG@10 of three users whose held-out items are at rank 4, not listed, and rank 1."""
+    scores = [0.0 if r is None or r > _K else 1 / math.log2(r + 1) for r in THREE_USERS]
+    return sum(scores) / len(scores)  # the user with no hit scores 0 and still counts
+
+
+def _mean_of(score, users=THREE_USERS):
+    return lambda: sum(score(r) for r in users) / len(users)
+
+
+def _listed(score):
+    return lambda r: 0.0 if r is None or r > _K else score(r)
 
 
 q2 = ValueQuestion(
     id="06.q2",
-    title="seed 001's leave-one-out NDCG@5, corrected",
-    prompt="NDCG@5 of seed 001's ranking P with held-out item 2, to 4 decimals (or exactly)",
-    reference=lambda: _ndcg_at_k(SEED001_P, {SEED001_LOO_TARGET}, SEED001_K),
+    title="mean leave-one-out NDCG@10 of three users",
+    prompt="the mean NDCG@10 of three users whose held-out items sit at rank 4, outside the top 10, and at "
+    "rank 1, to 4 decimals (or exactly)",
+    reference=_mean_of(lambda r: _reference(r, _K)),
     decimals=4,
     hints=[
-        "Find the rank of item 2 in P (1-based), then use 1/log2(r + 1).",
-        "P.index(2) is 0-based: add 1 to get the rank.",
+        "With one relevant item, NDCG@10 is 1/log2(r + 1) if r <= 10, else 0. Score each user, then average.",
+        "The user whose item is not in the top 10 scores 0 and is still one of the three users.",
     ],
-    solution_code=seed001_loo_ndcg,
+    solution_code=mean_loo_ndcg,
     mistakes=[
         Mistake(
-            "0- vs 1-based rank",
-            "1/log2(r + 2) with the 1-based rank r = 3 is seed 001's printed 0.4307; "
-            "the rank-3 score is 1/log2(4).",
-            lambda: 1 / math.log2(SEED001_P.index(SEED001_LOO_TARGET) + 1 + 2),
+            "a user with no hit left out of the mean",
+            "The second user scores 0, and the mean is over all three users: divide by 3.",
+            _mean_of(_listed(lambda r: 1 / math.log2(r + 1)), users=(4, 1)),
         ),
         Mistake(
-            "0- vs 1-based rank (index used as the rank)",
-            "P.index(2) = 2 is a 0-based position; the rank is 3.",
-            lambda: 1 / math.log2(SEED001_P.index(SEED001_LOO_TARGET) + 1),
+            "0- vs 1-based rank",
+            "log2(r + 2) with a 1-based rank r scores rank r as rank r + 1; the discount is 1/log2(r + 1).",
+            _mean_of(_listed(lambda r: 1 / math.log2(r + 2))),
+        ),
+        Mistake(
+            "that is MRR",
+            "1/r is reciprocal rank. NDCG's discount is 1/log2(r + 1).",
+            _mean_of(_listed(lambda r: 1 / r)),
+        ),
+        Mistake(
+            "that is the hit ratio",
+            "Hit@10 scores every listed rank 1. NDCG discounts rank r by 1/log2(r + 1).",
+            _mean_of(_listed(lambda r: 1.0)),
+        ),
+        Mistake(
+            "ln instead of log2",
+            "The discount is 1/log2(r + 1) (math.log2), not the natural log.",
+            _mean_of(_listed(lambda r: 1 / math.log(r + 1))),
         ),
     ],
 )
@@ -228,7 +255,7 @@ q3 = PropertyQuestion(
     mistakes=[
         Mistake(
             "that is reciprocal rank",
-            "1/r drops only 1/k at the cliff (0.1 at k = 10): the gap seed 002 finds too small.",
+            "1/r drops only 1/k at the cliff (0.1 at k = 10): the small gap this question is about.",
             lambda r, k: 0.0 if r is None or r > k else 1 / r,
         ),
         Mistake(

@@ -6,6 +6,11 @@ offline, in JupyterLab, in Binder and in CI alike. The path is the
 ``~/.local/share/topk-course/progress.json``. ``TOPK_COURSE_PROGRESS=off``
 keeps the record in memory only.
 
+Each question keeps its **best** result and the **history** of its checks: a
+correct answer followed by another, wrong, try still counts as solved, and the
+summary shows the tries in order. Files of the earlier format (the last outcome
+only) are read as a one-try history.
+
 Nothing here may break a lesson: an unreadable, corrupt or unwritable file is
 reported once in the summary and the record carries on in memory.
 """
@@ -19,13 +24,16 @@ from pathlib import Path
 
 from .catalogue import NOTEBOOKS, load_all
 
-__all__ = ["progress_path", "record", "load", "reset_progress", "progress", "Progress"]
+__all__ = ["progress_path", "record", "load", "history", "reset_progress", "progress", "Progress"]
 
 ENV_VAR = "TOPK_COURSE_PROGRESS"
-_FORMAT = 1
+_FORMAT = 2
 _RANK = {"not attempted": 0, "incorrect": 1, "correct": 2}
+#: Attempts kept per question (the oldest are dropped; the best result is kept apart).
+HISTORY_LIMIT = 50
 
-_memory: dict[str, str] = {}
+#: question id -> {"best": outcome, "history": [outcome, ...]} (this session's view, merged with the file)
+_memory: dict[str, dict] = {}
 _problem: str | None = None
 
 
@@ -53,59 +61,103 @@ def progress_path() -> Path | None:
     return Path.home() / ".local" / "share" / "topk-course" / "progress.json"
 
 
-def _read(path: Path) -> dict[str, str]:
-    """The stored outcomes; an unreadable file gives ``{}`` and notes the problem."""
+def _entry(value) -> dict | None:
+    """One question's stored record, validated: ``{"best", "history"}``, or None if unusable.
+
+    Format 1 stored the last outcome only (a string); it becomes a one-attempt history.
+    """
+    if isinstance(value, str):
+        return {"best": value, "history": [value]} if value in _RANK else None
+    if not isinstance(value, dict):
+        return None
+    history = (
+        [o for o in value.get("history", []) if o in _RANK] if isinstance(value.get("history"), list) else []
+    )
+    best = value.get("best")
+    if best not in _RANK:
+        best = max(history, key=_RANK.get, default=None)
+    return None if best is None else {"best": best, "history": history[-HISTORY_LIMIT:]}
+
+
+def _read(path: Path) -> dict[str, dict]:
+    """The stored records; an unreadable file gives ``{}`` and notes the problem."""
     global _problem
     if not path.exists():
         return {}
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        outcomes = data["outcomes"]
-        if not isinstance(outcomes, dict):
-            raise ValueError("outcomes is not a mapping")
-        return {str(k): v for k, v in outcomes.items() if v in _RANK}
+        records = data["questions"] if "questions" in data else data["outcomes"]
+        if not isinstance(records, dict):
+            raise ValueError("the records are not a mapping")
     except (OSError, ValueError, KeyError, TypeError) as error:
         _problem = f"the progress file could not be read ({type(error).__name__}); keeping progress in memory"
         return {}
+    entries = {str(k): _entry(v) for k, v in records.items()}
+    return {k: v for k, v in entries.items() if v is not None}
 
 
-def load() -> dict[str, str]:
-    """All recorded outcomes: question id -> outcome (file and memory merged)."""
+def _records() -> dict[str, dict]:
+    """Every record: the file's, with this session's attempts merged in."""
     path = progress_path()
     stored = _read(path) if path is not None else {}
     return _merge(stored, _memory)
 
 
-def _merge(old: dict[str, str], new: dict[str, str]) -> dict[str, str]:
-    merged = dict(old)
-    for key, outcome in new.items():
-        # a re-run of an untouched stub never erases an attempt
-        if outcome != "not attempted" or key not in merged:
-            merged[key] = outcome
+def load() -> dict[str, str]:
+    """The best outcome of every attempted question: question id -> outcome."""
+    return {qid: entry["best"] for qid, entry in _records().items()}
+
+
+def history(question_id: str) -> list[str]:
+    """The outcomes of a question's checks, oldest first (at most :data:`HISTORY_LIMIT`)."""
+    entry = _records().get(question_id)
+    return list(entry["history"]) if entry else []
+
+
+def _merge(old: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
+    """``old`` with the records of ``new``; a longer history (a superset, from this session) wins."""
+    merged = {k: {"best": v["best"], "history": list(v["history"])} for k, v in old.items()}
+    for key, entry in new.items():
+        before = merged.get(key)
+        if before is None or len(entry["history"]) >= len(before["history"]):
+            history_ = list(entry["history"])
+        else:
+            history_ = before["history"]
+        best = max([entry["best"], *([before["best"]] if before else [])], key=_RANK.get)
+        merged[key] = {"best": best, "history": history_[-HISTORY_LIMIT:]}
     return merged
 
 
+def _attempt(entry: dict | None, outcome: str) -> dict:
+    """The record after one more attempt: the history grows, the best result never drops."""
+    history_ = [*(entry["history"] if entry else []), outcome][-HISTORY_LIMIT:]
+    best = outcome if entry is None else max(entry["best"], outcome, key=_RANK.get)
+    return {"best": best, "history": history_}
+
+
 def record(question_id: str, outcome: str) -> None:
-    """Store one outcome; never raises (falls back to memory).
+    """Store one attempt; never raises (falls back to memory).
 
     "not attempted" is never written: it is what a question with no record
     shows anyway, so running an untouched notebook (or ``make test``)
     leaves the progress file alone.
     """
     global _problem
-    if outcome == "not attempted":
+    if outcome not in _RANK or outcome == "not attempted":
         return
-    _memory.update(_merge(_memory, {question_id: outcome}))
     path = progress_path()
+    stored = _read(path) if path is not None else {}
+    current = _merge(stored, _memory).get(question_id)
+    _memory[question_id] = _attempt(current, outcome)
     if path is None:
         return
     try:
-        merged = _merge(_read(path), {question_id: outcome})
+        merged = _merge(stored, {question_id: _memory[question_id]})
         path.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.NamedTemporaryFile(
             "w", dir=path.parent, prefix=".progress-", suffix=".tmp", delete=False, encoding="utf-8"
         ) as handle:
-            json.dump({"format": _FORMAT, "outcomes": dict(sorted(merged.items()))}, handle, indent=1)
+            json.dump({"format": _FORMAT, "questions": dict(sorted(merged.items()))}, handle, indent=1)
             temp = handle.name
         os.replace(temp, path)
     except OSError as error:
@@ -132,14 +184,22 @@ class Progress:
 
     Attributes
     ----------
-    rows : list of (notebook, question id, outcome)
+    rows : list of (notebook, question id, best outcome)
+    histories : dict
+        Question id -> the outcomes of its checks, oldest first.
     done, total : int
-        Questions answered correctly, and all questions.
+        Questions answered correctly (at least once), and all questions.
     """
 
-    def __init__(self, rows: list[tuple[str, str, str]], note: str | None):
+    def __init__(
+        self,
+        rows: list[tuple[str, str, str]],
+        note: str | None,
+        histories: dict[str, list[str]] | None = None,
+    ):
         self.rows = rows
         self.note = note
+        self.histories = histories or {}
         self.total = len(rows)
         self.done = sum(1 for _, _, outcome in rows if outcome == "correct")
 
@@ -151,11 +211,21 @@ class Progress:
                 lines.append(f"  {notebook}")
                 current = notebook
             mark = {"correct": "[x]", "incorrect": "[!]"}.get(outcome, "[ ]")
-            lines.append(f"    {mark} {qid.split('.', 1)[1]}: {outcome}")
-        lines.append("Legend: [x] correct, [!] tried but not correct yet, [ ] not attempted.")
+            lines.append(f"    {mark} {qid.split('.', 1)[1]}: {outcome}{_tries(self.histories.get(qid, []))}")
+        lines.append(
+            "Legend: [x] solved (the best of your tries), [!] tried but not correct yet, [ ] not attempted."
+        )
         if self.note:
             lines.append(f"Note: {self.note}.")
         return "\n".join(lines)
+
+
+def _tries(history_: list[str]) -> str:
+    """The text `` (3 tries: incorrect, correct, incorrect)`` for a history; empty for none."""
+    if not history_:
+        return ""
+    shown = history_ if len(history_) <= 6 else ["...", *history_[-5:]]
+    return f" ({len(history_)} {'try' if len(history_) == 1 else 'tries'}: {', '.join(shown)})"
 
 
 def progress() -> Progress:
@@ -179,9 +249,9 @@ def progress() -> Progress:
     load_all()  # the question modules register themselves on import
     from helpers.checking.questions import QUESTIONS
 
-    outcomes = load()
+    records = _records()
     rows = []
     for qid in sorted(QUESTIONS):
         notebook = NOTEBOOKS.get(qid.split(".", 1)[0], qid.split(".", 1)[0])
-        rows.append((notebook, qid, outcomes.get(qid, "not attempted")))
-    return Progress(rows, _problem)
+        rows.append((notebook, qid, records[qid]["best"] if qid in records else "not attempted"))
+    return Progress(rows, _problem, {qid: entry["history"] for qid, entry in records.items()})

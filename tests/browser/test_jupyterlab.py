@@ -65,11 +65,11 @@ ANSWERS = {
         ),
     ],
     "03-average-precision.ipynb": [
-        Answer("q3.check(case_a)", "case_a = 0.76\n\nq3.check(case_a)\n", "Correct: that is the value"),
+        Answer("q3.check(list_a)", "list_a = 0.5667\n\nq3.check(list_a)\n", "Correct: that is the value"),
         Answer(
-            "q3.check(case_a)",
-            "case_a = 0.75\n\nq3.check(case_a)\n",
-            "Recognised mistake: truncated to 0.75 (the seed's value).",
+            "q3.check(list_a)",
+            "list_a = 34 / 45\n\nq3.check(list_a)\n",
+            "Recognised mistake: wrong AP denominator: hits in the top k.",
         ),
     ],
     "15-unobserved-is-not-irrelevant.ipynb": [

@@ -38,10 +38,20 @@ def test_every_notebook_with_exercises_has_questions():
         assert (notebooks / f"{name}.ipynb").exists(), name
 
 
+def _uses(q):
+    """The reference solutions of the questions ``q`` builds on (05.q2 takes the learner's dcg)."""
+    return tuple(u.solution_code for u in getattr(q, "uses", ()))
+
+
+def _check(q, answer, **options):
+    """``q.check`` as a learner who solved the earlier questions calls it."""
+    return q.check(answer, *_uses(q), **options)
+
+
 @pytest.mark.parametrize("qid", sorted(QUESTIONS))
 def test_reference_solution_is_correct(qid):
     q = QUESTIONS[qid]
-    result = q.check(q.answer_from(q.solution_code))
+    result = _check(q, q.answer_from(q.solution_code))
     assert result.outcome == checks.CORRECT, result.message
     assert result.message.startswith("Correct")
     assert bool(result) is True
@@ -50,7 +60,7 @@ def test_reference_solution_is_correct(qid):
 @pytest.mark.parametrize("qid", sorted(QUESTIONS))
 def test_untouched_stub_is_not_attempted(qid):
     q = QUESTIONS[qid]
-    result = q.check(q.stub())
+    result = _check(q, q.stub())
     assert result.outcome == checks.NOT_ATTEMPTED
     assert result.message.startswith("Not attempted")
     assert bool(result) is False
@@ -70,9 +80,9 @@ def test_stub_variants_are_not_attempted(qid):
     def raises(*args):
         raise NotImplementedError
 
-    assert q.check(with_pass).outcome == checks.NOT_ATTEMPTED
+    assert _check(q, with_pass).outcome == checks.NOT_ATTEMPTED
     if isinstance(q, FunctionQuestion):
-        assert q.check(raises).outcome == checks.NOT_ATTEMPTED
+        assert _check(q, raises).outcome == checks.NOT_ATTEMPTED
 
 
 @pytest.mark.parametrize("qid", sorted(QUESTIONS))
@@ -80,7 +90,7 @@ def test_each_known_mistake_is_named(qid):
     q = QUESTIONS[qid]
     assert len(q.mistakes) >= 2, "every question needs at least two known-wrong answers"
     for mistake in q.mistakes:
-        result = q.check(q.answer_from(mistake.function))
+        result = _check(q, q.answer_from(mistake.function))
         assert result.outcome == checks.INCORRECT, (mistake.label, result.message)
         assert result.mistake == mistake.label
         assert f"Recognised mistake: {mistake.label}." in result.message
@@ -98,7 +108,7 @@ def _expected_texts(value):
 def test_incorrect_message_never_shows_the_expected_value(qid):
     q = QUESTIONS[qid]
     for mistake in q.mistakes:
-        message = q.check(q.answer_from(mistake.function)).message
+        message = _check(q, q.answer_from(mistake.function)).message
         if isinstance(q, FunctionQuestion):
             failing = [
                 args
@@ -128,7 +138,7 @@ def test_function_question_cases_are_sound(qid):
     # the reference and the solution agree, and every case is a float-returning call
     for args in q.cases:
         ref = q.reference(*args)
-        assert _core._same(q.solution_code(*args), ref), args
+        assert _core._same(q.solution_code(*args, *_uses(q)), ref), args
 
 
 @pytest.mark.parametrize("qid", sorted(QUESTIONS))
@@ -150,7 +160,7 @@ def test_hints_and_solution(qid):
     exec(compile(shown, f"<{qid} solution>", "exec"), namespace)
     rebuilt = namespace[q.solution_code.__name__]
     assert rebuilt is not q.solution_code
-    assert q.check(q.answer_from(rebuilt), record=False).outcome == checks.CORRECT
+    assert _check(q, q.answer_from(rebuilt), record=False).outcome == checks.CORRECT
     assert q.name in repr(q)
 
 
@@ -301,7 +311,10 @@ def test_progress_records_outcomes_in_the_file(progress_file):
     q1.check(q1.stub())
     assert not progress_file.exists()  # an untouched stub writes nothing
     q1.check(q1.mistakes[0].function)
-    assert json.loads(progress_file.read_text())["outcomes"]["02.q1"] == "incorrect"
+    assert json.loads(progress_file.read_text())["questions"]["02.q1"] == {
+        "best": "incorrect",
+        "history": ["incorrect"],
+    }
     q1.check(q1.solution_code)
     summary = checks.progress()
     assert summary.done == 1
@@ -318,9 +331,46 @@ def test_rerunning_a_stub_does_not_erase_an_attempt(progress_file):
     q1.check(q1.solution_code)
     q1.check(q1.stub())
     assert checks.progress().done == 1
-    # a later wrong attempt is the current state
+    assert _progress.history("02.q1") == ["correct"]
+
+
+def test_a_wrong_try_after_a_right_one_keeps_the_question_solved(progress_file, monkeypatch):
+    from helpers.course.nb02 import q1
+
     q1.check(q1.mistakes[0].function)
-    assert checks.progress().done == 0
+    q1.check(q1.solution_code)
+    q1.check(q1.mistakes[1].function)  # one more try, wrong
+    summary = checks.progress()
+    assert summary.done == 1
+    assert "[x] q1: correct (3 tries: incorrect, correct, incorrect)" in repr(summary)
+    assert summary.histories["02.q1"] == ["incorrect", "correct", "incorrect"]
+    stored = json.loads(progress_file.read_text())["questions"]["02.q1"]
+    assert stored == {"best": "correct", "history": ["incorrect", "correct", "incorrect"]}
+    monkeypatch.setattr(_progress, "_memory", {})  # a new session reads the same from the file
+    assert _progress.load()["02.q1"] == "correct"
+    assert _progress.history("02.q1") == ["incorrect", "correct", "incorrect"]
+
+
+def test_history_is_capped_and_keeps_the_best(progress_file, monkeypatch):
+    from helpers.course.nb02 import q1
+
+    q1.check(q1.solution_code)
+    for _ in range(_progress.HISTORY_LIMIT + 5):
+        q1.check(q1.mistakes[0].function)
+    assert len(_progress.history("02.q1")) == _progress.HISTORY_LIMIT
+    assert "correct" not in _progress.history("02.q1")  # the right try has scrolled out of the history...
+    assert checks.progress().done == 1  # ...but the best result stays
+    assert "(55 tries" not in repr(checks.progress()) and "..., incorrect" in repr(checks.progress())
+
+
+def test_a_progress_file_of_the_first_format_is_read(progress_file):
+    progress_file.write_text(json.dumps({"format": 1, "outcomes": {"02.q1": "correct", "03.q1": "bogus"}}))
+    assert _progress.load() == {"02.q1": "correct"}
+    assert _progress.history("02.q1") == ["correct"]
+    from helpers.course.nb02 import q1
+
+    q1.check(q1.mistakes[0].function)  # rewritten in the new format, the old result kept as the best
+    assert json.loads(progress_file.read_text())["questions"]["02.q1"]["best"] == "correct"
 
 
 def test_progress_survives_a_new_session(progress_file, monkeypatch):
@@ -411,3 +461,69 @@ def test_question_ids_follow_the_module_and_duplicates_are_rejected():
     with pytest.raises(ValueError, match="used twice"):
         impostor.__post_init__()
     assert Q.QUESTIONS["02.q1"] is first
+
+
+# ------------------------------------------------------------------ 05.q2 builds on the learner's own dcg
+def _right_dcg(grades, k):
+    return sum(g / math.log2(i + 1) for i, g in enumerate(grades[:k], start=1))
+
+
+def _wrong_dcg(grades, k):
+    return sum(g / math.log(i + 1) for i, g in enumerate(grades[:k], start=1))
+
+
+def test_ndcg_uses_the_dcg_passed_in_never_a_stale_global(progress_file):
+    from helpers.course.nb05 import q2
+
+    namespace = {"dcg": _wrong_dcg}  # a stale global of the same name, as a notebook can hold
+    exec(
+        "def ndcg(grades, k, dcg):\n    return dcg(grades, k) / dcg(sorted(grades, reverse=True), k)\n",
+        namespace,
+    )
+    result = q2.check(namespace["ndcg"], _right_dcg)
+    assert result.outcome == checks.CORRECT, result.message
+    assert "ndcg(" in q2._call_text(([1, 2], 2)) and q2._call_text(([1, 2], 2)).endswith(", dcg)")
+
+
+def test_ndcg_waits_for_a_correct_dcg_and_says_so(progress_file):
+    from helpers.course.nb05 import q2
+
+    def ndcg(grades, k, dcg):
+        return dcg(grades, k) / dcg(sorted(grades, reverse=True), k)
+
+    missing = q2.check(ndcg)
+    assert missing.outcome == checks.NOT_ATTEMPTED and "q2.check(ndcg, dcg)" in missing.message
+    wrong = q2.check(ndcg, _wrong_dcg)
+    assert wrong.outcome == checks.NOT_ATTEMPTED
+    assert "q1.check(dcg) does not say Correct yet" in wrong.message and "05.q1" in wrong.message
+    assert checks.progress().done == 0 and "05.q2" not in _progress.load()  # nothing recorded
+
+
+def test_ndcg_reading_a_global_dcg_is_told_to_take_it_as_a_parameter(progress_file):
+    from helpers.course.nb05 import q2
+
+    def ndcg(grades, k):
+        return _right_dcg(grades, k) / _right_dcg(sorted(grades, reverse=True), k)
+
+    result = q2.check(ndcg, _right_dcg)
+    assert result.outcome == checks.INCORRECT
+    assert "def ndcg(grades, k, dcg):" in result.message and "not a global" in result.message
+
+
+def test_ndcg_above_one_is_pointed_out(progress_file):
+    from helpers.course.nb05 import q2
+
+    def ndcg(grades, k, dcg):
+        return dcg(grades, k) / dcg(sorted(grades), k)  # ascending: the 'ideal' is the worst order
+
+    result = q2.check(ndcg, _right_dcg)
+    assert result.outcome == checks.INCORRECT
+    assert "Out of range: NDCG@k always lies between 0 and 1." in result.message
+    assert result.mistake == "ideal sorted worst first"
+
+
+def test_a_question_that_builds_on_nothing_refuses_extra_functions(progress_file):
+    from helpers.course.nb05 import q1
+
+    result = q1.check(_right_dcg, _right_dcg)
+    assert result.outcome == checks.INCORRECT and "q1.check(dcg)" in result.message

@@ -326,6 +326,7 @@ def _catalogue_04_q1():
         {
             "rank + 1 (0-based index used as rank + 1)": _rr(shift=1),
             "0-based index as the rank": _rr(shift=-1, pick=lambda ranks: _safe_div(1, ranks[0])),
+            "1 / 0-based index (ZeroDivisionError at rank 1)": _rr(shift=-1, pick=lambda ranks: 1 / ranks[0]),
             "last hit": _rr(pick=lambda ranks: 1 / ranks[-1]),
             "mean of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks) / len(ranks)),
             "sum of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks)),
@@ -338,6 +339,8 @@ def _catalogue_04_q1():
         "first hit in whole list (ignores k)": "ignores the cutoff k",
         "rank + 1 (0-based index used as rank + 1)": "0- vs 1-based rank",
         "last hit": "uses the last hit instead of the first",
+        "1 / 0-based index (ZeroDivisionError at rank 1)": "0-based index used as the rank (1 / index)",
+        "0-based index as the rank": "0-based index used as the rank (1 / index)",
         "first hit in ranking[:k - 1]": "one item too few at the cutoff (ranking[:k - 1])",
         "first hit in ranking[:k + 1]": "one item too many at the cutoff (ranking[:k + 1])",
     }
@@ -385,6 +388,7 @@ DISCOUNTS = {
     "log10(i + 1)": lambda i: math.log10(i + 1),
     "log2(i + 2)": lambda i: math.log2(i + 2),
     "log2(max(i, 2))": lambda i: math.log2(max(i, 2)),
+    "log2(i) (ZeroDivisionError at rank 1)": lambda i: math.log2(i),
     "i": lambda i: float(i),
     "1 (no discount: CG)": lambda i: 1.0,
 }
@@ -423,6 +427,7 @@ def _catalogue_05_q1():
         "g / log2(i + 1), grades[:k - 1]": "one item too few at the cutoff (grades[:k - 1])",
         "g / log2(i + 1), grades[:k + 1]": "one item too many at the cutoff (grades[:k + 1])",
         "2^g - 1 / log2(i + 1), grades[:k]": "exponential gain",
+        "g / log2(i) (ZeroDivisionError at rank 1), grades[:k]": "the top rank divided by log2(1) = 0",
     }
     return _named(q, _dcg_family("g"), labels) + _constants(0.0, 1.0) + _public(q, _seed_input)
 
@@ -446,6 +451,20 @@ def _ndcg(gain="g", discount="log2(i + 1)", stop="grades[:k]", ideal="sorted bes
     return f
 
 
+def _with_dcg(function):
+    """A wrong (grades, k) NDCG as the learner writes it for 05.q2: (grades, k, dcg), dcg unused."""
+
+    def ndcg(grades, k, dcg):
+        return function(grades, k)
+
+    return ndcg
+
+
+def _own_dcg_ndcg(ideal):
+    """A learner's NDCG built on the dcg passed in, with a wrong ideal order."""
+    return lambda grades, k, dcg: dcg(grades, k) / dcg(ideal(grades, k), k)
+
+
 def _catalogue_05_q2():
     q = nb05.q2
     family = {}
@@ -466,7 +485,25 @@ def _catalogue_05_q2():
             "one item too few at the cutoff (grades[:k - 1])"
         ),
     }
-    return _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, _seed_input)
+    wrongs = [
+        Wrong(w.name, _with_dcg(w.answer), w.named)
+        for w in _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, _seed_input)
+    ]
+    # the issue's mistakes, written with the learner's own dcg: an ascending ideal gives NDCG > 1
+    wrongs += [
+        Wrong(
+            "your dcg, ideal sorted ascending",
+            _own_dcg_ndcg(lambda g, k: sorted(g)),
+            "ideal sorted worst first",
+        ),
+        Wrong(
+            "your dcg, top k sorted ascending",
+            _own_dcg_ndcg(lambda g, k: sorted(g[:k])),
+            "ideal sorted worst first (top k only)",
+        ),
+        Wrong("your dcg, ideal = the list", _own_dcg_ndcg(lambda g, k: g), "IDCG from the predicted order"),
+    ]
+    return wrongs
 
 
 def _catalogue_05_q3():
@@ -482,6 +519,7 @@ def _catalogue_05_q3():
         "2^g - 1 / log2(i + 2), grades[:k]": "0- vs 1-based rank",
         "2^g - 1 / log2(i + 1), all grades (ignores k)": "ignores the cutoff k",
         "2^g - 1 / log2(i + 1), grades[:k - 1]": "one item too few at the cutoff (grades[:k - 1])",
+        "2^g - 1 / log2(i) (ZeroDivisionError at rank 1), grades[:k]": "the top rank divided by log2(1) = 0",
     }
     return _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, _seed_input)
 
@@ -613,34 +651,48 @@ CATALOGUE: dict[str, list[Wrong]] = {
 CUT = "cut to"  # the rounding-slip wording of helpers.checking.values
 VALUE_CATALOGUE: dict[str, list[Wrong]] = {
     "01.q2": [
-        Wrong("FP and FN swapped", (4, 2, 1), "FP and FN swapped"),
-        Wrong("FN only inside the top K", (4, 1, 0), "FN counted only inside the top K"),
-        Wrong("TN instead of FN", (4, 1, 4993)),
-        Wrong("floats of the wrong counts", (4.0, 2.0, 1.0)),
-        Wrong("list of wrong counts", [4, 1, 1]),
+        Wrong("the worked example's K = 5 counts", (4, 1, 2), "those are the counts at K = 5"),
+        Wrong("FP and FN swapped", (5, 1, 2), "FP and FN swapped"),
+        Wrong("FN only inside the top K", (5, 2, 0), "FN counted only inside the top K"),
+        Wrong("TN instead of FN", (5, 2, 4992)),
+        Wrong("floats of the wrong counts", (4.0, 1.0, 2.0), "those are the counts at K = 5"),
+        Wrong("list of wrong counts", [5, 2, 2]),
         Wrong("constant", (0, 0, 0)),
     ],
     "03.q2": [
-        Wrong("÷ hits", 0.4125, "wrong AP denominator: hits in the top k"),
-        Wrong("÷ k", (1 / 2 + 2 / 4 + 1 / 4 + 2 / 5) / 10, "wrong AP denominator: k"),
-        Wrong("cut, not rounded", 0.27),
-        Wrong("AP of one list only", 1 / 3),
+        Wrong("MAP@5 printed above", 0.275, "that is MAP@5"),
+        Wrong("÷ hits", 0.25, "wrong AP denominator: hits in the top k"),
+        Wrong(
+            "user 2 left out of the mean",
+            1 / 6,
+            "a user with no hit left out of the mean (or a 0-based rank)",
+        ),
+        Wrong("mean of P@1..P@3", (0 + 1 / 2 + 1 / 3) / 3 / 2, "averages P@j over every rank j <= k"),
+        Wrong("rounded to 2 decimals", 0.08),
+        Wrong("÷ k over one list", 1 / 2 / 3),
         Wrong("constant", 0.0),
     ],
     "03.q3": [
-        Wrong("the seed's truncated 0.75", 0.75, "truncated to 0.75 (the seed's value)"),
-        Wrong("cut to 3 decimals", 0.755, CUT),
-        Wrong("rounded to 1 decimal", 0.8),
-        Wrong("÷ min(K, |R|)", 34 / 45 * 3 / 5),
-        Wrong("case B", 8 / 15),
-        Wrong("0- vs 1-based rank", (1 / 2 + 2 / 4 + 3 / 6) / 3, "0- vs 1-based rank"),
+        Wrong("÷ hits, as printed above", 34 / 45, "wrong AP denominator: hits in the top k"),
+        Wrong("÷ hits, rounded", 0.7556, "wrong AP denominator: hits in the top k"),
+        Wrong("÷ K", 34 / 75, "wrong AP denominator: k"),
+        Wrong(
+            "mean of P@1..P@5", (1 + 1 / 2 + 2 / 3 + 2 / 4 + 3 / 5) / 5, "averages P@j over every rank j <= k"
+        ),
+        Wrong("cut to 4 decimals", 0.5666, CUT),
+        Wrong("rounded to 1 decimal", 0.6),
+        Wrong("list B", (1 / 2 + 2 / 4 + 3 / 5) / 4),
     ],
     "06.q2": [
-        Wrong("seed 001's printed value", 0.43067655807339306, "0- vs 1-based rank"),
-        Wrong("seed's value rounded", 0.4307, "0- vs 1-based rank"),
-        Wrong("index as rank", 1 / math.log2(3), "0- vs 1-based rank (index used as the rank)"),
-        Wrong("RR instead of NDCG", 1 / 3),
-        Wrong("ln", 1 / math.log(4)),
+        Wrong(
+            "miss left out of the mean", (1 / math.log2(5) + 1) / 2, "a user with no hit left out of the mean"
+        ),
+        Wrong("log2(r + 2)", (1 / math.log2(6) + 1 / math.log2(3)) / 3, "0- vs 1-based rank"),
+        Wrong("MRR", (1 / 4 + 1) / 3, "that is MRR"),
+        Wrong("HR", 2 / 3, "that is the hit ratio"),
+        Wrong("ln", (1 / math.log(5) + 1 / math.log(2)) / 3, "ln instead of log2"),
+        Wrong("rank 4's NDCG alone", 1 / math.log2(5)),
+        Wrong("cut to 4 decimals", 0.4768, CUT),
         Wrong("constant 1", 1.0),
     ],
     "08.q3": [
@@ -724,9 +776,10 @@ RIGHT: dict[str, list[tuple[str, object]]] = {
         ),
     ],
     "05.q2": [
-        ("ln in DCG and IDCG", _ndcg(discount="ln(i + 1)")),
-        ("log10 in both", _ndcg(discount="log10(i + 1)")),
+        ("ln in DCG and IDCG", _with_dcg(_ndcg(discount="ln(i + 1)"))),
+        ("log10 in both", _with_dcg(_ndcg(discount="log10(i + 1)"))),
         ("numpy float", _np_float(nb05.ndcg)),
+        ("with the dcg passed in", _own_dcg_ndcg(lambda g, k: sorted(g, reverse=True))),
     ],
     "05.q3": [
         (
@@ -751,10 +804,10 @@ RIGHT: dict[str, list[tuple[str, object]]] = {
     ],
 }
 VALUE_RIGHT: dict[str, list[object]] = {
-    "01.q2": [(4, 1, 2), [4, 1, 2], (np.int64(4), np.int64(1), np.int64(2)), np.array([4, 1, 2])],
-    "03.q2": [0.275, np.float64(0.275), 0.2750, 11 / 40],
-    "03.q3": [34 / 45, 0.76, 0.756, 0.7556, np.float64(34 / 45)],
-    "06.q2": [0.5, np.float64(0.5), 1 / math.log2(4)],
+    "01.q2": [(5, 2, 1), [5, 2, 1], (np.int64(5), np.int64(2), np.int64(1)), np.array([5, 2, 1])],
+    "03.q2": [1 / 12, np.float64(1 / 12), 0.0833, 0.08333],
+    "03.q3": [34 / 60, 0.5667, 0.56667, np.float64(17 / 30)],
+    "06.q2": [(1 / math.log2(5) + 1) / 3, 0.4769, np.float64(0.47689)],
     "08.q3": [nb08.svd_minus_pop(), round(nb08.svd_minus_pop(), 4), np.float64(nb08.svd_minus_pop())],
     "09.q2": [100 * 49 / 999, 4.905, 4.9049, np.float64(100 * 49 / 999)],
     "09.q3": [nb09.first_rank_below_half(), np.int64(nb09.first_rank_below_half())],
@@ -1056,6 +1109,12 @@ for _qid, _wrongs in {**CATALOGUE, **VALUE_CATALOGUE}.items():
     _q = QUESTIONS[_qid]
     _wrongs += [Wrong(f"attached: {m.label}", _q.answer_from(m.function), m.label) for m in _q.mistakes]
 
+
+def _uses(question):
+    """The right functions a question builds on (05.q2's dcg), as a learner who solved them passes them."""
+    return tuple(q.solution_code for q in getattr(question, "uses", ()))
+
+
 _WRONG_CASES = [(qid, wrong) for qid, wrongs in {**CATALOGUE, **VALUE_CATALOGUE}.items() for wrong in wrongs]
 
 
@@ -1077,7 +1136,7 @@ def test_every_known_mistake_is_in_the_catalogue():
 @pytest.mark.parametrize("qid, wrong", _WRONG_CASES, ids=[f"{q}-{w.name}" for q, w in _WRONG_CASES])
 def test_wrong_answer_is_rejected(qid, wrong):
     q = QUESTIONS[qid]
-    result = q.check(wrong.answer)
+    result = q.check(wrong.answer, *_uses(q))
     assert result.outcome == course.INCORRECT, f"{qid} accepted {wrong.name}: {result.message}"
     if wrong.named == CUT:
         assert CUT in result.message, result.message
@@ -1094,7 +1153,7 @@ _VALUE_RIGHT_CASES = [(qid, v) for qid, values in VALUE_RIGHT.items() for v in v
 
 @pytest.mark.parametrize("qid, name, function", _RIGHT_CASES, ids=[f"{q}-{n}" for q, n, _ in _RIGHT_CASES])
 def test_right_variant_passes(qid, name, function):
-    result = QUESTIONS[qid].check(function)
+    result = QUESTIONS[qid].check(function, *_uses(QUESTIONS[qid]))
     assert result.outcome == course.CORRECT, result.message
 
 
