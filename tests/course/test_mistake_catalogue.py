@@ -605,6 +605,7 @@ def _catalogue_08_q2():
         ),
         "counts the draws less extreme": p(lambda f, o: np.abs(f) <= abs(o) + 1e-12),
         "compares with the signed mean": p(lambda f, o: np.abs(f) >= o - 1e-12),
+        "the median instead of the mean": q.mistakes[3].function,
     }
     labels = {m.label: m.label for m in q.mistakes}
     return _named(q, family, labels) + _constants(0.0, 1.0, 0.05)
@@ -987,6 +988,10 @@ CATALOGUE.update(
             ),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
+        "12.q8": [
+            *[Wrong(m.label, m.function, m.label) for m in nb12.q8.mistakes],
+            *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
+        ],
         "13.q2": [
             Wrong(
                 "log2(rank + 2) with a 1-based rank",
@@ -1006,7 +1011,8 @@ CATALOGUE.update(
                 lambda r, h, k: next((1 / i for i, x in enumerate(r[:k], 1) if x == h), 0.0),
             ),
             Wrong("hit", lambda r, h, k: float(h in r[:k])),
-            Wrong("ranking[:k - 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k - 1)),
+            Wrong("ranking[:k - 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k - 1), "cuts at k - 1"),
+            Wrong("ranking[:k + 1]", lambda r, h, k: nb13.loo_ndcg(r, h, k + 1), "cuts at k + 1"),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
         "15.q2": [
@@ -1021,6 +1027,12 @@ CATALOGUE.update(
             Wrong("divides by |logged|", _ips_at_k(over="|logged|")),
             Wrong("self-normalised over the hits' weights", _ips_at_k(over="sum of weights")),
             Wrong("1 - propensity as the weight", _ips_at_k(weight="1 - p")),
+            Wrong("weights clipped at 10", nb15.q2.mistakes[3].function, "clips the weights"),
+            Wrong(
+                "divides by the list's length",
+                nb15.q2.mistakes[4].function,
+                "divides by the list's length instead of k",
+            ),
             *[Wrong(f"constant {v}", _always(v)) for v in (0.0, 1.0)],
         ],
     }
@@ -1071,6 +1083,7 @@ RIGHT.update(
                 lambda c, t, lp: sum(ci * ti / li for ci, ti, li in zip(c, t, lp, strict=True)) / len(c),
             ),
         ],
+        "12.q8": [("solution", nb12.doubly_robust), ("numpy float", _np_float(nb12.doubly_robust))],
         "12.q6": [
             ("numpy float", _np_float(nb12.pbm_dcg)),
             (
