@@ -85,6 +85,17 @@ def _parser() -> argparse.ArgumentParser:
         help="documents in the collection (for utility)",
     )
     parser.add_argument(
+        "-R",
+        "--Rel_info_format",
+        default="qrels",
+        metavar="FORMAT",
+        help="qrels only (trec_eval's prefs and qrels_jg formats are not read)",
+    )
+    parser.add_argument(
+        "-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only"
+    )
+    parser.add_argument("-Z", "--Zscore", metavar="FILE", help="not supported (trec_eval's z-scores)")
+    parser.add_argument(
         "--convention",
         default="trec_eval",
         metavar="NAME",
@@ -104,7 +115,10 @@ def _is_trec_eval_name(text: str) -> bool:
 def _trec_eval_lines(args, names: list[str]) -> list[str]:
     from . import treceval
 
-    if args.convention not in ("trec_eval", "trec-eval", "treceval"):
+    if args.convention != "trec_eval":
+        from . import conventions
+
+        conventions._library_key(args.convention)  # an unknown name is refused first
         raise ValueError(
             f"trec_eval's measure names ({' '.join(names)}) follow trec_eval's conventions; for "
             f"--convention {args.convention} name the measures as ir_measures does (P@5, AP, nDCG@10, ...)."
@@ -134,6 +148,14 @@ def _ir_measures_lines(args, names: list[str]) -> list[str]:
     return trec.format_trec(values, per_query=args.query_eval_wanted).splitlines()
 
 
+def _supported_formats(args) -> None:
+    if args.Rel_info_format != "qrels" or args.Results_format != "trec_results" or args.Zscore:
+        raise ValueError(
+            "topkeval reads trec_eval's qrels and trec_results formats only; -R prefs, -R qrels_prefs, "
+            "-R qrels_jg, -T and -Z (z-scores) are trec_eval options it does not support."
+        )
+
+
 def _lines(args) -> list[str]:
     given = [m for each in (args.measure or []) for m in each.split()]
     trec_eval_names = [m for m in given if _is_trec_eval_name(m)]
@@ -151,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"topkeval {version('topkeval')}")
         return 0
     try:
+        _supported_formats(args)
         lines = _lines(args)
     except (ValueError, TypeError, OSError) as err:  # topkeval's input errors, unreadable files
         print(f"topkeval: error: {err}", file=sys.stderr)

@@ -490,7 +490,7 @@ class _Scores:
         cuts = np.asarray(cuts)
         bucket = np.searchsorted(cuts, pos, side="right")
         width = len(cuts) + 1
-        sums = np.bincount(q * width + bucket, weights=weights, minlength=self.nq * width)
+        sums = np.bincount(q * width + bucket, weights=weights, minlength=self.nq * width).astype(float)
         return np.cumsum(sums.reshape(self.nq, width), axis=1)[:, :-1]
 
     @cached_property
@@ -725,7 +725,7 @@ def _dcg_parts(s, pairs):
     row_gain, judged_gain = s.gains(pairs)
     dcg = s.per_query(row_gain * s.discount)
     iq, ipos, ig = s.ideal(judged_gain)
-    idcg = np.bincount(iq, weights=ig / np.log2(ipos + 2.0), minlength=s.nq)
+    idcg = np.bincount(iq, weights=ig / np.log2(ipos + 2.0), minlength=s.nq).astype(float)
     return row_gain, dcg, (iq, ipos, ig), idcg
 
 
@@ -785,7 +785,7 @@ def _rndcg(s, pairs):
     )
     ideal_cum = _within(np.cumsum(ig / np.log2(ipos + 2.0)), iq, ipos)
     idcg_before = ideal_cum[boundary]
-    total = np.bincount(bq, weights=dcg_before / idcg_before, minlength=s.nq)
+    total = np.bincount(bq, weights=dcg_before / idcg_before, minlength=s.nq).astype(float)
     count = np.bincount(bq, minlength=s.nq).astype(float)
     tail = (n_pos + 1 < s.r.num_ret) & (idcg > 0)
     total += np.where(tail, _ratio(dcg, idcg), 0.0)
