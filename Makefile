@@ -85,6 +85,7 @@ site: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
+	set -o pipefail; $(PY) -m benchmarks.trec | tee benchmarks/last_run_trec.txt
 
 bench-grading: $(STAMP)
 	$(PY) benchmarks/grading.py

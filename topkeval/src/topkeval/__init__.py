@@ -33,8 +33,6 @@ Submodules:
 0.6309297535714575
 """
 
-from ._docs import fill_pending
-from ._docs import markdown_table as metric_table
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
 from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
 from ._validation import (
@@ -44,23 +42,45 @@ from ._validation import (
     InvalidInputError,
     NoRelevantItemError,
 )
-from .batch import evaluate, evaluate_arrays
-from .conventions import evaluate_as
-from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
-from .metrics import (
-    average_precision_at_k,
-    bpref_at_k,
-    condensed,
-    hit_at_k,
-    hit_ranks_at_k,
-    ips_precision_at_k,
-    ips_recall_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank_at_k,
-)
-from .splits import leave_one_out_split, temporal_split
-from .user_models import err_at_k, rbp_at_k, rbp_residual_at_k
+
+
+def _load_all() -> None:
+    """Import the functions (pandas with them) on first use, so ``python -m topkeval`` starts quickly."""
+    from ._docs import fill_pending
+    from ._docs import markdown_table as metric_table
+    from .batch import evaluate, evaluate_arrays
+    from .conventions import evaluate_as
+    from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
+    from .metrics import (
+        average_precision_at_k,
+        bpref_at_k,
+        condensed,
+        hit_at_k,
+        hit_ranks_at_k,
+        ips_precision_at_k,
+        ips_recall_at_k,
+        precision_at_k,
+        recall_at_k,
+        reciprocal_rank_at_k,
+    )
+    from .splits import leave_one_out_split, temporal_split
+    from .user_models import err_at_k, rbp_at_k, rbp_residual_at_k
+
+    globals().update({name: value for name, value in locals().items() if name in __all__})
+    # the option tables of the docstrings name who uses each value (from the convention table)
+    fill_pending()
+
+
+def __getattr__(name: str):
+    if name in __all__:
+        _load_all()
+        return globals()[name]
+    raise AttributeError(f"module 'topkeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "hit_ranks_at_k",
@@ -98,8 +118,5 @@ __all__ = [
     "DuplicateRecommendationError",
     "DuplicateRelevantError",
 ]
-
-# the option tables of the docstrings name who uses each value (from the convention table)
-fill_pending()
 
 __version__ = "0.3.0"

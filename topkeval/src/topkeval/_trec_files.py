@@ -21,10 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._validation import InvalidInputError
+from ._errors import InvalidInputError
 
 _COMMENT = re.compile(rb"(?m)^[ \t]*#.*(?:\n|$)")
-_IRREGULAR = re.compile(rb"\t|  |^ |\n |\r| \n| $")
+#: byte patterns the single-space reader cannot take (tabs, runs of spaces, spaces at a line's ends, CR)
+_IRREGULAR = (b"\t", b"  ", b"\n ", b" \n", b"\r")
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def _read_bytes(path: str | os.PathLike, what: str) -> bytes:
         raise InvalidInputError(
             f"cannot read the {what} file {str(path)!r}: {err.strerror or err}."
         ) from None
-    if _COMMENT.search(data):
+    if b"#" in data and _COMMENT.search(data):
         data = _COMMENT.sub(b"", data)
     if not data.strip():
         raise InvalidInputError(f"the {what} file {str(path)!r} is empty (no line to score).")
@@ -54,7 +55,7 @@ def _read_bytes(path: str | os.PathLike, what: str) -> bytes:
 
 def _with_pyarrow(data: bytes, n_columns: int, numeric: int, integer: bool):
     """The columns by pyarrow's multi-threaded reader; None without pyarrow or for an irregular layout."""
-    if _IRREGULAR.search(data):
+    if any(pattern in data for pattern in _IRREGULAR) or data.startswith(b" ") or data.endswith(b" "):
         return None
     try:
         import pyarrow as pa
@@ -73,7 +74,26 @@ def _with_pyarrow(data: bytes, n_columns: int, numeric: int, integer: bool):
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # let the pandas route find the line and say what is wrong
-    return [table.column(i).combine_chunks() for i in range(n_columns)]
+    columns = [table.column(i).combine_chunks() for i in range(n_columns)]
+    return None if columns[numeric].null_count else columns
+
+
+def arrow_numbers(array) -> np.ndarray:
+    """A pyarrow array of numbers without nulls as numpy, zero-copy.
+
+    Read from its data buffer: ``to_numpy`` would load pyarrow's pandas shim,
+    which imports pandas (a second of start-up) when it is installed.
+    """
+    values = np.frombuffer(array.buffers()[1], dtype=np.dtype(str(array.type)))
+    return values[array.offset : array.offset + len(array)]
+
+
+def arrow_take(array, rows: np.ndarray):
+    """``array.take(rows)`` with the indices handed over as a buffer (see :func:`arrow_numbers`)."""
+    import pyarrow as pa
+
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
+    return array.take(pa.Array.from_buffers(pa.int64(), len(rows), [None, pa.py_buffer(rows)]))
 
 
 def _with_pandas(data: bytes, n_columns: int, name: str, what: str):
@@ -120,7 +140,7 @@ def _with_python(data: bytes, n_columns: int, name: str, what: str):
 
 def _numbers(column, name: str, what: str, integer: bool) -> np.ndarray:
     if not isinstance(column, np.ndarray):
-        return column.to_numpy(zero_copy_only=False)
+        return arrow_numbers(column)
     import pandas as pd
 
     values = pd.to_numeric(pd.Series(column), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
@@ -191,15 +211,17 @@ def dense_codes(first, second) -> tuple[np.ndarray, np.ndarray, int]:
     else:
         import pyarrow.compute as pc
 
-        codes = pc.rank(both, sort_keys="ascending", tiebreaker="dense").to_numpy().astype(np.int64) - 1
-        count = int(codes.max()) + 1 if len(codes) else 0
+        encoded = pc.dictionary_encode(both)  # hashing: one pass; then only the distinct strings are sorted
+        order = arrow_numbers(pc.rank(encoded.dictionary, sort_keys="ascending", tiebreaker="dense"))
+        codes = (order.astype(np.int64) - 1)[arrow_numbers(encoded.indices)]
+        count = len(encoded.dictionary)
     return codes[: len(first)], codes[len(first) :], count
 
 
 def _concat(first, second):
     if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
         as_numpy = [
-            c if isinstance(c, np.ndarray) else c.to_numpy(zero_copy_only=False) for c in (first, second)
+            c if isinstance(c, np.ndarray) else np.array(c.to_pylist(), dtype=object) for c in (first, second)
         ]
         return np.concatenate(as_numpy)
     import pyarrow as pa

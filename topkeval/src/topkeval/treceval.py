@@ -50,7 +50,7 @@ from functools import cached_property
 import numpy as np
 
 from . import _trec_files
-from ._validation import InvalidInputError
+from ._errors import InvalidInputError
 
 __all__ = ["Options", "Measure", "parse_measures", "evaluate", "format_lines", "MEASURES", "NICKNAMES"]
 
@@ -444,7 +444,7 @@ def _names(column, codes: np.ndarray, wanted: np.ndarray) -> list[str]:
     rows = first[wanted]
     if isinstance(column, np.ndarray):
         return [str(column[i]) for i in rows]
-    return [str(v) for v in column.take(rows).to_pylist()]
+    return [str(v) for v in _trec_files.arrow_take(column, rows).to_pylist()]
 
 
 def _value(column, row: int) -> str:
