@@ -96,6 +96,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("-Z", "--Zscore", metavar="FILE", help="not supported (trec_eval's z-scores)")
     parser.add_argument(
+        "--crash",
+        choices=("raise", "skip"),
+        default="raise",
+        help="for ir_measures' names: a library that crashes on some queries (LensKit): stop or skip them",
+    )
+    parser.add_argument(
         "--convention",
         default="trec_eval",
         metavar="NAME",
@@ -137,15 +143,28 @@ def _trec_eval_lines(args, names: list[str]) -> list[str]:
 
 
 def _ir_measures_lines(args, names: list[str]) -> list[str]:
-    from . import conventions, trec
+    from . import _trec_files, conventions, trec
 
     parsed = [trec.parse_measure(m) for m in names]
-    conventions._library_key(args.convention)
+    library = conventions._library_key(args.convention)
+    for path, what in ((args.qrels, "qrels"), (args.run, "run")):
+        _trec_files._read_bytes(path, what)  # an empty or unreadable file is an error naming it
     qrels, run = trec.read_qrels(args.qrels), trec.read_run(args.run)
-    values = trec.evaluate_run(
-        qrels, run, parsed, convention=args.convention, judged_only=args.Judged_docs_only
-    )
+    try:
+        values = trec.evaluate_run(
+            qrels, run, parsed, convention=library, judged_only=args.Judged_docs_only, crash=args.crash
+        )
+    except ValueError as err:  # the library's own words, with this command line's option
+        raise ValueError(str(err).replace("pass crash='skip'", "pass --crash skip")) from None
+    if library == "trec_eval" and any(m.metric == "err" for m in parsed):
+        print(_GDEVAL_NOTE, file=sys.stderr)
     return trec.format_trec(values, per_query=args.query_eval_wanted).splitlines()
+
+
+_GDEVAL_NOTE = (
+    "topkeval: note: trec_eval has no ERR; ERR here is gdeval's (the TREC Web track's script): "
+    "gain (2^g - 1) / 2^4, ties by docno descending, queries with a grade > 0."
+)
 
 
 def _supported_formats(args) -> None:

@@ -24,8 +24,9 @@ import numpy as np
 from ._errors import InvalidInputError
 
 _COMMENT = re.compile(rb"(?m)^[ \t]*#.*(?:\n|$)")
-#: byte patterns the single-space reader cannot take (tabs, runs of spaces, spaces at a line's ends, CR)
-_IRREGULAR = (b"\t", b"  ", b"\n ", b" \n", b"\r")
+#: byte patterns the single-space reader cannot take (tabs, runs of spaces); a space at either end of a line
+#: gives an extra (empty) field, which pyarrow refuses, so the pandas route reads that file
+_IRREGULAR = (b"\t", b"  ")
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,14 @@ def _read_bytes(path: str | os.PathLike, what: str) -> bytes:
         ) from None
     if b"#" in data and _COMMENT.search(data):
         data = _COMMENT.sub(b"", data)
-    if not data.strip():
+    if not data or data.isspace():
         raise InvalidInputError(f"the {what} file {str(path)!r} is empty (no line to score).")
     return data
 
 
 def _with_pyarrow(data: bytes, n_columns: int, numeric: int, integer: bool):
     """The columns by pyarrow's multi-threaded reader; None without pyarrow or for an irregular layout."""
-    if any(pattern in data for pattern in _IRREGULAR) or data.startswith(b" ") or data.endswith(b" "):
+    if any(pattern in data for pattern in _IRREGULAR):
         return None
     try:
         import pyarrow as pa
@@ -63,19 +64,24 @@ def _with_pyarrow(data: bytes, n_columns: int, numeric: int, integer: bool):
     except ImportError:
         return None
     names = [f"c{i}" for i in range(n_columns)]
-    types = {name: pa.string() for name in names}
+    wanted = list(dict.fromkeys([names[0], names[2], names[numeric], names[-1]]))  # qid, docno, number, runid
+    types = {name: pa.string() for name in wanted}
     types[names[numeric]] = pa.int64() if integer else pa.float64()
     try:
         table = csv.read_csv(
             io.BytesIO(data),
             read_options=csv.ReadOptions(column_names=names),
             parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
-            convert_options=csv.ConvertOptions(column_types=types, strings_can_be_null=False),
+            convert_options=csv.ConvertOptions(
+                column_types=types, strings_can_be_null=False, include_columns=wanted
+            ),
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # let the pandas route find the line and say what is wrong
-    columns = [table.column(i).combine_chunks() for i in range(n_columns)]
-    return None if columns[numeric].null_count else columns
+    if table.column(names[numeric]).null_count:
+        return None
+    columns = dict(zip(table.column_names, table.columns, strict=True))
+    return [columns.get(name) for name in names]
 
 
 def arrow_numbers(array) -> np.ndarray:
@@ -84,6 +90,9 @@ def arrow_numbers(array) -> np.ndarray:
     Read from its data buffer: ``to_numpy`` would load pyarrow's pandas shim,
     which imports pandas (a second of start-up) when it is installed.
     """
+    if hasattr(array, "chunks"):
+        parts = [arrow_numbers(chunk) for chunk in array.chunks]
+        return np.concatenate(parts) if parts else np.zeros(0, np.dtype(str(array.type)))
     values = np.frombuffer(array.buffers()[1], dtype=np.dtype(str(array.type)))
     return values[array.offset : array.offset + len(array)]
 
@@ -202,20 +211,26 @@ def dense_codes(first, second) -> tuple[np.ndarray, np.ndarray, int]:
     >>> a.tolist(), b.tolist(), n
     ([1, 0], [2, 0], 3)
     """
-    both = _concat(first, second)
-    if isinstance(both, np.ndarray):
+    if isinstance(first, np.ndarray) or isinstance(second, np.ndarray):
         import pandas as pd
 
-        codes, uniques = pd.factorize(both, sort=True)
-        codes, count = codes.astype(np.int64), len(uniques)
-    else:
-        import pyarrow.compute as pc
+        codes, uniques = pd.factorize(_concat(first, second), sort=True)
+        codes = codes.astype(np.int64)
+        return codes[: len(first)], codes[len(first) :], len(uniques)
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
-        encoded = pc.dictionary_encode(both)  # hashing: one pass; then only the distinct strings are sorted
-        order = arrow_numbers(pc.rank(encoded.dictionary, sort_keys="ascending", tiebreaker="dense"))
-        codes = (order.astype(np.int64) - 1)[arrow_numbers(encoded.indices)]
-        count = len(encoded.dictionary)
-    return codes[: len(first)], codes[len(first) :], count
+    # one hash table for both columns (their chunks share one dictionary); only distinct strings are sorted
+    encoded = pc.dictionary_encode(pa.chunked_array([*_chunks(first), *_chunks(second)], type=first.type))
+    dictionary = encoded.chunks[-1].dictionary if encoded.num_chunks else pa.array([], first.type)
+    order = arrow_numbers(pc.rank(dictionary, sort_keys="ascending", tiebreaker="dense")).astype(np.int64) - 1
+    indices = [arrow_numbers(chunk.indices).astype(np.int64) for chunk in encoded.chunks]
+    codes = order[np.concatenate(indices)] if indices else np.zeros(0, np.int64)
+    return codes[: len(first)], codes[len(first) :], len(dictionary)
+
+
+def _chunks(column) -> list:
+    return column.chunks if hasattr(column, "chunks") else [column]
 
 
 def _concat(first, second):

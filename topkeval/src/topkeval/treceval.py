@@ -397,7 +397,7 @@ class _Rows:
     def _run_rows(self, index, q_run, d_run, score, n_doc, name, run) -> None:
         qi = index[q_run]
         keep = np.flatnonzero(qi >= 0)
-        order = keep[np.lexsort((-d_run[keep], -score[keep], qi[keep]))]
+        order = keep[_trec_order(qi[keep], score[keep], d_run[keep], n_doc)]
         q, d = qi[order], d_run[order]
         _no_twice_in_run(q, d, n_doc, name, run, order)
         rel = self._grades(q_run[order] * max(n_doc, 1) + d)
@@ -433,6 +433,19 @@ class _Rows:
         return q[order], rel[order]
 
 
+def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray, n_doc: int) -> np.ndarray:
+    """trec_eval's order: by query, then score (highest first), then docno (last in byte order first).
+
+    One sort of a packed int64 key (query, score rank, docno) where it fits, else three (``lexsort``).
+    """
+    distinct, score_rank = np.unique(score, return_inverse=True)
+    n_q = int(q.max()) + 1 if len(q) else 1
+    if n_q * len(distinct) * max(n_doc, 1) >= 2**62:
+        return np.lexsort((-d, -score, q))
+    key = (q * len(distinct) + (len(distinct) - 1 - score_rank)) * max(n_doc, 1) + (max(n_doc, 1) - 1 - d)
+    return np.argsort(key, kind="stable")
+
+
 def _positions(q: np.ndarray, nq: int) -> np.ndarray:
     starts = np.searchsorted(q, np.arange(nq))
     return np.arange(len(q)) - starts[q]
@@ -464,8 +477,10 @@ def _no_twice(sorted_keys: np.ndarray, name: str, table, order: np.ndarray) -> N
 
 def _no_twice_in_run(q, d, n_doc, name, run, order) -> None:
     keys = q * max(n_doc, 1) + d
-    by_key = np.argsort(keys, kind="stable")
-    _no_twice(keys[by_key], name, run, order[by_key])
+    ordered = np.sort(keys)
+    if (ordered[1:] == ordered[:-1]).any():  # rare: find the rows to name them
+        by_key = np.argsort(keys, kind="stable")
+        _no_twice(keys[by_key], name, run, order[by_key])
 
 
 # ------------------------------------------------------------------ the measures
