@@ -316,3 +316,16 @@ def test_layouts_read_alike(tmp_path):
     b = treceval.evaluate(qrels, tmp_path / "b", treceval.parse_measures(names))
     assert treceval.format_lines(a) == treceval.format_lines(b)
     assert np.array_equal(a.values["map"], [0.5, 1.0])
+
+
+def test_the_library_has_its_own_compare_extra_and_the_readme_installs_no_course_package():
+    import tomllib
+
+    project = tomllib.loads((ROOT / "topkeval" / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    peers = {name.split(">")[0] for name in extras["compare"]}
+    assert peers == {"scikit-learn", "pytrec-eval-terrier", "ranx", "ir-measures"}
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("### Use it in your own project", 1)[1].split("\n### ", 1)[0]
+    installs = [line for line in section.splitlines() if line.startswith("pip install")]
+    assert installs and all('".[' not in line and " . " not in line for line in installs), installs
