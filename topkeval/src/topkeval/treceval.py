@@ -46,6 +46,7 @@ import os
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -940,8 +941,8 @@ class Result:
 
     queries: list[str]
     measures: list[Measure]
-    values: dict[str, object]  # label -> per-query array (or list of str for relstring)
-    summary: dict[str, object]  # label -> the "all" value
+    values: dict[str, Any]  # label -> per-query array (or list of str for relstring)
+    summary: dict[str, float]  # label -> the "all" value
     runid: str
 
 
@@ -987,8 +988,8 @@ def evaluate(
     qrels_table, run_table = _trec_files.read_qrels(qrels), _trec_files.read_run(run)
     rows = _Rows(qrels_table, run_table, options, (str(qrels), str(run)))
     scores = _Scores(rows, options)
-    values: dict[str, object] = {}
-    summary: dict[str, object] = {}
+    values: dict[str, Any] = {}
+    summary: dict[str, float] = {}
     for measure in measures:
         if measure.spec.kind == "runid":
             continue
