@@ -99,6 +99,7 @@ site: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
+	set -o pipefail; $(PY) -m benchmarks.trec | tee benchmarks/last_run_trec.txt
 
 bench-grading: $(STAMP)
 	$(PY) benchmarks/grading.py
@@ -110,3 +111,12 @@ bench-spark: $(STAMP)
 
 clean:
 	rm -rf $(VENV) $(P2) build dist *.egg-info topkeval/build topkeval/dist topkeval/src/*.egg-info
+
+# trec_eval's own test suite (tests/library/test_treceval.py): the quicktest commands of trec_eval's Makefile and
+# the expected outputs in its test/ folder. No package registry ships them (pytrec_eval's sdists download trec_eval
+# while they build), so the test reads a checkout of trec_eval 10.0 (usnistgov/trec_eval) at .cache/trec_eval or
+# $$TOPKEVAL_TREC_EVAL_DIR; it is never committed. Without it the test is SKIPPED loudly (FAILS under CI=true).
+.PHONY: trec-eval-suite
+trec-eval-suite:
+	@if [ -f .cache/trec_eval/Makefile ] && [ -d .cache/trec_eval/test ]; then echo "trec_eval's test suite: .cache/trec_eval"; \
+	else echo "make: put a checkout of trec_eval 10.0 (usnistgov/trec_eval: its Makefile and test/) at .cache/trec_eval" >&2; exit 1; fi

@@ -11,6 +11,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+import topkeval
 from topkeval import trec
 from topkeval.__main__ import main
 
@@ -77,7 +78,7 @@ def test_bad_input_is_one_line_on_stderr(tmp_path, capsys):
     run.write_text(run.read_text() + "q9 Q0 d1 1 oops tag\n")
     assert main([str(qrels), str(run)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("topkeval: error: ") and f"{run}: line " in err and err.count("\n") == 1
+    assert err.startswith("topkeval: error: ") and f"{run}: data line " in err and err.count("\n") == 1
     assert main(["-m", "MAPP", str(qrels), str(qrels)]) == 2
     assert "unknown measure 'MAPP'" in capsys.readouterr().err
     assert main(["--convention", "nope", str(qrels), str(run)]) == 2
@@ -105,3 +106,100 @@ def test_format_trec_skips_left_out_queries():
     values = pd.DataFrame({"AP": [0.5, np.nan]}, index=["q1", "q2"])
     out = io.StringIO(trec.format_trec(values, per_query=True))
     assert out.getvalue().splitlines() == ["AP\tq1\t0.5000", "AP\tall\t0.5000"]
+
+
+# ------------------------------------------------------------------ one source of conventions (issue 34)
+def test_a_measure_the_library_lacks_is_refused_with_evaluate_as_message(tmp_path, capsys):
+    qrels, run = files(tmp_path)
+    assert main(["--convention", "sklearn", "-m", "P@5", "-m", "AP", str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    with pytest.raises(ValueError) as refused:
+        topkeval.evaluate_as("sklearn", trec.read_run(run), trec.read_qrels(qrels), 5, metrics=["precision"])
+    assert err == f"topkeval: error: {refused.value}\n"
+
+
+def test_lenskit_crash_names_the_command_line_option(tmp_path, capsys):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("q1 0 d1 1\nq2 0 d3 0\n")
+    run.write_text("q1 Q0 d1 1 2 r\nq2 Q0 d3 1 2 r\n")
+    assert main(["--convention", "lenskit", "-m", "AP@5", str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "--crash skip" in err and "crash='skip'" not in err
+    assert main(["--convention", "lenskit", "--crash", "skip", "-m", "AP@5", str(qrels), str(run)]) == 0
+    assert capsys.readouterr().out == "AP@5\tall\t1.0000\n"  # q2 left out, as LensKit's callers do
+
+
+def test_err_under_trec_eval_is_gdevals_and_says_so(tmp_path, capsys):
+    qrels, run = tmp_path / "qrels", tmp_path / "run"
+    qrels.write_text("1 0 a 3\n1 0 b 1\n1 0 c -2\n2 0 x 0\n")
+    run.write_text("1 Q0 b 1 1.0 r\n1 Q0 c 2 1.0 r\n1 Q0 a 3 0.5 r\n2 Q0 x 1 1.0 r\n")
+    assert main(["-q", "-m", "ERR@3", str(qrels), str(run)]) == 0
+    out, err = capsys.readouterr()
+    assert "gdeval" in err and "trec_eval has no ERR" in err
+    # gdeval: ties by docno descending (c, b), gain (2^g - 1) / 2^4, query 2 (no grade > 0) left out
+    r_b, r_a = (2**1 - 1) / 16, (2**3 - 1) / 16
+    want = 0 + (1 - 0) * r_b / 2 + (1 - r_b) * r_a / 3
+    assert out.splitlines() == [f"ERR@3\t1\t{want:.4f}", f"ERR@3\tall\t{want:.4f}"]
+    qrels.write_text("1 0 a 5\n")
+    assert main(["-m", "ERR@3", str(qrels), str(run)]) == 2
+    assert "grades up to 4" in capsys.readouterr().err
+
+
+@pytest.mark.compare
+def test_ir_measures_rr_without_cutoff_is_ir_measures(tmp_path, capsys):
+    ir_measures = pytest.importorskip("ir_measures")
+    qrels, run = files(tmp_path, seed=6)
+    assert main(["-q", "--convention", "ir_measures", "-m", "RR", "-m", "RR@10", str(qrels), str(run)]) == 0
+    got = parse(capsys.readouterr().out)
+    qrels_frame = trec.read_qrels(qrels).rename(columns={"user": "query_id", "item": "doc_id"})
+    run_frame = trec.read_run(run).rename(columns={"user": "query_id", "item": "doc_id"})
+    for measure in (ir_measures.RR, ir_measures.RR @ 10):
+        want = {
+            m.query_id: m.value
+            for m in ir_measures.iter_calc([measure], qrels_frame.astype({"relevance": int}), run_frame)
+        }
+        name = "RR" if measure is ir_measures.RR else "RR@10"
+        for query, value in want.items():
+            assert got[(name, query)] == pytest.approx(value, abs=5e-5), (name, query)
+
+
+@pytest.mark.compare
+def test_ranx_ties_keep_the_input_order_as_the_convention_table_says():
+    ranx = pytest.importorskip("ranx")
+    import pandas as pd
+
+    assert topkeval.conventions.LIBRARIES["ranx"].ties == "input_order"
+    order = {"q1": ["a", "c", "b"], "q2": ["b", "a", "c"]}  # all tied; the relevant one 3rd and 2nd
+    run = ranx.Run({q: {d: 1.0 for d in docs} for q, docs in order.items()})
+    want = ranx.evaluate(ranx.Qrels({"q1": {"b": 1}, "q2": {"a": 1}}), run, ["mrr@3"], return_mean=False)
+    recs = pd.DataFrame(
+        [(q, d, 1.0) for q, docs in order.items() for d in docs], columns=["user", "item", "score"]
+    )
+    truth = pd.DataFrame({"user": ["q1", "q2"], "item": ["b", "a"], "relevance": [1, 1]})
+    got = topkeval.evaluate_as("ranx", recs, truth, 3, metrics=["rr"], per_user=True)
+    assert got["rr@3"].tolist() == pytest.approx(list(want)) == [1 / 3, 1 / 2]
+
+
+def test_empty_or_unreadable_files_are_errors_for_ir_measures_names_too(tmp_path, capsys):
+    qrels, run = files(tmp_path)
+    empty = tmp_path / "empty"
+    empty.write_text("\n")
+    assert main(["-m", "P@5", str(empty), str(run)]) == 2
+    assert f"the qrels file '{empty}' is empty" in capsys.readouterr().err
+    assert main(["-m", "P@5", str(qrels), str(tmp_path / "absent")]) == 2
+    assert "cannot read the run file" in capsys.readouterr().err
+
+
+def test_the_drop_in_imports_no_pandas(tmp_path):
+    """Only what a command needs is imported: trec_eval's path reads with pyarrow (or pandas when pyarrow is
+    missing) and computes with numpy."""
+    qrels, run = files(tmp_path)
+    code = (
+        "import sys, runpy; sys.argv = ['topkeval', '-m', 'map', sys.argv[1], sys.argv[2]]\n"
+        "try:\n    runpy.run_module('topkeval', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+        "print('pandas' in sys.modules, file=sys.stderr)"
+    )
+    done = subprocess.run([sys.executable, "-c", code, str(qrels), str(run)], capture_output=True, text=True)
+    assert done.stdout.startswith("map ")
+    pyarrow = __import__("importlib").util.find_spec("pyarrow") is not None
+    assert done.stderr.strip() == ("False" if pyarrow else "True")

@@ -180,13 +180,14 @@ def test_readers_keep_ids_as_strings_and_skip_blank_lines():
     assert qrels.to_dict("list") == {"user": ["007"], "item": ["9"], "relevance": [3]}
 
 
-def test_measures_a_library_lacks_use_its_order_and_query_rules():
+def test_err_is_gdevals_and_rbp_uses_trec_evals_order_and_query_rules():
     qrels = trec.read_qrels(io.StringIO("q1 0 d1 1\nq1 0 d2 2\nq2 0 d1 1\n"))
     run = trec.read_run(io.StringIO("q1 Q0 d1 1 1.0 s\nq1 Q0 d2 2 1.0 s\nq3 Q0 d1 1 1.0 s\n"))
     got = trec.evaluate_run(qrels, run, ["ERR@2", "RBP(p=0.5)@2"])
     assert list(got.index) == ["q1"]  # q2: not in the run, q3: not in the qrels
-    # d2 (grade 2) before d1 (grade 1): ties by docno, descending; ERR with the query's top grade 2
-    assert got.loc["q1", "ERR@2"] == pytest.approx(0.75 + 0.25 * 0.25 / 2)
+    # d2 (grade 2) before d1 (grade 1): ties by docno, descending; ERR is gdeval's (trec_eval has none):
+    # gain (2^g - 1) / 2^4
+    assert got.loc["q1", "ERR@2"] == pytest.approx(3 / 16 + (1 - 3 / 16) * (1 / 16) / 2)
     assert got.loc["q1", "RBP(p=0.5)@2"] == pytest.approx(0.5 * (1 + 0.5))
 
 

@@ -33,8 +33,6 @@ Submodules:
 0.6309297535714575
 """
 
-from ._docs import fill_pending
-from ._docs import markdown_table as metric_table
 from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
 from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
 from ._validation import (
@@ -44,23 +42,57 @@ from ._validation import (
     InvalidInputError,
     NoRelevantItemError,
 )
-from .batch import evaluate, evaluate_arrays
-from .conventions import evaluate_as
-from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
-from .metrics import (
-    average_precision_at_k,
-    bpref_at_k,
-    condensed,
-    hit_at_k,
-    hit_ranks_at_k,
-    ips_precision_at_k,
-    ips_recall_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank_at_k,
-)
-from .splits import leave_one_out_split, temporal_split
-from .user_models import err_at_k, rbp_at_k, rbp_residual_at_k
+
+#: the public functions, imported on first use (pandas comes with them), so that ``python -m topkeval``
+#: (the trec_eval drop-in) starts without them: name -> (module, attribute)
+_LAZY = {
+    "metric_table": ("._docs", "markdown_table"),
+    **{name: (".batch", name) for name in ("evaluate", "evaluate_arrays")},
+    "evaluate_as": (".conventions", "evaluate_as"),
+    **{
+        name: (".dcg", name)
+        for name in ("cg_at_k", "dcg_at_k", "dcg_table", "gains_at_k", "idcg_at_k", "ndcg_at_k")
+    },
+    **{
+        name: (".metrics", name)
+        for name in (
+            "average_precision_at_k",
+            "bpref_at_k",
+            "condensed",
+            "hit_at_k",
+            "hit_ranks_at_k",
+            "ips_precision_at_k",
+            "ips_recall_at_k",
+            "precision_at_k",
+            "recall_at_k",
+            "reciprocal_rank_at_k",
+        )
+    },
+    **{name: (".splits", name) for name in ("leave_one_out_split", "temporal_split")},
+    **{name: (".user_models", name) for name in ("err_at_k", "rbp_at_k", "rbp_residual_at_k")},
+}
+
+
+def _load_all() -> None:
+    from importlib import import_module
+
+    for name, (module, attribute) in _LAZY.items():
+        globals()[name] = getattr(import_module(module, __name__), attribute)
+    from ._docs import fill_pending
+
+    fill_pending()  # the option tables of the docstrings name who uses each value (from the convention table)
+
+
+def __getattr__(name: str):
+    if name in _LAZY:
+        _load_all()
+        return globals()[name]
+    raise AttributeError(f"module 'topkeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
 
 __all__ = [
     "hit_ranks_at_k",
@@ -98,8 +130,5 @@ __all__ = [
     "DuplicateRecommendationError",
     "DuplicateRelevantError",
 ]
-
-# the option tables of the docstrings name who uses each value (from the convention table)
-fill_pending()
 
 __version__ = "0.3.0"

@@ -1,11 +1,18 @@
-"""The command line: trec_eval's numbers for a TREC run, with ir_measures' measure names.
+"""The command line: a drop-in trec_eval, with ir_measures' measure names beside trec_eval's.
 
-    topkeval [-m MEASURE ...] [-q] [-J] [--convention NAME] QRELS RUN
-    python -m topkeval [-m MEASURE ...] [-q] [-J] [--convention NAME] QRELS RUN
+    topkeval [-q] [-c] [-n] [-J] [-M n] [-l n] [-N n] [-m MEASURE ...] [--convention NAME] QRELS RUN
+    python -m topkeval ...
 
-Prints ``measure<TAB>query<TAB>value`` for every query with ``-q``, then one
-``all`` line per measure (the mean over the queries the convention counts).
-See :mod:`topkeval.trec` for the conventions.
+With trec_eval's measure names (``-m map``, ``-m P.5,10``, ``-m ndcg_cut.10``,
+``-m all_trec``), or without ``-m`` (trec_eval's ``official`` set), it prints
+what trec_eval prints, line for line (:mod:`topkeval.treceval`). With
+ir_measures' names (``-m P@5``, ``-m nDCG@10``, ``-m AP``) it prints
+``measure<TAB>query<TAB>value`` lines in the same layout, under the
+conventions of ``--convention`` (default trec_eval; :mod:`topkeval.trec`).
+Both kinds may be mixed: trec_eval's lines come first.
+
+Bad input (an unknown measure, an unreadable or empty file, a malformed
+line) prints one line on stderr and exits with status 2.
 """
 
 from __future__ import annotations
@@ -13,62 +20,184 @@ from __future__ import annotations
 import argparse
 import sys
 
-from . import __version__, conventions, trec
-from ._validation import InputTypeError
-
-DEFAULT_MEASURES = ["P@10", "R@10", "AP", "nDCG@10", "RR"]
+_EPILOG = (
+    "trec_eval's measures: map gm_map Rprec bpref gm_bpref recip_rank iprec_at_recall 11pt_avg P recall "
+    "Rprec_mult map_cut ndcg ndcg_cut ndcg_rel Rndcg dcg ideal_dcg G binG success relative_P set_P "
+    "set_relative_P set_recall set_map set_F infAP unj rbp rbp_resid utility relstring num_q num_ret num_rel "
+    "num_rel_ret num_nonrel_judged_ret runid, with parameters after a dot (P.5,10 ndcg.1=3,2=9 "
+    "iprec_at_recall..10,.5); nicknames official (the default), set, all_trec. ir_measures' names: P@k R@k "
+    "Success@k AP AP@k nDCG nDCG@k RR RR@k ERR@k RBP(p=0.8)@k Bpref."
+)
 
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="topkeval",
-        description="Score a TREC run against qrels; output as trec_eval prints it.",
-        epilog="Measures as in ir_measures (case-insensitive): P@k, R@k, Success@k, AP, AP@k, nDCG, "
-        "nDCG@k, RR, RR@k, ERR@k, RBP(p=0.8)@k, Bpref. Conventions: "
-        + ", ".join(conventions.LIBRARIES)
-        + ".",
+        description="Score a TREC run against qrels; prints what trec_eval prints.",
+        epilog=_EPILOG,
     )
-    parser.add_argument("qrels", help="qrels file: qid iter docno relevance")
-    parser.add_argument("run", help="run file: qid Q0 docno rank score tag (the rank column is not read)")
+    parser.add_argument("qrels", help="qrels file: qid iter docno grade")
+    parser.add_argument("run", help="run file: qid Q0 docno rank score runid (the rank column is not read)")
     parser.add_argument(
         "-m",
         "--measure",
         action="append",
         metavar="MEASURE",
-        help=f"a measure (repeat for more; also space-separated); default {' '.join(DEFAULT_MEASURES)}",
+        help="a measure or nickname (repeat for more; also space-separated); default official",
     )
-    parser.add_argument("-q", "--per-query", action="store_true", help="also print every query's value")
+    parser.add_argument(
+        "-q", "--query_eval_wanted", action="store_true", help="also print every query's values"
+    )
+    parser.add_argument(
+        "-c",
+        "--complete_rel_info_wanted",
+        action="store_true",
+        help="average over every query of the qrels (a query the run lacks scores 0)",
+    )
+    parser.add_argument("-n", "--nosummary", action="store_true", help="no summary (all) lines")
     parser.add_argument(
         "-J",
-        "--judged-only",
+        "--Judged_docs_only",
         action="store_true",
-        help="drop the run's unjudged documents first (condensed lists), as trec_eval -J",
+        help="drop the run's unjudged documents first (condensed lists)",
+    )
+    parser.add_argument(
+        "-M",
+        "--Max_retrieved_per_topic",
+        type=int,
+        metavar="N",
+        help="score only each query's first N documents",
+    )
+    parser.add_argument(
+        "-l",
+        "--level_for_rel",
+        type=int,
+        default=1,
+        metavar="N",
+        help="the lowest grade that counts as relevant (default 1)",
+    )
+    parser.add_argument(
+        "-N",
+        "--Number_docs_in_coll",
+        type=int,
+        default=0,
+        metavar="N",
+        help="documents in the collection (for utility)",
+    )
+    parser.add_argument(
+        "-R",
+        "--Rel_info_format",
+        default="qrels",
+        metavar="FORMAT",
+        help="qrels only (trec_eval's prefs and qrels_jg formats are not read)",
+    )
+    parser.add_argument(
+        "-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only"
+    )
+    parser.add_argument("-Z", "--Zscore", metavar="FILE", help="not supported (trec_eval's z-scores)")
+    parser.add_argument(
+        "--crash",
+        choices=("raise", "skip"),
+        default="raise",
+        help="for ir_measures' names: a library that crashes on some queries (LensKit): stop or skip them",
     )
     parser.add_argument(
         "--convention",
         default="trec_eval",
         metavar="NAME",
-        help="whose conventions to follow (ties, which queries count, variants); default trec_eval",
+        help="for ir_measures' names: whose conventions to follow; default trec_eval",
     )
-    parser.add_argument("--version", action="version", version=f"topkeval {__version__}")
+    parser.add_argument("-v", "--version", action="store_true", help="print the version and exit")
     return parser
+
+
+def _is_trec_eval_name(text: str) -> bool:
+    from .treceval import _BY_NAME, NICKNAMES, REFUSED
+
+    root = text.partition(".")[0]
+    return root in _BY_NAME or root in NICKNAMES or root in REFUSED
+
+
+def _trec_eval_lines(args, names: list[str]) -> list[str]:
+    from . import treceval
+
+    if args.convention != "trec_eval":
+        from . import conventions
+
+        conventions._library_key(args.convention)  # an unknown name is refused first
+        raise ValueError(
+            f"trec_eval's measure names ({' '.join(names)}) follow trec_eval's conventions; for "
+            f"--convention {args.convention} name the measures as ir_measures does (P@5, AP, nDCG@10, ...)."
+        )
+    options = treceval.Options(
+        per_query=args.query_eval_wanted,
+        complete=args.complete_rel_info_wanted,
+        max_docs=args.Max_retrieved_per_topic,
+        level=args.level_for_rel,
+        judged_only=args.Judged_docs_only,
+        num_docs=args.Number_docs_in_coll,
+        summary=not args.nosummary,
+    )
+    measures = treceval.parse_measures(names)
+    return treceval.format_lines(treceval.evaluate(args.qrels, args.run, measures, options), options)
+
+
+def _ir_measures_lines(args, names: list[str]) -> list[str]:
+    from . import _trec_files, conventions, trec
+
+    parsed = [trec.parse_measure(m) for m in names]
+    library = conventions._library_key(args.convention)
+    for path, what in ((args.qrels, "qrels"), (args.run, "run")):
+        _trec_files._read_bytes(path, what)  # an empty or unreadable file is an error naming it
+    qrels, run = trec.read_qrels(args.qrels), trec.read_run(args.run)
+    try:
+        values = trec.evaluate_run(
+            qrels, run, parsed, convention=library, judged_only=args.Judged_docs_only, crash=args.crash
+        )
+    except ValueError as err:  # the library's own words, with this command line's option
+        raise ValueError(str(err).replace("pass crash='skip'", "pass --crash skip")) from None
+    if library == "trec_eval" and any(m.metric == "err" for m in parsed):
+        print(_GDEVAL_NOTE, file=sys.stderr)
+    return trec.format_trec(values, per_query=args.query_eval_wanted).splitlines()
+
+
+_GDEVAL_NOTE = (
+    "topkeval: note: trec_eval has no ERR; ERR here is gdeval's (the TREC Web track's script): "
+    "gain (2^g - 1) / 2^4, ties by docno descending, queries with a grade > 0."
+)
+
+
+def _supported_formats(args) -> None:
+    if args.Rel_info_format != "qrels" or args.Results_format != "trec_results" or args.Zscore:
+        raise ValueError(
+            "topkeval reads trec_eval's qrels and trec_results formats only; -R prefs, -R qrels_prefs, "
+            "-R qrels_jg, -T and -Z (z-scores) are trec_eval options it does not support."
+        )
+
+
+def _lines(args) -> list[str]:
+    given = [m for each in (args.measure or []) for m in each.split()]
+    trec_eval_names = [m for m in given if _is_trec_eval_name(m)]
+    ir_names = [m for m in given if not _is_trec_eval_name(m)]
+    lines = _trec_eval_lines(args, trec_eval_names) if trec_eval_names or not given else []
+    return lines + (_ir_measures_lines(args, ir_names) if ir_names else [])
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the command line; return the exit status (0, or 2 on bad input, with one line on stderr)."""
     args = _parser().parse_args(argv)
-    measures = [m for given in (args.measure or DEFAULT_MEASURES) for m in given.split()]
+    if args.version:
+        from importlib.metadata import version
+
+        print(f"topkeval {version('topkeval')}")
+        return 0
     try:
-        parsed = [trec.parse_measure(m) for m in measures]
-        conventions._library_key(args.convention)
-        qrels, run = trec.read_qrels(args.qrels), trec.read_run(args.run)
-        values = trec.evaluate_run(
-            qrels, run, parsed, convention=args.convention, judged_only=args.judged_only
-        )
-    except (ValueError, InputTypeError, OSError) as err:  # topkeval's input errors, unreadable files
+        _supported_formats(args)
+        lines = _lines(args)
+    except (ValueError, TypeError, OSError) as err:  # topkeval's input errors, unreadable files
         print(f"topkeval: error: {err}", file=sys.stderr)
         return 2
-    print(trec.format_trec(values, per_query=args.per_query))
+    sys.stdout.write("".join(line + "\n" for line in lines))
     return 0
 
 

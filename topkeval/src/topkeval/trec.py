@@ -27,9 +27,18 @@ trec_eval's ``bpref`` is topkeval's ``bpref`` on the whole list: grade-0
 documents are the judged non-relevant ones and unjudged documents are
 skipped.
 
-Measures a library does not define (trec_eval has no ERR or RBP) use
-topkeval's definition with that library's ordering and its rules for
-which queries count.
+A measure a library does not define is refused with :func:`topkeval.evaluate_as`'s
+message, with two exceptions: under trec_eval's conventions ERR is gdeval's
+(the TREC Web track's script: gain (2^g - 1) / 2^4, ties by docno
+descending; trec_eval itself has no ERR) and RBP is topkeval's with
+trec_eval's order. ir_measures' RR without a cutoff is pytrec_eval's
+(ties by docno descending), as ir_measures computes it; its RR@k is
+msmarco's (ties by docno ascending).
+
+Negative grades (Web-track qrels: -2 spam, -1 junk) are read as trec_eval
+reads them: the document is in the pool but unjudged, which for these
+measures is the same as not listed (:mod:`topkeval.treceval` keeps the
+difference where a measure sees it: ``infAP``, ``relstring``).
 """
 
 from __future__ import annotations
@@ -328,12 +337,29 @@ def _whole_list(run: pd.DataFrame, qrels: pd.DataFrame) -> int:
     return max(1, longest, most)
 
 
-def _one(measure: Measure, run: pd.DataFrame, qrels: pd.DataFrame, library: str, k: int) -> pd.Series:
+def _one(
+    measure: Measure, run: pd.DataFrame, qrels: pd.DataFrame, library: str, k: int, crash: str = "raise"
+) -> pd.Series:
     """Per-query values of one measure (NaN: left out, as the library leaves the query out)."""
-    name = f"{measure.metric}@{k}"
-    if measure.metric in conventions.supported_metrics(library) and not measure.params:
-        table = conventions.evaluate_as(library, run, qrels, k, metrics=[measure.metric], per_user=True)
-        return table[name]
+    if library == "trec_eval" and measure.metric == "err":
+        return _gdeval_err(run, qrels, k)
+    supported = measure.metric in conventions.supported_metrics(library)
+    if not supported and (library, measure.metric) not in _ALSO:
+        # the library lacks it: evaluate_as refuses, with its message
+        conventions.evaluate_as(library, run, qrels, k, metrics=[measure.metric], per_user=True, crash=crash)
+    # ir_measures hands RR without a cutoff to pytrec_eval (ties by docno, descending; RR@k goes to msmarco)
+    pytrec_rr = library == "ir_measures" and measure.metric == "rr" and measure.k is None
+    if supported and not measure.params and not pytrec_rr:
+        table = conventions.evaluate_as(
+            library, run, qrels, k, metrics=[measure.metric], per_user=True, crash=crash
+        )
+        return table[f"{measure.metric}@{k}"]
+    return _with_library_rules(measure, run, qrels, library, k)
+
+
+def _with_library_rules(measure: Measure, run: pd.DataFrame, qrels: pd.DataFrame, library: str, k: int):
+    """topkeval's definition of the measure, with the library's order of ties and its rules for which queries
+    count."""
     lib = conventions.LIBRARIES[library]
     rows = [c for c in conventions.CONVENTIONS if c.library == library and c.default]
     rule = conventions._tie_rule(rows[0], lib, None) if lib.by_score else "input_order"
@@ -342,7 +368,7 @@ def _one(measure: Measure, run: pd.DataFrame, qrels: pd.DataFrame, library: str,
 
     values = evaluate(
         base.recs, base.truth, k, metrics=[measure.metric], empty="zero", ties=rule, **measure.params
-    )[name].reindex(base.users, fill_value=0.0)
+    )[f"{measure.metric}@{k}"].reindex(base.users, fill_value=0.0)
     users = rows[0].users
     has_rel = base.users.isin(list(base.relevant_users))
     judged, listed = base.users.isin(list(base.judged)), base.users.isin(list(base.listed))
@@ -353,6 +379,39 @@ def _one(measure: Measure, run: pd.DataFrame, qrels: pd.DataFrame, library: str,
         else:
             values[mask & values.isna()] = 0.0
     return values
+
+
+#: (library, metric) pairs a library has that the convention table does not list: topkeval's definition with
+#: the library's order and query rules (trec_eval's rbp and bpref, ir_measures' Bpref)
+_ALSO = {("trec_eval", "rbp"), ("trec_eval", "bpref"), ("ir_measures", "bpref")}
+#: gdeval (the TREC Web track's evaluation script) grades up to 4: ERR's gain is (2^g - 1) / 2^4
+GDEVAL_MAX_GRADE = 4
+
+
+def _gdeval_err(run: pd.DataFrame, qrels: pd.DataFrame, k: int) -> pd.Series:
+    """ERR@k as gdeval computes it (trec_eval has no ERR): ties by docno descending, gain (2^g - 1) / 2^4
+    for grades 1..4 (0 and negative grades gain nothing), over the queries with a grade > 0 that the run
+    lists (others: NaN, left out)."""
+    if "relevance" in qrels.columns and (qrels["relevance"] > GDEVAL_MAX_GRADE).any():
+        raise InvalidInputError(
+            f"ERR follows gdeval, which takes grades up to {GDEVAL_MAX_GRADE}; "
+            f"this qrels file has {int(qrels['relevance'].max())}."
+        )
+    from .batch import evaluate
+
+    positive = qrels.loc[qrels["relevance"] > 0]
+    base = conventions._Inputs(run, positive, _COLUMNS, string_ids=True, by_score=True)
+    values = evaluate(
+        base.recs,
+        base.truth,
+        k,
+        metrics=["err"],
+        empty="zero",
+        ties="item_descending",
+        max_grade=GDEVAL_MAX_GRADE,
+    )[f"err@{k}"].reindex(base.users)
+    counted = base.users.isin(list(base.relevant_users)) & base.users.isin(list(base.listed))
+    return values.where(counted)
 
 
 _COLUMNS = dict(
@@ -366,6 +425,7 @@ def evaluate_run(
     measures: Sequence[str | Measure] | str | Measure,
     convention: str = "trec_eval",
     judged_only: bool = False,
+    crash: str = "raise",
 ) -> pd.DataFrame:
     """Per-query values of each measure, as the ``convention`` library computes them.
 
@@ -387,6 +447,10 @@ def evaluate_run(
         ``unjudged="condense"`` in :func:`topkeval.evaluate`). As there, a
         query keeps its place in the run when every one of its documents is
         dropped: it scores 0 wherever the convention counts it.
+    crash : {"raise", "skip"}
+        For a library that crashes on some queries (LensKit on a query
+        without relevant documents): raise (default) or leave them out, as
+        :func:`topkeval.evaluate_as`'s ``crash``.
 
     Returns
     -------
@@ -405,14 +469,18 @@ def evaluate_run(
     q1   0.0  0.5
     """
     library = conventions._library_key(convention)
+    if "relevance" in qrels.columns:
+        qrels = qrels.loc[
+            qrels["relevance"] >= 0
+        ]  # trec_eval: in the pool, unjudged (see the module's notes)
     given = [measures] if isinstance(measures, str | Measure) else measures  # one measure, not a list
     parsed = [m if isinstance(m, Measure) else parse_measure(m) for m in given]
     if not parsed:
         raise InvalidInputError("name at least one measure, e.g. ['AP', 'nDCG@10'].")
     if judged_only:
-        return _judged_only(qrels, run, parsed, library)
+        return _judged_only(qrels, run, parsed, library, crash)
     whole = _whole_list(run, qrels)
-    columns = {str(m): _one(m, run, qrels, library, m.k or whole) for m in parsed}
+    columns = {str(m): _one(m, run, qrels, library, m.k or whole, crash) for m in parsed}
     frame = pd.DataFrame(columns)
     frame.index = frame.index.astype(str)
     frame = frame.loc[frame.notna().any(axis=1)].sort_index()
@@ -421,16 +489,16 @@ def evaluate_run(
 
 
 def _judged_only(
-    qrels: pd.DataFrame, run: pd.DataFrame, measures: list[Measure], library: str
+    qrels: pd.DataFrame, run: pd.DataFrame, measures: list[Measure], library: str, crash: str = "raise"
 ) -> pd.DataFrame:
     """:func:`evaluate_run` on the judged documents only; a query that loses all its documents scores 0 where
     the convention counts it with its full list (an empty list finds nothing), as trec_eval ``-J``."""
     judged = pd.MultiIndex.from_frame(qrels[["user", "item"]])
     kept = pd.MultiIndex.from_frame(run[["user", "item"]]).isin(judged)
     emptied = run.loc[~run["user"].isin(run.loc[kept, "user"])]
-    frames = [evaluate_run(qrels, run.loc[kept], measures, library)]
+    frames = [evaluate_run(qrels, run.loc[kept], measures, library, crash=crash)]
     if len(emptied):
-        counted = evaluate_run(qrels, emptied, measures, library)
+        counted = evaluate_run(qrels, emptied, measures, library, crash=crash)
         frames.append(counted.where(counted.isna(), 0.0))
     return pd.concat(frames).sort_index()
 
