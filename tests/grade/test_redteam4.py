@@ -1,0 +1,168 @@
+"""The fourth red team (issue 33's closing review): attacks beyond the eleven classes already fixed,
+each graded beside an honest classmate who must keep full marks.
+
+- a hidden input leaked through a covert channel: which *built-in* exception a function raises,
+  or which built-in type it returns, on one hidden case is chosen from that case's input; the
+  feedback names the exception types and returned types of hidden cases, so the choice reads back
+  as the input;
+- the review page must show the whole hand-graded answer (up to the grader's own cap), with its
+  line breaks, as data;
+- terminal escapes in a file name must not reach the instructor's terminal (``history``, progress).
+
+The class is graded once per module in the real sandbox (skipped loudly without bubblewrap,
+failed on CI: ``tests/grade/conftest.py``).
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from helpers.grade import exports, isolation
+from helpers.grade import grader as grade
+from helpers.grade.assignments import ASSIGNMENTS
+from helpers.grade.gradebook import Gradebook
+
+CORPUS = Path(__file__).resolve().parent / "grading_corpus"
+A = ASSIGNMENTS["from-scratch"]
+SEED = 515151
+# Built-in exceptions a learner's code may raise and the feedback shows by name (never
+# NotImplementedError, which means "not attempted"): index = the hidden k (1..20).
+EXCEPTIONS = [
+    "ArithmeticError", "AssertionError", "AttributeError", "BufferError", "EOFError",
+    "FloatingPointError", "ImportError", "IndexError", "KeyError", "LookupError", "NameError",
+    "OSError", "OverflowError", "RecursionError", "ReferenceError", "RuntimeError", "SystemError",
+    "TypeError", "UnicodeError", "ValueError", "ZeroDivisionError", "TimeoutError",
+]  # fmt: skip
+# Built-in types whose name the type check and a hidden check's "e.g." show: index = k % 8.
+TYPES = ["complex", "bytes", "bytearray", "tuple", "set", "frozenset", "range", "slice"]
+_MAKE = "[complex(1, 1), b'x', bytearray(b'x'), (1,), {1}, frozenset({1}), range(1), slice(1)]"
+
+
+def _notebook(path: Path, *sources: str) -> Path:
+    cells = [
+        {"cell_type": "code", "metadata": {}, "source": s, "outputs": [], "execution_count": None}
+        for s in sources
+    ]
+    path.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    return path
+
+
+def _first_random(target: str) -> tuple[int, int]:
+    """How many cases run before the question's randomised check (a learner can count them: the
+    checks' sizes do not depend on the seed), and the k of its first case in this run."""
+    plan = grade.make_plan(A, SEED)
+    cases = plan.cases[A.question(target).name]
+    general = next(c.name for c in A.question(target).checks if c.general)
+    index = next(i for i, (check, _) in enumerate(cases) if check == general)
+    return index, cases[index][1][2]
+
+
+def _leaks() -> str:
+    p_at, _ = _first_random("precision_at_k")
+    r_at, _ = _first_random("recall_at_k")
+    return (
+        f"EXC = [{', '.join(EXCEPTIONS)}]\nCALLS = {{'p': 0, 'r': 0}}\n"
+        "def precision_at_k(ranking, relevant, k):\n"
+        "    CALLS['p'] += 1\n"
+        f"    if CALLS['p'] == {p_at + 1}:\n"
+        "        raise EXC[k - 1]('x')\n"
+        "    return 0.0\n"
+        "def recall_at_k(ranking, relevant, k):\n"
+        "    CALLS['r'] += 1\n"
+        f"    if CALLS['r'] == {r_at + 1}:\n"
+        f"        return {_MAKE}[k % 8]\n"
+        "    return 0.0\n"
+    )
+
+
+@pytest.fixture(scope="module")
+def graded(tmp_path_factory, request):
+    request.getfixturevalue("bwrap")
+    folder = tmp_path_factory.mktemp("class4")
+    shutil.copyfile(CORPUS / "perfect.ipynb", folder / "honest.ipynb")
+    _notebook(folder / "leaks.ipynb", _leaks())
+    (folder / "\x1b[2J\x1b]0;owned\x07term.ipynb").write_text("not json")
+    out = tmp_path_factory.mktemp("out4")
+    paths = sorted(folder.iterdir())
+    done = grade.grade_many(paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=None)
+    by_file = {r["file"]: r for r in done}
+    feedback = {
+        r["file"]: (out / "feedback" / f"{r['submission']}.md").read_text(encoding="utf-8") for r in done
+    }
+    results = {name: json.dumps(exports.gradescope_results(r, A.title)) for name, r in by_file.items()}
+    return out, by_file, feedback, results
+
+
+def test_the_attacker_scores_nothing_and_the_classmate_everything(graded):
+    _, by_file, _, _ = graded
+    assert by_file["honest.ipynb"]["score"] == 14.0
+    assert by_file["leaks.ipynb"]["score"] == 0.0
+
+
+@pytest.mark.xfail(strict=True, reason="r1: built-in exception names of hidden cases reach the feedback")
+def test_a_hidden_input_does_not_leak_as_the_built_in_exception_a_hidden_case_raised(graded):
+    _, by_file, feedback, results = graded
+    assert by_file["honest.ipynb"]["score"] == 14.0
+    _, k = _first_random("precision_at_k")
+    leaked = EXCEPTIONS[k - 1]
+    assert leaked not in feedback["leaks.ipynb"] and leaked not in results["leaks.ipynb"]
+
+
+@pytest.mark.xfail(strict=True, reason="r1: built-in type names returned on hidden cases reach the feedback")
+def test_a_hidden_input_does_not_leak_as_the_built_in_type_a_hidden_case_returned(graded):
+    _, by_file, feedback, results = graded
+    assert by_file["honest.ipynb"]["score"] == 14.0
+    _, k = _first_random("recall_at_k")
+    leaked = f"returned a builtins.{TYPES[k % 8]}"
+    assert leaked not in feedback["leaks.ipynb"] and leaked not in results["leaks.ipynb"]
+
+
+def test_terminal_escapes_in_a_file_name_reach_no_terminal(graded):
+    out, by_file, _, _ = graded
+    assert by_file["honest.ipynb"]["score"] == 14.0
+    with Gradebook.open(out) as book:
+        lines = grade.history_lines(book)
+    assert not any("\x1b" in line or "\x07" in line for line in lines), lines
+    assert any("\\x1b[2J" in line for line in lines)
+
+
+# ------------------------------------------------------------------ the review page
+def _review_class(tmp: Path, mode: str, answers: dict[str, str]) -> Path:
+    """An authored assignment with one hand-graded question (tests/grade/test_review.py's), graded."""
+    from tests.grade import test_review
+
+    source = tmp / "why-metrics-source.ipynb"
+    source.write_text(json.dumps(test_review.source_notebook()), encoding="utf-8")
+    from helpers.grade import authoring
+
+    notebook, spec, _ = authoring.author(source, tmp / "build")
+    learner = json.loads(notebook.read_text(encoding="utf-8"))
+    folder = tmp / "class"
+    folder.mkdir()
+    for name, answer in answers.items():
+        (folder / f"{name}.ipynb").write_text(json.dumps(test_review._answered(learner, answer)))
+    out = tmp / "out"
+    unsafe = ["--unsafe-no-sandbox"] if mode == isolation.UNSAFE else []
+    assert grade.main(["--assignment", str(spec), "--out", str(out), "--quiet", *unsafe, str(folder)]) == 0
+    return out
+
+
+# An honest, long answer: 60 numbered paragraphs (about 5,000 characters), the last one decisive.
+LONG = "\n\n".join(f"Point {i}: NDCG discounts by position and uses graded relevance." for i in range(60))
+LONG += "\n\nIn short: NDCG@10."
+
+
+@pytest.mark.xfail(strict=True, reason="r1: review page cuts answers at 2,000 chars")
+def test_the_review_page_shows_the_whole_answer_with_its_line_breaks(tmp_path, trusted_mode):
+    from helpers.grade import review
+
+    out = _review_class(tmp_path, trusted_mode, {"long": LONG, "evil": "</pre><script>alert(1)</script>"})
+    with Gradebook.open(out) as book:
+        page = review.render_page(book, "t0ken")
+    assert "<script>" not in page and "&lt;/pre&gt;&lt;script&gt;" in page
+    assert "Point 59: NDCG" in page and "In short: NDCG@10." in page  # nothing of the answer cut
+    assert "\\x0a" not in page and "graded relevance.\n\nPoint 1:" in page  # line breaks kept
