@@ -156,7 +156,6 @@ LONG = "\n\n".join(f"Point {i}: NDCG discounts by position and uses graded relev
 LONG += "\n\nIn short: NDCG@10."
 
 
-@pytest.mark.xfail(strict=True, reason="r1: review page cuts answers at 2,000 chars")
 def test_the_review_page_shows_the_whole_answer_with_its_line_breaks(tmp_path, trusted_mode):
     from helpers.grade import review
 
