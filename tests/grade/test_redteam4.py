@@ -165,3 +165,24 @@ def test_the_review_page_shows_the_whole_answer_with_its_line_breaks(tmp_path, t
     assert "<script>" not in page and "&lt;/pre&gt;&lt;script&gt;" in page
     assert "Point 59: NDCG" in page and "In short: NDCG@10." in page  # nothing of the answer cut
     assert "\\x0a" not in page and "graded relevance.\n\nPoint 1:" in page  # line breaks kept
+
+
+@pytest.mark.xfail(strict=True, reason="r1: a lone surrogate in an answer cell stops the class's run")
+def test_a_lone_surrogate_in_an_answer_cell_harms_only_its_own_row(tmp_path, trusted_mode):
+    """JSON may hold a lone surrogate (``"\\ud800"``); SQLite stores only valid UTF-8."""
+    import csv
+    import io
+
+    answers = {"ann": "NDCG: graded relevance.", "evil": "x\ud800y", "zed": "Precision.", "zoe": "AP."}
+    out = _review_class(tmp_path, trusted_mode, answers)
+    rows = {r["file"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    for name in ("ann", "zed", "zoe"):
+        assert rows[f"{name}.ipynb"]["status"] == "graded" and rows[f"{name}.ipynb"]["score"] == "2", rows
+    assert rows["evil.ipynb"]["score"] == "2"  # its code is right; its answer waits for the instructor
+    from helpers.grade import review
+
+    with Gradebook.open(out) as book:
+        page = review.render_page(book, "t0ken")
+        texts = {a.display: a.text for a in review.answers(book)}
+    assert texts["ann.ipynb"] == answers["ann"] and "\ud800" not in texts["evil.ipynb"]
+    assert page.encode("utf-8") and "x\\ud800y" in page
