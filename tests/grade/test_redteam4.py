@@ -15,6 +15,7 @@ failed on CI: ``tests/grade/conftest.py``).
 
 from __future__ import annotations
 
+import io
 import json
 import shutil
 from pathlib import Path
@@ -79,21 +80,37 @@ def _leaks() -> str:
     )
 
 
+# Lone surrogates and terminal escapes made at run time (the notebook's own JSON is clean): printed,
+# in an exception's message and class name, returned as a str and as a dict key on worked examples.
+SURROGATES = (
+    "S = chr(0xD800) + '\\x1b[2J\\x1b]0;owned\\x07'\n"
+    "print(S)\n"
+    "def precision_at_k(ranking, relevant, k):\n    return S\n"
+    "def recall_at_k(ranking, relevant, k):\n    return {S: S}\n"
+    "def hit_at_k(ranking, relevant, k):\n    raise type(S, (Exception,), {})(S)\n"
+    "def ndcg_at_k(ranking, relevant, k):\n    raise ValueError(S)\n",
+    "raise KeyError(S)",
+)
+
+
 @pytest.fixture(scope="module")
 def graded(tmp_path_factory, request):
     request.getfixturevalue("bwrap")
     folder = tmp_path_factory.mktemp("class4")
     shutil.copyfile(CORPUS / "perfect.ipynb", folder / "honest.ipynb")
     _notebook(folder / "leaks.ipynb", _leaks())
+    _notebook(folder / "surrogates.ipynb", *SURROGATES)
     (folder / "\x1b[2J\x1b]0;owned\x07term.ipynb").write_text("not json")
     out = tmp_path_factory.mktemp("out4")
     paths = sorted(folder.iterdir())
-    done = grade.grade_many(paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=None)
+    progress = io.StringIO()
+    done = grade.grade_many(paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=progress)
     by_file = {r["file"]: r for r in done}
+    by_file["progress"] = progress.getvalue()
     feedback = {
         r["file"]: (out / "feedback" / f"{r['submission']}.md").read_text(encoding="utf-8") for r in done
     }
-    results = {name: json.dumps(exports.gradescope_results(r, A.title)) for name, r in by_file.items()}
+    results = {r["file"]: json.dumps(exports.gradescope_results(r, A.title)) for r in done}
     return out, by_file, feedback, results
 
 
@@ -128,6 +145,17 @@ def test_terminal_escapes_in_a_file_name_reach_no_terminal(graded):
         lines = grade.history_lines(book)
     assert not any("\x1b" in line or "\x07" in line for line in lines), lines
     assert any("\\x1b[2J" in line for line in lines)
+    assert "\x1b" not in by_file["progress"] and "\x07" not in by_file["progress"]
+
+
+def test_run_time_surrogates_and_escapes_stay_in_their_own_row_as_text(graded):
+    out, by_file, feedback, results = graded
+    assert by_file["honest.ipynb"]["score"] == 14.0 and by_file["surrogates.ipynb"]["score"] == 0.0
+    text = feedback["surrogates.ipynb"] + results["surrogates.ipynb"] + (out / "grades.csv").read_text()
+    assert "\x1b" not in text and "\x07" not in text and "\ud800" not in text
+    assert "got ` '" in feedback["surrogates.ipynb"]  # the returned str, shown escaped
+    with Gradebook.open(out) as book:
+        assert {r.display for r in book.current()} >= {"honest.ipynb", "surrogates.ipynb"}
 
 
 # ------------------------------------------------------------------ the review page
