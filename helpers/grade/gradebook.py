@@ -308,6 +308,7 @@ class Gradebook:
             report.get("reason", ""), float(report["score"]), float(report["max_score"]),
             json.dumps(report, ensure_ascii=False),
         )  # fmt: skip
+        values = tuple(_utf8(v) for v in values)
         with self.db:
             cursor = self.db.execute(
                 "INSERT INTO results (run_id, assignment, who, learner, submission, display, sha256, "
@@ -405,6 +406,19 @@ class Gradebook:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _utf8(value: Any) -> Any:
+    """A text as SQLite can store it: a lone surrogate (valid in JSON and in Python text, never in
+    UTF-8) becomes its escape ``\\ud800``; inside the report's JSON that escape reads back as the
+    same text. So no learner string can make recording fail (one row's text never stops the run).
+
+    Examples
+    --------
+    >>> _utf8("ok\\ud800"), _utf8(2.5)
+    ('ok\\\\ud800', 2.5)
+    """
+    return value.encode("utf-8", "backslashreplace").decode("utf-8") if isinstance(value, str) else value
 
 
 def _check_rows(result_id: int, report: dict) -> list[tuple]:

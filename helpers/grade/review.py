@@ -36,6 +36,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 from . import exports
 from .gradebook import Gradebook, GradebookError
 from .inert import html_text
+from .spec import MAX_ANSWER_CHARS
 
 __all__ = ["Answer", "answers", "render_page", "save_score", "ReviewServer", "serve", "main"]
 
@@ -88,6 +89,16 @@ def answers(book: Gradebook) -> list[Answer]:
     return out
 
 
+def _block_html(text: str, limit: int = 2 * MAX_ANSWER_CHARS) -> str:
+    """Multi-line text (an answer, a rubric, a comment) as HTML content: every line escaped (control
+    and bidi characters shown as escapes) and its line breaks kept, the whole cut only past ``limit``
+    (above the grader's own cap on an answer, so the instructor reads all of it)."""
+    text = (text if isinstance(text, str) else str(text)).replace("\r\n", "\n")
+    cut = len(text) > limit
+    body = "\n".join(html_text(line, limit) for line in text[:limit].split("\n"))
+    return body + ("…" if cut else "")
+
+
 def _answer_html(answer: Answer, token: str) -> str:
     q, given = answer.question, answer.score or {}
     points = "" if not given else f"{given['points']:g}"
@@ -97,9 +108,9 @@ def _answer_html(answer: Answer, token: str) -> str:
  <h3>{html_text(answer.learner or answer.who)} &mdash; {html_text(answer.display)}</h3>
  <p class="state">{html_text(state)}</p>
  <div class="pair">
-  <div><h4>Answer</h4><pre class="learner">{html_text(answer.text)}</pre></div>
-  <div><h4>Rubric ({q["points"]:g} points)</h4><pre>{html_text(q.get("rubric", ""))}</pre>
-   <h4>Model answer</h4><pre>{html_text(q.get("model", ""))}</pre></div>
+  <div><h4>Answer</h4><pre class="learner">{_block_html(answer.text)}</pre></div>
+  <div><h4>Rubric ({q["points"]:g} points)</h4><pre>{_block_html(q.get("rubric", ""))}</pre>
+   <h4>Model answer</h4><pre>{_block_html(q.get("model", ""))}</pre></div>
  </div>
  <form method="post" action="/score">
   <input type="hidden" name="token" value="{html_text(token)}">
@@ -109,7 +120,7 @@ def _answer_html(answer: Answer, token: str) -> str:
   <label>points <input name="points" type="number" min="0" max="{q["points"]:g}" step="any"
    required value="{points}"></label>
   <label>comment <textarea name="comment" rows="2" maxlength="{MAX_COMMENT}">{
-        html_text(given.get("comment", ""))
+        _block_html(given.get("comment", ""))
     }</textarea></label>
   <button type="submit">Save</button>
  </form>

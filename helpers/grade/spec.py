@@ -239,7 +239,8 @@ def _cell_text(cell: dict) -> str:
 
 
 def _answer(text: str) -> str:
-    answer = _MARKER.sub("", text).strip()
+    # JSON may hold lone surrogates ("\\ud800"): kept as that escape text, so the answer is valid UTF-8
+    answer = _MARKER.sub("", text).strip().encode("utf-8", "backslashreplace").decode("utf-8")
     if answer == ANSWER_PLACEHOLDER:
         return ""
     if len(answer) > MAX_ANSWER_CHARS:
