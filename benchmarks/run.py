@@ -3,6 +3,7 @@
     python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 40 minutes)
     python -m benchmarks.run --users 100000 --k 100   # one size
     python -m benchmarks.run --quick                  # the smoke run that `make test` does
+    python -m benchmarks.run --relevant 1             # leave-one-out: 1 relevant item per user (`10`: ten)
 
 Every route starts from the same deterministic data and computes the same six
 metrics per user: P@K, R@K, Hit@K, RR@K, AP@K (denominator |R|, trec_eval's
@@ -695,6 +696,21 @@ def run(
     return rows
 
 
+def header(argv: list[str]) -> str:
+    """A run's first line: its command, date and commit (benchmarks/readme_table.py reads it)."""
+    import datetime
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        command = ["git", "rev-parse", "--short", "HEAD"]
+        done = subprocess.run(command, cwd=here, capture_output=True, text=True)
+        commit = done.stdout.strip() or "n/a"
+    except OSError:
+        commit = "n/a"
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")
+    return f"# python -m benchmarks.run {' '.join(argv)}, {now} UTC, commit {commit}"
+
+
 def shape_line(relevant: str) -> str:
     """What was measured besides U and K (printed under the header; the README's speed table quotes it)."""
     return (
@@ -850,6 +866,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in list(SELECTED):
             if name not in keep:
                 del SELECTED[name]
+    print(header(sys.argv[1:] if argv is None else argv), flush=True)
     if args.quick:
         args.users, args.k, args.repeats, args.check = [2000], [10], 1, 300
         args.peers = [p for p in args.peers if p != "ranx"]
