@@ -14,7 +14,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab learner-release test ml100k-wheel test-summation-order test-pandas2 lint test-conformance bench bench-grading bench-spark site clean
+.PHONY: lab learner-release test ml100k-wheel test-summation-order test-pandas2 lint test-conformance bench bench-shapes bench-grading bench-spark site clean
 
 define make_venv
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -100,6 +100,11 @@ site: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks.run
 	set -o pipefail; $(PY) -m benchmarks.trec | tee benchmarks/last_run_trec.txt
+
+# the leave-one-out and 10-relevant shapes (README's speed table quotes this file; about 15 min quiet)
+bench-shapes: $(STAMP)
+	set -o pipefail; for r in 1 10; do $(PY) -m benchmarks.run --relevant $$r --users 200000 --k 10 100 \
+		--repeats 1 --libraries str --peers pytrec_eval --memory inline; done | tee benchmarks/last_run_shapes.txt
 
 bench-grading: $(STAMP)
 	$(PY) benchmarks/grading.py

@@ -3,6 +3,7 @@
     python -m benchmarks.run                          # U = 1e5, 1e6; K = 10, 100 (about 40 minutes)
     python -m benchmarks.run --users 100000 --k 100   # one size
     python -m benchmarks.run --quick                  # the smoke run that `make test` does
+    python -m benchmarks.run --relevant 1             # leave-one-out: 1 relevant item per user (`10`: ten)
 
 Every route starts from the same deterministic data and computes the same six
 metrics per user: P@K, R@K, Hit@K, RR@K, AP@K (denominator |R|, trec_eval's
@@ -95,20 +96,41 @@ METRICS = list(topkeval.DEFAULT_METRICS)  # the registry's default metrics: the 
 # the Python loop ~11 GiB at 1e6 users x 100: perf-baseline.md)
 PEER_CHUNK = {"pytrec_eval": 100_000, "ranx": 100_000, "python": 250_000}
 SINGLE_RUN_AFTER = 60.0  # seconds: a peer this slow is timed once, not --repeats times
+#: ``--relevant``: relevant items per user, in words (every output names the shape it measured)
+SHAPES = {
+    "mixed": "1-20 relevant items per user (mean 13.3), 5 % of users none",
+    "1": "1 relevant item per user (leave-one-out)",
+    "10": "10 relevant items per user",
+}
+#: the row order of each input kind, in words
+ROW_ORDER = {
+    "frames": "rank rows grouped by user",
+    "scores": "score rows grouped by user, best first",
+    "unsorted": "score rows grouped by user, unordered within a user",
+    "shuffled": "score rows shuffled",
+}
 
 
 # ---------------------------------------------------------------- data
-def make_data(n_users: int, k: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def make_data(n_users: int, k: int, relevant: str = "mixed") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Deterministic synthetic run: (top (U x K), indptr, relevant items), ids in [0, N_ITEMS).
 
-    |R| is 1..20 with P(|R| = m) = (2m - 1)/400; 5 % of users have none. Each
-    relevant item is in the list with probability 0.15 (K <= 10) or 0.85, at a
-    pseudo-random position; the others are ids the list does not hold.
+    ``relevant`` is the shape of the truth (see ``SHAPES``): ``"mixed"`` (the default) draws |R| from
+    1..20 with P(|R| = m) = (2m - 1)/400 (mean 13.3) and gives 5 % of users none; ``"1"`` gives every
+    user exactly one relevant item (leave-one-out); ``"10"`` gives every user exactly ten. Each
+    relevant item is in the list with probability 0.15 (K <= 10) or 0.85, at a pseudo-random
+    position; the others are ids the list does not hold.
     """
-    rng = np.random.default_rng([20240611, n_users, k])
-    sizes = np.arange(1, 21)
-    n_rel = rng.choice(sizes, size=n_users, p=(2 * sizes - 1) / 400.0)
-    n_rel[rng.random(n_users) < 0.05] = 0
+    if relevant not in SHAPES:
+        raise ValueError(f"relevant={relevant!r}: choose one of {', '.join(SHAPES)}")
+    if relevant == "mixed":  # the seed the earlier recorded runs used: the same data as then
+        rng = np.random.default_rng([20240611, n_users, k])
+        sizes = np.arange(1, 21)
+        n_rel = rng.choice(sizes, size=n_users, p=(2 * sizes - 1) / 400.0)
+        n_rel[rng.random(n_users) < 0.05] = 0
+    else:
+        rng = np.random.default_rng([20240611, n_users, k, int(relevant)])
+        n_rel = np.full(n_users, int(relevant))
     base = rng.integers(0, N_ITEMS, size=n_users)
     step = rng.integers(1, N_ITEMS, size=n_users)
     top = (base[:, None] + step[:, None] * np.arange(k)) % N_ITEMS  # K distinct ids per user
@@ -639,6 +661,7 @@ def run(
     out=sys.stdout,
     ranx_chunks: int | None = None,
     memory: str = "inline",
+    relevant: str = "mixed",
 ) -> list[dict]:
     peers = [p for p in peers if available(p)]
     rows = []
@@ -648,11 +671,12 @@ def run(
         f"peak memory measured {'in a fresh process per route' if memory == 'subprocess' else 'here'}",
         file=out,
     )
+    print(shape_line(relevant), file=out)
     if "ranx" in peers:  # warm up numba (its first compile takes ~30 s) on tiny data
         _warm_up_ranx()
     for k in ks:
         for n_users in users:
-            arrays = make_data(n_users, k)
+            arrays = make_data(n_users, k, relevant)
             data = (*arrays, *make_frames(*arrays))
             worst = check_agreement(data, k, min(n_check, n_users), peers)
             ours, values = time_ours(data, k, repeats, worst)
@@ -670,6 +694,30 @@ def run(
             gc.collect()
     print_targets(rows, out)
     return rows
+
+
+def header(argv: list[str]) -> str:
+    """A run's first line: its command, date and commit (benchmarks/readme_table.py reads it)."""
+    import datetime
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    try:
+        command = ["git", "rev-parse", "--short", "HEAD"]
+        done = subprocess.run(command, cwd=here, capture_output=True, text=True)
+        commit = done.stdout.strip() or "n/a"
+    except OSError:
+        commit = "n/a"
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M")
+    return f"# python -m benchmarks.run {' '.join(argv)}, {now} UTC, commit {commit}"
+
+
+def shape_line(relevant: str) -> str:
+    """What was measured besides U and K (printed under the header; the README's speed table quotes it)."""
+    return (
+        f"shape: {SHAPES[relevant]}; ids str ('user<n>', 'item<n>'; pandas str unless the route names "
+        "pyarrow, Polars or object; arrays: int ids); rows: "
+        + "; ".join(f"{kind} = {order}" for kind, order in ROW_ORDER.items())
+    )
 
 
 def _load() -> str:
@@ -800,6 +848,12 @@ def main(argv: list[str] | None = None) -> int:
         help="measure only these id holders (default: all installed); str is always measured: every other "
         "holder's values are checked against it",
     )
+    parser.add_argument(
+        "--relevant",
+        choices=list(SHAPES),
+        default="mixed",
+        help="relevant items per user: mixed (1-20, the default), 1 (leave-one-out) or 10",
+    )
     parser.add_argument("--memory-child", help=argparse.SUPPRESS)  # internal: one route's peak
     parser.add_argument("--data", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -812,6 +866,7 @@ def main(argv: list[str] | None = None) -> int:
         for name in list(SELECTED):
             if name not in keep:
                 del SELECTED[name]
+    print(header(sys.argv[1:] if argv is None else argv), flush=True)
     if args.quick:
         args.users, args.k, args.repeats, args.check = [2000], [10], 1, 300
         args.peers = [p for p in args.peers if p != "ranx"]
@@ -823,6 +878,7 @@ def main(argv: list[str] | None = None) -> int:
         args.check,
         ranx_chunks=args.ranx_chunks,
         memory="inline" if args.quick else args.memory,
+        relevant=args.relevant,
     )
     return 0
 

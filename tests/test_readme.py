@@ -113,3 +113,62 @@ def test_every_pip_install_line_names_a_folder_and_extras_of_this_repository():
         for extra in filter(None, extras.rstrip("]").split(",")):
             assert extra in project["optional-dependencies"], (target, extra)
     assert "not on PyPI" in readme
+
+
+#: README.md's sections a practitioner reads (the library, its speed, Spark, conventions); the rest is
+#: the course's.
+PRACTITIONER_SECTIONS = (
+    "### Use it in your own project",
+    "## Evaluating on Spark",
+    "## Same name, different numbers",
+)
+COURSE_PACKAGE = "topk-course-helpers"
+
+
+def practitioner_text() -> str:
+    """The practitioner-facing parts of README.md (each section up to the next heading of its level or
+    above) and the library's own README."""
+    readme = README.read_text(encoding="utf-8")
+    parts = [(REPO / "topkeval" / "README.md").read_text(encoding="utf-8")]
+    for heading in PRACTITIONER_SECTIONS:
+        assert heading in readme, f"README.md has no section {heading!r}"
+        body = readme.split(heading + "\n", 1)[1]
+        level = heading.split()[0]
+        stop = re.search(rf"^#{{1,{len(level)}}} ", body, flags=re.MULTILINE)
+        parts.append(body[: stop.start()] if stop else body)
+    return "\n".join(parts)
+
+
+def installs_course_package(line: str) -> bool:
+    """Whether a ``pip install`` argument list installs the course package (this repository's root)."""
+    for target in (t.strip("\"'") for t in line.split("#")[0].split() if not t.startswith("-")):
+        folder = target.partition("[")[0].partition(" @ ")[0].rstrip("/")
+        if folder in (".", "") or folder.lower() == COURSE_PACKAGE or target.startswith(".["):
+            return True
+    return False
+
+
+def test_no_practitioner_install_line_installs_the_course_package():
+    """`pip install ./topkeval ".[compare]"` would put the course's top-level `helpers` into a practitioner's
+    environment, shadowing their own module: the library's lines install the library and its extras only."""
+    lines = re.findall(r"pip install ([^\n`]+)", practitioner_text())
+    assert len(lines) >= 6, lines
+    assert not [line for line in lines if installs_course_package(line)]
+    assert any("./topkeval[compare]" in line for line in lines), "no line installs the compare extra"
+
+
+def test_the_course_package_check_catches_the_old_line():
+    assert installs_course_package('./topkeval ".[compare]"   # + the course package')
+    assert installs_course_package("-e ./topkeval -e . --no-deps")
+    assert installs_course_package('"topk-course-helpers[compare]"')
+    assert not installs_course_package('"./topkeval[compare]"     # + the peers')
+    assert not installs_course_package('"topkeval @ git+https://x/y#subdirectory=topkeval"')
+
+
+def test_the_library_compare_extra_lists_the_peers_and_the_course_reuses_it():
+    library = tomllib.loads((REPO / "topkeval" / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    course = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    peers = library["optional-dependencies"]["compare"]
+    names = {re.split(r"[<>=!~\[ ]", req, maxsplit=1)[0] for req in peers}
+    assert names == {"pytrec-eval-terrier", "ir-measures", "ranx", "scikit-learn"}
+    assert "topkeval[compare]" in course["optional-dependencies"]["compare"]

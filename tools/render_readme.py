@@ -4,9 +4,13 @@ Two blocks of README.md are generated, each between its markers:
 
 - the metric table (``<!-- metric-table:start -->`` ... ``end``), from ``topkeval._registry``;
 - the layout tree (``<!-- layout:start -->`` ... ``end``), from the packages themselves: every
-  module of ``topkeval`` and every subpackage of ``helpers`` with the first line of its docstring.
+  module of ``topkeval`` and every subpackage of ``helpers`` with the first line of its docstring;
+- the speed table (``<!-- speed-table:start -->`` ... ``end``), from the committed output of
+  ``make bench`` (``benchmarks/last_run.txt``, ``benchmarks/last_run_shapes.txt``) by
+  ``benchmarks.readme_table``: every row states the shape it was measured on.
 
-``tests/library/test_registry.py`` and ``tests/test_readme_layout.py`` fail when README.md is out of date.
+``tests/library/test_registry.py``, ``tests/test_readme_layout.py`` and ``tests/test_benchmarks.py`` fail
+when README.md is out of date.
 """
 
 from __future__ import annotations
@@ -15,13 +19,18 @@ import ast
 import sys
 from pathlib import Path
 
-from topkeval._docs import markdown_table
-
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:  # run as a script: the benchmarks package sits beside tools/
+    sys.path.insert(0, str(ROOT))
+
+from benchmarks.readme_table import speed_table  # noqa: E402
+from topkeval._docs import markdown_table  # noqa: E402
+
 LIBRARY = ROOT / "topkeval" / "src" / "topkeval"
 COURSE = ROOT / "helpers"
 TABLE = ("<!-- metric-table:start -->", "<!-- metric-table:end -->")
 LAYOUT = ("<!-- layout:start -->", "<!-- layout:end -->")
+SPEED = ("<!-- speed-table:start -->", "<!-- speed-table:end -->")
 
 #: The repository's top-level folders that are not Python packages, in reading order.
 FOLDERS = {
@@ -72,8 +81,9 @@ def _replace(readme: str, markers: tuple[str, str], body: str) -> str:
 
 
 def render(readme: str) -> str:
-    """Return ``readme`` with both generated blocks written anew."""
-    return _replace(_replace(readme, TABLE, markdown_table()), LAYOUT, layout())
+    """Return ``readme`` with its generated blocks written anew."""
+    readme = _replace(_replace(readme, TABLE, markdown_table()), LAYOUT, layout())
+    return _replace(readme, SPEED, speed_table())
 
 
 def main(argv: list[str]) -> int:

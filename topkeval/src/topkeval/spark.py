@@ -39,6 +39,10 @@ system Python); on a cluster, install topkeval on the nodes or ship it
 venv-pack or conda-pack, ``--archives env.tar.gz#env`` with
 ``spark.pyspark.python=./env/bin/python``).
 
+Before any of that, :func:`preflight` checks without starting Java what a session needs (PySpark,
+Java and its version, the workers' Python and its version) and raises one :class:`SparkSetupError`
+naming every problem and its fix; :func:`session` runs it before it starts a local session.
+
 Speed (``benchmarks/spark.py``, ``local[2]``, 10^6 users, from ``(user, item, rank)`` rows in
 Parquet to the means, 2026-11-25, load average 1.4 at the start): at K = 10, 5.3 s against 31.5 s
 for Spark's RankingEvaluator with its per-user arrays built from the same rows (5.9x); at K = 100,
@@ -61,6 +65,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -74,7 +79,15 @@ from topkeval import _docs
 from topkeval._registry import Settings
 from topkeval._validation import InputTypeError, InvalidInputError
 
-__all__ = ["evaluate", "evaluate_arrays", "summary", "skipped_users"]
+__all__ = [
+    "evaluate",
+    "evaluate_arrays",
+    "summary",
+    "skipped_users",
+    "preflight",
+    "session",
+    "SparkSetupError",
+]
 
 _FLAG = "__topkeval_no_relevant__"  # internal column: 1 for a user with no relevant item
 _ORDER = "__topkeval_row__"  # internal column: the input row order, for ties="input_order"
@@ -94,6 +107,235 @@ def _pyspark():
             'topkeval.spark needs PySpark: pip install "topkeval[spark]" (and Java 17).'
         ) from err
     return DataFrame, F, T
+
+
+# ----------------------------------------------------------------- preflight: before Java starts
+#: The oldest PySpark this module runs on, and the Java each PySpark major version needs (Spark 3.5 runs on
+#: Java 8, 11 and 17; Spark 4 on 17 and 21).
+_MIN_PYSPARK = (3, 5)
+_JAVA_FOR_PYSPARK = {3: 8, 4: 17}
+_WORKER_SCRIPT = (
+    "import sys; print('.'.join(map(str, sys.version_info[:3]))); "
+    "import topkeval; print('topkeval', topkeval.__version__)"
+)
+
+
+class SparkSetupError(RuntimeError):
+    """What keeps Spark from running here, found before Java starts, each problem with its fix."""
+
+
+def _pyspark_problem() -> tuple[str, str | None]:
+    """(PySpark's version or "missing", what is wrong with it or None)."""
+    import importlib.metadata
+    import importlib.util
+
+    if importlib.util.find_spec("pyspark") is None:
+        return "missing", 'PySpark is not installed: pip install "topkeval[spark]"'
+    version = importlib.metadata.version("pyspark")
+    found = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+    if found < _MIN_PYSPARK:
+        return version, f'PySpark {version} is older than 3.5: pip install --upgrade "topkeval[spark]"'
+    return version, None
+
+
+def _java_binary() -> str | None:
+    """The java Spark's launcher runs: $JAVA_HOME/bin/java when JAVA_HOME is set, else java on PATH."""
+    import os
+    import shutil
+
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        path = os.path.join(home, "bin", "java")
+        return path if os.access(path, os.X_OK) else None
+    return shutil.which("java")
+
+
+def _java_major(java: str) -> int | None:
+    """The major version of ``java``, from its installation's ``release`` file or else ``java -version``."""
+    import os
+    import subprocess
+
+    release = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(java))), "release")
+    text = ""
+    if os.path.exists(release):
+        with open(release, encoding="utf-8", errors="replace") as file:
+            text = file.read()
+    if "JAVA_VERSION" not in text:
+        try:
+            done = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=60)
+        except (OSError, subprocess.TimeoutExpired):
+            return None
+        text = done.stderr + done.stdout
+    match = re.search(r'version\s*=?\s*"(\d+)(?:\.(\d+))?', text, flags=re.IGNORECASE)
+    if match is None:
+        return None
+    major = int(match.group(1))
+    return int(match.group(2) or 0) if major == 1 else major  # "1.8.0_381" is Java 8
+
+
+def _java_problem(pyspark_version: str) -> tuple[str, str | None]:
+    """(the java found and its version, what is wrong with it or None)."""
+    import os
+
+    java = _java_binary()
+    if java is None:
+        where = (
+            f"JAVA_HOME={os.environ['JAVA_HOME']} has no bin/java"
+            if os.environ.get("JAVA_HOME")
+            else "java is not on PATH and JAVA_HOME is unset"
+        )
+        return "missing", (
+            f"no Java runtime ({where}): install Java 17 (Debian/Ubuntu: sudo apt-get install "
+            "openjdk-17-jre-headless; macOS: brew install openjdk@17) and put its java on PATH or set "
+            "JAVA_HOME to its folder"
+        )
+    major = _java_major(java)
+    spark_major = int(pyspark_version.split(".")[0]) if pyspark_version[:1].isdigit() else 4
+    needed = _JAVA_FOR_PYSPARK.get(spark_major, 17)
+    if major is None:
+        return java, f"cannot tell the version of {java} (java -version failed): Spark needs Java {needed}+"
+    if major < needed:
+        return f"{java} (Java {major})", (
+            f"{java} is Java {major}; PySpark {pyspark_version} needs Java {needed} or newer: install "
+            "Java 17 and set JAVA_HOME to it (JAVA_HOME wins over PATH)"
+        )
+    return f"{java} (Java {major})", None
+
+
+def _workers_python(python: str | None = None) -> tuple[str, str]:
+    """The Python the workers will run, and where that choice comes from, as PySpark picks it."""
+    import os
+
+    if python:
+        return python, "the python argument"
+    if os.environ.get("PYSPARK_PYTHON"):
+        return os.environ["PYSPARK_PYTHON"], "PYSPARK_PYTHON"
+    return "python3", "PySpark's default, as PYSPARK_PYTHON is unset"
+
+
+def _python_problem(python: str | None = None) -> tuple[str, str | None]:
+    """(the workers' Python and its version, what is wrong with it or None): it must exist, have the
+    driver's Python version (Spark refuses a different X.Y) and import topkeval."""
+    import shutil
+    import subprocess
+    import sys
+
+    command, source = _workers_python(python)
+    driver = ".".join(map(str, sys.version_info[:2]))
+    fix = f"export PYSPARK_PYTHON={sys.executable} before the session starts (this Python, {driver})"
+    found = shutil.which(command)
+    if found is None:
+        return command, f"the workers' Python {command!r} ({source}) is not found: {fix}"
+    try:
+        done = subprocess.run([found, "-c", _WORKER_SCRIPT], capture_output=True, text=True, timeout=120)
+    except (OSError, subprocess.TimeoutExpired) as err:
+        return found, f"the workers' Python {found} ({source}) does not run ({err}): {fix}"
+    lines = done.stdout.split()
+    version = lines[0] if lines else "unknown"
+    if not version.startswith(driver + ".") and version != driver:
+        return f"{found} ({version})", (
+            f"the workers' Python {found} ({source}) is Python {version}, the driver's is "
+            f"{'.'.join(map(str, sys.version_info[:3]))}; Spark refuses different versions: {fix}"
+        )
+    if done.returncode != 0:
+        error = (done.stderr.strip().splitlines() or ["it exited with an error"])[-1]
+        return f"{found} ({version})", (
+            f"the workers' Python {found} ({source}) cannot import topkeval ({error}): {fix}, or install "
+            "topkeval into that Python"
+        )
+    return f"{found} ({version})", None
+
+
+def preflight(python: str | None = None) -> dict[str, str]:
+    """Check what a local Spark session needs before any Java starts; raise one error saying what is wrong.
+
+    Three checks, the ones that otherwise surface as a Java stack trace: PySpark is installed and
+    3.5 or newer; a Java runtime is found the way Spark's launcher finds it (``$JAVA_HOME/bin/java``,
+    else ``java`` on PATH) and is new enough for that PySpark (17 for PySpark 4); the workers' Python
+    (``python``, else ``PYSPARK_PYTHON``, else ``python3`` on PATH, as PySpark picks it) runs, has
+    this (the driver's) Python version and imports topkeval. It runs three short processes and no
+    JVM. :func:`session` calls it before starting Spark; call it yourself before your own
+    ``SparkSession.builder...getOrCreate()``.
+
+    Parameters
+    ----------
+    python : str, optional
+        The workers' Python, when you will pass it as ``spark.pyspark.python``.
+
+    Returns
+    -------
+    dict of str to str
+        What was found: ``pyspark`` (its version), ``java`` and ``python`` (paths and versions).
+
+    Raises
+    ------
+    SparkSetupError
+        One message with a line per problem, each with its fix.
+
+    Examples
+    --------
+    >>> import sys
+    >>> from topkeval.spark import SparkSetupError, preflight
+    >>> try:
+    ...     found = preflight(python=sys.executable)
+    ... except SparkSetupError as err:  # no Java here, for example
+    ...     found = {"python": str(err)}
+    >>> "python" in found
+    True
+    """
+    pyspark_version, pyspark_problem = _pyspark_problem()
+    java, java_problem = _java_problem(pyspark_version)
+    worker, python_problem = _python_problem(python)
+    problems = [p for p in (pyspark_problem, java_problem, python_problem) if p]
+    if problems:
+        raise SparkSetupError(
+            "topkeval.spark: Spark cannot start here (checked before starting Java):\n"
+            + "\n".join(f"- {problem}." for problem in problems)
+        )
+    return {"pyspark": pyspark_version, "java": java, "python": worker}
+
+
+def session(master: str = "local[*]", app_name: str = "topkeval", config: dict | None = None):
+    """A SparkSession, started only after :func:`preflight` passes (else its one message, no stack trace).
+
+    The workers run ``PYSPARK_PYTHON`` when it is set, else this Python (set as
+    ``spark.pyspark.python``). An existing session is returned as is (``getOrCreate``).
+
+    Parameters
+    ----------
+    master : str, default "local[*]"
+        Spark's master URL.
+    app_name : str, default "topkeval"
+        The application's name.
+    config : dict, optional
+        More Spark settings, ``{key: value}``.
+
+    Returns
+    -------
+    pyspark.sql.SparkSession
+        The session.
+
+    Raises
+    ------
+    SparkSetupError
+        From :func:`preflight`, before Java starts.
+
+    Examples
+    --------
+    >>> from topkeval.spark import session
+    >>> spark = session("local[2]", config={"spark.ui.enabled": "false"})  # doctest: +SKIP
+    """
+    import os
+    import sys
+
+    python = os.environ.get("PYSPARK_PYTHON") or sys.executable
+    preflight(python)
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(master).appName(app_name).config("spark.pyspark.python", python)
+    for key, value in (config or {}).items():
+        builder = builder.config(key, value)
+    return builder.getOrCreate()
 
 
 def _check_frame(frame: Any, name: str) -> None:
@@ -154,10 +396,25 @@ def _workers_error(python: str, problem: str) -> ImportError:
     )
 
 
+def _local_workers_python(session) -> str | None:
+    """The workers' Python of a local session (a local file this process can run), else None (a cluster,
+    Spark Connect)."""
+    try:
+        context = session.sparkContext
+        return context.pythonExec if str(context.master).startswith("local") else None
+    except Exception:  # Spark Connect has no SparkContext
+        return None
+
+
 def _check_workers(session) -> None:
     """Before the first job of a session: one tiny job that imports topkeval on a worker, or a clear error."""
     if id(session) in _WORKERS_CHECKED:
         return
+    python = _local_workers_python(session)
+    if python is not None:  # local: check the workers' Python in a plain process, before any Spark job
+        found, problem = _python_problem(python)
+        if problem:
+            raise _workers_error(found, problem) from None
     schema = "python string, result string"
     try:
         rows = session.range(1, numPartitions=1).mapInArrow(_worker_probe(), schema).collect()
