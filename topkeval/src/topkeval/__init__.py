@@ -33,55 +33,32 @@ Submodules:
 0.6309297535714575
 """
 
-from ._docs import fill_pending
+from . import dcg, metrics, user_models
+from ._docs import fill_docstrings
 from ._docs import markdown_table as metric_table
-from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
-from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
-from ._validation import (
+from ._errors import (
     DuplicateRecommendationError,
     DuplicateRelevantError,
     InputTypeError,
     InvalidInputError,
     NoRelevantItemError,
 )
+from ._registry import BATCH_OPTIONS, BEYOND_METRICS, BEYOND_OPTIONS, METRICS, OPTIONS
+from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
 from .batch import evaluate, evaluate_arrays
 from .conventions import evaluate_as
-from .dcg import cg_at_k, dcg_at_k, dcg_table, gains_at_k, idcg_at_k, ndcg_at_k
-from .metrics import (
-    average_precision_at_k,
-    bpref_at_k,
-    condensed,
-    hit_at_k,
-    hit_ranks_at_k,
-    ips_precision_at_k,
-    ips_recall_at_k,
-    precision_at_k,
-    recall_at_k,
-    reciprocal_rank_at_k,
-)
+
+# The per-user functions: each module's ``__all__`` says what it exports, so a metric's function is
+# exported where it is written (a test checks every registry entry's function is here).
+from .dcg import *  # noqa: F403
+from .metrics import *  # noqa: F403
 from .splits import leave_one_out_split, temporal_split
-from .user_models import err_at_k, rbp_at_k, rbp_residual_at_k
+from .user_models import *  # noqa: F403
 
 __all__ = [
-    "hit_ranks_at_k",
-    "precision_at_k",
-    "recall_at_k",
-    "hit_at_k",
-    "reciprocal_rank_at_k",
-    "average_precision_at_k",
-    "bpref_at_k",
-    "condensed",
-    "ips_precision_at_k",
-    "ips_recall_at_k",
-    "gains_at_k",
-    "cg_at_k",
-    "dcg_at_k",
-    "idcg_at_k",
-    "ndcg_at_k",
-    "dcg_table",
-    "err_at_k",
-    "rbp_at_k",
-    "rbp_residual_at_k",
+    *metrics.__all__,
+    *dcg.__all__,
+    *user_models.__all__,
     "evaluate",
     "evaluate_arrays",
     "evaluate_as",
@@ -91,6 +68,8 @@ __all__ = [
     "DEFAULT_METRICS",
     "OPTIONS",
     "BATCH_OPTIONS",
+    "BEYOND_METRICS",
+    "BEYOND_OPTIONS",
     "metric_table",
     "InvalidInputError",
     "InputTypeError",
@@ -99,7 +78,8 @@ __all__ = [
     "DuplicateRelevantError",
 ]
 
-# the option tables of the docstrings name who uses each value (from the convention table)
-fill_pending()
+# the option tables of the docstrings name who uses each value (from the convention table): rendered
+# here, explicitly, for every public function marked with topkeval._registry.document
+fill_docstrings(globals()[name] for name in __all__)
 
 __version__ = "0.3.0"

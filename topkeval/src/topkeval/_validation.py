@@ -82,7 +82,37 @@ def _examples(values: Iterable[Any], limit: int = 3) -> str:
 
 # --------------------------------------------------------------------- cutoffs
 def check_k(k: Any, name: str = "k") -> int:
-    """Return ``k`` as a builtin int, or raise if it is not an int >= 1."""
+    """A cutoff as a builtin int, or an error saying what a cutoff must be.
+
+    Parameters
+    ----------
+    k : int
+        The value to check: an int >= 1 (NumPy ints too; not a bool, not 2.0).
+    name : str
+        The argument's name in the message.
+
+    Returns
+    -------
+    int
+        ``k`` as a builtin int.
+
+    Raises
+    ------
+    topkeval.InputTypeError
+        If ``k`` is not an int (a float with an integer value gets a hint).
+    topkeval.InvalidInputError
+        If ``k`` is below 1.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_k
+    >>> check_k(10)
+    10
+    >>> check_k(0)
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: k must be an int >= 1 (the cutoff: how many top items count); got 0.
+    """
     if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
         hint = ""
         if isinstance(k, numbers.Real) and not isinstance(k, bool) and float(k).is_integer():
@@ -100,10 +130,33 @@ def check_k(k: Any, name: str = "k") -> int:
 
 
 def check_int(value: Any, name: str, minimum: int = 1, meaning: str = "") -> int:
-    """Return ``value`` as a builtin int, or raise if it is not an int >= ``minimum``.
+    """A count as a builtin int, or an error if it is not an int >= ``minimum``.
 
+    Parameters
+    ----------
+    value : int
+        The value to check (NumPy ints too; not a bool).
+    name : str
+        The argument's name in the message.
+    minimum : int
+        The smallest value allowed.
+    meaning : str
+        Words added after the rule in the message, e.g. ``" (sessions per arm)"``.
+
+    Returns
+    -------
+    int
+        ``value`` as a builtin int.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_int
     >>> check_int(3, "n_users")
     3
+    >>> check_int(1, "n_sessions", 4)
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: n_sessions must be an int >= 4; got 1.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
         raise InputTypeError(
@@ -124,10 +177,33 @@ def check_number(
     low_open: bool = False,
     high_open: bool = False,
 ) -> float:
-    """Return ``value`` as a builtin float, or raise if it is not a real number in the range.
+    """A real number in a range as a builtin float, or an error naming the range.
 
+    Parameters
+    ----------
+    value : float
+        The value to check (an int or a NumPy number too; not a bool, not NaN).
+    name : str
+        The argument's name in the message.
+    low, high : float
+        The ends of the range.
+    low_open, high_open : bool
+        Whether that end is excluded.
+
+    Returns
+    -------
+    float
+        ``value`` as a builtin float.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_number
     >>> check_number(0.95, "confidence", 0, 1, low_open=True, high_open=True)
     0.95
+    >>> check_number(1.5, "p", 0, 1, low_open=True, high_open=True)
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: p must be in (0, 1); got 1.5.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise InputTypeError(f"{name} must be a number; got {_short(value)} of type {type(value).__name__}.")
@@ -141,7 +217,26 @@ def check_number(
 
 
 def check_ks(k: Any) -> tuple[int, ...]:
-    """Return one or several cutoffs as a sorted tuple of distinct ints."""
+    """One or several cutoffs as a sorted tuple of distinct ints.
+
+    Parameters
+    ----------
+    k : int or sequence of int
+        A cutoff, or a non-empty list, tuple, range or array of cutoffs (each as in :func:`check_k`).
+
+    Returns
+    -------
+    tuple of int
+        The distinct cutoffs, smallest first.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_ks
+    >>> check_ks([10, 5, 10])
+    (5, 10)
+    >>> check_ks(3)
+    (3,)
+    """
     if isinstance(k, (list, tuple, range, np.ndarray)):
         if len(k) == 0:
             raise InvalidInputError("k must be an int >= 1 or a non-empty list of them; got an empty list.")
@@ -166,13 +261,31 @@ def check_option(name: str, value: Any, allowed: Iterable[str]) -> str:
 
 
 def check_options(**values: Any) -> dict[str, str]:
-    """Check every keyword option against the registry; return them, in the order given.
+    """Check named options against the registry's values; return them, in the order given.
 
     The one place where ``denominator=``, ``gain=``, ``ideal=``, ``discount=``,
-    ``empty=`` and ``ties=`` are validated, for every entry point.
+    ``empty=``, ``ties=`` and ``unjudged=`` are validated, for every entry point.
 
+    Parameters
+    ----------
+    **values : str
+        Option name -> value, e.g. ``discount="log2"``; the names are those
+        of :data:`topkeval.OPTIONS` and :data:`topkeval.BATCH_OPTIONS`.
+
+    Returns
+    -------
+    dict of str to str
+        The same options, checked.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_options
     >>> check_options(gain="linear", ideal="all")
     {'gain': 'linear', 'ideal': 'all'}
+    >>> check_options(discount="ln")
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: discount must be one of 'clipped_log2', 'log2'; got 'ln'.
     """
     known = {**OPTIONS, **BATCH_OPTIONS}
     return {name: check_option(name, value, known[name].values) for name, value in values.items()}
@@ -432,7 +545,36 @@ def empty_relevant_error(function: str) -> NoRelevantItemError:
 
 # ------------------------------------------------------------------ data frames
 def check_columns(frame: Any, name: str, required: Sequence[str], hint: str = "") -> None:
-    """Raise if ``frame`` is not a DataFrame holding the ``required`` columns."""
+    """Raise if ``frame`` is not a pandas DataFrame holding the ``required`` columns.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The frame to check.
+    name : str
+        The argument's name in the message.
+    required : sequence of str
+        The columns it must hold.
+    hint : str
+        Words appended to the advice, e.g. ``" as user_col=..."``.
+
+    Raises
+    ------
+    topkeval.InvalidInputError
+        If a column is missing (the message lists those the frame has).
+    topkeval.InputTypeError
+        If ``frame`` is not a pandas DataFrame.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from topkeval.checks import check_columns
+    >>> check_columns(pd.DataFrame({"user": [1]}), "truth", ["user", "item"])
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: truth is missing column(s) 'item'; it has 'user'. Rename them or pass the \
+column names.
+    """
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):

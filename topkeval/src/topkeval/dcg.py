@@ -9,10 +9,13 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from . import _registry
-from ._cutoff import dcg_of, gain_of, normalised, top_k
+from ._cutoff import dcg_of, discounts_at, gain_of, normalised, top_k
 from ._cutoff import discount as _discount
 from ._validation import (
+    InvalidInputError,
     Relevant,
     check_k,
     check_options,
@@ -21,7 +24,7 @@ from ._validation import (
     empty_relevant_error,
 )
 
-__all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table"]
+__all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table", "rank_discount"]
 
 _GAIN = _registry.OPTIONS["gain"]
 _IDEAL = _registry.OPTIONS["ideal"]
@@ -369,3 +372,44 @@ def dcg_table(
         rows.append((rank, item, grade, g, weight, dcg, ig, idcg))
     columns = ["rank", "item", "grade", "gain", "discount", "dcg", "ideal_gain", "idcg"]
     return pd.DataFrame(rows, columns=columns)
+
+
+def rank_discount(ranks: Any, discount: str = _DISCOUNT.default) -> Any:
+    """The DCG position discount of each 1-based rank: what a relevant item at that rank is worth.
+
+    Parameters
+    ----------
+    ranks : float or array-like of float
+        Ranks >= 1 (1 = best); fractional ranks (e.g. expected ranks) are allowed.
+    discount : {"log2", "clipped_log2"}
+        ``1 / log2(rank + 1)``, or ``1 / log2(max(rank, 2))`` (ranks 1 and 2
+        weigh the same), as the ``discount=`` option of :func:`ndcg_at_k`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for one rank, an array of the same shape for an array.
+
+    Raises
+    ------
+    topkeval.InvalidInputError
+        For a rank below 1, NaN, or an unknown ``discount``.
+
+    See Also
+    --------
+    dcg_at_k : The sum of gain times this discount over the top k.
+
+    Examples
+    --------
+    >>> from topkeval import rank_discount
+    >>> rank_discount(3)  # 1 / log2(4)
+    0.5
+    >>> rank_discount([1, 2, 3], discount="clipped_log2").round(4).tolist()
+    [1.0, 1.0, 0.6309]
+    """
+    kind = check_options(discount=discount)["discount"]
+    values = np.asarray(ranks, dtype=np.float64)
+    if values.size and not (values >= 1).all():  # NaN fails too
+        raise InvalidInputError(f"ranks must be numbers >= 1 (1 = best); got {float(np.min(values))!r}.")
+    weights = discounts_at(values, kind)
+    return float(weights) if weights.ndim == 0 else weights
