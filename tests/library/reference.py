@@ -190,3 +190,12 @@ ORACLES = {
     "rbp_residual": _rbp_residual_oracle,
     "bpref": _bpref_oracle,
 }
+
+#: Registry keys whose whole-list value trec_eval computes too: key -> (trec_eval measure, our options).
+#: ``tests/library/test_oracles_trec_eval.py`` compares each with pytrec_eval, a second oracle.
+TREC_EVAL = {
+    "rr": ("recip_rank", {}),
+    "ap": ("map", {"denominator": "n_relevant"}),
+    "ndcg": ("ndcg", {}),
+    "bpref": ("bpref", {}),
+}
