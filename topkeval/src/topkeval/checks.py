@@ -1,4 +1,4 @@
-"""The argument checks topkeval's own functions use, for code built on topkeval (the course, your metrics).
+"""The argument checks topkeval's own functions use, for code built on topkeval (your own metrics and tools).
 
 Each check returns the value in its plain form (a builtin ``int``, ``float`` or
 ``str``) or raises :class:`topkeval.InvalidInputError` (a ``ValueError``) or
