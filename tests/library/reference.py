@@ -178,6 +178,17 @@ def _bpref_oracle(ranking, relevance, k, options):
     return bpref(ranking, set(relevance), k)
 
 
+def r_precision(ranking, relevant, k):
+    """trec_eval's Rprec of the list cut at k: relevant items among the first R ranks, over R = |relevant|.
+
+    Ranks past the end of the cut list hold nothing, so they are misses, as in trec_eval.
+    """
+    cut = list(ranking)[:k]
+    return Fraction(
+        sum(1 for rank in range(len(relevant)) if rank < len(cut) and cut[rank] in relevant), len(relevant)
+    )
+
+
 ORACLES = {
     "precision": lambda r, rel, k, o: precision(r, _relevant_items(rel), k),
     "recall": lambda r, rel, k, o: recall(r, _relevant_items(rel), k),
@@ -188,6 +199,7 @@ ORACLES = {
     "err": _err_oracle,
     "rbp": _rbp_oracle,
     "rbp_residual": _rbp_residual_oracle,
+    "rprec": lambda r, rel, k, o: r_precision(r, _relevant_items(rel), k),
     "bpref": _bpref_oracle,
 }
 
@@ -198,4 +210,5 @@ TREC_EVAL = {
     "ap": ("map", {"denominator": "n_relevant"}),
     "ndcg": ("ndcg", {}),
     "bpref": ("bpref", {}),
+    "rprec": ("Rprec", {}),
 }

@@ -436,6 +436,21 @@ METRICS: dict[str, Metric] = {
         rewards="(not a score) how much RBP@k could still grow: report it beside RBP",
         leave_one_out="p^k when every listed item is judged",
     ),
+    "rprec": Metric(
+        key="rprec",
+        kernel="r_precision",
+        function="r_precision_at_k",
+        notation="R-Prec@k",
+        mean_name="R-precision@k",
+        formula="hits in the top min(k, |R|) / |R|: precision at rank |R| of the list cut at k "
+        "(trec_eval's Rprec when k >= |R|)",
+        empty_value=None,
+        aliases=("r_precision", "r_prec", "rprecision"),
+        value_range="[0, 1]; at most min(k, |R|)/|R|",
+        rewards="the |R| relevant items filling the first |R| ranks",
+        leave_one_out="1 if the item is at rank 1, else 0",
+        by_default=False,
+    ),
     "bpref": Metric(
         key="bpref",
         kernel="bpref",

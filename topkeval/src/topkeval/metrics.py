@@ -33,6 +33,7 @@ __all__ = [
     "hit_at_k",
     "reciprocal_rank_at_k",
     "average_precision_at_k",
+    "r_precision_at_k",
     "bpref_at_k",
     "condensed",
     "ips_precision_at_k",
@@ -348,6 +349,59 @@ def average_precision_at_k(
     if denominator == "min_k_n_relevant":
         return total / min(k, len(rel))
     return total / len(ranks) if ranks else 0.0
+
+
+def r_precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
+    """Precision at rank |R|: the share of the first |R| positions that hold a relevant item.
+
+    R-Prec@k = (number of relevant items among the first min(k, |R|)) / |R|
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        The user's relevant items (grade > 0 in a mapping). Must not be empty.
+    k : int
+        Cutoff, at least 1: the list is cut at k first, so with k < |R| the
+        ranks k + 1 .. |R| count as misses.
+
+    Returns
+    -------
+    float
+        A value in [0, 1]. A list whose first |R| items are the relevant ones scores 1.
+
+    Raises
+    ------
+    ValueError
+        If the user has no relevant item (|R| = 0), or for the input errors of
+        :func:`precision_at_k`.
+
+    See Also
+    --------
+    precision_at_k : The same count at a fixed cutoff k.
+    recall_at_k : Equal to R-precision at k = |R|.
+
+    Notes
+    -----
+    trec_eval's ``Rprec`` (and ir_measures' ``Rprec``) reads the whole list:
+    it is R-Prec@k for any k >= |R|. Positions past the end of a short list
+    count as misses, as in trec_eval. At rank |R| precision and recall are
+    equal, so R-precision is also recall@|R|. With one relevant item
+    (leave-one-out) it is 1 when that item is ranked first, else 0.
+
+    Examples
+    --------
+    >>> from topkeval import r_precision_at_k
+    >>> r_precision_at_k(["a", "b", "c", "d"], {"a", "c", "x"}, k=10)  # |R| = 3: 2 hits in the top 3
+    0.6667
+    >>> r_precision_at_k(["a", "b", "c", "d"], {"a", "c", "x"}, k=2)  # cut at 2: 1 hit / 3
+    0.3333
+    """
+    items, rel, k = _prepare(ranking, relevant, k)
+    if not rel:
+        raise empty_relevant_error("r_precision_at_k")
+    return len(hit_ranks(items, rel, min(k, len(rel)))) / len(rel)
 
 
 def condensed(ranking: Sequence[Hashable], judgments: Relevant) -> list:
