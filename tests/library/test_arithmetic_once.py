@@ -155,3 +155,17 @@ def test_the_private_import_scan_can_fail(tmp_path):
         "from topkeval import __all__\n"
     )
     assert _private_imports(bad) == ["topkeval._cutoff", "topkeval._registry", "topkeval._docs"]
+
+
+def test_the_public_options_say_who_uses_each_value_from_the_convention_table():
+    from topkeval.conventions import used_by
+
+    for public, registry in (
+        (topkeval.OPTIONS, _registry.OPTIONS),
+        (topkeval.BATCH_OPTIONS, _registry.BATCH_OPTIONS),
+    ):
+        assert list(public) == list(registry)
+        for name, option in public.items():
+            assert option.values == registry[name].values and option.default == registry[name].default
+            for choice in option.choices:
+                assert choice.used_by and choice.used_by == used_by(choice)

@@ -34,7 +34,7 @@ Submodules:
 """
 
 from . import dcg, metrics, user_models
-from ._docs import fill_docstrings
+from ._docs import fill_docstrings, with_used_by
 from ._docs import markdown_table as metric_table
 from ._errors import (
     DuplicateRecommendationError,
@@ -43,8 +43,10 @@ from ._errors import (
     InvalidInputError,
     NoRelevantItemError,
 )
-from ._registry import BATCH_OPTIONS, BEYOND_METRICS, BEYOND_OPTIONS, METRICS, OPTIONS
+from ._registry import BATCH_OPTIONS as _BATCH_OPTIONS
+from ._registry import BEYOND_METRICS, BEYOND_OPTIONS, METRICS
 from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
+from ._registry import OPTIONS as _OPTIONS
 from .batch import evaluate, evaluate_arrays
 from .conventions import evaluate_as
 
@@ -54,6 +56,9 @@ from .dcg import *  # noqa: F403
 from .metrics import *  # noqa: F403
 from .splits import leave_one_out_split, temporal_split
 from .user_models import *  # noqa: F403
+
+#: The registry's options, each value with who uses it (from the convention table).
+OPTIONS, BATCH_OPTIONS = with_used_by(_OPTIONS), with_used_by(_BATCH_OPTIONS)
 
 __all__ = [
     *metrics.__all__,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TypeVar
 
 from . import _registry
@@ -16,7 +17,15 @@ from .conventions import used_by
 
 F = TypeVar("F", bound=Callable[..., object])
 
-__all__ = ["option_table", "beyond_option_table", "metric_list", "fill", "fill_docstrings", "markdown_table"]
+__all__ = [
+    "option_table",
+    "beyond_option_table",
+    "metric_list",
+    "fill",
+    "fill_docstrings",
+    "with_used_by",
+    "markdown_table",
+]
 
 
 def option_table(name: str, width: int = 76) -> str:
@@ -101,6 +110,24 @@ def fill(doc: str, names: tuple[str, ...]) -> str:
         indent = doc[line_start:index]
         doc = doc.replace(marker, table.replace("\n", "\n" + indent))
     return doc
+
+
+def with_used_by(options: dict[str, _registry.Option]) -> dict[str, _registry.Option]:
+    """A copy of the registry's options whose choices say who uses them (``Choice.used_by``).
+
+    ``topkeval/__init__.py`` publishes this copy as :data:`topkeval.OPTIONS` and
+    :data:`topkeval.BATCH_OPTIONS`; the registry itself stays data that imports nothing.
+
+    Examples
+    --------
+    >>> from topkeval import _registry
+    >>> with_used_by(_registry.OPTIONS)["denominator"].choices[2].used_by
+    'torchmetrics RetrievalMAP(top_k=k)'
+    """
+    return {
+        name: replace(option, choices=tuple(replace(c, used_by=used_by(c)) for c in option.choices))
+        for name, option in options.items()
+    }
 
 
 def fill_docstrings(functions: Iterable[object]) -> None:

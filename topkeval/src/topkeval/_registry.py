@@ -59,6 +59,9 @@ class Choice:
     formula: str
     also: str = ""
     option: str = ""  # filled in by Option
+    #: Who uses it: empty here; the public :data:`topkeval.OPTIONS` is a copy with it filled from the
+    #: convention table (:func:`topkeval._docs.with_used_by`, called explicitly by ``topkeval/__init__.py``).
+    used_by: str = ""
 
 
 @dataclass(frozen=True)
