@@ -16,14 +16,18 @@ from typing import Any
 from . import _registry
 from ._cutoff import hit_ranks
 from ._validation import (
+    PER_USER,
+    Judgments,
+    OneOf,
+    Ranking,
     Relevant,
     check_k,
-    check_options,
     check_propensity,
     check_ranking,
     check_relevance,
     check_relevant_set,
     empty_relevant_error,
+    validate_params,
 )
 
 __all__ = [
@@ -42,9 +46,11 @@ __all__ = [
 
 
 def _prepare(ranking: Any, relevant: Relevant, k: Any) -> tuple[list, set, int]:
-    return check_ranking(ranking), check_relevant_set(relevant), check_k(k)
+    """The arguments as the bodies use them (already checked by the declared constraints)."""
+    return list(ranking), check_relevant_set(relevant), k
 
 
+@validate_params(PER_USER)
 def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> list[int]:
     """The 1-based ranks i <= k whose item is relevant, in increasing order.
 
@@ -78,6 +84,7 @@ def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> l
     return hit_ranks(items, rel, k)
 
 
+@validate_params(PER_USER)
 def precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Share of the top ``k`` positions that hold a relevant item.
 
@@ -130,6 +137,7 @@ def precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> f
     return len(hit_ranks(items, rel, k)) / k
 
 
+@validate_params(PER_USER)
 def recall_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Share of the user's relevant items that appear in the top ``k``.
 
@@ -184,6 +192,7 @@ empty='skip', 'zero' or 'raise'.
     return len(hit_ranks(items, rel, k)) / len(rel)
 
 
+@validate_params(PER_USER)
 def hit_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """1.0 if at least one of the top ``k`` items is relevant, else 0.0.
 
@@ -227,6 +236,7 @@ def hit_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     return 1.0 if hit_ranks(items, rel, k) else 0.0
 
 
+@validate_params(PER_USER)
 def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """1 / rank of the first relevant item, if it is within the top ``k``; else 0.
 
@@ -271,6 +281,7 @@ def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int
     return 1.0 / ranks[0] if ranks else 0.0
 
 
+@validate_params({**PER_USER, "denominator": OneOf("denominator")})
 @_registry.document("denominator")
 def average_precision_at_k(
     ranking: Sequence[Hashable],
@@ -337,7 +348,6 @@ def average_precision_at_k(
     0.8333
     """
     items, rel, k = _prepare(ranking, relevant, k)
-    denominator = check_options(denominator=denominator)["denominator"]
     if not rel:
         raise empty_relevant_error("average_precision_at_k")
     ranks = hit_ranks(items, rel, k)
@@ -351,6 +361,7 @@ def average_precision_at_k(
     return total / len(ranks) if ranks else 0.0
 
 
+@validate_params(PER_USER)
 def r_precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Precision at rank |R|: the share of the first |R| positions that hold a relevant item.
 
@@ -404,6 +415,7 @@ def r_precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) ->
     return len(hit_ranks(items, rel, min(k, len(rel)))) / len(rel)
 
 
+@validate_params({"ranking": Ranking(), "judgments": Judgments()})
 def condensed(ranking: Sequence[Hashable], judgments: Relevant) -> list:
     """The ranking without its unjudged items: a condensed list (Sakai 2007).
 
@@ -451,6 +463,7 @@ def _bpref_counts(relevant: Relevant) -> tuple[dict[Any, float], int, int]:
     return grades, n_relevant, min(n_relevant, sum(1 for grade in grades.values() if grade == 0))
 
 
+@validate_params(PER_USER)
 def bpref_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Binary preference: the share of judged non-relevant items that each found relevant item is above.
 
@@ -529,6 +542,7 @@ def _ips_weights(
     return items, seen, k, weight
 
 
+@validate_params({"ranking": Ranking(), "observed": Judgments(), "k": PER_USER["k"]})
 def ips_precision_at_k(
     ranking: Sequence[Hashable],
     observed: Relevant,
@@ -598,6 +612,7 @@ def ips_precision_at_k(
     return float(sum(weight[item] for item in items[:k] if item in seen) / k)
 
 
+@validate_params({"ranking": Ranking(), "observed": Judgments(), "k": PER_USER["k"]})
 def ips_recall_at_k(
     ranking: Sequence[Hashable],
     observed: Relevant,
