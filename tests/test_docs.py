@@ -48,7 +48,9 @@ def test_the_site_builds_with_warnings_as_errors(tmp_path, require):
     assert "r_precision_at_k" in table and "min_k_n_relevant" in table  # the registry's table, rendered
 
 
-@pytest.mark.parametrize("page", sorted((DOCS / "guide").glob("*.md")), ids=lambda p: p.name)
+@pytest.mark.parametrize(
+    "page", [DOCS / "index.md", *sorted((DOCS / "guide").glob("*.md"))], ids=lambda p: p.name
+)
 def test_the_guide_examples_run(page):
     result = doctest.testfile(
         str(page),
