@@ -14,7 +14,7 @@ PYTHON ?= $(shell for p in python3.13 python3.12 python3.11 python3; do \
 	command -v $$p >/dev/null 2>&1 && $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null \
 	&& { echo $$p; break; }; done)
 
-.PHONY: lab learner-release test ml100k-wheel test-summation-order test-pandas2 lint test-conformance bench bench-shapes bench-grading bench-spark site clean
+.PHONY: lab learner-release test ml100k-wheel test-summation-order test-pandas2 lint test-conformance bench bench-shapes bench-grading bench-spark site docs clean
 
 define make_venv
 	@if [ -z "$(PYTHON)" ]; then echo "error: Python 3.11 or newer is needed (python3 --version); install it and retry." >&2; exit 1; fi
@@ -96,6 +96,11 @@ test-conformance:
 
 site: $(STAMP)
 	$(PY) tools/build_site.py --out _site
+
+# the API reference and user guide of topkeval (Sphinx + numpydoc), into docs/_build/html; tests/test_docs.py
+# builds it the same way inside make test
+docs: $(STAMP)
+	$(PY) -m sphinx -W --keep-going -E -b html docs docs/_build/html
 
 bench: $(STAMP)
 	$(PY) -m benchmarks.run

@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import pandas as pd
 
-from helpers import METRICS, OPTIONS
+from helpers import BEYOND_METRICS, BEYOND_OPTIONS, METRICS, OPTIONS
 from helpers.course.choice import choice
-from topkeval._registry import BEYOND_METRICS, BEYOND_OPTIONS
 from topkeval.conventions import library_table
 
 __all__ = [

@@ -14,7 +14,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from topkeval._validation import check_int, check_number
+from topkeval.checks import check_int, check_number
 from topkeval.datasets import (
     MOVIELENS,
     DownloadError,

@@ -28,7 +28,7 @@ from collections.abc import Iterable
 import numpy as np
 import pandas as pd
 
-from topkeval._validation import check_columns, check_k
+from topkeval.checks import check_columns, check_k
 
 __all__ = ["Recommender", "RandomRecommender", "MostPopular", "ItemKNN", "EASE", "PureSVD"]
 

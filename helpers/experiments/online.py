@@ -35,8 +35,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from topkeval import offpolicy
-from topkeval._validation import check_int
+from topkeval import offpolicy, rank_discount
+from topkeval.checks import check_int
 
 __all__ = [
     "ClickWorld",
@@ -549,7 +549,7 @@ def graded_dcg(world: ClickWorld, lists: np.ndarray) -> np.ndarray:
     """
     lists = _check_lists(world, lists, "lists")
     attr = np.take_along_axis(world.attractiveness, lists, axis=1)
-    return attr @ (1.0 / np.log2(np.arange(2, lists.shape[1] + 2)))
+    return attr @ rank_discount(np.arange(1, lists.shape[1] + 1))
 
 
 def pbm_expectation(world: ClickWorld, logged_lists, new_lists, propensities) -> float:
@@ -576,6 +576,6 @@ def pbm_expectation(world: ClickWorld, logged_lists, new_lists, propensities) ->
     k = logged_lists.shape[1]
     propensity = np.asarray(propensities, dtype=np.float64)[:k]
     ranks = ranks_in(new_lists, logged_lists)
-    discount = np.where(ranks > 0, 1.0 / np.log2(1.0 + np.maximum(ranks, 1)), 0.0)
+    discount = np.where(ranks > 0, rank_discount(np.maximum(ranks, 1)), 0.0)
     attr = np.take_along_axis(world.attractiveness, logged_lists, axis=1)
     return float((attr * discount * (world.examination[:k] / propensity)).sum(axis=1).mean())

@@ -19,7 +19,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from topkeval.conventions import LIBRARIES, _library_key, evaluate_as
+from topkeval.checks import check_library as _library_key
+from topkeval.conventions import LIBRARIES, evaluate_as
 
 __all__ = ["make_dataset", "run_native", "installed", "record", "load_results", "LIGHT"]
 

@@ -26,8 +26,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from topkeval._cutoff import discounts_at
-from topkeval._validation import check_columns, check_k, check_ks, check_options
+from topkeval import rank_discount as discounts_at
+from topkeval.checks import check_columns, check_k, check_ks, check_options
 
 from .models import Recommender
 

@@ -19,6 +19,7 @@ SRC = ROOT / "topkeval" / "src" / "topkeval"
 PUBLIC = (
     "topkeval",
     "topkeval.splits",
+    "topkeval.checks",
     "topkeval.conventions",
     "topkeval.beyond",
     "topkeval.stats",

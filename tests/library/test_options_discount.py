@@ -10,13 +10,14 @@ import pytest
 
 import topkeval
 from topkeval import _registry, dcg_at_k, dcg_table, evaluate, evaluate_arrays, idcg_at_k, ndcg_at_k
+from topkeval.conventions import used_by
 
 
 def test_registered_with_choices_and_users():
     option = _registry.OPTIONS["discount"]
     assert option.default == "log2"
     assert option.values == ("log2", "clipped_log2")
-    assert "LensKit" in option.choices[1].used_by
+    assert "LensKit" in used_by(option.choices[1])
     assert "discount" in _registry.METRICS["ndcg"].options
     assert "clipped_log2" in topkeval.metric_table()
 

@@ -10,6 +10,7 @@ import pytest
 import topkeval
 from tools.render_readme import render
 from topkeval import _registry
+from topkeval.conventions import used_by
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,20 +86,20 @@ def test_used_by_is_generated_from_the_convention_table():
             if name in _registry.PARAMETERS:  # numbers (RBP's p, ERR's max_grade), not named choices
                 continue
             choice = next(c for c in _registry.OPTIONS[name].choices if c.value == value)
-            assert LIBRARIES[row.library].name in choice.used_by, (row, name)
-    listed = _registry.OPTIONS["ideal"].choices[1].used_by
+            assert LIBRARIES[row.library].name in used_by(choice), (row, name)
+    listed = used_by(_registry.OPTIONS["ideal"].choices[1])
     assert "scikit-learn" in listed and "torchmetrics" in listed and "Cornac" not in listed
 
 
 def test_used_by_leaves_out_rows_whose_step_replaces_the_option():
     # Elliot's "MAP" averages P@1..P@k: it is no AP, so no AP denominator may list it
     for choice in _registry.OPTIONS["denominator"].choices:
-        assert "Elliot" not in choice.used_by, choice
-    assert "Microsoft Recommenders map_at_k" in _registry.OPTIONS["denominator"].choices[0].used_by
+        assert "Elliot" not in used_by(choice), choice
+    assert "Microsoft Recommenders map_at_k" in used_by(_registry.OPTIONS["denominator"].choices[0])
     # Elliot's nDCG gain is 2**(grade + 1) - 1 at its default threshold: listed with that caveat
     exponential = next(c for c in _registry.OPTIONS["gain"].choices if c.value == "exponential")
     assert "Elliot nDCG (only with relevance_threshold=1; its default 0 gives 2**(grade + 1) - 1)" in (
-        exponential.used_by
+        used_by(exponential)
     )
 
 
@@ -106,7 +107,7 @@ def test_default_of_every_option_is_one_of_its_choices_and_has_a_reason():
     for option in (*_registry.OPTIONS.values(), *_registry.BATCH_OPTIONS.values()):
         assert option.default in option.values
         assert len(option.why_default) > 40
-        assert all(choice.used_by for choice in option.choices)
+        assert all(used_by(choice) for choice in option.choices)
 
 
 def test_batch_columns_follow_the_registry_order():

@@ -175,9 +175,8 @@ def test_option_of_wrong_type():
 def test_unknown_metric_name():
     with raises(
         ValueError,
-        "metrics must be among 'precision', 'recall', 'hit', 'rr', 'ap', 'ndcg', 'err', 'rbp', "
-        "'rbp_residual', 'bpref' (or a common name of one, such as 'map' for 'ap'); got 'mapp'. "
-        "Did you mean 'ap'?",
+        f"metrics must be among {', '.join(map(repr, h.METRICS))} (or a common name of one, such as "
+        "'map' for 'ap'); got 'mapp'. Did you mean 'ap'?",
     ):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], metrics=["mapp"])
 

@@ -33,102 +33,80 @@ Submodules:
 0.6309297535714575
 """
 
-from ._registry import BATCH_OPTIONS, METRICS, OPTIONS
-from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
-from ._validation import (
+from ._errors import (
     DuplicateRecommendationError,
     DuplicateRelevantError,
     InputTypeError,
     InvalidInputError,
     NoRelevantItemError,
 )
+from ._registry import BEYOND_METRICS, BEYOND_OPTIONS, METRICS
+from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
 
-#: the public functions, imported on first use (pandas comes with them), so that ``python -m topkeval``
-#: (the trec_eval drop-in) starts without them: name -> (module, attribute)
-_LAZY = {
-    "metric_table": ("._docs", "markdown_table"),
-    **{name: (".batch", name) for name in ("evaluate", "evaluate_arrays")},
+# The rest of the public API is imported on first use (pandas comes with it), so that
+# ``python -m topkeval`` (the trec_eval drop-in) starts without it. The per-user functions are each
+# module's ``__all__``: a metric's function is exported where it is written (a test checks every
+# registry entry's function is here).
+_PER_USER_MODULES = (".metrics", ".dcg", ".user_models")
+#: name -> (module, attribute) of the other public functions
+_NAMED = {
+    "evaluate": (".batch", "evaluate"),
+    "evaluate_arrays": (".batch", "evaluate_arrays"),
     "evaluate_as": (".conventions", "evaluate_as"),
-    **{
-        name: (".dcg", name)
-        for name in ("cg_at_k", "dcg_at_k", "dcg_table", "gains_at_k", "idcg_at_k", "ndcg_at_k")
-    },
-    **{
-        name: (".metrics", name)
-        for name in (
-            "average_precision_at_k",
-            "bpref_at_k",
-            "condensed",
-            "hit_at_k",
-            "hit_ranks_at_k",
-            "ips_precision_at_k",
-            "ips_recall_at_k",
-            "precision_at_k",
-            "recall_at_k",
-            "reciprocal_rank_at_k",
-        )
-    },
-    **{name: (".splits", name) for name in ("leave_one_out_split", "temporal_split")},
-    **{name: (".user_models", name) for name in ("err_at_k", "rbp_at_k", "rbp_residual_at_k")},
+    "leave_one_out_split": (".splits", "leave_one_out_split"),
+    "temporal_split": (".splits", "temporal_split"),
+    "metric_table": ("._docs", "markdown_table"),
 }
-
-
-def _load_all() -> None:
-    from importlib import import_module
-
-    for name, (module, attribute) in _LAZY.items():
-        globals()[name] = getattr(import_module(module, __name__), attribute)
-    from ._docs import fill_pending
-
-    fill_pending()  # the option tables of the docstrings name who uses each value (from the convention table)
-
-
-def __getattr__(name: str):
-    if name in _LAZY:
-        _load_all()
-        return globals()[name]
-    raise AttributeError(f"module 'topkeval' has no attribute {name!r}")
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
-
-
-__all__ = [
-    "hit_ranks_at_k",
-    "precision_at_k",
-    "recall_at_k",
-    "hit_at_k",
-    "reciprocal_rank_at_k",
-    "average_precision_at_k",
-    "bpref_at_k",
-    "condensed",
-    "ips_precision_at_k",
-    "ips_recall_at_k",
-    "gains_at_k",
-    "cg_at_k",
-    "dcg_at_k",
-    "idcg_at_k",
-    "ndcg_at_k",
-    "dcg_table",
-    "err_at_k",
-    "rbp_at_k",
-    "rbp_residual_at_k",
-    "evaluate",
-    "evaluate_arrays",
-    "evaluate_as",
-    "leave_one_out_split",
-    "temporal_split",
+_EAGER = [
     "METRICS",
     "DEFAULT_METRICS",
-    "OPTIONS",
-    "BATCH_OPTIONS",
-    "metric_table",
+    "BEYOND_METRICS",
+    "BEYOND_OPTIONS",
     "InvalidInputError",
     "InputTypeError",
     "NoRelevantItemError",
     "DuplicateRecommendationError",
     "DuplicateRelevantError",
 ]
+_loaded = False
+
+
+def _load_all() -> None:
+    """Import the public functions, the options with who uses each value, and render the docstrings."""
+    global _loaded
+    from importlib import import_module
+
+    from ._docs import fill_docstrings, with_used_by
+    from ._registry import BATCH_OPTIONS, OPTIONS
+
+    public: list[str] = []
+    for module_name in _PER_USER_MODULES:
+        module = import_module(module_name, __name__)
+        globals().update({name: getattr(module, name) for name in module.__all__})
+        public += module.__all__
+    for name, (module_name, attribute) in _NAMED.items():
+        globals()[name] = getattr(import_module(module_name, __name__), attribute)
+    #: the registry's options, each value with who uses it (from the convention table)
+    globals()["OPTIONS"], globals()["BATCH_OPTIONS"] = with_used_by(OPTIONS), with_used_by(BATCH_OPTIONS)
+    globals()["__all__"] = [*public, *_NAMED, "OPTIONS", "BATCH_OPTIONS", *_EAGER]
+    _loaded = True
+    # the option tables of the docstrings name who uses each value (from the convention table): rendered
+    # here, explicitly, for every public function marked with topkeval._registry.document
+    fill_docstrings(globals()[name] for name in globals()["__all__"])
+
+
+def __getattr__(name: str):
+    if not _loaded and (name == "__all__" or not name.startswith("_")):
+        _load_all()
+        if name in globals():
+            return globals()[name]
+    raise AttributeError(f"module 'topkeval' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    if not _loaded:
+        _load_all()
+    return sorted(globals())
+
 
 __version__ = "0.3.0"

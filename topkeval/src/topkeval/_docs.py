@@ -8,7 +8,8 @@ imports and the two tables cannot disagree.
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import replace
 from typing import TypeVar
 
 from . import _registry
@@ -16,7 +17,15 @@ from .conventions import used_by
 
 F = TypeVar("F", bound=Callable[..., object])
 
-__all__ = ["option_table", "beyond_option_table", "metric_list", "fill", "fill_pending", "markdown_table"]
+__all__ = [
+    "option_table",
+    "beyond_option_table",
+    "metric_list",
+    "fill",
+    "fill_docstrings",
+    "with_used_by",
+    "markdown_table",
+]
 
 
 def option_table(name: str, width: int = 76) -> str:
@@ -103,8 +112,29 @@ def fill(doc: str, names: tuple[str, ...]) -> str:
     return doc
 
 
-def fill_pending() -> None:
-    """Fill the docstrings marked with :func:`topkeval._registry.document` (once, at import).
+def with_used_by(options: dict[str, _registry.Option]) -> dict[str, _registry.Option]:
+    """A copy of the registry's options whose choices say who uses them (``Choice.used_by``).
+
+    ``topkeval/__init__.py`` publishes this copy as :data:`topkeval.OPTIONS` and
+    :data:`topkeval.BATCH_OPTIONS`; the registry itself stays data that imports nothing.
+
+    Examples
+    --------
+    >>> from topkeval import _registry
+    >>> with_used_by(_registry.OPTIONS)["denominator"].choices[2].used_by
+    'torchmetrics RetrievalMAP(top_k=k)'
+    """
+    return {
+        name: replace(option, choices=tuple(replace(c, used_by=used_by(c)) for c in option.choices))
+        for name, option in options.items()
+    }
+
+
+def fill_docstrings(functions: Iterable[object]) -> None:
+    """Render the tables of every function marked with :func:`topkeval._registry.document`.
+
+    ``topkeval/__init__.py`` calls it once over the package's public names;
+    a function already rendered (or not marked) is left alone.
 
     Examples
     --------
@@ -112,9 +142,11 @@ def fill_pending() -> None:
     >>> "%(" in (topkeval.evaluate.__doc__ or "")
     False
     """
-    while _registry.PENDING_DOCS:
-        function, names = _registry.PENDING_DOCS.pop()
-        function.__doc__ = fill(function.__doc__ or "", names)
+    for function in functions:
+        names = getattr(function, _registry.TABLES_ATTRIBUTE, ())
+        doc = getattr(function, "__doc__", None) or ""
+        if names and "%(" in doc:
+            function.__doc__ = fill(doc, names)
 
 
 def document(*names: str) -> Callable[[F], F]:

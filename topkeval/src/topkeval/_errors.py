@@ -2,6 +2,11 @@
 
 Each is a subclass of ``ValueError`` or ``TypeError``, so ``except ValueError``
 keeps working. This module imports nothing of the package.
+
+Every exception survives pickling with its message and attributes (an error
+raised in a process pool or a Dask worker reaches the caller as itself): an
+exception whose ``__init__`` takes more than the message keeps those values in
+``args`` so that ``pickle`` can call ``__init__`` again with them.
 """
 
 from __future__ import annotations
@@ -44,8 +49,11 @@ class DuplicateRecommendationError(InvalidInputError):
     __module__ = "topkeval"
 
     def __init__(self, message: str, user: Any, item: Any, ranks: list[int]):
-        super().__init__(message)
+        super().__init__(message, user, item, ranks)
         self.user, self.item, self.ranks = user, item, ranks
+
+    def __str__(self) -> str:
+        return str(self.args[0])
 
 
 class DuplicateRelevantError(InvalidInputError):
@@ -54,5 +62,8 @@ class DuplicateRelevantError(InvalidInputError):
     __module__ = "topkeval"
 
     def __init__(self, message: str, user: Any, item: Any):
-        super().__init__(message)
+        super().__init__(message, user, item)
         self.user, self.item = user, item
+
+    def __str__(self) -> str:
+        return str(self.args[0])

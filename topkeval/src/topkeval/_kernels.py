@@ -24,6 +24,7 @@ __all__ = [
     "hit",
     "reciprocal_rank",
     "average_precision",
+    "r_precision",
     "ndcg",
     "expected_reciprocal_rank",
     "rank_biased_precision",
@@ -134,6 +135,12 @@ def average_precision(cut: Cut) -> np.ndarray:
         "n_hits": cut.hits,
     }[cut.options.denominator]
     return _ratio(total, denominator)
+
+
+def r_precision(cut: Cut) -> np.ndarray:
+    """Hits at the ranks i <= min(k, |R|) / |R| (0 for a user with no relevant item)."""
+    within = cut.position < cut.n_relevant[cut.row]
+    return _ratio(cut.per_user(within.astype(np.float64)), cut.n_relevant)
 
 
 def ndcg(cut: Cut) -> np.ndarray:

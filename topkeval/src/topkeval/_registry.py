@@ -51,23 +51,17 @@ class Choice:
 
     Who uses it among the libraries of :data:`topkeval.conventions.CONVENTIONS`
     is read from that table where tables are rendered
-    (:func:`topkeval.conventions.used_by`); ``also`` adds who else uses it
-    outside that table (papers, other tools).
+    (:func:`topkeval.conventions.used_by`, called by :mod:`topkeval._docs`);
+    ``also`` adds who else uses it outside that table (papers, other tools).
     """
 
     value: str
     formula: str
     also: str = ""
     option: str = ""  # filled in by Option
-
-    @property
-    def used_by(self) -> str:
-        """Who uses this value: :func:`topkeval.conventions.used_by` (registered here when it loads)."""
-        return USED_BY[0](self) if USED_BY else (self.also or "see topkeval.conventions")
-
-
-#: The function that says who uses a choice; topkeval.conventions registers it (the registry imports nothing).
-USED_BY: list[Callable[[Choice], str]] = []
+    #: Who uses it: empty here; the public :data:`topkeval.OPTIONS` is a copy with it filled from the
+    #: convention table (:func:`topkeval._docs.with_used_by`, called explicitly by ``topkeval/__init__.py``).
+    used_by: str = ""
 
 
 @dataclass(frozen=True)
@@ -445,6 +439,21 @@ METRICS: dict[str, Metric] = {
         rewards="(not a score) how much RBP@k could still grow: report it beside RBP",
         leave_one_out="p^k when every listed item is judged",
     ),
+    "rprec": Metric(
+        key="rprec",
+        kernel="r_precision",
+        function="r_precision_at_k",
+        notation="R-Prec@k",
+        mean_name="R-precision@k",
+        formula="hits in the top min(k, |R|) / |R|: precision at rank |R| of the list cut at k "
+        "(trec_eval's Rprec when k >= |R|)",
+        empty_value=None,
+        aliases=("r_precision", "r_prec", "rprecision"),
+        value_range="[0, 1]; at most min(k, |R|)/|R|",
+        rewards="the |R| relevant items filling the first |R| ranks",
+        leave_one_out="1 if the item is at rank 1, else 0",
+        by_default=False,
+    ),
     "bpref": Metric(
         key="bpref",
         kernel="bpref",
@@ -762,17 +771,20 @@ class Settings:
         return {f.name: getattr(self, f.name) for f in fields(self) if f.name in names}
 
 
-#: Functions whose docstrings hold ``%(name)s`` placeholders, filled by topkeval._docs when the package loads.
-PENDING_DOCS: list[tuple[Callable[..., object], tuple[str, ...]]] = []
+#: The attribute :func:`document` sets on a function: the names of the tables its docstring's
+#: placeholders stand for (data on the function; :func:`topkeval._docs.fill_docstrings` renders them).
+TABLES_ATTRIBUTE = "__doc_tables__"
 
 
 def document(*names: str) -> Callable[[F], F]:
-    """Decorator: mark ``%(name)s`` placeholders in a docstring, to be filled with an option's table.
+    """Decorator: declare that ``%(name)s`` placeholders in a docstring stand for an option's table.
 
     ``name`` is an option of :data:`OPTIONS` or :data:`BATCH_OPTIONS`, or
-    ``metrics`` (the list of metric keys). The tables are rendered where the
-    convention table is at hand (:func:`topkeval._docs.fill_pending`, run when
-    ``topkeval`` is imported), since who uses each value comes from there.
+    ``metrics`` (the list of metric keys). The decorator only checks the
+    placeholders and records the names on the function (no state here): the
+    tables are rendered where the convention table is at hand, by an explicit
+    call of :func:`topkeval._docs.fill_docstrings` over the package's public
+    functions in ``topkeval/__init__.py``.
     """
 
     def decorate(function: F) -> F:
@@ -780,7 +792,7 @@ def document(*names: str) -> Callable[[F], F]:
         for name in names:
             if f"%({name})s" not in doc:
                 raise RuntimeError(f"{function.__name__}'s docstring has no %({name})s placeholder")
-        PENDING_DOCS.append((function, names))
+        setattr(function, TABLES_ATTRIBUTE, names)
         return function
 
     return decorate

@@ -1,21 +1,34 @@
-"""Input checks shared by every public function, and the exceptions they raise.
+"""Argument checks and the constraints public functions declare, with the one template of their messages.
 
-Error text is written here, once: one validator per kind of input (cutoffs,
-options, metric names, a ranking, relevance grades, a ``top_items`` matrix)
-serves every entry point. Each message says what was wrong, what was
-expected, the value that was received and, where a cause is likely, how to
-fix it. Bad values raise :class:`InvalidInputError` (a ``ValueError``) and
-values of the wrong type :class:`InputTypeError` (a ``TypeError``), so
-callers can catch either the specific class or the builtin one.
+A public function declares what each argument must be beside its definition,
+as data: ``@validate_params({"k": Integer(1, CUTOFF), "denominator":
+OneOf("denominator"), ...})`` (as scikit-learn's ``validate_params``). The
+decorator checks every declared argument on each call, passes on the checked
+value (a ranking as a list, ``k`` as a builtin int), and keeps the declaration
+on the function (``function.__constraints__``), so one test can feed every
+public function each invalid value its constraints imply. A parameter error is
+worded by one template, :data:`MESSAGE`: what must hold, the value received,
+and a hint when a cause is likely.
+
+The checks of one kind of input shared by several entry points live here too
+(rankings, relevance grades, ``top_items`` matrices, metric names, options).
+Messages that depend on one module's own input (a TREC file's line, a Spark
+column, a statistics test's sample) are written in that module. The exception
+classes are in :mod:`topkeval._errors`: bad values raise
+:class:`~topkeval.InvalidInputError` (a ``ValueError``), values of the wrong
+type :class:`~topkeval.InputTypeError` (a ``TypeError``).
 """
 
 from __future__ import annotations
 
 import difflib
+import functools
+import inspect
 import math
 import numbers
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
-from typing import Any, TypeAlias
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeAlias, TypeVar
 
 import numpy as np
 
@@ -28,6 +41,8 @@ from ._errors import (
     NoRelevantItemError,
 )
 from ._registry import BATCH_OPTIONS, OPTIONS, PARAMETERS, Settings
+
+F = TypeVar("F", bound=Callable[..., Any])
 
 __all__ = [
     "Relevant",
@@ -80,38 +95,101 @@ def _examples(values: Iterable[Any], limit: int = 3) -> str:
     return shown + (", ..." if len(values) > limit else "")
 
 
+# ------------------------------------------------------------------- template
+#: The one wording of a parameter error: ``{name} must be {expected}; got {got}{detail}.{advice}``.
+MESSAGE = "{name} must be {expected}; got {got}{detail}.{advice}"
+#: What a cutoff is, in every message about one.
+CUTOFF = " (the cutoff: how many top items count)"
+
+
+def parameter_error(
+    name: str, expected: str, value: Any, *, wrong_type: bool = False, detail: str = "", advice: str = ""
+) -> InvalidInputError | InputTypeError:
+    """The error for a parameter that breaks its constraint, worded by :data:`MESSAGE`.
+
+    A value of the wrong type is shown with its type and raises :class:`InputTypeError`; a wrong value,
+    :class:`InvalidInputError`.
+
+    >>> str(parameter_error("k", "an int >= 1", 0))
+    'k must be an int >= 1; got 0.'
+    """
+    got = f"{_short(value)} of type {type(value).__name__}" if wrong_type else _short(value)
+    text = MESSAGE.format(name=name, expected=expected, got=got, detail=detail, advice=advice)
+    return InputTypeError(text) if wrong_type else InvalidInputError(text)
+
+
 # --------------------------------------------------------------------- cutoffs
 def check_k(k: Any, name: str = "k") -> int:
-    """Return ``k`` as a builtin int, or raise if it is not an int >= 1."""
-    if isinstance(k, (bool, np.bool_)) or not isinstance(k, numbers.Integral):
-        hint = ""
-        if isinstance(k, numbers.Real) and not isinstance(k, bool) and float(k).is_integer():
-            hint = f"; write {name}={int(float(k))}"
-        raise InputTypeError(
-            f"{name} must be an int >= 1 (the cutoff: how many top items count); "
-            f"got {_short(k)} of type {type(k).__name__}{hint}."
-        )
-    k = int(k)
-    if k < 1:
-        raise InvalidInputError(
-            f"{name} must be an int >= 1 (the cutoff: how many top items count); got {k}."
-        )
-    return k
+    """A cutoff as a builtin int, or an error saying what a cutoff must be.
+
+    Parameters
+    ----------
+    k : int
+        The value to check: an int >= 1 (NumPy ints too; not a bool, not 2.0).
+    name : str
+        The argument's name in the message.
+
+    Returns
+    -------
+    int
+        ``k`` as a builtin int.
+
+    Raises
+    ------
+    topkeval.InputTypeError
+        If ``k`` is not an int (a float with an integer value gets a hint).
+    topkeval.InvalidInputError
+        If ``k`` is below 1.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_k
+    >>> check_k(10)
+    10
+    >>> check_k(0)
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: k must be an int >= 1 (the cutoff: how many top items count); got 0.
+    """
+    return check_int(k, name, 1, CUTOFF)
 
 
 def check_int(value: Any, name: str, minimum: int = 1, meaning: str = "") -> int:
-    """Return ``value`` as a builtin int, or raise if it is not an int >= ``minimum``.
+    """A count as a builtin int, or an error if it is not an int >= ``minimum``.
 
+    Parameters
+    ----------
+    value : int
+        The value to check (NumPy ints too; not a bool).
+    name : str
+        The argument's name in the message.
+    minimum : int
+        The smallest value allowed.
+    meaning : str
+        Words added after the rule in the message, e.g. ``" (sessions per arm)"``.
+
+    Returns
+    -------
+    int
+        ``value`` as a builtin int.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_int
     >>> check_int(3, "n_users")
     3
+    >>> check_int(1, "n_sessions", 4)
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: n_sessions must be an int >= 4; got 1.
     """
+    expected = f"an int >= {minimum}{meaning}"
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
-        raise InputTypeError(
-            f"{name} must be an int >= {minimum}{meaning}; got {_short(value)} of type "
-            f"{type(value).__name__}."
-        )
+        whole = isinstance(value, numbers.Real) and not isinstance(value, bool) and float(value).is_integer()
+        detail = f"; write {name}={int(float(value))}" if whole else ""
+        raise parameter_error(name, expected, value, wrong_type=True, detail=detail)
     if int(value) < minimum:
-        raise InvalidInputError(f"{name} must be an int >= {minimum}{meaning}; got {int(value)}.")
+        raise parameter_error(name, expected, int(value))
     return int(value)
 
 
@@ -124,24 +202,71 @@ def check_number(
     low_open: bool = False,
     high_open: bool = False,
 ) -> float:
-    """Return ``value`` as a builtin float, or raise if it is not a real number in the range.
+    """A real number in a range as a builtin float, or an error naming the range.
 
+    Parameters
+    ----------
+    value : float
+        The value to check (an int or a NumPy number too; not a bool, not NaN).
+    name : str
+        The argument's name in the message.
+    low, high : float
+        The ends of the range.
+    low_open, high_open : bool
+        Whether that end is excluded.
+
+    Returns
+    -------
+    float
+        ``value`` as a builtin float.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_number
     >>> check_number(0.95, "confidence", 0, 1, low_open=True, high_open=True)
     0.95
+    >>> check_number(1.5, "p", 0, 1, low_open=True, high_open=True)
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: p must be in (0, 1); got 1.5.
     """
+    span = _span(low, high, low_open, high_open)
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise InputTypeError(f"{name} must be a number; got {_short(value)} of type {type(value).__name__}.")
+        raise parameter_error(name, f"a number in {span}", value, wrong_type=True)
     number = float(value)
     too_low = number <= low if low_open else number < low
     too_high = number >= high if high_open else number > high
     if math.isnan(number) or too_low or too_high:
-        span = f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
-        raise InvalidInputError(f"{name} must be in {span}; got {value!r}.")
+        raise parameter_error(name, f"in {span}", value)
     return number
 
 
+def _span(low: float, high: float, low_open: bool, high_open: bool) -> str:
+    """A range as ``(0, 1]``."""
+    return f"{'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+
+
 def check_ks(k: Any) -> tuple[int, ...]:
-    """Return one or several cutoffs as a sorted tuple of distinct ints."""
+    """One or several cutoffs as a sorted tuple of distinct ints.
+
+    Parameters
+    ----------
+    k : int or sequence of int
+        A cutoff, or a non-empty list, tuple, range or array of cutoffs (each as in :func:`check_k`).
+
+    Returns
+    -------
+    tuple of int
+        The distinct cutoffs, smallest first.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_ks
+    >>> check_ks([10, 5, 10])
+    (5, 10)
+    >>> check_ks(3)
+    (3,)
+    """
     if isinstance(k, (list, tuple, range, np.ndarray)):
         if len(k) == 0:
             raise InvalidInputError("k must be an int >= 1 or a non-empty list of them; got an empty list.")
@@ -155,24 +280,40 @@ def check_option(name: str, value: Any, allowed: Iterable[str]) -> str:
     allowed = sorted(allowed)
     listing = ", ".join(repr(a) for a in allowed)
     if not isinstance(value, str):
-        raise InputTypeError(
-            f"{name} must be one of {listing}; got {_short(value)} of type {type(value).__name__}."
-        )
+        raise parameter_error(name, f"one of {listing}", value, wrong_type=True)
     if value not in allowed:
         close = [a for a in allowed if a.lower() == value.lower() or a.startswith(value[:3].lower())]
-        hint = f" Did you mean {close[0]!r}?" if close else ""
-        raise InvalidInputError(f"{name} must be one of {listing}; got {value!r}.{hint}")
+        advice = f" Did you mean {close[0]!r}?" if close else ""
+        raise parameter_error(name, f"one of {listing}", value, advice=advice)
     return value
 
 
 def check_options(**values: Any) -> dict[str, str]:
-    """Check every keyword option against the registry; return them, in the order given.
+    """Check named options against the registry's values; return them, in the order given.
 
     The one place where ``denominator=``, ``gain=``, ``ideal=``, ``discount=``,
-    ``empty=`` and ``ties=`` are validated, for every entry point.
+    ``empty=``, ``ties=`` and ``unjudged=`` are validated, for every entry point.
 
+    Parameters
+    ----------
+    **values : str
+        Option name -> value, e.g. ``discount="log2"``; the names are those
+        of :data:`topkeval.OPTIONS` and :data:`topkeval.BATCH_OPTIONS`.
+
+    Returns
+    -------
+    dict of str to str
+        The same options, checked.
+
+    Examples
+    --------
+    >>> from topkeval.checks import check_options
     >>> check_options(gain="linear", ideal="all")
     {'gain': 'linear', 'ideal': 'all'}
+    >>> check_options(discount="ln")
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: discount must be one of 'clipped_log2', 'log2'; got 'ln'.
     """
     known = {**OPTIONS, **BATCH_OPTIONS}
     return {name: check_option(name, value, known[name].values) for name, value in values.items()}
@@ -432,7 +573,36 @@ def empty_relevant_error(function: str) -> NoRelevantItemError:
 
 # ------------------------------------------------------------------ data frames
 def check_columns(frame: Any, name: str, required: Sequence[str], hint: str = "") -> None:
-    """Raise if ``frame`` is not a DataFrame holding the ``required`` columns."""
+    """Raise if ``frame`` is not a pandas DataFrame holding the ``required`` columns.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        The frame to check.
+    name : str
+        The argument's name in the message.
+    required : sequence of str
+        The columns it must hold.
+    hint : str
+        Words appended to the advice, e.g. ``" as user_col=..."``.
+
+    Raises
+    ------
+    topkeval.InvalidInputError
+        If a column is missing (the message lists those the frame has).
+    topkeval.InputTypeError
+        If ``frame`` is not a pandas DataFrame.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from topkeval.checks import check_columns
+    >>> check_columns(pd.DataFrame({"user": [1]}), "truth", ["user", "item"])
+    Traceback (most recent call last):
+    ...
+    topkeval.InvalidInputError: truth is missing column(s) 'item'; it has 'user'. Rename them or pass the \
+column names.
+    """
     import pandas as pd
 
     if not isinstance(frame, pd.DataFrame):
@@ -631,3 +801,128 @@ _GRADE_NEGATIVE = (
     "relevance grades must be >= 0 (0 = judged not relevant); {where} {value}. Shift or clip negative "
     "ratings before using them as grades."
 )
+
+
+# ------------------------------------------------------------ constraints as data
+@dataclass(frozen=True)
+class Integer:
+    """An int >= ``low`` (NumPy ints too; not a bool); ``meaning`` follows the rule in messages."""
+
+    low: int = 1
+    meaning: str = ""
+
+    def check(self, name: str, value: Any) -> int:
+        return check_int(value, name, self.low, self.meaning)
+
+    def expected(self) -> str:
+        return f"an int >= {self.low}{self.meaning}"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        """Values that break the constraint, each with the error it must raise."""
+        return [(self.low - 1, InvalidInputError), (self.low + 0.5, InputTypeError), (True, InputTypeError)]
+
+
+@dataclass(frozen=True)
+class OneOf:
+    """One of the values of a registry option (``option``), or of ``values`` if given."""
+
+    option: str
+    values: tuple[str, ...] = ()
+
+    def allowed(self) -> tuple[str, ...]:
+        return self.values or _registry.option(self.option).values
+
+    def check(self, name: str, value: Any) -> str:
+        return check_option(name, value, self.allowed())
+
+    def expected(self) -> str:
+        return f"one of {_listing(sorted(self.allowed()))}"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [("not-a-value", InvalidInputError), (3, InputTypeError)]
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """One user's ranked list of item ids (see :func:`check_ranking`); passed on as a list."""
+
+    def check(self, name: str, value: Any) -> list:
+        return check_ranking(value)
+
+    def expected(self) -> str:
+        return "an ordered sequence"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [({"a", "b"}, InputTypeError), ("ab", InputTypeError), (["a", "a"], InvalidInputError)]
+
+
+@dataclass(frozen=True)
+class Judgments:
+    """Relevant item ids or a mapping item -> grade (see :func:`check_relevance`); passed on unchanged."""
+
+    def check(self, name: str, value: Any) -> Any:
+        check_relevance(value, name)
+        return value
+
+    def expected(self) -> str:
+        return "a set of item ids or a mapping item -> grade"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [("abc", InputTypeError), ({"a": -1}, InvalidInputError), (3, InputTypeError)]
+
+
+@dataclass(frozen=True)
+class Number:
+    """A real number within the range of the registry parameter ``parameter`` (``None`` if it allows it)."""
+
+    parameter: str
+
+    def check(self, name: str, value: Any) -> float | None:
+        return check_parameters(**{self.parameter: value})[self.parameter]
+
+    def expected(self) -> str:
+        spec = PARAMETERS[self.parameter]
+        return f"in {_span(spec.low, spec.high, spec.low_open, spec.high_open)}"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        spec = PARAMETERS[self.parameter]
+        return [(spec.low - 1, InvalidInputError), (float("nan"), InvalidInputError), ("x", InputTypeError)]
+
+
+Constraint: TypeAlias = Integer | OneOf | Ranking | Judgments | Number
+#: The constraints every per-user metric function declares for its first three arguments.
+PER_USER: dict[str, Constraint] = {"ranking": Ranking(), "relevant": Judgments(), "k": Integer(1, CUTOFF)}
+
+
+def validate_params(constraints: Mapping[str, Constraint]) -> Callable[[F], F]:
+    """Decorator: check each declared argument on every call and pass on the checked value.
+
+    The declaration stays on the function as ``__constraints__`` (data a test
+    can read); every message comes from the constraint, worded by :data:`MESSAGE`.
+
+    >>> @validate_params({"k": Integer(1, CUTOFF)})
+    ... def top(k):
+    ...     '''The cutoff.'''
+    ...     return k
+    >>> top(3), sorted(top.__constraints__)
+    (3, ['k'])
+    """
+
+    def decorate(function: F) -> F:
+        signature = inspect.signature(function)
+        unknown = sorted(set(constraints) - set(signature.parameters))
+        if unknown:
+            raise RuntimeError(f"{function.__name__} has no parameter(s) {unknown} to constrain")
+
+        @functools.wraps(function)
+        def checked(*args: Any, **kwargs: Any) -> Any:
+            bound = signature.bind(*args, **kwargs)
+            for name, constraint in constraints.items():
+                if name in bound.arguments:
+                    bound.arguments[name] = constraint.check(name, bound.arguments[name])
+            return function(*bound.args, **bound.kwargs)
+
+        checked.__constraints__ = dict(constraints)  # type: ignore[attr-defined]
+        return checked  # type: ignore[return-value]
+
+    return decorate

@@ -1273,8 +1273,6 @@ def _by_library(rows: list[Convention], overrides: dict[str, str | None] | None 
     return ", ".join(f"{LIBRARIES[key].name} {' / '.join(names)}" for key, names in by_library.items())
 
 
-_registry.USED_BY[:] = [used_by]  # Choice.used_by reads the table through this
-
 _KIND_WORDS = {
     "judged_empty": "for users in the truth with no relevant item",
     "unjudged": "for users absent from the truth",

@@ -9,31 +9,33 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 from typing import Any
 
+import numpy as np
+
 from . import _registry
-from ._cutoff import dcg_of, gain_of, normalised, top_k
+from ._cutoff import dcg_of, discounts_at, gain_of, normalised, top_k
 from ._cutoff import discount as _discount
 from ._validation import (
+    PER_USER,
+    InvalidInputError,
+    OneOf,
     Relevant,
-    check_k,
-    check_options,
-    check_ranking,
     check_relevance,
     empty_relevant_error,
+    validate_params,
 )
 
-__all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table"]
+__all__ = ["gains_at_k", "cg_at_k", "dcg_at_k", "idcg_at_k", "ndcg_at_k", "dcg_table", "rank_discount"]
 
 _GAIN = _registry.OPTIONS["gain"]
 _IDEAL = _registry.OPTIONS["ideal"]
 _DISCOUNT = _registry.OPTIONS["discount"]
+#: The constraints of the functions that take every DCG option.
+_DCG_OPTIONS = {**PER_USER, "gain": OneOf("gain"), "ideal": OneOf("ideal"), "discount": OneOf("discount")}
 
 
 def _grades(ranking: Any, relevant: Relevant, k: Any, gain: Any) -> tuple[list, dict, int, str]:
-    items = check_ranking(ranking)
-    grades = check_relevance(relevant)
-    k = check_k(k)
-    gain = check_options(gain=gain)["gain"]
-    return items, grades, k, gain
+    """The arguments as the bodies use them (already checked by the declared constraints)."""
+    return list(ranking), check_relevance(relevant), k, gain
 
 
 def _gains(items: list, grades: dict, k: int, gain: str) -> list[float]:
@@ -48,6 +50,7 @@ def _ideal_gains(items: list, grades: dict, k: int, gain: str, ideal: str) -> li
     return [gain_of(g, gain) for g in sorted(pool, reverse=True)[:k]]
 
 
+@validate_params({**PER_USER, "gain": OneOf("gain")})
 def gains_at_k(
     ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: str = _GAIN.default
 ) -> list[float]:
@@ -81,6 +84,7 @@ def gains_at_k(
     return _gains(items, grades, k, gain)
 
 
+@validate_params({**PER_USER, "gain": OneOf("gain")})
 def cg_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: str = _GAIN.default) -> float:
     """Cumulative gain: the sum of the gains of the top ``k`` items, ignoring order.
 
@@ -115,6 +119,7 @@ def cg_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int, *, gain: st
     return float(sum(_gains(items, grades, k, gain)))
 
 
+@validate_params({**PER_USER, "gain": OneOf("gain"), "discount": OneOf("discount")})
 @_registry.document("gain", "discount")
 def dcg_at_k(
     ranking: Sequence[Hashable],
@@ -173,10 +178,10 @@ def dcg_at_k(
     1.0
     """
     items, grades, k, gain = _grades(ranking, relevant, k, gain)
-    discount = check_options(discount=discount)["discount"]
     return dcg_of(_gains(items, grades, k, gain), discount)
 
 
+@validate_params(_DCG_OPTIONS)
 @_registry.document("ideal")
 def idcg_at_k(
     ranking: Sequence[Hashable],
@@ -224,10 +229,10 @@ def idcg_at_k(
     1.0
     """
     items, grades, k, gain = _grades(ranking, relevant, k, gain)
-    ideal, discount = check_options(ideal=ideal, discount=discount).values()
     return dcg_of(_ideal_gains(items, grades, k, gain, ideal), discount)
 
 
+@validate_params(_DCG_OPTIONS)
 @_registry.document("gain", "ideal", "discount")
 def ndcg_at_k(
     ranking: Sequence[Hashable],
@@ -300,13 +305,13 @@ def ndcg_at_k(
     1.0
     """
     items, grades, k, gain = _grades(ranking, relevant, k, gain)
-    ideal, discount = check_options(ideal=ideal, discount=discount).values()
     if not any(g > 0 for g in grades.values()):
         raise empty_relevant_error("ndcg_at_k")
     best = dcg_of(_ideal_gains(items, grades, k, gain, ideal), discount)
     return float(normalised(dcg_of(_gains(items, grades, k, gain), discount), best))
 
 
+@validate_params(_DCG_OPTIONS)
 def dcg_table(
     ranking: Sequence[Hashable],
     relevant: Relevant,
@@ -352,7 +357,7 @@ def dcg_table(
     import pandas as pd
 
     items, grades, k, gain = _grades(ranking, relevant, k, gain)
-    ideal, kind = check_options(ideal=ideal, discount=discount).values()
+    kind = discount
     shown = top_k(items, k)
     ideal_gains = _ideal_gains(items, grades, k, gain, ideal)
     n = max(len(shown), len(ideal_gains))
@@ -369,3 +374,45 @@ def dcg_table(
         rows.append((rank, item, grade, g, weight, dcg, ig, idcg))
     columns = ["rank", "item", "grade", "gain", "discount", "dcg", "ideal_gain", "idcg"]
     return pd.DataFrame(rows, columns=columns)
+
+
+@validate_params({"discount": OneOf("discount")})
+def rank_discount(ranks: Any, discount: str = _DISCOUNT.default) -> Any:
+    """The DCG position discount of each 1-based rank: what a relevant item at that rank is worth.
+
+    Parameters
+    ----------
+    ranks : float or array-like of float
+        Ranks >= 1 (1 = best); fractional ranks (e.g. expected ranks) are allowed.
+    discount : {"log2", "clipped_log2"}
+        ``1 / log2(rank + 1)``, or ``1 / log2(max(rank, 2))`` (ranks 1 and 2
+        weigh the same), as the ``discount=`` option of :func:`ndcg_at_k`.
+
+    Returns
+    -------
+    float or numpy.ndarray
+        A float for one rank, an array of the same shape for an array.
+
+    Raises
+    ------
+    topkeval.InvalidInputError
+        For a rank below 1, NaN, or an unknown ``discount``.
+
+    See Also
+    --------
+    dcg_at_k : The sum of gain times this discount over the top k.
+
+    Examples
+    --------
+    >>> from topkeval import rank_discount
+    >>> rank_discount(3)  # 1 / log2(4)
+    0.5
+    >>> rank_discount([1, 2, 3], discount="clipped_log2").round(4).tolist()
+    [1.0, 1.0, 0.6309]
+    """
+    kind = discount
+    values = np.asarray(ranks, dtype=np.float64)
+    if values.size and not (values >= 1).all():  # NaN fails too
+        raise InvalidInputError(f"ranks must be numbers >= 1 (1 = best); got {float(np.min(values))!r}.")
+    weights = discounts_at(values, kind)
+    return float(weights) if weights.ndim == 0 else weights

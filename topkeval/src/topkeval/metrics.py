@@ -16,14 +16,18 @@ from typing import Any
 from . import _registry
 from ._cutoff import hit_ranks
 from ._validation import (
+    PER_USER,
+    Judgments,
+    OneOf,
+    Ranking,
     Relevant,
     check_k,
-    check_options,
     check_propensity,
     check_ranking,
     check_relevance,
     check_relevant_set,
     empty_relevant_error,
+    validate_params,
 )
 
 __all__ = [
@@ -33,6 +37,7 @@ __all__ = [
     "hit_at_k",
     "reciprocal_rank_at_k",
     "average_precision_at_k",
+    "r_precision_at_k",
     "bpref_at_k",
     "condensed",
     "ips_precision_at_k",
@@ -41,9 +46,11 @@ __all__ = [
 
 
 def _prepare(ranking: Any, relevant: Relevant, k: Any) -> tuple[list, set, int]:
-    return check_ranking(ranking), check_relevant_set(relevant), check_k(k)
+    """The arguments as the bodies use them (already checked by the declared constraints)."""
+    return list(ranking), check_relevant_set(relevant), k
 
 
+@validate_params(PER_USER)
 def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> list[int]:
     """The 1-based ranks i <= k whose item is relevant, in increasing order.
 
@@ -77,6 +84,7 @@ def hit_ranks_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> l
     return hit_ranks(items, rel, k)
 
 
+@validate_params(PER_USER)
 def precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Share of the top ``k`` positions that hold a relevant item.
 
@@ -129,6 +137,7 @@ def precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> f
     return len(hit_ranks(items, rel, k)) / k
 
 
+@validate_params(PER_USER)
 def recall_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Share of the user's relevant items that appear in the top ``k``.
 
@@ -183,6 +192,7 @@ empty='skip', 'zero' or 'raise'.
     return len(hit_ranks(items, rel, k)) / len(rel)
 
 
+@validate_params(PER_USER)
 def hit_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """1.0 if at least one of the top ``k`` items is relevant, else 0.0.
 
@@ -226,6 +236,7 @@ def hit_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     return 1.0 if hit_ranks(items, rel, k) else 0.0
 
 
+@validate_params(PER_USER)
 def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """1 / rank of the first relevant item, if it is within the top ``k``; else 0.
 
@@ -270,6 +281,7 @@ def reciprocal_rank_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int
     return 1.0 / ranks[0] if ranks else 0.0
 
 
+@validate_params({**PER_USER, "denominator": OneOf("denominator")})
 @_registry.document("denominator")
 def average_precision_at_k(
     ranking: Sequence[Hashable],
@@ -336,7 +348,6 @@ def average_precision_at_k(
     0.8333
     """
     items, rel, k = _prepare(ranking, relevant, k)
-    denominator = check_options(denominator=denominator)["denominator"]
     if not rel:
         raise empty_relevant_error("average_precision_at_k")
     ranks = hit_ranks(items, rel, k)
@@ -350,6 +361,61 @@ def average_precision_at_k(
     return total / len(ranks) if ranks else 0.0
 
 
+@validate_params(PER_USER)
+def r_precision_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
+    """Precision at rank |R|: the share of the first |R| positions that hold a relevant item.
+
+    R-Prec@k = (number of relevant items among the first min(k, |R|)) / |R|
+
+    Parameters
+    ----------
+    ranking : sequence of hashable
+        Recommended item ids, best first. No duplicates.
+    relevant : set of hashable, or mapping item -> grade
+        The user's relevant items (grade > 0 in a mapping). Must not be empty.
+    k : int
+        Cutoff, at least 1: the list is cut at k first, so with k < |R| the
+        ranks k + 1 .. |R| count as misses.
+
+    Returns
+    -------
+    float
+        A value in [0, 1]. A list whose first |R| items are the relevant ones scores 1.
+
+    Raises
+    ------
+    ValueError
+        If the user has no relevant item (|R| = 0), or for the input errors of
+        :func:`precision_at_k`.
+
+    See Also
+    --------
+    precision_at_k : The same count at a fixed cutoff k.
+    recall_at_k : Equal to R-precision at k = |R|.
+
+    Notes
+    -----
+    trec_eval's ``Rprec`` (and ir_measures' ``Rprec``) reads the whole list:
+    it is R-Prec@k for any k >= |R|. Positions past the end of a short list
+    count as misses, as in trec_eval. At rank |R| precision and recall are
+    equal, so R-precision is also recall@|R|. With one relevant item
+    (leave-one-out) it is 1 when that item is ranked first, else 0.
+
+    Examples
+    --------
+    >>> from topkeval import r_precision_at_k
+    >>> r_precision_at_k(["a", "b", "c", "d"], {"a", "c", "x"}, k=10)  # |R| = 3: 2 hits in the top 3
+    0.6667
+    >>> r_precision_at_k(["a", "b", "c", "d"], {"a", "c", "x"}, k=2)  # cut at 2: 1 hit / 3
+    0.3333
+    """
+    items, rel, k = _prepare(ranking, relevant, k)
+    if not rel:
+        raise empty_relevant_error("r_precision_at_k")
+    return len(hit_ranks(items, rel, min(k, len(rel)))) / len(rel)
+
+
+@validate_params({"ranking": Ranking(), "judgments": Judgments()})
 def condensed(ranking: Sequence[Hashable], judgments: Relevant) -> list:
     """The ranking without its unjudged items: a condensed list (Sakai 2007).
 
@@ -397,6 +463,7 @@ def _bpref_counts(relevant: Relevant) -> tuple[dict[Any, float], int, int]:
     return grades, n_relevant, min(n_relevant, sum(1 for grade in grades.values() if grade == 0))
 
 
+@validate_params(PER_USER)
 def bpref_at_k(ranking: Sequence[Hashable], relevant: Relevant, k: int) -> float:
     """Binary preference: the share of judged non-relevant items that each found relevant item is above.
 
@@ -475,6 +542,7 @@ def _ips_weights(
     return items, seen, k, weight
 
 
+@validate_params({"ranking": Ranking(), "observed": Judgments(), "k": PER_USER["k"]})
 def ips_precision_at_k(
     ranking: Sequence[Hashable],
     observed: Relevant,
@@ -544,6 +612,7 @@ def ips_precision_at_k(
     return float(sum(weight[item] for item in items[:k] if item in seen) / k)
 
 
+@validate_params({"ranking": Ranking(), "observed": Judgments(), "k": PER_USER["k"]})
 def ips_recall_at_k(
     ranking: Sequence[Hashable],
     observed: Relevant,

@@ -48,6 +48,8 @@ from statistics import NormalDist
 
 import numpy as np
 
+from ._cutoff import discounts
+from ._registry import OPTIONS
 from ._validation import InvalidInputError, check_int, check_number
 
 __all__ = [
@@ -384,17 +386,24 @@ def position_propensities(k: int, eta: float) -> list[float]:
     return [float(r**-eta) for r in range(1, k + 1)]
 
 
+#: pbm_ips's named lambda(rank): "dcg" (the library's default DCG discount), each of the library's
+#: ``discount=`` values (topkeval.OPTIONS["discount"]), and "rank".
+_PBM_DISCOUNTS = ("dcg", *OPTIONS["discount"].values, "rank")
+
+
 def _rank_weights(discount, max_rank: int) -> np.ndarray:
     """lambda(rank) for ranks 0..max_rank, with lambda(0) = 0 (the new ranking does not show the item)."""
     ranks = np.arange(max_rank + 1, dtype=np.float64)
     if isinstance(discount, str):
-        if discount == "dcg":
-            return np.concatenate([[0.0], 1.0 / np.log2(ranks[1:] + 1)])
+        if discount not in _PBM_DISCOUNTS:
+            named = ", ".join(repr(name) for name in _PBM_DISCOUNTS)
+            raise InvalidInputError(
+                f"discount must be {named} or a sequence of per-rank weights; got {discount!r}."
+            )
         if discount == "rank":
             return ranks
-        raise InvalidInputError(
-            f"discount must be 'dcg', 'rank' or a sequence of per-rank weights; got {discount!r}."
-        )
+        kind = OPTIONS["discount"].default if discount == "dcg" else discount
+        return np.concatenate([[0.0], discounts(max_rank, kind)])
     weights = _vector(discount, "discount")
     if weights.size < max_rank:
         raise InvalidInputError(
@@ -471,21 +480,21 @@ def pbm_ips(
 
         ``sum over clicked items i of lambda(new_rank_i) / theta_(logged_rank_i)``
 
-    and the result is its mean over sessions, an unbiased estimate of the mean of
-    ``sum_i a_i lambda(new_rank_i)``: the new ranking's DCG with ``a`` as graded relevance
-    (``discount="dcg"``), its sum of the ranks of relevant items (``"rank"``, lower is better, the
-    paper's metric), or, with ``discount=position_propensities(k, eta)``, the clicks it would get
-    under the same model. Four conditions make it unbiased: clicks follow the model, the
-    propensities are right, every logged rank has a propensity above 0, and the new ranking
-    reorders the logged items (an item the log never showed has no click to weigh, so it counts
-    0; an item the new ranking drops, new rank 0, counts 0 too). ``discount="rank"`` refuses new
-    rank 0: counting a dropped item as 0 would make dropping items score best on a
-    lower-is-better metric. ``eta=0`` (every propensity 1) is the naive estimator that reads
-    clicks as relevance labels; it estimates the mean of ``sum_i theta_(logged_rank_i) a_i
+    and the result is its mean over sessions, an unbiased estimate of the mean of ``sum_i a_i
+    lambda(new_rank_i)``: the new ranking's DCG with ``a`` as graded relevance (``discount="dcg"``,
+    or ``"clipped_log2"`` for the clipped discount), its sum of the ranks of relevant items
+    (``"rank"``, lower is better, the paper's metric), or, with ``discount=position_propensities(k,
+    eta)``, the clicks it would get under the same model. Four conditions make it unbiased: clicks
+    follow the model, the propensities are right, every logged rank has a propensity above 0, and
+    the new ranking reorders the logged items (an item the log never showed has no click to weigh,
+    so it counts 0; an item the new ranking drops, new rank 0, counts 0 too). ``discount="rank"``
+    refuses new rank 0: counting a dropped item as 0 would make dropping items score best on a
+    lower-is-better metric. ``eta=0`` (every propensity 1) is the naive estimator that reads clicks
+    as relevance labels; it estimates the mean of ``sum_i theta_(logged_rank_i) a_i
     lambda(new_rank_i)``, not the metric, and favours rankings that agree with the logging ranking.
-    The standard error is the sample standard deviation of the per-session estimates over the
-    square root of the number of sessions; ``effective_n`` is that of the per-session weights
-    (each session's sum of its clicks' inverse propensities), at most the number of sessions.
+    The standard error is the sample standard deviation of the per-session estimates over the square
+    root of the number of sessions; ``effective_n`` is that of the per-session weights (each
+    session's sum of its clicks' inverse propensities), at most the number of sessions.
 
     Parameters
     ----------
@@ -498,8 +507,10 @@ def pbm_ips(
         ``propensities``, exactly one.
     propensities : sequence of float, optional
         The examination probability of each logged rank, in (0, 1], instead of ``eta``.
-    discount : {"dcg", "rank"} or sequence of float
-        lambda(rank): ``1 / log2(1 + rank)``, the rank itself, or one weight per new rank.
+    discount : {"dcg", "log2", "clipped_log2", "rank"} or sequence of float
+        lambda(rank): the DCG discount of :func:`topkeval.rank_discount` (``"dcg"`` is the
+        library's default ``discount=``, ``"log2"``: ``1 / log2(1 + rank)``; ``"clipped_log2"``:
+        ``1 / log2(max(rank, 2))``), the rank itself, or one weight per new rank.
     confidence : float
         Level of the normal interval.
 
@@ -556,7 +567,7 @@ def pbm_ips_per_session(
         Propensities ``(1/r) ** eta``; give ``eta`` or ``propensities``, exactly one.
     propensities : sequence of float, optional
         The examination probability of each logged rank, in (0, 1], instead of ``eta``.
-    discount : {"dcg", "rank"} or sequence of float
+    discount : {"dcg", "log2", "clipped_log2", "rank"} or sequence of float
         lambda(rank), as in :func:`pbm_ips`.
 
     Returns

@@ -34,6 +34,8 @@ from collections.abc import Hashable, Mapping, Sequence
 from . import _registry
 from ._cutoff import satisfaction
 from ._validation import (
+    PER_USER,
+    Number,
     Relevant,
     check_k,
     check_number,
@@ -41,12 +43,14 @@ from ._validation import (
     check_relevance,
     check_relevant_set,
     err_scale,
+    validate_params,
 )
 
 __all__ = ["err_at_k", "rbp_at_k", "rbp_residual_at_k"]
 
 
 # ----------------------------------------------------------------- per user
+@validate_params({**PER_USER, "max_grade": Number("max_grade")})
 def err_at_k(
     ranking: Sequence[Hashable],
     relevant: Relevant,
@@ -125,6 +129,7 @@ def err_at_k(
     return float(total)
 
 
+@validate_params({**PER_USER, "p": Number("p")})
 def rbp_at_k(
     ranking: Sequence[Hashable], relevant: Relevant, k: int, *, p: float = _registry.Settings.p
 ) -> float:
@@ -179,6 +184,7 @@ def _check_p(p: float) -> float:
     return check_number(p, "p", spec.low, spec.high, low_open=spec.low_open, high_open=spec.high_open)
 
 
+@validate_params({**PER_USER, "p": Number("p")})
 def rbp_residual_at_k(
     ranking: Sequence[Hashable], relevant: Relevant, k: int, *, p: float = _registry.Settings.p
 ) -> float:
