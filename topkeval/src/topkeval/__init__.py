@@ -33,15 +33,16 @@ Submodules:
 0.6309297535714575
 """
 
-from ._errors import (
-    DuplicateRecommendationError,
-    DuplicateRelevantError,
-    InputTypeError,
-    InvalidInputError,
-    NoRelevantItemError,
-)
-from ._registry import BEYOND_METRICS, BEYOND_OPTIONS, METRICS
-from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS
+# re-exported as they are ("X as X"): importing them needs nothing heavy
+from ._errors import DuplicateRecommendationError as DuplicateRecommendationError
+from ._errors import DuplicateRelevantError as DuplicateRelevantError
+from ._errors import InputTypeError as InputTypeError
+from ._errors import InvalidInputError as InvalidInputError
+from ._errors import NoRelevantItemError as NoRelevantItemError
+from ._registry import BEYOND_METRICS as BEYOND_METRICS
+from ._registry import BEYOND_OPTIONS as BEYOND_OPTIONS
+from ._registry import DEFAULT_METRIC_KEYS as DEFAULT_METRICS  # noqa: F401 (in __all__, set on first use)
+from ._registry import METRICS as METRICS
 
 # The rest of the public API is imported on first use (pandas comes with it), so that
 # ``python -m topkeval`` (the trec_eval drop-in) starts without it. The per-user functions are each
