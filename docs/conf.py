@@ -49,6 +49,4 @@ _NAMES = [name for name in topkeval.__all__ if callable(getattr(topkeval, name))
 # README's shell blocks hold comments with apostrophes, which Pygments' bash lexer retries in relaxed mode
 suppress_warnings = ["myst.header", "misc.highlighting_failure"]
 # Docstrings write |R| (the number of relevant items) and |x - y| as plain text: make each a literal bar pair.
-rst_prolog = "\n".join(
-    f".. |{name}| replace:: \\|{name}\\|" for name in ("R", "difference", "genres(i)")
-)
+rst_prolog = "\n".join(f".. |{name}| replace:: \\|{name}\\|" for name in ("R", "difference", "genres(i)"))

@@ -27,7 +27,8 @@ NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.i
 
 NOISE_SHAPES = {
     "a tiny number in scientific notation": re.compile(
-        r"(?<![\w.])-?\d+(?:\.\d+)?[eE]-(?:1\d|[2-9]\d|\d{3})\b"),
+        r"(?<![\w.])-?\d+(?:\.\d+)?[eE]-(?:1\d|[2-9]\d|\d{3})\b"
+    ),
     "a negative zero": re.compile(r"(?<![\w.])-0(?:\.0+)?(?![\d.])"),
 }
 # Where such a shape is a fact and not noise, each with its reason.
@@ -52,10 +53,10 @@ def _findings(text: str) -> list[str]:
     found = []
     for shape, pattern in NOISE_SHAPES.items():
         for match in pattern.finditer(text):
-            before = text[max(0, match.start() - 12):match.start()]
+            before = text[max(0, match.start() - 12) : match.start()]
             if any(context.search(before) for context in ALLOWED_CONTEXTS):
                 continue
-            found.append(f"{shape}: {text[max(0, match.start() - 40):match.end() + 10]!r}")
+            found.append(f"{shape}: {text[max(0, match.start() - 40) : match.end() + 10]!r}")
     return found
 
 
@@ -70,17 +71,21 @@ def test_no_rounding_noise_in_committed_outputs(path):
     assert not problems, (
         f"{path.name} prints digits that depend on the summation order (they change from CPU to CPU and "
         "fail nbval elsewhere); print a value that is zero up to rounding as 0 (or 'below 1e-12') and round "
-        "the rest:\n" + "\n".join(problems))
+        "the rest:\n" + "\n".join(problems)
+    )
 
 
-@pytest.mark.parametrize("text, noisy", [
-    ("an exact bias of size 5.6e-17", True),
-    ("interval -0.0333 to -0.0000", True),
-    ("p = 1.7e-52 (paired t-test)", False),
-    ("RMSE 0.0123 at M = 20, 3.2e+05 rows", False),
-    ("difference -0.0012", False),
-    ("size 0 (below 1e-12 in floating point)", False),
-])
+@pytest.mark.parametrize(
+    "text, noisy",
+    [
+        ("an exact bias of size 5.6e-17", True),
+        ("interval -0.0333 to -0.0000", True),
+        ("p = 1.7e-52 (paired t-test)", False),
+        ("RMSE 0.0123 at M = 20, 3.2e+05 rows", False),
+        ("difference -0.0012", False),
+        ("size 0 (below 1e-12 in floating point)", False),
+    ],
+)
 def test_the_scan_tells_noise_from_facts(text, noisy):
     assert bool(_findings(text)) is noisy
 

@@ -110,8 +110,10 @@ def describe(forced: dict[str, str]) -> str:
         except ImportError:
             pass
     shown = ", ".join(f"{key}={value!r}" for key, value in forced.items())
-    return (f"summation order forced on {_cpu_name()} ({platform.machine()}; OpenBLAS detected "
-            f"{_openblas_kernel() or 'unknown'}), {', '.join(versions)}: {shown}")
+    return (
+        f"summation order forced on {_cpu_name()} ({platform.machine()}; OpenBLAS detected "
+        f"{_openblas_kernel() or 'unknown'}), {', '.join(versions)}: {shown}"
+    )
 
 
 def main(argv: list[str]) -> int:
@@ -120,7 +122,7 @@ def main(argv: list[str]) -> int:
     print(describe(forced), flush=True)
     if "--" not in argv:
         return 0 if "--show" in argv else _usage()
-    command = argv[argv.index("--") + 1:]
+    command = argv[argv.index("--") + 1 :]
     if not command:
         return _usage()
     os.execvpe(command[0], command, {**os.environ, **forced})

@@ -53,21 +53,33 @@ def choosing_metrics_data(seed: int | str | None = None) -> tuple[dict, dict]:
     """
     rng = _rng(seed)
     graded = seed is not None or SEED_VARIABLE in os.environ
-    users = [f"user{i}" for i in range(1, 9)]
-    relevant = {}
-    recs = {"A": {}, "B": {}}
-    for i, user in enumerate(users):
+    relevant: dict[str, list[int]] = {}
+    recs: dict[str, dict[str, list[int]]] = {"A": {}, "B": {}}
+    for i in range(8):
+        user = f"user{i + 1}"
         n_rel = 0 if i == 7 else 6 if graded and i == 0 else rng.randint(1, 6)
-        rel = sorted(rng.sample(range(100), n_rel))
-        relevant[user] = rel
-        for model, boost in (("A", 0.35), ("B", 0.5)):
-            pool = [x for x in range(100) if x not in rel]
-            ranking = rng.sample(pool, 10)
-            for item in rel:
-                if rng.random() < boost:
-                    ranking.insert(rng.randint(0 if model == "A" else 2, 8), item)
-            if graded and i == 0 and model == "A" and not set(ranking[:5]) & set(rel):
-                ranking = [x for x in ranking if x != rel[0]]
-                ranking.insert(rng.randint(0, 4), rel[0])
+        relevant[user] = sorted(rng.sample(range(100), n_rel))
+        for model, boost, first_slot in (("A", 0.35, 0), ("B", 0.5, 2)):
+            ranking = _ranking(rng, relevant[user], boost, first_slot)
+            if graded and i == 0 and model == "A":
+                ranking = _with_an_early_hit(rng, ranking, relevant[user])
             recs[model][user] = ranking[:10]
     return recs, relevant
+
+
+def _ranking(rng: random.Random, rel: list[int], boost: float, first_slot: int) -> list[int]:
+    """Ten items that are not relevant, each relevant item slotted in with probability ``boost``."""
+    ranking = rng.sample([x for x in range(100) if x not in rel], 10)
+    for item in rel:
+        if rng.random() < boost:
+            ranking.insert(rng.randint(first_slot, 8), item)
+    return ranking
+
+
+def _with_an_early_hit(rng: random.Random, ranking: list[int], rel: list[int]) -> list[int]:
+    """The ranking with ``rel[0]`` moved into the top five, when it has no hit there."""
+    if set(ranking[:5]) & set(rel):
+        return ranking
+    ranking = [x for x in ranking if x != rel[0]]
+    ranking.insert(rng.randint(0, 4), rel[0])
+    return ranking
