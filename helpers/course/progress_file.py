@@ -75,7 +75,7 @@ def _entry(value) -> dict | None:
     )
     best = value.get("best")
     if best not in _RANK:
-        best = max(history, key=_RANK.get, default=None)
+        best = max(history, key=_RANK.__getitem__, default=None)
     return None if best is None else {"best": best, "history": history[-HISTORY_LIMIT:]}
 
 
@@ -123,7 +123,7 @@ def _merge(old: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
             history_ = list(entry["history"])
         else:
             history_ = before["history"]
-        best = max([entry["best"], *([before["best"]] if before else [])], key=_RANK.get)
+        best = max([entry["best"], *([before["best"]] if before else [])], key=_RANK.__getitem__)
         merged[key] = {"best": best, "history": history_[-HISTORY_LIMIT:]}
     return merged
 
@@ -131,7 +131,7 @@ def _merge(old: dict[str, dict], new: dict[str, dict]) -> dict[str, dict]:
 def _attempt(entry: dict | None, outcome: str) -> dict:
     """The record after one more attempt: the history grows, the best result never drops."""
     history_ = [*(entry["history"] if entry else []), outcome][-HISTORY_LIMIT:]
-    best = outcome if entry is None else max(entry["best"], outcome, key=_RANK.get)
+    best = outcome if entry is None else max(entry["best"], outcome, key=_RANK.__getitem__)
     return {"best": best, "history": history_}
 
 

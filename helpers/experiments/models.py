@@ -74,7 +74,7 @@ class Recommender:
         matrix = np.zeros((len(users), len(items)), dtype=np.float64)
         matrix[user_codes, item_codes] = 1.0
         self.matrix_ = matrix
-        self._all_scores = None
+        self._all_scores: np.ndarray | None = None
         self._fit(matrix)
         return self
 
@@ -82,9 +82,10 @@ class Recommender:
         """Scores for the given user rows, from the cache when the matrix is small (read-only)."""
         if self.matrix_.size > _CACHE_ENTRIES:
             return self._scores(rows)
-        if getattr(self, "_all_scores", None) is None:
-            self._all_scores = self._scores(np.arange(self.matrix_.shape[0]))
-        return self._all_scores[rows]
+        cached = getattr(self, "_all_scores", None)
+        if cached is None:
+            cached = self._all_scores = self._scores(np.arange(self.matrix_.shape[0]))
+        return cached[rows]
 
     def _fit(self, matrix: np.ndarray) -> None:  # pragma: no cover - abstract
         raise NotImplementedError
@@ -100,10 +101,10 @@ class Recommender:
     def user_rows(self, users: Iterable) -> np.ndarray:
         """Return the row number of each user; raise ValueError naming unknown users."""
         self._check_fitted()
-        users = pd.Index(list(users) if not isinstance(users, (pd.Index, pd.Series, np.ndarray)) else users)
-        rows = self.users_.get_indexer(users)
+        index = pd.Index(list(users) if not isinstance(users, (pd.Index, pd.Series, np.ndarray)) else users)
+        rows = self.users_.get_indexer(index)
         if (rows < 0).any():
-            unknown = users[rows < 0]
+            unknown = index[rows < 0]
             shown = ", ".join(repr(u) for u in unknown[:3])
             raise ValueError(
                 f"{len(unknown)} user(s) were not in the training data (e.g. {shown}); the model has no "

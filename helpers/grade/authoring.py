@@ -371,7 +371,8 @@ def _question(index: int, entry: Any, namespace: dict) -> Question:
     answer = namespace[target]
     if not callable(answer):
         # an answer variable's reference is called with the run's seed; an authored answer is fixed
-        checks, kind = (Check("answer", lambda rng: [()]),), "value"
+        checks: tuple[Check, ...] = (Check("answer", lambda rng: [()]),)
+        kind = "value"
         reference = lambda seed=None: copy.deepcopy(answer)
     else:
         raw = entry.get("checks") or []
