@@ -503,7 +503,8 @@ def estimator_sds(world: ClickWorld, logging_policy, target_policy, reward_model
 
     ips = variance(weight * q, weight**2 * q)
     residual_square = q * (1 - rhat) ** 2 + (1 - q) * rhat**2  # E[(click - rhat) ** 2 | u, i]
-    dr = variance(model + weight * (q - rhat), model**2 + 2 * model * weight * (q - rhat) + weight**2 * residual_square)
+    dr_mean = model + weight * (q - rhat)
+    dr = variance(dr_mean, model**2 + 2 * model * weight * (q - rhat) + weight**2 * residual_square)
     mean_weight = float((shown * weight).sum())
     value = float((shown * weight * q).sum()) / mean_weight
     snips = float((shown * weight**2 * (q * (1 - value) ** 2 + (1 - q) * value**2)).sum()) / mean_weight**2

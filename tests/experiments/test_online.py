@@ -157,7 +157,8 @@ def _enumerated_sd(world, logging, target, rhat, term, n_events):
             q = world.attractiveness[u, i] * world.examination[0]
             for click, p_click in ((1, q), (0, 1 - q)):
                 w = target[u, i] / logging[u, i]
-                outcomes.append((logging[u, i] / world.n_users * p_click, term(w, click, rhat[u, i], model[u])))
+                p = logging[u, i] / world.n_users * p_click
+                outcomes.append((p, term(w, click, rhat[u, i], model[u])))
     p, x = np.array(outcomes).T
     return np.sqrt(((p * x * x).sum() - (p * x).sum() ** 2) / n_events)
 
@@ -170,7 +171,9 @@ def test_estimator_sds_match_an_enumeration_and_the_spread_of_simulated_logs(wor
     target = np.array([[0.1, 0.1, 0.8], [0.6, 0.2, 0.2]])
     rhat = np.array([[0.5, 0.3, 0.1], [0.2, 0.4, 0.4]])
     sds = online.estimator_sds(tiny, logging, target, rhat, 7)
-    assert sds["IPS"] == pytest.approx(_enumerated_sd(tiny, logging, target, rhat, lambda w, c, r, m: w * c, 7))
+    assert sds["IPS"] == pytest.approx(
+        _enumerated_sd(tiny, logging, target, rhat, lambda w, c, r, m: w * c, 7)
+    )
     assert sds["DR"] == pytest.approx(
         _enumerated_sd(tiny, logging, target, rhat, lambda w, c, r, m: m + w * (c - r), 7)
     )
@@ -191,7 +194,8 @@ def test_estimator_sds_match_an_enumeration_and_the_spread_of_simulated_logs(wor
         log = online.logged_bandit(world, logging, 2000, seed=s)
         u, i = log["user"], log["item"]
         snips_values.append(snips(log["click"], target[u, i], log["propensity"]).estimate)
-        dr_values.append(doubly_robust(log["click"], target[u, i], log["propensity"], rhat[u, i], model[u]).estimate)
+        dr = doubly_robust(log["click"], target[u, i], log["propensity"], rhat[u, i], model[u])
+        dr_values.append(dr.estimate)
     exact = online.estimator_sds(world, logging, target, rhat, 2000)
     assert np.std(snips_values, ddof=1) == pytest.approx(exact["SNIPS"], rel=0.15)  # first order, 300 logs
     assert np.std(dr_values, ddof=1) == pytest.approx(exact["DR"], rel=0.15)

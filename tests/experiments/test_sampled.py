@@ -15,10 +15,10 @@ from helpers.experiments.data import synthetic_interactions
 from helpers.experiments.models import EASE, ItemKNN, MostPopular, RandomRecommender
 from helpers.experiments.sampled import (
     compare_protocols,
+    corrected_values,
     expected_negatives_above,
     expected_sampled_hit,
     held_out_ranks,
-    corrected_values,
     protocol_table,
     rank_among,
     rank_metrics,
