@@ -100,6 +100,19 @@ q1 = FunctionQuestion(
             ),
         ),
         Mistake(
+            "another quantile definition",
+            "The exercise asks for numpy.quantile's default definition (method=\"linear\"), which "
+            "interpolates between neighbouring samples; method=\"nearest\" (or \"lower\", \"higher\") "
+            "is a defensible interval too, but on a dozen samples it lands on other values. Drop the "
+            "method argument.",
+            lambda samples, confidence: tuple(
+                float(v)
+                for v in np.quantile(
+                    samples, [(1 - confidence) / 2, 1 - (1 - confidence) / 2], method="nearest"
+                )
+            ),
+        ),
+        Mistake(
             "percentiles given as fractions",
             "np.percentile expects 0-100: np.percentile(samples, [2.5, 97.5]), or use np.quantile with "
             "fractions.",
