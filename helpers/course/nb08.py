@@ -100,6 +100,14 @@ q1 = FunctionQuestion(
             ),
         ),
         Mistake(
+            "percentiles given as fractions",
+            "np.percentile expects 0-100: np.percentile(samples, [2.5, 97.5]), or use np.quantile with "
+            "fractions.",
+            lambda samples, confidence: tuple(
+                float(v) for v in np.percentile(samples, [(1 - confidence) / 2, 1 - (1 - confidence) / 2])
+            ),
+        ),
+        Mistake(
             "another quantile definition",
             "The exercise asks for numpy.quantile's default definition (method=\"linear\"), which "
             "interpolates between neighbouring samples; method=\"nearest\" (or \"lower\", \"higher\") "
@@ -110,14 +118,6 @@ q1 = FunctionQuestion(
                 for v in np.quantile(
                     samples, [(1 - confidence) / 2, 1 - (1 - confidence) / 2], method="nearest"
                 )
-            ),
-        ),
-        Mistake(
-            "percentiles given as fractions",
-            "np.percentile expects 0-100: np.percentile(samples, [2.5, 97.5]), or use np.quantile with "
-            "fractions.",
-            lambda samples, confidence: tuple(
-                float(v) for v in np.percentile(samples, [(1 - confidence) / 2, 1 - (1 - confidence) / 2])
             ),
         ),
     ],
