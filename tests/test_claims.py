@@ -255,3 +255,21 @@ def test_the_guide_calls_the_logs_reversed_order_a_tie_not_a_flip():
     log_lines = [x for x in _starting("15", "log:") if "ItemKNN" in x]
     assert log_lines and all("a tie at this sample size" in x for x in log_lines)
     assert "flip" not in guide.loc["log", "why"] and "tie" in guide.loc["log", "why"]
+
+
+def test_the_guide_says_the_correction_lands_short_of_eases_full_value_as_15_prints():
+    guide, _, _ = _guide()
+    (line,) = _starting("15", "EASE: full ahead of corrected on EASE's HR@10")
+    assert float(re.search(r"corrected - full = ([-+][\d.]+)", line).group(1)) < 0
+    why = guide.loc["sampled", "why"]
+    assert "not onto it" in why and "for EASE the full ranking is ahead of the corrected value" in why
+
+
+def test_the_guides_interleaving_rule_quotes_notebook_12s_one_world_verdict():
+    guide, _, _ = _guide()
+    lines = _starting("12", "Verdict: interleaving needs")  # printed where it is computed and in the summary
+    quoted = {re.search(r"needs (\d\.\d+) times .*95% CI (\d\.\d+) to (\d\.\d+)", x).groups() for x in lines}
+    ((ratio, low, high),) = quoted
+    why = guide.loc["online", "why"]
+    assert f"{ratio} times the sessions" in why and f"95% CI {low} to {high}" in why
+    assert "simulated world" in why and "not a general figure" in why

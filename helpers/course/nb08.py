@@ -107,6 +107,19 @@ q1 = FunctionQuestion(
                 float(v) for v in np.percentile(samples, [(1 - confidence) / 2, 1 - (1 - confidence) / 2])
             ),
         ),
+        Mistake(
+            "another quantile definition",
+            "The exercise asks for numpy.quantile's default definition (method=\"linear\"), which "
+            "interpolates between neighbouring samples; method=\"nearest\" (or \"lower\", \"higher\") "
+            "is a defensible interval too, but on a dozen samples it lands on other values. Drop the "
+            "method argument.",
+            lambda samples, confidence: tuple(
+                float(v)
+                for v in np.quantile(
+                    samples, [(1 - confidence) / 2, 1 - (1 - confidence) / 2], method="nearest"
+                )
+            ),
+        ),
     ],
 )
 

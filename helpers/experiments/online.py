@@ -12,7 +12,8 @@ so the three online methods can be compared with the truth known:
   collected by one (randomised) policy, the click rate another policy would
   get, by inverse propensity scoring, with its variance (the estimators are
   :mod:`topkeval.offpolicy`'s; :func:`clipped_value` and :func:`clipped_sd`
-  are clipped IPS's exact expectation and standard deviation, and
+  are clipped IPS's exact expectation and standard deviation,
+  :func:`estimator_sds` the exact spreads of IPS, doubly robust and SNIPS, and
   :func:`weight_tail` how much of the value rides on rare heavy weights);
 * :func:`logged_sessions`, :func:`rerank`, :func:`ranks_in` and
   :func:`graded_dcg`: a deployed ranker's click log, new rankings of the same
@@ -459,6 +460,55 @@ def clipped_sd(world: ClickWorld, logging_policy, target_policy, clip: float, n_
     capped = np.minimum(weight, clip)
     mean, square = float((click_mass * capped).sum()), float((click_mass * capped**2).sum())
     return math.sqrt(max(square - mean * mean, 0.0) / n_events)
+
+
+def estimator_sds(world: ClickWorld, logging_policy, target_policy, reward_model, n_events: int) -> dict:
+    """The exact standard deviations of IPS, doubly robust and SNIPS on a log of ``n_events`` events.
+
+    One logged event draws a user uniformly, an item i from ``logging_policy[u]`` and a click with
+    probability q = attractiveness * examination[0]. With w = target / logging, rhat = ``reward_model``
+    and m_u = sum_i target[u, i] * rhat[u, i], the terms are w * click (IPS) and m_u + w * (click - rhat)
+    (doubly robust, :func:`topkeval.offpolicy.doubly_robust`); their variances are sums over every user,
+    item and click, divided by ``n_events``. SNIPS is a ratio, so its value is to first order (the delta
+    method, exact as ``n_events`` grows): Var(w * (click - V)) / (E[w] ** 2 * n_events), with
+    V = E[w * click] / E[w]. No sampling is involved, so rare heavy weights count with their true
+    probability, however seldom a finite set of simulated logs holds them. SNIPS's estimate lies in
+    [0, 1], so its true standard deviation is at most 0.5: a first-order value above that says the log
+    is far too small for the approximation, not that SNIPS spreads that much.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from helpers.experiments.online import ClickWorld, estimator_sds
+    >>> world = ClickWorld(np.array([[1.0, 0.0]]), np.array([1.0]))
+    >>> sds = estimator_sds(world, np.array([[0.5, 0.5]]), np.array([[1.0, 0.0]]), np.zeros((1, 2)), 4)
+    >>> sds["IPS"], sds["DR"], sds["SNIPS"]  # IPS and DR: a term of 2 or 0; SNIPS is always 1
+    (0.5, 0.5, 0.0)
+    """
+    n_events = check_int(n_events, "n_events")
+    logging = np.asarray(logging_policy, dtype=np.float64)
+    target = np.asarray(target_policy, dtype=np.float64)
+    rhat = np.asarray(reward_model, dtype=np.float64)
+    if rhat.shape != target.shape:
+        raise ValueError(f"reward_model has shape {rhat.shape}; it needs one prediction per (user, item), "
+                         f"shape {target.shape}")
+    weight = np.divide(target, logging, out=np.zeros_like(target), where=logging > 0)
+    shown = logging / world.n_users  # P(event is (u, i))
+    q = world.attractiveness * world.examination[0]
+    model = (target * rhat).sum(axis=1, keepdims=True)
+
+    def variance(first, second) -> float:  # E[x | u, i] and E[x ** 2 | u, i]
+        mean = float((shown * first).sum())
+        return max(float((shown * second).sum()) - mean * mean, 0.0)
+
+    ips = variance(weight * q, weight**2 * q)
+    residual_square = q * (1 - rhat) ** 2 + (1 - q) * rhat**2  # E[(click - rhat) ** 2 | u, i]
+    dr_mean = model + weight * (q - rhat)
+    dr = variance(dr_mean, model**2 + 2 * model * weight * (q - rhat) + weight**2 * residual_square)
+    mean_weight = float((shown * weight).sum())
+    value = float((shown * weight * q).sum()) / mean_weight
+    snips = float((shown * weight**2 * (q * (1 - value) ** 2 + (1 - q) * value**2)).sum()) / mean_weight**2
+    return {name: math.sqrt(v / n_events) for name, v in [("IPS", ips), ("DR", dr), ("SNIPS", snips)]}
 
 
 def weight_tail(world: ClickWorld, logging_policy, target_policy, threshold: float) -> tuple[float, float]:

@@ -14,8 +14,9 @@ module computes both from the same model so the two can be compared:
 - :func:`compare_protocols` does all of it for several models;
 - :func:`expected_sampled_hit` says what sampled HR@k a given full rank
   turns into on average;
-- :func:`sampled_rank_distribution` and :func:`minimal_bias_values` give
-  Krichene and Rendle's corrected ("minimal bias") values for sampled ranks.
+- :func:`sampled_rank_distribution` and :func:`corrected_values` give
+  Krichene and Rendle's corrected values for sampled ranks (their
+  bias-variance estimator; ``gamma = 0`` is their "minimal bias" one).
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ __all__ = [
     "expected_negatives_above",
     "rank_among",
     "sampled_rank_distribution",
-    "minimal_bias_values",
+    "corrected_values",
 ]
 
 
@@ -494,13 +495,13 @@ def sampled_rank_distribution(n_candidates: int, n_negatives: int = 100) -> np.n
     return np.exp(log_p)
 
 
-def minimal_bias_values(
+def corrected_values(
     n_candidates: int,
     n_negatives: int = 100,
     k: int = 10,
     metric: str = "hit",
     *,
-    variance_weight: float = 0.1,
+    gamma: float = 0.1,
 ) -> np.ndarray:
     """Krichene and Rendle's corrected values for sampled ranks (their bias-variance estimator).
 
@@ -509,10 +510,10 @@ def minimal_bias_values(
     rank. The correction scores it with ``v[r - 1]`` instead, chosen so that
     for every exact rank ``R`` the expected value over the sampling,
     ``E_R = sum_r P[R-1, r-1] v[r-1]``, is close to the metric ``M(R)``, while
-    the spread over the sampling stays small. With ``g = variance_weight``,
+    the spread over the sampling stays small. With ``g = gamma``,
     ``v`` minimises ``sum_R (E_R - M(R))**2 + g * Var_R`` (Krichene and Rendle,
-    KDD 2020, section 4: ``g = 0`` is their minimal-bias estimator, ill-conditioned
-    in practice; ``g = 1`` is the posterior mean of ``M(R)`` given ``r`` under a
+    KDD 2020, section 4: ``g = 0`` is their minimal-bias estimator, of high
+    variance in practice; ``g = 1`` is the posterior mean of ``M(R)`` given ``r`` under a
     uniform prior on ``R``). The minimiser solves
     ``((1 - g) P'P + g diag(P'1)) v = P'M``.
 
@@ -524,7 +525,7 @@ def minimal_bias_values(
         The metric's cutoff.
     metric : {"hit", "rr", "ndcg"}
         As in :func:`rank_metrics`.
-    variance_weight : float
+    gamma : float
         ``g`` in [0, 1]; the default 0.1 keeps the values moderate (a choice
         of this module, not a value from the paper).
 
@@ -538,19 +539,19 @@ def minimal_bias_values(
 
     Examples
     --------
-    >>> from helpers.experiments.sampled import minimal_bias_values
-    >>> minimal_bias_values(4, 3, k=2).round(6)   # every other item drawn: no sampling, the metric itself
+    >>> from helpers.experiments.sampled import corrected_values
+    >>> corrected_values(4, 3, k=2).round(6)   # every other item drawn: no sampling, the metric itself
     array([1., 1., 0., 0.])
-    >>> v = minimal_bias_values(1000, 100, k=10)
+    >>> v = corrected_values(1000, 100, k=10)
     >>> # sampled rank 1 counts a little more than a hit, rank 2 far less
     >>> float(v[0]) > 1 > 0.5 > float(v[1])
     True
     """
     if metric not in ("hit", "rr", "ndcg"):
         raise ValueError(f"metric must be 'hit', 'rr' or 'ndcg'; got {metric!r}.")
-    g = variance_weight
+    g = gamma
     if isinstance(g, bool) or not isinstance(g, (int, float)) or not 0 <= g <= 1:
-        raise ValueError(f"variance_weight must be a number in [0, 1]; got {variance_weight!r}.")
+        raise ValueError(f"gamma must be a number in [0, 1]; got {gamma!r}.")
     k = check_k(k)
     distribution = sampled_rank_distribution(n_candidates, n_negatives)
     exact = rank_metrics(pd.Series(np.arange(1, n_candidates + 1)), k)[f"{metric}@{k}"].to_numpy()

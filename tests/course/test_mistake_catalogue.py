@@ -577,7 +577,9 @@ def _catalogue_08_q1():
         "percentiles given as fractions": q.mistakes[2].function,
         "confidence used as the tail": quantiles(lambda c: c / 2, lambda c: 1 - c / 2),
         "(high, low)": lambda s, c: tuple(reversed(nb08.percentile_interval(s, c))),
-        "nearest-rank quantiles": quantiles(lambda c: (1 - c) / 2, lambda c: (1 + c) / 2, method="nearest"),
+        "another quantile definition": quantiles(
+            lambda c: (1 - c) / 2, lambda c: (1 + c) / 2, method="nearest"
+        ),
         "min and max": lambda s, c: (float(min(s)), float(max(s))),
         "mean +/- std": lambda s, c: (float(np.mean(s) - np.std(s)), float(np.mean(s) + np.std(s))),
     }

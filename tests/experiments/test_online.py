@@ -148,6 +148,61 @@ def test_clipped_sd_and_weight_tail_match_naive_sums_and_the_spread_of_simulated
     assert 0 < share < 1 and online.weight_tail(world, logging, target, weight.max()) == (0.0, 0.0)
 
 
+def _enumerated_sd(world, logging, target, rhat, term, n_events):
+    """The sd of a mean of n_events terms, one (user, item, click) outcome at a time."""
+    outcomes = []
+    model = (target * rhat).sum(axis=1)
+    for u in range(world.n_users):
+        for i in range(world.n_items):
+            q = world.attractiveness[u, i] * world.examination[0]
+            for click, p_click in ((1, q), (0, 1 - q)):
+                w = target[u, i] / logging[u, i]
+                p = logging[u, i] / world.n_users * p_click
+                outcomes.append((p, term(w, click, rhat[u, i], model[u])))
+    p, x = np.array(outcomes).T
+    return np.sqrt(((p * x * x).sum() - (p * x).sum() ** 2) / n_events)
+
+
+def test_estimator_sds_match_an_enumeration_and_the_spread_of_simulated_logs(world):
+    from topkeval.offpolicy import doubly_robust, snips
+
+    tiny = online.ClickWorld(np.array([[0.9, 0.2, 0.05], [0.1, 0.6, 0.3]]), np.array([0.7, 0.4]))
+    logging = np.array([[0.7, 0.2, 0.1], [0.05, 0.9, 0.05]])
+    target = np.array([[0.1, 0.1, 0.8], [0.6, 0.2, 0.2]])
+    rhat = np.array([[0.5, 0.3, 0.1], [0.2, 0.4, 0.4]])
+    sds = online.estimator_sds(tiny, logging, target, rhat, 7)
+    assert sds["IPS"] == pytest.approx(
+        _enumerated_sd(tiny, logging, target, rhat, lambda w, c, r, m: w * c, 7)
+    )
+    assert sds["DR"] == pytest.approx(
+        _enumerated_sd(tiny, logging, target, rhat, lambda w, c, r, m: m + w * (c - r), 7)
+    )
+    assert sds["IPS"] == pytest.approx(online.clipped_sd(tiny, logging, target, np.inf, 7))
+    # a perfect reward model leaves DR the spread of the users' values plus the weighted click noise
+    q = tiny.attractiveness * 0.7
+    noise = (logging * (target / logging) ** 2 * q * (1 - q)).sum(axis=1).mean()
+    perfect = online.estimator_sds(tiny, logging, target, q, 7)["DR"]
+    assert perfect == pytest.approx(np.sqrt((np.var((target * q).sum(axis=1)) + noise) / 7))
+
+    logit = np.log(world.attractiveness) - np.log1p(-world.attractiveness)
+    target = online.softmax_policy(logit, 0.5)
+    logging = online.softmax_policy(logit.mean(axis=0)[None, :].repeat(world.n_users, 0), 0.5)
+    rhat = np.tile(world.attractiveness.mean(axis=0), (world.n_users, 1))
+    model = (target * rhat).sum(axis=1)
+    snips_values, dr_values = [], []
+    for s in range(300):
+        log = online.logged_bandit(world, logging, 2000, seed=s)
+        u, i = log["user"], log["item"]
+        snips_values.append(snips(log["click"], target[u, i], log["propensity"]).estimate)
+        dr = doubly_robust(log["click"], target[u, i], log["propensity"], rhat[u, i], model[u])
+        dr_values.append(dr.estimate)
+    exact = online.estimator_sds(world, logging, target, rhat, 2000)
+    assert np.std(snips_values, ddof=1) == pytest.approx(exact["SNIPS"], rel=0.15)  # first order, 300 logs
+    assert np.std(dr_values, ddof=1) == pytest.approx(exact["DR"], rel=0.15)
+    with pytest.raises(ValueError, match="one prediction per"):
+        online.estimator_sds(world, logging, target, rhat[:, :3], 2000)
+
+
 def test_pbm_expectation_is_the_truth_with_the_right_propensities_and_the_naive_mean_without(world):
     from topkeval.offpolicy import pbm_ips
 

@@ -15,10 +15,10 @@ from helpers.experiments.data import synthetic_interactions
 from helpers.experiments.models import EASE, ItemKNN, MostPopular, RandomRecommender
 from helpers.experiments.sampled import (
     compare_protocols,
+    corrected_values,
     expected_negatives_above,
     expected_sampled_hit,
     held_out_ranks,
-    minimal_bias_values,
     protocol_table,
     rank_among,
     rank_metrics,
@@ -211,17 +211,17 @@ def test_sampled_rank_distribution_matches_enumerating_every_sample():
 def test_without_sampling_the_correction_is_the_metric_itself(metric):
     exact = rank_metrics(pd.Series(np.arange(1, 31)), 10)[f"{metric}@10"].to_numpy()
     for weight in (0.0, 0.1, 1.0):
-        np.testing.assert_allclose(minimal_bias_values(30, 29, 10, metric, variance_weight=weight), exact)
+        np.testing.assert_allclose(corrected_values(30, 29, 10, metric, gamma=weight), exact)
 
 
-def test_variance_weight_one_is_the_posterior_mean_under_a_uniform_prior():
+def test_gamma_one_is_the_posterior_mean_under_a_uniform_prior():
     n_candidates, n_negatives, k = 200, 20, 10
     p = sampled_rank_distribution(n_candidates, n_negatives)
     exact = [1.0 / math.log2(r + 1) if r <= k else 0.0 for r in range(1, n_candidates + 1)]
     naive = [
         sum(p[R, r] * exact[R] for R in range(n_candidates)) / p[:, r].sum() for r in range(n_negatives + 1)
     ]
-    got = minimal_bias_values(n_candidates, n_negatives, k, "ndcg", variance_weight=1.0)
+    got = corrected_values(n_candidates, n_negatives, k, "ndcg", gamma=1.0)
     np.testing.assert_allclose(got, naive, rtol=1e-9)
 
 
@@ -230,7 +230,7 @@ def test_the_correction_removes_most_of_the_bias():
     p = sampled_rank_distribution(n_candidates, n_negatives)
     exact = (np.arange(1, n_candidates + 1) <= k).astype(float)
     uncorrected = (np.arange(1, n_negatives + 2) <= k).astype(float)  # the sampled metric's own values: wrong
-    corrected = minimal_bias_values(n_candidates, n_negatives, k)
+    corrected = corrected_values(n_candidates, n_negatives, k)
     bias_before = np.abs(p @ uncorrected - exact).mean()
     bias_after = np.abs(p @ corrected - exact).mean()
     assert bias_after < 0.1 * bias_before
@@ -248,6 +248,6 @@ def test_correction_errors():
     with pytest.raises(ValueError, match="cannot exceed"):
         sampled_rank_distribution(10, 10)
     with pytest.raises(ValueError, match="metric must be"):
-        minimal_bias_values(100, 10, metric="map")
-    with pytest.raises(ValueError, match="variance_weight"):
-        minimal_bias_values(100, 10, variance_weight=2)
+        corrected_values(100, 10, metric="map")
+    with pytest.raises(ValueError, match="gamma"):
+        corrected_values(100, 10, gamma=2)

@@ -181,9 +181,13 @@ def test_verdict_says_tie_with_the_sample_size_it_would_take():
         "planning, not evidence: with 300 users the smallest difference detectable with 80% power at "
         f"alpha = 0.05 is {tie.mde:.4f}" in tie.text
     )
-    # users needed for the observed difference sizes a new study; the verdict does not quote it
-    needed = users_needed(tie.difference, tie.sd)
-    assert tie.users_needed == needed > 300 and "users)" not in tie.text and f"{needed:,}" not in tie.text
+    # users needed for an effect chosen beforehand sizes a new study; the verdict does not quote it, and
+    # there is no default from the observed difference (that would restate the p-value)
+    needed = users_needed(0.01, tie.sd)
+    assert tie.users_needed_for(0.01) == needed and "users)" not in tie.text and f"{needed:,}" not in tie.text
+    assert not hasattr(tie, "users_needed")
+    with pytest.raises(TypeError):
+        tie.users_needed_for()
     # the minimum detectable effect comes from the paired standard deviation
     assert tie.sd == pytest.approx(float((a - b).std(ddof=1)))
     assert tie.mde == pytest.approx(minimum_detectable_effect(tie.sd, 300))
@@ -191,7 +195,7 @@ def test_verdict_says_tie_with_the_sample_size_it_would_take():
 
 def test_no_difference_at_all_is_a_tie_without_a_sample_size():
     same = verdict([0.1, 0.4, 0.3], [0.1, 0.4, 0.3], n_permutations=999)
-    assert same.ahead is None and same.users_needed is None and "would need" not in same.text
+    assert same.ahead is None and "would need" not in same.text
 
 
 def test_a_family_applies_holm_and_can_turn_ahead_into_a_tie():
@@ -213,8 +217,8 @@ def test_a_family_applies_holm_and_can_turn_ahead_into_a_tie():
     assert first.mde == pytest.approx(minimum_detectable_effect(first.sd, 600, alpha=0.05 / 31))
     assert first.mde > alone.mde == pytest.approx(minimum_detectable_effect(alone.sd, 600))
     assert f"at the family's alpha = 0.05/31 (Holm's first step) is {first.mde:.4f}" in first.text
-    assert first.users_needed == users_needed(first.difference, first.sd, alpha=0.05 / 31)
-    assert first.users_needed > alone.users_needed
+    assert first.users_needed_for(0.02) == users_needed(0.02, first.sd, alpha=0.05 / 31)
+    assert first.users_needed_for(0.02) > alone.users_needed_for(0.02)
     # verdicts already computed can be adjusted as a family too
     again = verdicts([alone, *family[1:]], family="31 pairs")
     assert [v.p_holm for v in again] == [v.p_holm for v in family]

@@ -788,17 +788,22 @@ class Verdict:
         """The level of the minimum detectable effect: ``alpha``, or ``alpha / m`` in a family of m."""
         return self.alpha if self.family_size is None else self.alpha / self.family_size
 
-    @property
-    def users_needed(self) -> int | None:
-        """Users a *new* study needs to detect the observed difference, were it the true one (planning only).
+    def users_needed_for(self, effect: float) -> int:
+        """Users a *new* study needs to detect ``effect``, at :attr:`mde_alpha` and ``power`` (planning only).
 
-        At :attr:`mde_alpha` and ``power``. The observed difference is a noisy guess of the true one (a
-        selected winner's is biased upwards), so this sizes a follow-up; it is not evidence about this
-        study, and the verdict's text does not quote it. None when the difference is 0.
+        ``effect`` is the smallest difference that would matter, chosen before looking; there is no
+        default, because sizing a study from the observed difference (a noisy guess of the true one, and
+        a selected winner's is biased upwards) restates this study's p-value instead of planning the next
+        (notebook 08 of the course). The paired standard deviation is this verdict's.
+
+        Examples
+        --------
+        >>> from topkeval.stats import verdict
+        >>> v = verdict([0.2, 0.5, 0.4, 0.9], [0.1, 0.5, 0.2, 0.6], n_permutations=999)
+        >>> v.users_needed_for(0.05)
+        55
         """
-        if self.difference == 0.0:
-            return None
-        return users_needed(self.difference, self.sd, alpha=self.mde_alpha, power=self.power)
+        return users_needed(effect, self.sd, alpha=self.mde_alpha, power=self.power)
 
     def _evidence(self) -> str:
         ci = f"{self.confidence:.0%} CI {self.low:+.4f} to {self.high:+.4f}"
