@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import functools
 from statistics import NormalDist
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from helpers import evaluate as _evaluate
 from helpers.checking.questions import FunctionQuestion, Mistake, ValueQuestion
-from helpers.experiments import stats as _stats
 from helpers.experiments.data import synthetic_interactions as _synthetic
 from helpers.experiments.models import EASE, ItemKNN, MostPopular, PureSVD, RandomRecommender
+from topkeval import stats as _stats
 from topkeval.splits import temporal_split as _temporal_split
 
 __all__ = [
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 #: The notebook's set-up, in one place.
-DATA = {"n_users": 1500, "n_items": 1000, "taste_strength": 3.0, "seed": 42}
+DATA: dict[str, Any] = {"n_users": 1500, "n_items": 1000, "taste_strength": 3.0, "seed": 42}
 TEST_FRACTION = 0.2
 KS = (5, 10, 20)
 
@@ -109,8 +110,8 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "another quantile definition",
-            "The exercise asks for numpy.quantile's default definition (method=\"linear\"), which "
-            "interpolates between neighbouring samples; method=\"nearest\" (or \"lower\", \"higher\") "
+            'The exercise asks for numpy.quantile\'s default definition (method="linear"), which '
+            'interpolates between neighbouring samples; method="nearest" (or "lower", "higher") '
             "is a defensible interval too, but on a dozen samples it lands on other values. Drop the "
             "method argument.",
             lambda samples, confidence: tuple(
