@@ -624,6 +624,20 @@ class ValueQuestion(_Question):
             return _rounding_verdict(answer, float(value), self.decimals)
         return False, None
 
+    def _is_mistake(self, answer: Any, value: Any) -> bool:
+        """Whether ``answer`` is a mistake's ``value``, also when rounded at a step before the last.
+
+        With ``decimals``, a number within one unit of the last asked decimal of the mistake's value
+        counts (``(0.4307 + 1) / 2`` rounds to 0.7154, the exact mistake to 0.7153).
+        """
+        if self._matches(answer, value)[0]:
+            return True
+        number, _ = as_number(answer)
+        wrong, _ = as_number(value)
+        if self.decimals is None or number is None or wrong is None:
+            return False
+        return abs(number - wrong) <= 10**-self.decimals * (1 + 1e-9)
+
     def _check(self, answer: Any) -> CheckResult:
         if answer is Ellipsis or answer is None:
             return self._result(
@@ -647,7 +661,7 @@ class ValueQuestion(_Question):
                 f"{_kind(expected)} ({self.prompt}).",
                 None,
             )
-        match = next((m for m in self.mistakes if self._matches(answer, m.function())[0]), None)
+        match = next((m for m in self.mistakes if self._is_mistake(answer, m.function())), None)
         if slip and match is None:
             return self._incorrect(f"your answer {_hide_fraction(slip)} ({self.prompt}).", None)
         return self._incorrect(

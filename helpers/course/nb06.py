@@ -138,6 +138,17 @@ q2 = ValueQuestion(
             _mean_of(_listed(lambda r: 1 / math.log2(r + 1)), users=(4, 1)),
         ),
         Mistake(
+            "summed, not averaged",
+            "That is the total over the three users; the mean divides it by 3.",
+            lambda: _mean_of(_listed(lambda r: 1 / math.log2(r + 1)))() * len(THREE_USERS),
+        ),
+        Mistake(
+            "log2(r) instead of log2(r + 1)",
+            "Dividing by log2(r) (and leaving rank 1 undiscounted) is an older DCG variant; "
+            "this course's discount is 1/log2(r + 1), so rank 4 scores 1/log2(5), not 1/2.",
+            _mean_of(_listed(lambda r: 1.0 if r == 1 else 1 / math.log2(r))),
+        ),
+        Mistake(
             "0- vs 1-based rank",
             "log2(r + 2) with a 1-based rank r scores rank r as rank r + 1; the discount is 1/log2(r + 1).",
             _mean_of(_listed(lambda r: 1 / math.log2(r + 2))),

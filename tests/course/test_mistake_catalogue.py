@@ -688,6 +688,15 @@ VALUE_CATALOGUE: dict[str, list[Wrong]] = {
         Wrong(
             "miss left out of the mean", (1 / math.log2(5) + 1) / 2, "a user with no hit left out of the mean"
         ),
+        Wrong(
+            "miss left out, mean of rounded scores",
+            (0.4307 + 1) / 2,
+            "a user with no hit left out of the mean",
+        ),
+        Wrong("miss left out, rounded", 0.7154, "a user with no hit left out of the mean"),
+        Wrong("the sum", 1 / math.log2(5) + 1, "summed, not averaged"),
+        Wrong("the sum, rounded", 1.4307, "summed, not averaged"),
+        Wrong("1/log2(r), rank 1 undiscounted", 0.5, "log2(r) instead of log2(r + 1)"),
         Wrong("log2(r + 2)", (1 / math.log2(6) + 1 / math.log2(3)) / 3, "0- vs 1-based rank"),
         Wrong("MRR", (1 / 4 + 1) / 3, "that is MRR"),
         Wrong("HR", 2 / 3, "that is the hit ratio"),
