@@ -521,7 +521,7 @@ class FunctionQuestion(_Question):
             call = self._call_text(args)
             if not ok:
                 return self._incorrect(
-                    f"{call} raised {type(value).__name__}: {value}", self._matching_error(learner, value)
+                    f"{call} raised {_error_text(value)}", self._matching_error(learner, value)
                 )
             if value is None:
                 return self._incorrect(f"{call} returned None. Did you forget a return statement?", None)
@@ -540,6 +540,12 @@ class FunctionQuestion(_Question):
             CORRECT,
             f"Correct: {self.function_name} agrees with helpers on all {len(self.cases)} test inputs.",
         )
+
+
+def _error_text(error: Exception) -> str:
+    """``TypeError: message``, or the bare name when the error has no message (``next()``'s StopIteration)."""
+    message = str(error)
+    return f"{type(error).__name__}: {message}" if message else f"{type(error).__name__} (with no message)"
 
 
 def _accepts(function: Callable, count: int) -> bool:

@@ -96,6 +96,13 @@ q1 = FunctionQuestion(
             "with one relevant item IDCG = 1 and NDCG is that discount.",
             lambda r, k: 0.0 if r is None or r > k else 1 / r,
         ),
+        # last: it raises on every None, so it would otherwise claim answers wrong only there
+        Mistake(
+            "None not handled",
+            "r is None when the list does not contain the held-out item, and None > k raises TypeError: "
+            "test r is None first (it scores 0).",
+            lambda r, k: 0.0 if r > k else 1 / math.log2(r + 1),
+        ),
     ],
 )
 
