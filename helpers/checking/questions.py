@@ -521,7 +521,7 @@ class FunctionQuestion(_Question):
             call = self._call_text(args)
             if not ok:
                 return self._incorrect(
-                    f"{call} raised {type(value).__name__}: {value}", self._matching_error(learner, value)
+                    f"{call} raised {_error_text(value)}", self._matching_error(learner, value)
                 )
             if value is None:
                 return self._incorrect(f"{call} returned None. Did you forget a return statement?", None)
@@ -540,6 +540,12 @@ class FunctionQuestion(_Question):
             CORRECT,
             f"Correct: {self.function_name} agrees with helpers on all {len(self.cases)} test inputs.",
         )
+
+
+def _error_text(error: Exception) -> str:
+    """``TypeError: message``, or the bare name when the error has no message (``next()``'s StopIteration)."""
+    message = str(error)
+    return f"{type(error).__name__}: {message}" if message else f"{type(error).__name__} (with no message)"
 
 
 def _accepts(function: Callable, count: int) -> bool:
@@ -624,6 +630,20 @@ class ValueQuestion(_Question):
             return _rounding_verdict(answer, float(value), self.decimals)
         return False, None
 
+    def _is_mistake(self, answer: Any, value: Any) -> bool:
+        """Whether ``answer`` is a mistake's ``value``, also when rounded at a step before the last.
+
+        With ``decimals``, a number within one unit of the last asked decimal of the mistake's value
+        counts (``(0.4307 + 1) / 2`` rounds to 0.7154, the exact mistake to 0.7153).
+        """
+        if self._matches(answer, value)[0]:
+            return True
+        number, _ = as_number(answer)
+        wrong, _ = as_number(value)
+        if self.decimals is None or number is None or wrong is None:
+            return False
+        return abs(number - wrong) <= 10**-self.decimals * (1 + 1e-9)
+
     def _check(self, answer: Any) -> CheckResult:
         if answer is Ellipsis or answer is None:
             return self._result(
@@ -647,7 +667,7 @@ class ValueQuestion(_Question):
                 f"{_kind(expected)} ({self.prompt}).",
                 None,
             )
-        match = next((m for m in self.mistakes if self._matches(answer, m.function())[0]), None)
+        match = next((m for m in self.mistakes if self._is_mistake(answer, m.function())), None)
         if slip and match is None:
             return self._incorrect(f"your answer {_hide_fraction(slip)} ({self.prompt}).", None)
         return self._incorrect(

@@ -21,6 +21,7 @@ NDCG@3 = DCG 1.5000 / IDCG 1.6309 = 0.9197
 from __future__ import annotations
 
 import html
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -123,23 +124,32 @@ def grade_lines(grades: Sequence[int], k: int) -> list[Line]:
 
     dcg = dcg_at_k(ranking, relevance, k)
     idcg = idcg_at_k(ranking, relevance, k)
-    ndcg = ndcg_at_k(ranking, relevance, k) if idcg > 0 else 0.0
+    # No relevant item: IDCG = 0 and NDCG is 0/0, which helpers.ndcg_at_k refuses (a ValueError);
+    # the explorer shows it as undefined (NaN) instead of a number.
+    ndcg = ndcg_at_k(ranking, relevance, k) if idcg > 0 else math.nan
     return [
         Line(f"DCG@{k}", "sum over ranks i <= K of grade_i / log2(i + 1)", terms(grades), dcg),
         Line(f"IDCG@{k}", "the DCG@K of the grades sorted best first", terms(ideal), idcg),
         Line(
             f"NDCG@{k}",
-            "DCG@K / IDCG@K (0 when every grade is 0)",
-            f"{dcg:.4f} / {idcg:.4f}" if idcg > 0 else "no relevant item: 0",
+            "DCG@K / IDCG@K (undefined, 0/0, when every grade is 0)",
+            f"{dcg:.4f} / {idcg:.4f}" if idcg > 0 else "no relevant item: 0 / 0",
             ndcg,
         ),
     ]
 
 
 # ----------------------------------------------------------------- rendering
+def _shown(value: float) -> str:
+    """A metric's value to 4 decimals, or ``undefined`` for 0/0 (NaN)."""
+    return "undefined" if math.isnan(value) else f"{value:.4f}"
+
+
 def _text(lines: list[Line], state: str) -> str:
     width = max(len(line.metric) for line in lines)
-    rows = [f"{line.metric:<{width}} = {line.worked} = {line.value:.4f}   [{line.formula}]" for line in lines]
+    rows = [
+        f"{line.metric:<{width}} = {line.worked} = {_shown(line.value)}   [{line.formula}]" for line in lines
+    ]
     return "\n".join([state, *rows])
 
 
@@ -148,7 +158,7 @@ def _html(lines: list[Line], state: str) -> str:
         f"<tr><td><b>{html.escape(line.metric)}</b></td><td>{html.escape(line.formula)}</td>"
         f"<td>{html.escape(line.worked)}</td>"
         f'<td class="topk-value" data-metric="{html.escape(line.metric.split("@")[0])}">'
-        f"{line.value:.4f}</td></tr>"
+        f"{_shown(line.value)}</td></tr>"
         for line in lines
     )
     return (
@@ -232,17 +242,17 @@ class _Explorer:
 class HitExplorer(_Explorer):
     """Click a rank to make it a hit or a miss, drag K: P@K, R@K, AP@K and NDCG@K update.
 
-    ``n_relevant`` (``|R|``) counts the user's relevant items, listed or not; it grows when you add a
-    hit beyond it.
+    ``n_relevant`` (``|R|``) counts the user's relevant items, listed or not. It stays fixed while you
+    click, so moving a hit (two clicks) keeps P and R; a hit you remove is a relevant item the list no
+    longer shows. It grows only while the list holds more hits than ``n_relevant``.
     """
 
     def __init__(self, labels: Sequence[int], k: int, n_relevant: int | None = None):
         self.n_relevant = sum(labels) if n_relevant is None else n_relevant
-        self._extra = self.n_relevant - sum(labels)  # relevant items the list does not show
         super().__init__(labels, k, lambda values, k: hit_lines(values, k, self._relevant(values)))
 
     def _relevant(self, values: list[int]) -> int:
-        return max(sum(values) + self._extra, 1)
+        return max(sum(values), self.n_relevant, 1)
 
     def state(self) -> str:
         marks = " ".join(f"{rank}:{'hit' if v else '-'}" for rank, v in enumerate(self.values, start=1))

@@ -13,7 +13,7 @@ __all__ = ["q1", "q2", "Q2_K", "precision_recall", "confusion_counts"]
 def precision_recall(recommended, relevant):
     """Precision and recall of a recommended list read as a set (order ignored)."""
     hits = len(set(recommended) & set(relevant))
-    return hits / len(recommended), hits / len(relevant)
+    return hits / len(recommended), hits / len(set(relevant))
 
 
 def _reference(recommended, relevant):
@@ -41,12 +41,13 @@ q1 = FunctionQuestion(
         (CAR_ITEMS, CAR_RELEVANT),
         (["a", "b", "c", "d"], {"b", "x"}),
         (["a", "b"], {"a", "b", "c", "d", "e"}),
+        (["a", "b", "c"], ["b", "b", "x"]),  # relevant given as a list that repeats an item
     ],
     hints=[
         "hits = the recommended items that are relevant. Precision divides the hits by what you "
         "recommended, recall by what was relevant.",
         "hits = len(set(recommended) & set(relevant)); "
-        "return (hits / len(recommended), hits / len(relevant)).",
+        "return (hits / len(recommended), hits / len(set(relevant))): a repeated relevant item counts once.",
     ],
     solution_code=precision_recall,
     mistakes=[
@@ -60,6 +61,15 @@ q1 = FunctionQuestion(
             "recall divides by the number recommended",
             "That is precision again; recall asks what share of the user's relevant items you found.",
             _both_over_recommended,
+        ),
+        Mistake(
+            "a repeated relevant item counted twice",
+            "relevant can be a list that names an item twice; read as a set, it is one relevant item: "
+            "divide by len(set(relevant)).",
+            lambda recommended, relevant: (
+                len(set(recommended) & set(relevant)) / len(recommended),
+                len(set(recommended) & set(relevant)) / len(relevant),
+            ),
         ),
     ],
 )
@@ -121,6 +131,11 @@ q2 = ValueQuestion(
             "FN counted only inside the top K",
             "False negatives are relevant items the user was NOT shown: they sit below the cutoff.",
             _fn_inside_top_k,
+        ),
+        Mistake(
+            "FN = all relevant items",
+            "FN counts only the relevant items the user was not shown: the relevant items minus the TP.",
+            lambda: (*_counts_at(Q2_K)[:2], len(CAR_RELEVANT)),
         ),
     ],
 )

@@ -58,6 +58,11 @@ q1 = FunctionQuestion(
             lambda ranking, relevant, k: _hits(ranking, relevant, k) / len(ranking[:k]),
         ),
         Mistake(
+            "divides by len(ranking) instead of k",
+            "len(ranking) is the whole list, however long; P@K divides by the k positions shown.",
+            lambda ranking, relevant, k: _hits(ranking, relevant, k) / len(ranking),
+        ),
+        Mistake(
             "0- vs 1-based rank (one item too many at the cutoff)",
             _TOO_MANY,
             lambda ranking, relevant, k: _hits(ranking, relevant, k + 1) / k,
@@ -104,8 +109,8 @@ q2 = FunctionQuestion(
         ),
         Mistake(
             "divides by min(k, number of relevant items)",
-            "That caps recall at 1 when there are more relevant items than slots (LensKit does this); "
-            "the recall taught here, and used by most libraries, divides by all relevant items.",
+            "That caps recall at 1 when there are more relevant items than slots; "
+            "the recall taught here divides by all relevant items.",
             lambda ranking, relevant, k: _hits(ranking, relevant, k) / min(k, len(relevant)),
         ),
         Mistake(

@@ -109,7 +109,8 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "wrong AP denominator: |R|",
-            "That is standard (trec_eval) AP; it charges for relevant items that could not fit in k slots. "
+            "That is AP over all relevant items (÷ |R|); "
+            "it charges for relevant items that could not fit in k slots. "
             + _DENOMINATOR,
             _div_n_relevant,
         ),

@@ -86,6 +86,11 @@ q1 = FunctionQuestion(
             ),
         ),
         Mistake(
+            "sums 1/rank over every hit",
+            "RR@K keeps only the first hit: return 1 / rank at the first relevant item (the sum can pass 1).",
+            lambda ranking, relevant, k: sum(1 / rank for rank in _hit_ranks(ranking, relevant, k)),
+        ),
+        Mistake(
             "uses the last hit instead of the first",
             "Reciprocal rank looks only at the FIRST relevant item.",
             lambda ranking, relevant, k: (
@@ -101,6 +106,14 @@ q1 = FunctionQuestion(
             "one item too many at the cutoff (ranking[:k + 1])",
             _TOO_MANY,
             lambda ranking, relevant, k: reciprocal_rank_at_k(ranking, relevant, k + 1),
+        ),
+        # last: it raises on every miss, so it would otherwise claim answers wrong only on a miss
+        Mistake(
+            "next() without a default: no hit in the top k",
+            "next(...) raises StopIteration when the top k holds no relevant item; "
+            "give it a default, next(generator, default), or return after the loop: "
+            "a list with no hit in the top k has an RR@K, it is not an error.",
+            lambda ranking, relevant, k: next(1 / rank for rank in _hit_ranks(ranking, relevant, k)),
         ),
     ],
 )

@@ -101,7 +101,7 @@ q1 = FunctionQuestion(
         ),
         Mistake(
             "0- vs 1-based rank",
-            "log2(rank + 2) with a 1-based rank gives rank r the discount of rank r + 1 "
+            "log2(rank + 2) with a 1-based rank gives rank r the discount of rank r + 1. "
             "Use log2(rank + 1) with rank starting at 1, "
             "or log2(i + 2) with a 0-based index i.",
             lambda grades, k: _dcg_with(grades, k, shift=2),

@@ -96,6 +96,13 @@ q1 = FunctionQuestion(
             "with one relevant item IDCG = 1 and NDCG is that discount.",
             lambda r, k: 0.0 if r is None or r > k else 1 / r,
         ),
+        # last: it raises on every None, so it would otherwise claim answers wrong only there
+        Mistake(
+            "None not handled",
+            "r is None when the list does not contain the held-out item, and None > k raises TypeError: "
+            "test r is None first (it scores 0).",
+            lambda r, k: 0.0 if r > k else 1 / math.log2(r + 1),
+        ),
     ],
 )
 
@@ -136,6 +143,17 @@ q2 = ValueQuestion(
             "a user with no hit left out of the mean",
             "The second user scores 0, and the mean is over all three users: divide by 3.",
             _mean_of(_listed(lambda r: 1 / math.log2(r + 1)), users=(4, 1)),
+        ),
+        Mistake(
+            "summed, not averaged",
+            "That is the total over the three users; the mean divides it by 3.",
+            lambda: _mean_of(_listed(lambda r: 1 / math.log2(r + 1)))() * len(THREE_USERS),
+        ),
+        Mistake(
+            "log2(r) instead of log2(r + 1)",
+            "Dividing by log2(r) (and leaving rank 1 undiscounted) is an older DCG variant; "
+            "this course's discount is 1/log2(r + 1), so rank 4 scores 1/log2(5), not 1/2.",
+            _mean_of(_listed(lambda r: 1.0 if r == 1 else 1 / math.log2(r))),
         ),
         Mistake(
             "0- vs 1-based rank",

@@ -195,6 +195,32 @@ def test_learner_function_that_raises_or_returns_none():
     assert "returned None. Did you forget a return statement?" in result.message
 
 
+def test_an_error_without_a_message_is_said_so():
+    from helpers.course.nb04 import q1
+
+    def reciprocal_rank_at_k(ranking, relevant, k):  # next() with no default: StopIteration on a miss
+        return next(1 / i for i, item in enumerate(ranking[:k], start=1) if item in relevant)
+
+    result = q1.check(reciprocal_rank_at_k, record=False)
+    assert "raised StopIteration (with no message)" in result.message
+    assert "StopIteration: " not in result.message
+    assert result.mistake == "next() without a default: no hit in the top k"
+
+
+def test_a_value_question_names_a_mistake_rounded_at_an_earlier_step():
+    from helpers.course.nb06 import q2
+
+    # (0.4307 + 1) / 2 = 0.71535 -> 0.7154 with the rank-4 score rounded first; the exact mistake gives 0.7153
+    for answer in (0.7153, 0.7154, 0.71535):
+        assert q2.check(answer, record=False).mistake == "a user with no hit left out of the mean"
+    # within one unit of the asked decimals only: 0.7156 is no known mistake
+    assert q2.check(0.7156, record=False).mistake is None
+    # a mistake's exact value wins over the "rounded to fewer decimals" rule (0.5 is also 0.4769 to 1 decimal)
+    result = q2.check(0.5, record=False)
+    assert result.mistake == "log2(r) instead of log2(r + 1)" and "rounded to 1 decimal" not in result.message
+    assert "rounded to 2 decimals" in q2.check(0.48, record=False).message
+
+
 def test_an_error_is_named_only_by_a_mistake_that_raises_the_same_error_on_the_same_case(monkeypatch):
     from helpers.checking.questions import Mistake
 

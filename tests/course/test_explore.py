@@ -13,7 +13,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
+from helpers import ndcg_at_k
 from helpers.course import explore
+from helpers.course.examples import from_grades
 
 ROOT = Path(__file__).resolve().parents[2]
 log2 = math.log2
@@ -57,8 +59,11 @@ def test_grade_lines_match_hand_computed_values():
     assert _values(lines) == pytest.approx({"DCG@5": dcg, "IDCG@5": idcg, "NDCG@5": dcg / idcg})
     assert lines[0].worked == "2/log2(2) + 3/log2(3) + 3/log2(4) + 1/log2(5) + 2/log2(6)"
     assert lines[1].worked == "3/log2(2) + 3/log2(3) + 2/log2(4) + 2/log2(5) + 1/log2(6)"
-    zero = explore.grade_lines([0, 0, 0], k=2)  # a decision: no relevant item scores 0, said so
-    assert _values(zero)["NDCG@2"] == 0.0 and zero[2].worked == "no relevant item: 0"
+    zero = explore.grade_lines([0, 0, 0], k=2)  # a decision: 0/0 is undefined, as helpers.ndcg_at_k says
+    assert math.isnan(_values(zero)["NDCG@2"]) and zero[2].worked == "no relevant item: 0 / 0"
+    assert "NDCG@2 = no relevant item: 0 / 0 = undefined" in explore.GradeExplorer([0, 0, 0], k=2).text()
+    with pytest.raises(ValueError):
+        ndcg_at_k(*from_grades([0, 0, 0]), 2)
 
 
 @pytest.mark.parametrize(
@@ -95,10 +100,10 @@ def test_the_widget_updates_the_numbers_it_shows():
     box = shown.widget()
     ranks, slider, table = box.children[0].children[1:], box.children[1], box.children[2]
     assert 'data-metric="P">0.4000<' in table.value
-    ranks[1].value = True  # rank 2 becomes a hit (and |R| grows to 3)
+    ranks[1].value = True  # rank 2 becomes a hit (and |R| grows to 3: the list holds 3 hits)
     assert 'data-metric="P">0.6000<' in table.value and "|R| = 3" in table.value
     ranks[3].value = False  # moving the rank-4 hit to rank 2 is two clicks
-    assert 'data-metric="AP">' + f"{(1 + 2 / 2) / 2:.4f}<" in table.value
+    assert 'data-metric="AP">' + f"{(1 + 2 / 2) / 2:.4f}<" in table.value and "|R| = 2" in table.value
     slider.value = 1
     assert 'data-metric="P">1.0000<' in table.value and "K = 1" in table.value
     graded = explore.GradeExplorer([2, 3, 3, 1, 2], k=5)
@@ -107,6 +112,18 @@ def test_the_widget_updates_the_numbers_it_shows():
     dcg = 2 + 3 / log2(3) + 3 / 2 + 3 / log2(5) + 2 / log2(6)
     idcg = 3 + 3 / log2(3) + 3 / 2 + 2 / log2(5) + 2 / log2(6)
     assert f'data-metric="NDCG">{dcg / idcg:.4f}<' in graded.widget().children[2].value
+
+
+def test_moving_a_miss_keeps_p_r_and_r_fixed():
+    pytest.importorskip("ipywidgets", reason="ipywidgets is in the course extra")
+    shown = explore.HitExplorer([1, 1, 1, 0, 1], k=5, n_relevant=6)  # notebook 01's top 5 of the car list
+    ranks, table = shown.widget().children[0].children[1:], shown.widget().children[2]
+    ranks[0].value = False  # first click: 3 hits, |R| still 6 (a relevant item the list no longer shows)
+    assert "|R| = 6" in table.value and 'data-metric="R">0.5000<' in table.value
+    ranks[3].value = True  # second click: the miss has moved from rank 4 to rank 1
+    assert 'data-metric="P">0.8000<' in table.value and 'data-metric="R">0.6667<' in table.value
+    ap = (1 / 2 + 2 / 3 + 3 / 4 + 4 / 5) / 5  # hits at ranks 2-5, divided by min(K, |R|) = 5
+    assert "|R| = 6" in table.value and f'data-metric="AP">{ap:.4f}<' in table.value
 
 
 def test_the_html_site_shows_the_static_table_not_an_empty_widget(tmp_path):

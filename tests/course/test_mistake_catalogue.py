@@ -180,7 +180,8 @@ def _catalogue_01():
         return f
 
     n_rec = lambda rec, rel: len(rec)
-    n_rel = lambda rec, rel: len(rel)
+    n_rel = lambda rec, rel: len(set(rel))  # a repeated relevant item counts once
+    n_rel_list = lambda rec, rel: len(rel)  # counts a repeat twice
     family = {
         "swapped": pr(n_rel, n_rec),
         "both over recommended": pr(n_rec, n_rec),
@@ -188,10 +189,16 @@ def _catalogue_01():
         "recall over min(len(recommended), |R|)": pr(n_rec, lambda rec, rel: min(len(rec), len(rel))),
         "recall over relevant found": pr(n_rec, lambda rec, rel: max(1, len(set(rec) & set(rel)))),
         "list instead of tuple of floats": lambda rec, rel: [0.0, 0.0],
+        "recall over len(relevant) with a repeat": pr(n_rec, n_rel_list),
+        "hits counted over the list, not the set": lambda rec, rel: (
+            sum(x in rel for x in rec) / len(rec),
+            sum(x in rel for x in rec) / len(rel),
+        ),
     }
     labels = {
         "swapped": "precision and recall swapped",
         "both over recommended": "recall divides by the number recommended",
+        "recall over len(relevant) with a repeat": "a repeated relevant item counted twice",
     }
     return (
         _named(q, family, labels)
@@ -215,6 +222,7 @@ def _catalogue_02_q1():
     family["integer division hits // k"] = lambda r, rel, k: float(_hits(r, rel, k) // k)
     labels = {
         "hits in ranking[:k] / len(ranking[:k])": "divides by the length of the list instead of k",
+        "hits in ranking[:k] / len(ranking)": "divides by len(ranking) instead of k",
         "hits in ranking[:k + 1] / k": "0- vs 1-based rank (one item too many at the cutoff)",
         "hits in ranking[:k - 1] / k": "one item too few at the cutoff (ranking[:k - 1])",
         "hits in ranking[:k] / |R|": "divides by the number of relevant items",
@@ -330,6 +338,9 @@ def _catalogue_04_q1():
             "last hit": _rr(pick=lambda ranks: 1 / ranks[-1]),
             "mean of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks) / len(ranks)),
             "sum of 1/rank over hits": _rr(pick=lambda ranks: sum(1 / r for r in ranks)),
+            "next() with no default (StopIteration on a miss)": lambda r, rel, k: next(
+                1 / i for i, x in enumerate(r[:k], start=1) if x in rel
+            ),
             "rank instead of 1/rank": _rr(pick=lambda ranks: float(ranks[0])),
             "1/rank of first hit, no cutoff at all": lambda r, rel, k: _rr()(r, rel, len(r)),
             "hit instead of RR": _rr(pick=lambda ranks: 1.0),
@@ -339,6 +350,8 @@ def _catalogue_04_q1():
         "first hit in whole list (ignores k)": "ignores the cutoff k",
         "rank + 1 (0-based index used as rank + 1)": "0- vs 1-based rank",
         "last hit": "uses the last hit instead of the first",
+        "sum of 1/rank over hits": "sums 1/rank over every hit",
+        "next() with no default (StopIteration on a miss)": "next() without a default: no hit in the top k",
         "1 / 0-based index (ZeroDivisionError at rank 1)": "0-based index used as the rank (1 / index)",
         "0-based index as the rank": "0-based index used as the rank (1 / index)",
         "first hit in ranking[:k - 1]": "one item too few at the cutoff (ranking[:k - 1])",
@@ -559,7 +572,9 @@ def _catalogue_06_q1():
         "1/log2(r + 1) if always (ignores k)": "ignores the cutoff k",
         "1/log2(r + 1) if r < k": "one rank too few at the cutoff (r < k)",
         "1/r if r <= k": "that is reciprocal rank",
+        "None not handled (None > k: TypeError)": "None not handled",
     }
+    family["None not handled (None > k: TypeError)"] = lambda r, k: 0.0 if r > k else 1 / math.log2(r + 1)
     shown = lambda args: args[1] == ex.LOO_K or args == (3, 5)
     return _named(q, family, labels) + _constants(0.0, 1.0) + _public(q, shown)
 
@@ -657,6 +672,7 @@ VALUE_CATALOGUE: dict[str, list[Wrong]] = {
         Wrong("the worked example's K = 5 counts", (4, 1, 2), "those are the counts at K = 5"),
         Wrong("FP and FN swapped", (5, 1, 2), "FP and FN swapped"),
         Wrong("FN only inside the top K", (5, 2, 0), "FN counted only inside the top K"),
+        Wrong("FN = |R|", (5, 2, 6), "FN = all relevant items"),
         Wrong("TN instead of FN", (5, 2, 4992)),
         Wrong("floats of the wrong counts", (4.0, 1.0, 2.0), "those are the counts at K = 5"),
         Wrong("list of wrong counts", [5, 2, 2]),
@@ -690,6 +706,15 @@ VALUE_CATALOGUE: dict[str, list[Wrong]] = {
         Wrong(
             "miss left out of the mean", (1 / math.log2(5) + 1) / 2, "a user with no hit left out of the mean"
         ),
+        Wrong(
+            "miss left out, mean of rounded scores",
+            (0.4307 + 1) / 2,
+            "a user with no hit left out of the mean",
+        ),
+        Wrong("miss left out, rounded", 0.7154, "a user with no hit left out of the mean"),
+        Wrong("the sum", 1 / math.log2(5) + 1, "summed, not averaged"),
+        Wrong("the sum, rounded", 1.4307, "summed, not averaged"),
+        Wrong("1/log2(r), rank 1 undiscounted", 0.5, "log2(r) instead of log2(r + 1)"),
         Wrong("log2(r + 2)", (1 / math.log2(6) + 1 / math.log2(3)) / 3, "0- vs 1-based rank"),
         Wrong("MRR", (1 / 4 + 1) / 3, "that is MRR"),
         Wrong("HR", 2 / 3, "that is the hit ratio"),
