@@ -40,7 +40,7 @@ def choosing_metrics_data(seed: int | str | None = None) -> tuple[dict, dict]:
         ``{"A": {user: ranked items}, "B": {user: ranked items}}``, ten items each.
     relevant : dict
         ``{user: sorted list of relevant items}``; one user (``user8``) has none. In a grading
-        run ``user1`` has six, one of them in model A's top five, so that no answer is zero by
+        run ``user1`` has six, one of them in model A's top two, so that no answer is zero by
         chance (the two MAP denominators of question 4 always differ).
 
     Examples
@@ -77,9 +77,15 @@ def _ranking(rng: random.Random, rel: list[int], boost: float, first_slot: int) 
 
 
 def _with_an_early_hit(rng: random.Random, ranking: list[int], rel: list[int]) -> list[int]:
-    """The ranking with ``rel[0]`` moved into the top five, when it has no hit there."""
-    if set(ranking[:5]) & set(rel):
+    """The ranking with ``rel[0]`` moved into the top two, when it has no hit there.
+
+    Question 4's answer, the difference of two MAP@5 denominators, comes from this user alone
+    (the only one with more than five relevant items): with a hit in the top two it is at least
+    (1/2) * (1/5 - 1/6) / 7 = 0.0024, more than twice the grader's tolerance of 0.001, so that
+    answering 0 never scores by chance (a single hit at rank 5 gave 0.00095, within it).
+    """
+    if set(ranking[:2]) & set(rel):
         return ranking
     ranking = [x for x in ranking if x != rel[0]]
-    ranking.insert(rng.randint(0, 4), rel[0])
+    ranking.insert(rng.randint(0, 1), rel[0])
     return ranking
