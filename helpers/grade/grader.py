@@ -99,7 +99,7 @@ from .prepare import encode_argument as _encode
 from .prepare import helpers_names as _helpers_names
 from .prepare import prepare_notebook
 from .sandbox import Limits, SandboxResult, run_submission
-from .spec import Assignment, Question, answer_marker, build_cases, text_answers
+from .spec import Assignment, Question, answer_marker, build_cases, public_indices, text_answers
 
 __all__ = ["grade_submission", "grade_many", "prepare_notebook", "read_notebook", "make_plan", "main"]
 
@@ -252,7 +252,13 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
     if not any(s.strip() for s in sources):
         raise NotebookError("the notebook has no code", "empty notebook")
     jobs = [
-        {"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
+        {
+            "name": q.name,
+            "kind": q.kind,
+            "target": q.target,
+            "cases": plan.encoded[q.name],
+            "public": public_indices(q, plan.cases[q.name]),
+        }
         for q in a.questions
         if q.kind != "text"
     ]

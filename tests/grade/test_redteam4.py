@@ -120,7 +120,6 @@ def test_the_attacker_scores_nothing_and_the_classmate_everything(graded):
     assert by_file["leaks.ipynb"]["score"] == 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="r1: built-in exception names of hidden cases reach the feedback")
 def test_a_hidden_input_does_not_leak_as_the_built_in_exception_a_hidden_case_raised(graded):
     _, by_file, feedback, results = graded
     assert by_file["honest.ipynb"]["score"] == 14.0
@@ -129,7 +128,6 @@ def test_a_hidden_input_does_not_leak_as_the_built_in_exception_a_hidden_case_ra
     assert leaked not in feedback["leaks.ipynb"] and leaked not in results["leaks.ipynb"]
 
 
-@pytest.mark.xfail(strict=True, reason="r1: built-in type names returned on hidden cases reach the feedback")
 def test_a_hidden_input_does_not_leak_as_the_built_in_type_a_hidden_case_returned(graded):
     _, by_file, feedback, results = graded
     assert by_file["honest.ipynb"]["score"] == 14.0
