@@ -285,7 +285,7 @@ class _Reader:
         self.total = 0
         self.invalid = 0
         self.events: list[dict] = []
-        order = [("cell", c["index"]) for c in job["cells"] if c["index"] not in job["skip"]]
+        order: list[tuple] = [("cell", c["index"]) for c in job["cells"] if c["index"] not in job["skip"]]
         order += [("loaded", None)]
         # every question's public cases (part 1), then every question's hidden cases (part 2)
         order += [("start", q["name"], part) for part in (1, 2) for q in job["questions"]]
@@ -301,7 +301,7 @@ class _Reader:
     def _phase(self, event: dict) -> bool:
         """Whether a phase event comes in order (then it is taken); later phases may skip earlier ones."""
         ev = event["ev"]
-        key = (ev, event.get("i")) if ev == "cell" else (ev, event.get("q"))
+        key: tuple = (ev, event.get("i")) if ev == "cell" else (ev, event.get("q"))
         key = (*key, event["part"]) if ev == "start" else key
         position = self.order.get(key, -1) if isinstance(key[1], (int, str, type(None))) else -1
         if position <= self.position:

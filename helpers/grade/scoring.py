@@ -449,6 +449,12 @@ def _checks(q: Question, judged: list[_Case]) -> list[dict]:
 HIDDEN_NOTE = "returned a NumPy number on a hidden case (accepted)"
 
 
+def _notes(q: Question, judged: list[_Case]) -> list[str]:
+    """The notes a learner reads: a public case's own, one fixed note for any hidden case's."""
+    public = {id(j) for j in _public(q, judged)}
+    return sorted({j.note if id(j) in public else HIDDEN_NOTE for j in judged if j.note})
+
+
 def _totals(q: Question, checks: list[dict]) -> tuple[float, str]:
     """The question's points and status from its check entries."""
     scored = [c for c in checks if c["max_points"] > 0]
@@ -470,8 +476,7 @@ def _verdicts(q: Question, report: dict, judged: list[_Case]) -> None:
         )
     elif report["points"] == 0 and any(c["passed"] and c["max_points"] > 0 for c in report["checks"]):
         report["reason"] = GATED_REASON
-    public = {id(j) for j in _public(q, judged)}
-    notes = sorted({j.note if id(j) in public else HIDDEN_NOTE for j in judged if j.note})
+    notes = _notes(q, judged)
     if notes:
         report["notes"] = notes
 
