@@ -464,8 +464,8 @@ def hidden_problem(problem: str) -> str:
 
     Examples
     --------
-    >>> hidden_problem("raised OverflowError")
-    'raised an exception'
+    >>> hidden_problem("raised OverflowError"), hidden_problem("wrong value")
+    ('raised an exception', 'wrong value')
     >>> hidden_problem("returned a builtins.bytearray, not a number")
     'returned a value that is not a number'
     >>> hidden_problem("returned nan, not a finite number")
@@ -473,6 +473,8 @@ def hidden_problem(problem: str) -> str:
     >>> hidden_problem("the keys must be exactly ['u1']")
     'a wrong value (details of hidden cases are not shown)'
     """
+    if problem == "wrong value":  # the plain verdict (a hint after it could name the expected value)
+        return problem
     for start, shown in HIDDEN_PROBLEMS:
         if problem.startswith(start):
             return shown
