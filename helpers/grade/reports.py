@@ -607,7 +607,7 @@ def check_outcome(check: dict, reason: str | None = None) -> tuple[str, str]:
         return f"{found.group(1)} of {found.group(2)} cases", f"failed: {found.group(3)}"
     if text in (reason, f"{NOT_SCORED}{reason}"):
         return "", "failed"
-    return "", f"failed: {text.removeprefix(NOT_SCORED)}"
+    return "", f"failed: {text.removeprefix(NOT_SCORED).removeprefix('failed: ')}"
 
 
 def check_rows(q: dict) -> list[tuple[str, str, str]]:
