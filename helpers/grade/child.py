@@ -33,7 +33,10 @@ case, after every cell has finished and after the case before it returned.
 So no frame, global, object, module, file, descriptor, environment variable
 or byte of memory the learner's code can reach holds a hidden input before
 that case runs (bubblewrap's init keeps only the standard descriptors; the
-supervisor's ``/proc`` entries are closed to the runner).
+supervisor's ``/proc`` entries are closed to the runner). Every question's
+public cases (and every answer variable) run before any hidden case of any
+question: what the learner's code returned or raised on a public case cannot
+depend on a hidden input, so the grader may show it.
 
 Tagging never calls a learner-defined method: values are recognised by their
 exact type (``type(x) is float``), read through the built-in types' own

@@ -29,6 +29,10 @@ The rules, in the order they apply:
    hidden check carries only its name and a problem; an answer variable's check
    is treated as hidden (its right value is drawn at grading time). Type names
    a learner's code chose are never shown (:func:`helpers.grade.inert.type_name`).
+   Public cases run before any hidden one (:mod:`helpers.grade.child`): the type
+   check's text, the notes and ``public_errors`` come from them only; what a
+   hidden case did reaches the learner only as a fixed word
+   (:func:`helpers.grade.reports.hidden_problem`).
 """
 
 from __future__ import annotations
