@@ -33,7 +33,10 @@ case, after every cell has finished and after the case before it returned.
 So no frame, global, object, module, file, descriptor, environment variable
 or byte of memory the learner's code can reach holds a hidden input before
 that case runs (bubblewrap's init keeps only the standard descriptors; the
-supervisor's ``/proc`` entries are closed to the runner).
+supervisor's ``/proc`` entries are closed to the runner). Every question's
+public cases (and every answer variable) run before any hidden case of any
+question: what the learner's code returned or raised on a public case cannot
+depend on a hidden input, so the grader may show it.
 
 Tagging never calls a learner-defined method: values are recognised by their
 exact type (``type(x) is float``), read through the built-in types' own
@@ -324,7 +327,7 @@ class _Runner:
         self.namespace = {"__name__": "__main__", "__builtins__": builtins}
         self.cells = {c["index"]: c for c in job["cells"]}
         self.questions = job["questions"]
-        self.function: object = None
+        self.functions: dict = {}
 
     def do(self, kind: bytes, number: int, rest: bytes) -> dict:
         """The reply to one command: run a cell, open a question, run one case of it, or end."""
@@ -332,10 +335,10 @@ class _Runner:
             return {"errors": run_cell(self.cells[number], self.namespace)[:50]}
         if kind == b"q":
             question = self.questions[number]
-            self.function = self.namespace.get(question["target"])
+            self.functions[number] = self.namespace.get(question["target"])
             return answer(question, self.namespace)
         if kind == b"a":
-            return {"case": call_case(self.function, _scan(bytes.decode(rest), 0)[0])}
+            return {"case": call_case(self.functions.get(number), _scan(bytes.decode(rest), 0)[0])}
         _flush()
         return {}
 
@@ -419,26 +422,46 @@ class _Supervisor:
             self.ignored += 1
 
 
-def _question(question: dict, index: int, cases: list[str], supervisor: _Supervisor) -> dict:
-    """One question's result event: open it in the runner, then send it one case at a time."""
+def _open(question: dict, index: int, cases: list[str], supervisor: _Supervisor) -> dict:
+    """Part 1 of a question: open it in the runner (a value question's value is read now), then run
+    its public cases; the hidden ones stay ``None`` until part 2 (:func:`_finish`)."""
     reply = supervisor.step("q", index)
     event = {"ev": "result", "q": question["name"]}
     for key in ("status", "cases", "what"):
         if key in reply:
             event[key] = reply[key]
     if question["kind"] == "function" and reply.get("status") == "ok":
-        event["cases"] = [supervisor.step("a", index, args).get("case") for args in cases]
+        public = set(question.get("public", []))
+        event["cases"] = [
+            supervisor.step("a", index, args).get("case") if i in public else None
+            for i, args in enumerate(cases)
+        ]
+    return event
+
+
+def _finish(question: dict, index: int, cases: list[str], event: dict, supervisor: _Supervisor) -> dict:
+    """Part 2 of a question: its hidden cases, each in its place among the public ones."""
+    if question["kind"] == "function" and event.get("status") == "ok":
+        public = set(question.get("public", []))
+        event["cases"] = [
+            got if i in public else supervisor.step("a", index, cases[i]).get("case")
+            for i, got in enumerate(event["cases"])
+        ]
     return event
 
 
 def supervise(job: dict, cases: dict, channel: Channel, supervisor: _Supervisor) -> None:
-    """Drive the runner cell by cell, then question by question; only this process writes to the grader.
+    """Drive the runner cell by cell, then every question's public cases, then every question's hidden
+    cases; only this process writes to the grader.
 
-    The grader's deadlines and blame follow these messages, which learner code cannot write:
-    it runs in the other process, which holds no descriptor of the channel, and this one is
-    not dumpable (no ``/proc/<pid>/fd`` or ``mem`` for it) and cannot be traced (seccomp).
-    ``cases`` maps a question's name to its cases (each the JSON text of its arguments, one
-    line), which the runner gets one at a time.
+    Every public case (and every answer variable) runs before any hidden input reaches the runner,
+    so what the learner's code returns or raises on them cannot depend on a hidden input: the
+    grader may show it. The grader's deadlines and blame follow these messages (``start`` with its
+    ``part``, 1 or 2), which learner code cannot write: it runs in the other process, which holds
+    no descriptor of the channel, and this one is not dumpable (no ``/proc/<pid>/fd`` or ``mem``
+    for it) and cannot be traced (seccomp). ``cases`` maps a question's name to its cases (each
+    the JSON text of its arguments, one line), which the runner gets one at a time; a question's
+    ``public`` lists the indices of its public cases.
     """
     errors = []
     skip = job.get("skip", [])
@@ -449,14 +472,17 @@ def supervise(job: dict, cases: dict, channel: Channel, supervisor: _Supervisor)
         got = supervisor.step("c", cell["index"]).get("errors")
         errors += got if type(got) is list else []
     channel.send({"ev": "loaded", "errors": errors[:50]})
+    opened = []
     for i, question in enumerate(job["questions"]):
-        channel.send({"ev": "start", "q": question["name"]})
-        channel.send(_question(question, i, cases.get(question["name"], []), supervisor))
+        channel.send({"ev": "start", "q": question["name"], "part": 1})
+        opened.append(_open(question, i, cases.get(question["name"], []), supervisor))
+    for i, question in enumerate(job["questions"]):
+        channel.send({"ev": "start", "q": question["name"], "part": 2})
+        channel.send(_finish(question, i, cases.get(question["name"], []), opened[i], supervisor))
     supervisor.step("e")  # the runner flushes its output first
     if supervisor.ignored:
-        channel.send(
-            {"ev": "warning", "text": f"ignored {supervisor.ignored} forged or garbled reply line(s)"}
-        )
+        # no count: the runner's code chooses it, after hidden inputs reached it
+        channel.send({"ev": "warning", "text": "ignored forged or garbled reply lines"})
     channel.send({"ev": "done"})
     _exit(0)
 

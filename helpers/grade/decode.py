@@ -107,7 +107,7 @@ def _valid_loaded(event: dict) -> bool:
 _SCHEMA = {
     "loaded": _valid_loaded,
     "cell": lambda e: type(e.get("i")) is int,
-    "start": lambda e: isinstance(e.get("q"), str),
+    "start": lambda e: isinstance(e.get("q"), str) and e.get("part") in (1, 2) and type(e["part"]) is int,
     "result": lambda e: isinstance(e.get("q"), str) and _valid_result(e),
     "warning": lambda e: isinstance(e.get("text"), str),
     "done": lambda e: True,
@@ -123,8 +123,8 @@ def validate_event(line: bytes) -> dict | None:
 
     Examples
     --------
-    >>> validate_event(b'{"ev": "start", "q": "q1"}')
-    {'ev': 'start', 'q': 'q1'}
+    >>> validate_event(b'{"ev": "start", "q": "q1", "part": 1}')
+    {'ev': 'start', 'q': 'q1', 'part': 1}
     >>> validate_event(b'{"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": NaN}]}') is None
     True
     """

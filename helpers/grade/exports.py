@@ -16,16 +16,16 @@
   (``results.json``: ``score``, ``output``, and one test per question with ``score``,
   ``max_score``, ``status`` and ``output``); the text is the learner feedback of
   :mod:`helpers.grade.reports`, so no hidden input or expected value is in it.
-- :func:`find_notebook` and :func:`run_autograder_script`: what ``python -m helpers.grade gradescope``
-  (:mod:`helpers.grade.grader`), the entry point a Gradescope ``run_autograder`` calls, grades in
-  ``/autograder/submission``; it writes ``/autograder/results/results.json`` (both paths are options).
+- :func:`find_notebook`: what ``python -m helpers.grade gradescope`` (:mod:`helpers.grade.grader`),
+  the entry point a Gradescope ``run_autograder`` calls, grades in ``/autograder/submission``; it
+  writes ``/autograder/results/results.json`` (both paths are options). The ``run_autograder``
+  itself, with the package's fixed seed, is :func:`helpers.grade.gradescope_package.run_autograder`.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import shlex
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -58,7 +58,6 @@ __all__ = [
     "ROSTER_FIELDS",
     "canvas_csv",
     "gradescope_results",
-    "run_autograder_script",
     "find_notebook",
     "SUBMISSION_DIR",
     "RESULTS_FILE",
@@ -321,7 +320,6 @@ def gradescope_results(report: dict, title: str) -> dict:
         "extra_data": {
             "status": inert.plain(status),
             "reason": inert.plain(reason),
-            "seed": report.get("seed"),
         },
         "tests": tests,
     }
@@ -347,21 +345,3 @@ def find_notebook(folder: Path, assignment_name: str) -> tuple[Path | None, str]
         return None, "no .ipynb notebook was uploaded"
     names = ", ".join(p.name for p in found[:5])
     return None, f"upload one notebook only, named {assignment_name}.ipynb (found {names})"
-
-
-def run_autograder_script(assignment: str, source: str = "/autograder/source") -> str:
-    """The ``run_autograder`` of a Gradescope autograder zip: the course is installed in ``source``.
-
-    Examples
-    --------
-    >>> print(run_autograder_script("from-scratch").splitlines()[-1])
-    exec python3 -m helpers.grade gradescope --assignment from-scratch
-    """
-    return (
-        "#!/usr/bin/env bash\n"
-        "# Gradescope runs this for every submission: grade /autograder/submission in the course's own\n"
-        "# sandbox and write /autograder/results/results.json.\n"
-        "set -euo pipefail\n"
-        f"cd {shlex.quote(source)}\n"
-        f"exec python3 -m helpers.grade gradescope --assignment {shlex.quote(assignment)}\n"
-    )

@@ -99,7 +99,7 @@ from .prepare import encode_argument as _encode
 from .prepare import helpers_names as _helpers_names
 from .prepare import prepare_notebook
 from .sandbox import Limits, SandboxResult, run_submission
-from .spec import Assignment, Question, answer_marker, build_cases, text_answers
+from .spec import Assignment, Question, answer_marker, build_cases, public_indices, text_answers
 
 __all__ = ["grade_submission", "grade_many", "prepare_notebook", "read_notebook", "make_plan", "main"]
 
@@ -135,7 +135,9 @@ def data_seed(seed: int) -> str:
 
 def make_plan(assignment: Assignment, seed: int) -> Plan:
     """Build every case from ``seed`` and compute the expected values with the reference."""
-    cases, expected, encoded = {}, {}, {}
+    cases: dict[str, list[tuple[str, tuple]]] = {}
+    expected: dict[str, list[Any]] = {}
+    encoded: dict[str, list[list]] = {}
     data = data_seed(seed)
     for q in assignment.questions:
         built = build_cases(assignment, q, seed)
@@ -252,7 +254,13 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
     if not any(s.strip() for s in sources):
         raise NotebookError("the notebook has no code", "empty notebook")
     jobs = [
-        {"name": q.name, "kind": q.kind, "target": q.target, "cases": plan.encoded[q.name]}
+        {
+            "name": q.name,
+            "kind": q.kind,
+            "target": q.target,
+            "cases": plan.encoded[q.name],
+            "public": public_indices(q, plan.cases[q.name]),
+        }
         for q in a.questions
         if q.kind != "text"
     ]
@@ -839,7 +847,8 @@ def _gradescope_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--write-run-autograder",
         metavar="PATH",
-        help="only write Gradescope's run_autograder script for this assignment to PATH",
+        help="only write Gradescope's run_autograder script for this assignment to PATH, with --seed or a "
+        "seed drawn now for every submission (gradescope-package writes it with the whole zip)",
     )
     return parser
 
@@ -864,16 +873,27 @@ def _unsubmitted(plan: Plan, mode: str, reason: str) -> dict:
     return report
 
 
+def _write_run_autograder(path: Path, assignment: str, seed: int | None) -> int:
+    """The package's ``run_autograder`` (:func:`helpers.grade.gradescope_package.run_autograder`), with
+    ``seed`` or one drawn now: every submission it grades meets the same hidden cases."""
+    seed = secrets.randbits(32) if seed is None else seed
+    path.write_text(gradescope_package.run_autograder(assignment, seed), encoding="utf-8")
+    path.chmod(0o755)
+    print(
+        f"wrote {path} (seed {seed} for every submission); it expects the layout of "
+        "`python -m helpers.grade gradescope-package`, which writes the whole autograder zip",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def gradescope(argv: list[str]) -> int:
     """``python -m helpers.grade gradescope``: grade one Gradescope submission, write ``results.json``."""
     parser = _gradescope_parser()
     args = parser.parse_args(argv)
     assignment = resolve_assignment(parser, args.assignment)
     if args.write_run_autograder:
-        path = Path(args.write_run_autograder)
-        path.write_text(exports.run_autograder_script(args.assignment), encoding="utf-8")
-        path.chmod(0o755)
-        return 0
+        return _write_run_autograder(Path(args.write_run_autograder), args.assignment, args.seed)
     limits, mode = _limits(parser, args), _mode(args)
     plan = make_plan(assignment, secrets.randbits(32) if args.seed is None else args.seed)
     notebook, problem = exports.find_notebook(Path(args.submission), assignment.name)

@@ -21,6 +21,9 @@ writes ``autograder.zip`` for Gradescope's "Zip file upload" autograder. Gradesc
   When grading cannot run (no bubblewrap, a sandbox that does not start, a broken install),
   ``results.json`` is still written: score 0, a line for the learner, and the reason in a test
   only instructors see (``visibility: hidden``) and in ``extra_data``;
+- ``grading-seed.json``: the seed of the hidden cases, drawn once when the package is built (or
+  ``--seed N``); ``run_autograder`` passes it (``--seed N``) for every submission, so resubmitting
+  meets the same hidden cases and data instead of a new draw each time;
 - ``spec/<name>.grader.py`` for an authored assignment (it holds the solutions: Gradescope keeps the
   autograder private), or the built-in assignment's name;
 - ``helpers/``, ``topkeval/``, ``pyproject.toml``, ``README.md``, ``LICENSE``: what ``pip install``
@@ -32,6 +35,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import secrets
 import shlex
 import sys
 import zipfile
@@ -52,6 +56,8 @@ COURSE_FILES = (
     "topkeval/src",
 )
 MIN_PYTHON = (3, 11)
+#: The package's record of its seed (the one run_autograder passes for every submission).
+SEED_FILE = "grading-seed.json"
 #: The results.json run_autograder copies when the venv's Python is missing (setup.sh failed).
 NO_PYTHON = "no-python-results.json"
 NO_PYTHON_REASON = (
@@ -97,16 +103,23 @@ echo "autograder ready: $(.venv/bin/python --version)," \\
 """
 
 
-def run_autograder(assignment: str) -> str:
+def run_autograder(assignment: str, seed: int) -> str:
     """Gradescope's ``run_autograder`` for ``assignment`` (a built-in name or ``spec/<file>``, relative
     to the package's ``source/``): relative paths under ``${AUTOGRADER_ROOT:-/autograder}``.
 
+    Every submission is graded with the one ``seed`` drawn when the package was built: a learner who
+    resubmits meets the same hidden cases and data, so resubmitting a typed guess until it lands
+    does not work (a new draw per submission would let it).
+
     Examples
     --------
-    >>> "/work" in run_autograder("from-scratch") or "python3 " in run_autograder("from-scratch")
-    False
+    >>> script = run_autograder("from-scratch", 7)
+    >>> "/work" in script or "python3 " in script, "--seed 7" in script
+    (False, True)
     """
     spec = shlex.quote(assignment)
+    if type(seed) is not int or seed < 0:
+        raise ValueError(f"the seed must be a non-negative integer, not {seed!r}")
     return f"""#!/usr/bin/env bash
 # Gradescope runs this for every submission. Paths are relative to the autograder's root
 # (${{AUTOGRADER_ROOT:-/autograder}}): source/ (the unpacked zip), submission/, results/.
@@ -125,7 +138,7 @@ if ! "$PY" -c 'import sys; sys.exit(sys.version_info < {MIN_PYTHON!r})' 2>"$ERR"
   exit 0
 fi
 cd "$SRC"
-"$PY" -m helpers.grade gradescope --assignment "$SPEC" --submission "$ROOT/submission" \\
+"$PY" -m helpers.grade gradescope --assignment "$SPEC" --seed {seed} --submission "$ROOT/submission" \\
   --results "$RESULTS" 2>"$ERR"
 status=$?
 cat "$ERR" >&2
@@ -196,8 +209,12 @@ def _write(zf: zipfile.ZipFile, name: str, data: bytes, mode: int = 0o644) -> No
     zf.writestr(info, data)
 
 
-def build(assignment: str, out: Path, repo: Path = REPO) -> Path:
+def build(assignment: str, out: Path, repo: Path = REPO, seed: int | None = None) -> Path:
     """Write ``out`` (``autograder.zip``) for a built-in assignment name or an authored spec's path.
+
+    ``seed`` (default: drawn now, once) is the seed of every submission's hidden cases and data,
+    written into ``run_autograder`` and recorded in the package as :data:`SEED_FILE`. Gradescope
+    keeps the autograder private and the sandbox sees none of it.
 
     Raises
     ------
@@ -224,7 +241,9 @@ def build(assignment: str, out: Path, repo: Path = REPO) -> Path:
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w") as zf:
         _write(zf, "setup.sh", setup_sh().encode(), 0o755)
-        _write(zf, "run_autograder", run_autograder(target).encode(), 0o755)
+        seed = secrets.randbits(32) if seed is None else seed
+        _write(zf, "run_autograder", run_autograder(target, seed).encode(), 0o755)
+        _write(zf, SEED_FILE, (json.dumps({"assignment": target, "seed": seed}) + "\n").encode())
         _write(zf, NO_PYTHON, fallback_results(NO_PYTHON_REASON).encode())
         for name, data in extra:
             _write(zf, name, data)
@@ -257,12 +276,25 @@ def main(argv: list[str]) -> int:
         "--assignment", required=True, help="a built-in assignment or an authored *.grader.py"
     )
     parser.add_argument("--out", default="autograder.zip", help="the zip to write (default autograder.zip)")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        default=None,
+        help="seed of the hidden cases of every submission (default: drawn once now; recorded in the zip)",
+    )
     args = parser.parse_args(argv)
+    if args.seed is not None and args.seed < 0:
+        parser.error(f"--seed must be a non-negative integer, not {args.seed}")
     try:
-        path = build(args.assignment, Path(args.out))
+        path = build(args.assignment, Path(args.out), seed=args.seed)
     except ValueError as exc:
         parser.error(str(exc))
-    print(f"wrote {path} ({os.path.getsize(path) // 1024} KiB): upload it as Gradescope's autograder zip")
+    with zipfile.ZipFile(path) as zf:
+        seed = json.loads(zf.read(SEED_FILE))["seed"]
+    print(
+        f"wrote {path} ({os.path.getsize(path) // 1024} KiB, seed {seed}, also in {SEED_FILE}): "
+        "upload it as Gradescope's autograder zip"
+    )
     return 0
 
 

@@ -444,17 +444,55 @@ def missing_rows(roster: Roster | None, learners: list[Learner | None]) -> list[
 
 # ------------------------------------------------------------------ feedback
 _EXAMPLE = re.compile(r"; e\.g\. (.*)$")
-_REVEALING = re.compile(r"[\[{(]|\d|:")
 
 
-def safe_check_feedback(check: dict) -> str:
-    """A check's feedback as a learner may read it: a hidden check's example problem is kept only when
-    it names no value (no brackets, digits or keys), so no hidden input or expected value is shown.
+#: What a learner reads of a hidden case's problem: a fixed vocabulary (what the problem text of a
+#: hidden case starts with -> what is shown), so no name or number the notebook's code chose
+#: on a hidden input (an exception's class, a returned type, NaN or infinity) reaches the feedback.
+HIDDEN_PROBLEMS = (
+    ("raised ", "raised an exception"),
+    ("returned a value outside [0, 1]", "returned a value outside [0, 1]"),
+    ("returned a negative value", "returned a negative value"),
+    ("not answered (still ...)", "not answered (still ...)"),
+)
+_NOT_A = re.compile(r"^returned .*, not an? (?:finite )?(number|dict)$")
+WRONG_VALUE = "a wrong value (details of hidden cases are not shown)"
+
+
+def hidden_problem(problem: str) -> str:
+    """The learner's word for a hidden case's problem (the instructor's report keeps the detail).
 
     Examples
     --------
-    >>> safe_check_feedback({"hidden": True, "feedback": "failed on 2 of 5 cases (x); e.g. wrong value"})
-    'failed on 2 of 5 cases (x); e.g. wrong value'
+    >>> hidden_problem("raised OverflowError"), hidden_problem("wrong value")
+    ('raised an exception', 'wrong value')
+    >>> hidden_problem("returned a builtins.bytearray, not a number")
+    'returned a value that is not a number'
+    >>> hidden_problem("returned nan, not a finite number")
+    'returned a value that is not a number'
+    >>> hidden_problem("the keys must be exactly ['u1']")
+    'a wrong value (details of hidden cases are not shown)'
+    """
+    if problem == "wrong value":  # the plain verdict (a hint after it could name the expected value)
+        return problem
+    for start, shown in HIDDEN_PROBLEMS:
+        if problem.startswith(start):
+            return shown
+    found = _NOT_A.match(problem)
+    if found:
+        return f"returned a value that is not a {found.group(1)}"
+    return WRONG_VALUE
+
+
+def safe_check_feedback(check: dict) -> str:
+    """A check's feedback as a learner may read it: a hidden check's example problem is replaced by
+    its word in a fixed vocabulary (:func:`hidden_problem`), so no hidden input or expected value,
+    nor any name the notebook's code chose on a hidden case, is shown.
+
+    Examples
+    --------
+    >>> safe_check_feedback({"hidden": True, "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
+    'failed on 2 of 5 cases (x); e.g. raised an exception'
     >>> leaky = "failed on 1 of 5 cases (x); e.g. the keys must be exactly ['u1']"
     >>> safe_check_feedback({"hidden": True, "feedback": leaky})
     'failed on 1 of 5 cases (x); e.g. a wrong value (details of hidden cases are not shown)'
@@ -463,24 +501,32 @@ def safe_check_feedback(check: dict) -> str:
     if not check.get("hidden"):
         return text
     match = _EXAMPLE.search(text)
-    if match and _REVEALING.search(match.group(1)):
-        text = text[: match.start()] + "; e.g. a wrong value (details of hidden cases are not shown)"
+    if match:
+        text = text[: match.start()] + "; e.g. " + hidden_problem(match.group(1))
     return text
 
 
 def error_types(question: dict) -> str:
-    """The exception types a question raised, without their messages (which could echo hidden inputs).
+    """The exception types a question's public cases raised, without their messages.
 
-    Only built-in and NumPy names are shown (:func:`helpers.grade.inert.exception_label`).
+    Public cases run before any hidden input reaches the notebook's code
+    (:mod:`helpers.grade.child`), so the exceptions they raised cannot carry one; those of
+    hidden cases are only in the instructor's ``errors``. A report from before that order
+    (no ``public_errors``) shows none. Only built-in and NumPy names are shown
+    (:func:`helpers.grade.inert.exception_label`).
 
     Examples
     --------
-    >>> error_types({"errors": ["KeyError: 'u3' (2 cases)", "ZeroDivisionError: division by zero (1 case)"]})
+    >>> errors = ["KeyError: 'u3' (2 cases)", "ZeroDivisionError: division by zero (1 case)"]
+    >>> error_types({"public_errors": errors})
     'KeyError, ZeroDivisionError'
-    >>> error_types({"errors": ["u3_i7: x (1 case)"]})
+    >>> error_types({"public_errors": ["u3_i7: x (1 case)"]})
     'an exception class defined in the notebook'
+    >>> error_types({"errors": ["OverflowError: x (1 case)"]})
+    ''
     """
-    return ", ".join(sorted({inert.exception_label(e.split(" (")[0]) for e in question.get("errors", [])}))
+    errors = question.get("public_errors", [])
+    return ", ".join(sorted({inert.exception_label(e.split(" (")[0]) for e in errors}))
 
 
 # ------------------------------------------------------------------ feedback
@@ -490,17 +536,18 @@ REDRAWN = (
 )
 BY_INSTRUCTOR = "graded by your instructor"
 GOT_WITHHELD = (
-    "what your function returned on a worked example is shown only when no hidden case had run "
-    "before it (a value returned later could carry a hidden input): call it on the example in your notebook"
+    "what your function returned on a worked example is not shown for this older grading run: "
+    "call it on the example in your notebook"
 )
 
 
 def learner_examples(questions: list[dict]) -> list[list[list[dict]]]:
     """The failed worked examples a learner may read, per question and check.
 
-    ``got`` is kept only for the cases that ran before any hidden input was handed to the
-    notebook's code (the runner calls the questions in order, each on its checks in order): a
-    function could otherwise stash a hidden input and return it on a later worked example.
+    The sandbox runs every question's public cases before any hidden case
+    (:mod:`helpers.grade.child`), so what the function returned on a worked example cannot
+    carry a hidden input and ``got`` is shown. A question graded before that order (its report
+    has no ``public_errors``) keeps ``got`` only for cases that ran before any hidden one.
     Inputs and expected values of worked examples are the notebook's own and always shown.
     """
     seen_hidden, out = False, []
@@ -508,7 +555,8 @@ def learner_examples(questions: list[dict]) -> list[list[list[dict]]]:
         per_check = []
         for check in q.get("checks", []):
             examples = check.get("examples", []) if not check.get("hidden") else []
-            per_check.append([e if not seen_hidden else {**e, "got": None} for e in examples])
+            withheld = seen_hidden and "public_errors" not in q
+            per_check.append([e if not withheld else {**e, "got": None} for e in examples])
             seen_hidden = seen_hidden or bool(check.get("hidden"))
         out.append(per_check)
     return out
@@ -559,7 +607,7 @@ def check_outcome(check: dict, reason: str | None = None) -> tuple[str, str]:
         return f"{found.group(1)} of {found.group(2)} cases", f"failed: {found.group(3)}"
     if text in (reason, f"{NOT_SCORED}{reason}"):
         return "", "failed"
-    return "", f"failed: {text.removeprefix(NOT_SCORED)}"
+    return "", f"failed: {text.removeprefix(NOT_SCORED).removeprefix('failed: ')}"
 
 
 def check_rows(q: dict) -> list[tuple[str, str, str]]:

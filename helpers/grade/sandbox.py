@@ -285,8 +285,10 @@ class _Reader:
         self.total = 0
         self.invalid = 0
         self.events: list[dict] = []
-        order = [("cell", c["index"]) for c in job["cells"] if c["index"] not in job["skip"]]
-        order += [("loaded", None)] + [("start", q["name"]) for q in job["questions"]]
+        order: list[tuple] = [("cell", c["index"]) for c in job["cells"] if c["index"] not in job["skip"]]
+        order += [("loaded", None)]
+        # every question's public cases (part 1), then every question's hidden cases (part 2)
+        order += [("start", q["name"], part) for part in (1, 2) for q in job["questions"]]
         self.order = {key: i for i, key in enumerate(order)}
         self.position = -1
         self.cell: int | None = None
@@ -299,7 +301,8 @@ class _Reader:
     def _phase(self, event: dict) -> bool:
         """Whether a phase event comes in order (then it is taken); later phases may skip earlier ones."""
         ev = event["ev"]
-        key = (ev, event.get("i") if ev == "cell" else event.get("q"))
+        key: tuple = (ev, event.get("i")) if ev == "cell" else (ev, event.get("q"))
+        key = (*key, event["part"]) if ev == "start" else key
         position = self.order.get(key, -1) if isinstance(key[1], (int, str, type(None))) else -1
         if position <= self.position:
             return False
@@ -589,7 +592,10 @@ class _Runs:
         job = {
             "cells": self.cells,
             "skip": list(self.skip),
-            "questions": [{k: q[k] for k in ("name", "kind", "target")} for q in self.remaining],
+            "questions": [
+                {**{k: q[k] for k in ("name", "kind", "target")}, "public": q.get("public", [])}
+                for q in self.remaining
+            ],
             "limits": self.limits.for_child(len(self.remaining), per_user_nproc=self.runtime.cgroups is None),
             "sys_path": self.runtime.sys_path,
             "env": self.env,
@@ -653,8 +659,10 @@ def run_submission(
         ``{"index": i, "statements": [{"line": n, "source": text}, ...]}``,
         already free of IPython magics and syntax errors (:func:`helpers.grade.prepare.prepare_notebook`).
     questions : list of dict
-        ``{"name", "kind": "function"|"value", "target", "cases": [[arg, ...], ...]}``.
-        Arguments are JSON values; ``{"set": [...]}`` becomes a set.
+        ``{"name", "kind": "function"|"value", "target", "cases": [[arg, ...], ...], "public": [i, ...]}``.
+        Arguments are JSON values; ``{"set": [...]}`` becomes a set. ``public`` (optional, default
+        none) lists the indices of the public cases: every question's public cases run before any
+        hidden case of any question, so what they return or raise may be shown to the learner.
     runtime : Runtime
         From :func:`helpers.grade.isolation.prepare`.
     limits : Limits

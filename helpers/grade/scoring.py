@@ -29,6 +29,10 @@ The rules, in the order they apply:
    hidden check carries only its name and a problem; an answer variable's check
    is treated as hidden (its right value is drawn at grading time). Type names
    a learner's code chose are never shown (:func:`helpers.grade.inert.type_name`).
+   Public cases run before any hidden one (:mod:`helpers.grade.child`): the type
+   check's text, the notes and ``public_errors`` come from them only; what a
+   hidden case did reaches the learner only as a fixed word
+   (:func:`helpers.grade.reports.hidden_problem`).
 """
 
 from __future__ import annotations
@@ -256,8 +260,20 @@ def _check_entry(q: Question, check: Any, share: float, cases: list[_Case]) -> d
     return entry
 
 
+def _public(q: Question, cases: list[_Case]) -> list[_Case]:
+    """The cases of public checks: they ran before any hidden input reached the notebook's code
+    (:mod:`helpers.grade.child`), so what they returned or raised may be shown."""
+    hidden = {c.name for c in q.checks if c.hidden}
+    return [c for c in cases if c.check not in hidden]
+
+
+#: The type check's text when only hidden cases had a problem (theirs could carry a hidden input).
+HIDDEN_TYPE_ISSUE = "a hidden case did not return a value of the right type or range"
+
+
 def _type_entry(q: Question, cases: list[_Case]) -> dict:
-    issues = [c.type_issue for c in cases if c.type_issue]
+    shown = [c.type_issue for c in _public(q, cases) if c.type_issue]
+    issues = shown or ([HIDDEN_TYPE_ISSUE] if any(c.type_issue for c in cases) else [])
     feedback = "passed" if not issues else f"failed: {issues[0]}"
     return {
         "name": q.type_check,
@@ -433,6 +449,16 @@ def _checks(q: Question, judged: list[_Case]) -> list[dict]:
     return checks
 
 
+#: A note on hidden cases (which NumPy type a hidden case returned could carry its input).
+HIDDEN_NOTE = "returned a NumPy number on a hidden case (accepted)"
+
+
+def _notes(q: Question, judged: list[_Case]) -> list[str]:
+    """The notes a learner reads: a public case's own, one fixed note for any hidden case's."""
+    public = {id(j) for j in _public(q, judged)}
+    return sorted({j.note if id(j) in public else HIDDEN_NOTE for j in judged if j.note})
+
+
 def _totals(q: Question, checks: list[dict]) -> tuple[float, str]:
     """The question's points and status from its check entries."""
     scored = [c for c in checks if c["max_points"] > 0]
@@ -454,7 +480,7 @@ def _verdicts(q: Question, report: dict, judged: list[_Case]) -> None:
         )
     elif report["points"] == 0 and any(c["passed"] and c["max_points"] > 0 for c in report["checks"]):
         report["reason"] = GATED_REASON
-    notes = sorted({j.note for j in judged if j.note})
+    notes = _notes(q, judged)
     if notes:
         report["notes"] = notes
 
@@ -478,5 +504,7 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     checks = _checks(q, judged)
     points, status = _totals(q, checks)
     report = {**_head(q), "points": points, "status": status, "checks": checks, "errors": _errors(q, judged)}
+    # what the learner may read: the errors of public cases only (the instructor's "errors" has all)
+    report["public_errors"] = _errors(q, _public(q, judged))
     _verdicts(q, report, judged)
     return report

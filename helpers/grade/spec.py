@@ -27,6 +27,7 @@ __all__ = [
     "Question",
     "Assignment",
     "build_cases",
+    "public_indices",
     "compare",
     "type_problem",
     "text_answers",
@@ -152,6 +153,22 @@ def build_cases(assignment: Assignment, question: Question, seed: int) -> list[t
         for args in chk.make(rng):
             out.append((chk.name, tuple(args)))
     return out
+
+
+def public_indices(question: Question, cases: list[tuple[str, tuple]]) -> list[int]:
+    """Positions of the public cases (those of checks that are not hidden) among ``cases``.
+
+    The sandbox runs them before any hidden case, so what the learner's code did on them may be shown.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> public_indices(q, [("worked examples", ()), ("randomized cases", ()), ("worked examples", ())])
+    [0, 2]
+    """
+    hidden = {c.name for c in question.checks if c.hidden}
+    return [i for i, (check, _) in enumerate(cases) if check not in hidden]
 
 
 def _is_number(value: Any) -> bool:

@@ -120,14 +120,30 @@ def test_failed_worked_examples_show_input_expected_and_got():
     assert not [a for a in _hidden_args(q) if a in text]
 
 
-def test_got_is_withheld_after_the_first_hidden_case_ran():
+def test_got_is_shown_on_every_worked_example_since_public_cases_run_first():
+    """The sandbox runs every question's public cases before any hidden one (helpers.grade.child),
+    so what a later question returned on a worked example cannot carry a hidden input."""
     first, second = A.question("precision_at_k"), A.question("recall_at_k")
     reports_ = [_score(first, lambda args, exp: 0.25), _score(second, lambda args, exp: 0.25)]
     text = reports.feedback_markdown(_report(reports_), None, "a.ipynb", A.title)
     second_part = text.split("### Recall")[1]
-    assert "expected ` " in second_part and "got ` " not in second_part
-    assert "shown only when no hidden case had run before it" in second_part
+    assert "expected ` " in second_part and "got ` 0.25 `" in second_part
+    assert reports.GOT_WITHHELD not in text
     data = exports.gradescope_results(_report(reports_), A.title)
+    assert ", got " in data["tests"][0]["output"] and ", got " in data["tests"][1]["output"]
+
+
+def test_got_is_withheld_after_a_hidden_case_in_a_report_graded_before_that_order():
+    """A gradebook's older report (no ``public_errors``: hidden cases ran between the questions'
+    public ones) keeps the old rule: ``got`` only before the first hidden case ran."""
+    first, second = A.question("precision_at_k"), A.question("recall_at_k")
+    reports_ = [_score(first, lambda args, exp: 0.25), _score(second, lambda args, exp: 0.25)]
+    old = [{k: v for k, v in q.items() if k != "public_errors"} for q in reports_]
+    text = reports.feedback_markdown(_report(old), None, "a.ipynb", A.title)
+    second_part = text.split("### Recall")[1]
+    assert "expected ` " in second_part and "got ` " not in second_part
+    assert "not shown for this older grading run" in second_part
+    data = exports.gradescope_results(_report(old), A.title)
     assert ", got " in data["tests"][0]["output"] and ", got " not in data["tests"][1]["output"]
 
 

@@ -224,7 +224,9 @@ def test_hidden_feedback_is_redacted():
                 "max_points": 2.0,
                 "status": "failed",
                 "checks": [{**check, "name": "x", "passed": False, "points": 0.0, "max_points": 2.0}],
-                "errors": ["ValueError: secret input [4, 8, 15] (3 cases)"],
+                # the instructor's errors (every case), and those of the public cases, shown by type only
+                "errors": ["OverflowError: x (1 case)", "ValueError: secret input [4, 8, 15] (3 cases)"],
+                "public_errors": ["ValueError: secret input [4, 8, 15] (3 cases)"],
             }
         ],
     }
@@ -233,6 +235,7 @@ def test_hidden_feedback_is_redacted():
         json.dumps(exports.gradescope_results(report, "T")),
     ):
         assert "u3" not in text and "15" not in text and "ValueError" in text
+        assert "OverflowError" not in text  # raised on a hidden case only: its name could be a hidden input
 
 
 def test_gradescope_entry_point_writes_results_json(tmp_path, trusted_mode):
@@ -250,7 +253,8 @@ def test_gradescope_entry_point_writes_results_json(tmp_path, trusted_mode):
     assert [t["max_score"] for t in data["tests"]] == [q.points for q in A.questions]
     assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"])
     assert {t["status"] for t in data["tests"]} == {"passed", "failed"}
-    assert data["visibility"] == "visible" and data["extra_data"]["seed"] == 5
+    # never the seed: with it, the course's public code rebuilds every hidden case
+    assert data["visibility"] == "visible" and "seed" not in data["extra_data"]
     # no notebook: a zero with the reason, still a results.json
     empty = tmp_path / "empty"
     empty.mkdir()
@@ -262,7 +266,8 @@ def test_gradescope_entry_point_writes_results_json(tmp_path, trusted_mode):
         grade.main(["gradescope", "--assignment", "from-scratch", "--write-run-autograder", str(script)]) == 0
     )
     assert os.access(script, os.X_OK)
-    assert "python3 -m helpers.grade gradescope --assignment from-scratch" in script.read_text()
+    text = script.read_text()
+    assert "python3 " not in text and '-m helpers.grade gradescope --assignment "$SPEC" --seed ' in text
 
 
 def test_limits_and_sandbox_are_the_same_for_gradescope():
