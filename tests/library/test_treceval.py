@@ -152,6 +152,32 @@ def test_every_measure_equals_pytrec_eval_per_query(tmp_path, data, level, judge
     assert assert_equal_per_query(result, pytrec(qrels_lines, run_lines, names, level, judged_only)) > 0
 
 
+@pytest.mark.compare
+def test_late_queries_are_exact_to_the_last_bit(tmp_path):
+    """Review finding: run-wide running maxima and sums lost ~1e-14 in late queries, flipping a printed half.
+
+    300 queries, each with 30 relevant documents of which 3 are retrieved at ranks 51..100, 150 and 160: the
+    interpolated precision at recall 0.1 is 3/160 = 0.01875 exactly; the sums behind map_cut and ndcg_cut
+    are added in rank order as trec_eval adds them. Compared bit for bit with pytrec_eval (trec_eval's C).
+    """
+    qrels_lines, run_lines = [], []
+    for q in range(300):
+        qrels_lines += [f"{q} 0 r{q}_{i} 1" for i in range(30)]
+        hits = {99 - q % 50: 0, 149: 1, 159: 2}
+        run_lines += [
+            f"{q} Q0 {f'r{q}_{hits[i]}' if i in hits else f'n{i}'} {i + 1} {1000 - i} r" for i in range(200)
+        ]
+    qrels, run = write(tmp_path / "qrels", qrels_lines), write(tmp_path / "run", run_lines)
+    names = ["iprec_at_recall", "map_cut", "ndcg_cut", "map", "11pt_avg"]
+    result = treceval.evaluate(qrels, run, treceval.parse_measures(names), treceval.Options())
+    want = pytrec(qrels_lines, run_lines, set(names))
+    for i, query in enumerate(result.queries):
+        for label, values in result.values.items():
+            if label in want[query] and label != "iprec_at_recall_0.10":  # pytrec_eval: trec_eval 9 points
+                assert values[i] == want[query][label], (query, label)
+    assert set(result.values["iprec_at_recall_0.10"]) == {3 / 160}
+
+
 WEB_TRACK_QRELS = """\
 # a Web-track-style qrels file: -2 spam, -1 junk, 0 not relevant, 1 relevant, 2 highly relevant, 3 key
 201 0 clueweb-a -2

@@ -498,12 +498,18 @@ class _Scores:
         return np.bincount(q, weights=w, minlength=self.nq).astype(float)
 
     def upto(self, weights, cuts, mask=None, pos=None, q=None) -> np.ndarray:
-        """Per query and cutoff: the sum of ``weights`` over the rows ranked above each cutoff."""
+        """Per query and cutoff: the sum of ``weights`` over the rows ranked above each cutoff.
+
+        Counts are summed by bucket; float weights are added one row after the other in rank order, as
+        trec_eval does, so the last bit (and a printed 4th decimal on a half) agrees with it.
+        """
         q = self.r.q if q is None else q
         pos = self.r.pos if pos is None else pos
         if mask is not None:
             q, pos, weights = q[mask], pos[mask], (None if weights is None else weights[mask])
         cuts = np.asarray(cuts)
+        if weights is not None and weights.dtype.kind == "f":
+            return _upto_in_order(weights, cuts, q, pos, self.nq)
         bucket = np.searchsorted(cuts, pos, side="right")
         width = len(cuts) + 1
         sums = np.bincount(q * width + bucket, weights=weights, minlength=self.nq * width).astype(float)
@@ -516,7 +522,7 @@ class _Scores:
     @cached_property
     def cumrel(self) -> np.ndarray:
         """Relevant documents at or above each row, within its query."""
-        return _within(np.cumsum(self.isrel), self.r.q, self.r.pos)
+        return _within(self.isrel, self.r.q, self.r.pos)
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
@@ -535,10 +541,15 @@ class _Scores:
     def interpolated(self) -> np.ndarray:
         """Interpolated precision at each relevant row: the best precision at or below it."""
         rows = self.rel_rows
-        p = self.precision_at_rel[rows]
+        best = self.precision_at_rel[rows].copy()
         q = self.r.q[rows]
-        lifted = p[::-1] + 2.0 * (self.nq - 1 - q[::-1])  # segments never mix: 2 > any precision
-        return (np.maximum.accumulate(lifted) - 2.0 * (self.nq - 1 - q[::-1]))[::-1]
+        longest = int(self.num_rel_ret.max(initial=0))
+        shift = 1
+        while shift < longest:  # a segmented scan from the end in log2 steps: no arithmetic on the values
+            same = q[:-shift] == q[shift:]
+            best[:-shift] = np.where(same, np.maximum(best[:-shift], best[shift:]), best[:-shift])
+            shift *= 2
+        return best
 
     def gains(self, pairs: tuple) -> tuple[np.ndarray, np.ndarray]:
         """trec_eval's gain per row and per judged qrels document (grade, or the ``name=value`` given)."""
@@ -564,13 +575,37 @@ class _Scores:
         return 1.0 / np.log2(self.r.pos + 2.0)
 
 
-def _within(cumulative: np.ndarray, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """Turn a cumulative sum over all rows into one restarting at each query's first row."""
+def _within(values: np.ndarray, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The running sum of ``values`` over the rows, restarting at each query's first row (rows by query).
+
+    Counts: one cumulative sum over all rows, minus its value before each query (exact for integers).
+    Floats: summed query by query in row order, as trec_eval does (a run-wide sum minus an offset would
+    lose the last bits, enough to flip a printed half such as 0.00655).
+    """
+    if values.dtype.kind == "f":
+        out = np.empty(len(values))
+        starts = np.flatnonzero(np.concatenate([[True], q[1:] != q[:-1]])) if len(q) else np.zeros(0, int)
+        for a, b in zip(starts, [*starts[1:], len(values)][: len(starts)], strict=True):
+            np.cumsum(values[a:b], out=out[a:b])
+        return out
+    cumulative = np.cumsum(values)
     if not len(q):
         return cumulative
     first = np.arange(len(q)) - pos
     before = np.concatenate([[0], cumulative])[first]
     return cumulative - before
+
+
+def _upto_in_order(weights, cuts, q, pos, nq) -> np.ndarray:
+    """Per query and cutoff: the running sum in row order (:func:`_within`) at the last row above the cut."""
+    running = _within(np.asarray(weights, float), q, pos)
+    base = int(pos.max(initial=0)) + 2
+    keys = q.astype(np.int64) * base + pos
+    wanted = np.arange(nq, dtype=np.int64)[:, None] * base + np.minimum(cuts, base - 1)[None, :]
+    last = np.searchsorted(keys, wanted, side="left") - 1
+    safe = np.clip(last, 0, None)
+    found = (last >= 0) & (q[safe] == np.arange(nq)[:, None]) if len(q) else np.zeros(wanted.shape, bool)
+    return np.where(found, running[safe] if len(q) else 0.0, 0.0)
 
 
 def _ratio(num, den) -> np.ndarray:
@@ -612,7 +647,7 @@ def _bpref(s, _):
     level = max(s.o.level, 0)
     num_nonrel = s.r.rel_levels[:, :level].sum(axis=1)
     judged_nonrel = (s.r.rel >= 0) & (s.r.rel < s.o.level)
-    before = _within(np.cumsum(judged_nonrel), s.r.q, s.r.pos) - judged_nonrel
+    before = _within(judged_nonrel, s.r.q, s.r.pos) - judged_nonrel
     big_r = s.r.num_rel[s.r.q]
     rel = s.isrel & (s.r.rel != -1) & (s.r.rel != -2)
     penalty = _ratio(np.minimum(before, big_r), np.minimum(num_nonrel[s.r.q], big_r))
@@ -695,10 +730,10 @@ def _infap(s, _):
     r = s.r
     nonrel = (r.rel >= 0) & (r.rel < s.o.level)
     unjudged = r.rel == -2
-    nonrel_before = _within(np.cumsum(nonrel), r.q, r.pos) - nonrel
-    unj_before = _within(np.cumsum(unjudged), r.q, r.pos) - unjudged
+    nonrel_before = _within(nonrel, r.q, r.pos) - nonrel
+    unj_before = _within(unjudged, r.q, r.pos) - unjudged
     rel = s.isrel & (r.rel >= 0)
-    rel_so_far = _within(np.cumsum(rel), r.q, r.pos)
+    rel_so_far = _within(rel, r.q, r.pos)
     j = r.pos.astype(float)
     k = rel_so_far - 1.0
     eps = 1e-5
@@ -761,7 +796,7 @@ def _ideal_dcg(s, pairs):
 def _ideal_prefix(s, ideal, pos_rows):
     """Per row: the ideal DCG over positions 0..pos (capped at the last positive ideal gain)."""
     iq, ipos, ig = ideal
-    cum = _within(np.cumsum(ig / np.log2(ipos + 2.0)), iq, ipos)
+    cum = _within(ig / np.log2(ipos + 2.0), iq, ipos)
     count = np.bincount(iq, minlength=s.nq)
     start = np.searchsorted(iq, np.arange(s.nq))
     last = np.minimum(pos_rows, count[s.r.q] - 1)
@@ -773,7 +808,7 @@ def _ideal_prefix(s, ideal, pos_rows):
 def _ndcg_rel(s, pairs):
     row_gain, dcg, ideal, idcg = _dcg_parts(s, pairs)
     n_pos = np.bincount(ideal[0], minlength=s.nq)
-    cum_dcg = _within(np.cumsum(row_gain * s.discount), s.r.q, s.r.pos)
+    cum_dcg = _within(row_gain * s.discount, s.r.q, s.r.pos)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = cum_dcg / _ideal_prefix(s, ideal, s.r.pos)
         found = s.per_query(ratio, row_gain > 0)
@@ -791,7 +826,7 @@ def _rndcg(s, pairs):
     boundary = nxt != ig  # the ideal gain changes after this position: b = ipos + 1
     b = ipos[boundary] + 1
     bq = iq[boundary]
-    cum_dcg = _within(np.cumsum(row_gain * s.discount), s.r.q, s.r.pos)
+    cum_dcg = _within(row_gain * s.discount, s.r.q, s.r.pos)
     start = np.searchsorted(s.r.q, np.arange(s.nq))
     upto = np.minimum(b, s.r.num_ret[bq])
     dcg_before = np.where(
@@ -799,7 +834,7 @@ def _rndcg(s, pairs):
         cum_dcg[np.clip(start[bq] + upto - 1, 0, max(len(cum_dcg) - 1, 0))] if len(cum_dcg) else 0.0,
         0.0,
     )
-    ideal_cum = _within(np.cumsum(ig / np.log2(ipos + 2.0)), iq, ipos)
+    ideal_cum = _within(ig / np.log2(ipos + 2.0), iq, ipos)
     idcg_before = ideal_cum[boundary]
     total = np.bincount(bq, weights=dcg_before / idcg_before, minlength=s.nq).astype(float)
     count = np.bincount(bq, minlength=s.nq).astype(float)
@@ -818,8 +853,8 @@ def _G(s, pairs):
     ideal_here = np.where(
         inside, ig[np.clip(start[s.r.q] + s.r.pos, 0, max(len(ig) - 1, 0))] if len(ig) else 0.0, 0.0
     )
-    cost = _within(np.cumsum(np.maximum(ideal_here, 1.0)), s.r.q, s.r.pos)
-    got = _within(np.cumsum(row_gain), s.r.q, s.r.pos)
+    cost = _within(np.maximum(ideal_here, 1.0), s.r.q, s.r.pos)
+    got = _within(row_gain, s.r.q, s.r.pos)
     with np.errstate(invalid="ignore", divide="ignore"):
         term = row_gain / np.log2(2.0 + cost - got)
     value = s.per_query(term, row_gain != 0)
