@@ -178,6 +178,25 @@ def test_late_queries_are_exact_to_the_last_bit(tmp_path):
     assert set(result.values["iprec_at_recall_0.10"]) == {3 / 160}
 
 
+@pytest.mark.compare
+def test_recall_rounding_switch_gives_pytrec_evals_numbers(tmp_path, capsys):
+    """--recall-rounding trec_eval9 prints pytrec_eval's iprec_at_recall and 11pt_avg."""
+    qrels_lines = [f"q{q} 0 r{i} 1" for q in range(2) for i in range(3 + q)]  # R = 3 and 4
+    run_lines = [f"q{q} Q0 {d} {i + 1} {9 - i} r" for q in range(2) for i, d in enumerate(["r0", "n0", "r1"])]
+    qrels, run = write(tmp_path / "qrels", qrels_lines), write(tmp_path / "run", run_lines)
+    want = pytrec(qrels_lines, run_lines, {"iprec_at_recall", "11pt_avg"})
+
+    def printed(*flags):
+        assert main(["-q", "-m", "iprec_at_recall", "-m", "11pt_avg", *flags, str(qrels), str(run)]) == 0
+        rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+        return {(name.strip(), q): value for name, q, value in rows if q != "all"}
+
+    nine, ten = printed("--recall-rounding", "trec_eval9"), printed()
+    assert nine == {key: f"{want[key[1]][key[0]]:.4f}" for key in nine} and len(nine) == 2 * 12
+    # 0.4 x 3 = 1.2: the 1st relevant document (precision 1) for trec_eval 10, the 2nd (2/3) for trec_eval 9
+    assert ten[("iprec_at_recall_0.40", "q0")] == "1.0000" != nine[("iprec_at_recall_0.40", "q0")] == "0.6667"
+
+
 WEB_TRACK_QRELS = """\
 # a Web-track-style qrels file: -2 spam, -1 junk, 0 not relevant, 1 relevant, 2 highly relevant, 3 key
 201 0 clueweb-a -2

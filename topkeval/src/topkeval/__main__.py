@@ -94,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only"
     )
+    parser.add_argument(
+        "--recall-rounding",
+        choices=("round", "trec_eval9"),
+        default="round",
+        help="iprec_at_recall and 11pt_avg: recall point x R rounded to the nearest whole document "
+        "(trec_eval 10, default) or (long)(x * R + 0.9) as trec_eval 9 and pytrec_eval do",
+    )
     parser.add_argument("-Z", "--Zscore", metavar="FILE", help="not supported (trec_eval's z-scores)")
     parser.add_argument(
         "--crash",
@@ -137,6 +144,7 @@ def _trec_eval_lines(args, names: list[str]) -> list[str]:
         judged_only=args.Judged_docs_only,
         num_docs=args.Number_docs_in_coll,
         summary=not args.nosummary,
+        recall_rounding=args.recall_rounding,
     )
     measures = treceval.parse_measures(names)
     return treceval.format_lines(treceval.evaluate(args.qrels, args.run, measures, options), options)

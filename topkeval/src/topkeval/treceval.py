@@ -33,7 +33,12 @@ trec_eval's conventions, read from its source and followed here:
 
 Differences, each a decision: trec_eval 10.0 stops with exit status 4 when
 a query of the qrels is missing from the run (without ``-c``); trec_eval 9
-and pytrec_eval skip that query, and so does topkeval. The preference and
+and pytrec_eval skip that query, and so does topkeval. ``iprec_at_recall`` and
+``11pt_avg`` round a recall point x R to the nearest whole document, as
+trec_eval 10 does; trec_eval 9 and pytrec_eval take ``(long)(x * R + 0.9)``
+(e.g. 0.1 x 3 relevant: the 1st relevant document, not none), which
+``Options(recall_rounding="trec_eval9")`` or ``--recall-rounding trec_eval9``
+reproduce: use it when comparing with numbers from pytrec_eval. The preference and
 judgment-group measures (``-R prefs``, ``-R qrels_jg``: ``prefs_*``,
 ``*_avgjg``), ``yaap`` and z-scores (``-Z``) need input formats topkeval does
 not read; they are refused by name.
