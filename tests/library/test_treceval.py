@@ -332,11 +332,18 @@ def test_measure_names_and_parameters():
     [
         ("", "q Q0 d 1 1 r\n", "the qrels file '.*qrels' is empty"),
         ("q 0 d 1\n", "# only a comment\n", "the run file '.*run' is empty"),
-        ("q 0 d 1\n", "q Q0 d 1 high r\n", "run: data line 1: the score 'high' is not a number"),
-        ("q 0 d 1.5\n", "q Q0 d 1 1 r\n", "qrels: data line 1: the grade '1.5' is not an integer"),
-        ("q 0 d 1\n", "q Q0 d 1\n", "data line 1 has fewer than 6 fields"),
-        ("q 0 d 1\nq 0 d 0\n", "q Q0 d 1 1 r\n", "query 'q' judges document 'd' twice"),
-        ("q 0 d 1\n", "q Q0 d 1 1 r\nq Q0 d 2 0 r\n", "query 'q' judges document 'd' twice"),
+        ("q 0 d 1\n", "q Q0 d 1 high r\n", "run: line 1: the score 'high' is not a number"),
+        ("q 0 d 1\n", "# mine\n\nq Q0 d 1 1 r\nq Q0 e 2 nan r\n", "run: line 4: the score 'nan' is not a"),
+        ("q 0 d 1.5\n", "q Q0 d 1 1 r\n", "qrels: line 1: the grade '1.5' is not an integer"),
+        ("# judged\nq 0 d 1\n\nq 0 e x\n", "q Q0 d 1 1 r\n", "qrels: line 4: the grade 'x' is not"),
+        ("q 0 d 1\n", "q Q0 d 1\n", "run: line 1 has fewer than 6 fields"),
+        ("q 0 d 1\n", "#\tcomment\nq Q0 d 1 1 r\nq\tQ0 e 1\n", "run: line 3 has fewer than 6 fields"),
+        ("q 0 d 1\nq 0 d 0\n", "q Q0 d 1 1 r\n", "qrels: line 2: query 'q' judges document 'd' twice"),
+        (
+            "q 0 d 1\n",
+            "# r\nq Q0 d 1 1 r\nq Q0 d 2 0 r\n",
+            "run: line 3: query 'q' retrieves document 'd'",
+        ),
         ("q 0 d 1\n", "p Q0 d 1 1 r\n", "no query of the .*run file has judgments"),
     ],
 )
@@ -346,6 +353,12 @@ def test_bad_files_are_one_error_line_naming_the_file(tmp_path, capsys, qrels_te
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("topkeval: error: ")
     assert __import__("re").search(message, err), err
+
+
+def test_a_seventh_field_is_ignored_as_trec_eval_does(tmp_path):
+    # trec_eval's get_trec_results.c parse_results_line skips the rest of a line after the run id
+    qrels, run = files(tmp_path, "q 0 d1 1\n", "q Q0 d2 1 2 r extra\nq Q0 d1 2 1 r more fields\n")
+    assert summary(qrels, run, ["map", "runid"]) == {"map": 0.5}
 
 
 def test_unreadable_file_is_named(tmp_path, capsys):

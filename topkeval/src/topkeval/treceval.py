@@ -471,13 +471,15 @@ def _value(column, row: int) -> str:
     return str(value.as_py() if hasattr(value, "as_py") else value)
 
 
-def _no_twice(sorted_keys: np.ndarray, name: str, table, order: np.ndarray) -> None:
+def _no_twice(sorted_keys: np.ndarray, name: str, table, order: np.ndarray, verb: str = "judges") -> None:
+    """Refuse a document listed twice for one query, naming the file's line of the second listing."""
     twice = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     if len(twice):
-        row = order[twice[0]]
+        row = int(max(order[twice[0]], order[twice[0] + 1]))
+        line = _trec_files.file_line(name, row + 1) if os.path.isfile(name) else row + 1
         raise InvalidInputError(
-            f"{name}: query {_value(table.qid, row)!r} judges document {_value(table.docno, row)!r} twice "
-            "(trec_eval stops on a duplicate document too)."
+            f"{name}: line {line}: query {_value(table.qid, row)!r} {verb} document "
+            f"{_value(table.docno, row)!r} twice (trec_eval stops on a duplicate document too)."
         )
 
 
@@ -486,7 +488,7 @@ def _no_twice_in_run(q, d, n_doc, name, run, order) -> None:
     ordered = np.sort(keys)
     if (ordered[1:] == ordered[:-1]).any():  # rare: find the rows to name them
         by_key = np.argsort(keys, kind="stable")
-        _no_twice(keys[by_key], name, run, order[by_key])
+        _no_twice(keys[by_key], name, run, order[by_key], "retrieves")
 
 
 # ------------------------------------------------------------------ the measures
