@@ -142,7 +142,7 @@ def file_line(path: str | os.PathLike, data_line: int) -> int:
     --------
     >>> import tempfile, pathlib
     >>> p = pathlib.Path(tempfile.mkdtemp()) / "run"
-    >>> _ = p.write_text("# a comment\n\nq1 Q0 d1 1 2.5 r\nq1 Q0 d2 2 x r\n")
+    >>> _ = p.write_text("# a comment\\n\\nq1 Q0 d1 1 2.5 r\\nq1 Q0 d2 2 x r\\n")
     >>> file_line(p, 2)
     4
     """
