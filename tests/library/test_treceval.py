@@ -317,6 +317,10 @@ def test_measure_names_and_parameters():
     assert [m.params for m in treceval.parse_measures(["P.5", "P.10"])] == [(5,)]  # the first one counts
     with pytest.raises(InvalidInputError, match="illegal measure 'mapp'.*map"):
         treceval.parse_measures(["mapp"])
+    with pytest.raises(
+        InvalidInputError, match=r"illegal measure 'ndcg_cut_10' \(did you mean 'ndcg_cut.10'\?"
+    ):
+        treceval.parse_measures(["ndcg_cut_10"])
     with pytest.raises(InvalidInputError, match="positive"):
         treceval.parse_measures(["P.0"])
     with pytest.raises(InvalidInputError, match="twice"):
@@ -353,6 +357,15 @@ def test_bad_files_are_one_error_line_naming_the_file(tmp_path, capsys, qrels_te
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("topkeval: error: ")
     assert __import__("re").search(message, err), err
+
+
+def test_a_printed_label_typed_as_a_measure_points_to_its_name(tmp_path, capsys):
+    qrels, run = files(tmp_path, "q 0 d1 1\n", "q Q0 d1 1 2 r\n")
+    assert main(["-m", "P_5", str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "illegal measure 'P_5' (did you mean 'P.5'?" in err and err.count("\n") == 1
+    assert "trec_eval's measures are: 11pt_avg, all_trec" in err and "ir_measures: P@k" in err
+    assert main(["-m", "P.5", str(qrels), str(run)]) == 0 and "P_5 " in capsys.readouterr().out
 
 
 def test_a_seventh_field_is_ignored_as_trec_eval_does(tmp_path):

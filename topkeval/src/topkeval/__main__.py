@@ -150,10 +150,22 @@ def _trec_eval_lines(args, names: list[str]) -> list[str]:
     return treceval.format_lines(treceval.evaluate(args.qrels, args.run, measures, options), options)
 
 
+def _ir_measure(trec, text: str):
+    """An ir_measures name; an unknown one is refused with trec_eval's names as well as ir_measures'."""
+    from ._errors import InvalidInputError
+
+    try:
+        return trec.parse_measure(text)
+    except InvalidInputError as err:
+        from .treceval import unknown_measure
+
+        raise InvalidInputError(f"{unknown_measure(text)} Or {err.args[0].split('; ', 1)[-1]}") from None
+
+
 def _ir_measures_lines(args, names: list[str]) -> list[str]:
     from . import _trec_files, conventions, trec
 
-    parsed = [trec.parse_measure(m) for m in names]
+    parsed = [_ir_measure(trec, m) for m in names]
     library = conventions._library_key(args.convention)
     for path, what in ((args.qrels, "qrels"), (args.run, "run")):
         _trec_files._read_bytes(path, what)  # an empty or unreadable file is an error naming it

@@ -301,9 +301,31 @@ def _names_of(text: str) -> tuple[str, ...]:
             f"trec_eval's measure {name!r} is not computed by topkeval: it needs {REFUSED[name]}."
         )
     if name not in NICKNAMES and name not in _BY_NAME:
-        known = ", ".join(sorted([*_BY_NAME, *NICKNAMES], key=str.lower))
-        raise InvalidInputError(f"illegal measure {text!r}; trec_eval's measures are: {known}.")
+        raise InvalidInputError(unknown_measure(text))
     return NICKNAMES.get(name, (name,))
+
+
+def unknown_measure(text: str) -> str:
+    """The error for a measure name trec_eval does not know: trec_eval's names, and the one meant.
+
+    A printed label typed as the name (``P_5``, ``ndcg_cut_10``) is pointed to its ``-m`` form.
+
+    Examples
+    --------
+    >>> unknown_measure("ndcg_cut_10").split(";")[0]
+    "illegal measure 'ndcg_cut_10' (did you mean 'ndcg_cut.10'? -m takes P.5, a printed label is P_5)"
+    """
+    meant = next(
+        (
+            f"{n}.{text[len(n) + 1 :]}"
+            for n in sorted(_BY_NAME, key=len, reverse=True)
+            if text.startswith(n + "_")
+        ),
+        None,
+    )
+    hint = f" (did you mean {meant!r}? -m takes P.5, a printed label is P_5)" if meant else ""
+    known = ", ".join(sorted([*_BY_NAME, *NICKNAMES], key=str.lower))
+    return f"illegal measure {text!r}{hint}; trec_eval's measures are: {known}."
 
 
 def parse_measures(given: list[str] | tuple[str, ...]) -> list[Measure]:
