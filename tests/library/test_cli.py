@@ -78,9 +78,9 @@ def test_bad_input_is_one_line_on_stderr(tmp_path, capsys):
     run.write_text(run.read_text() + "q9 Q0 d1 1 oops tag\n")
     assert main([str(qrels), str(run)]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("topkeval: error: ") and f"{run}: data line " in err and err.count("\n") == 1
+    assert err.startswith("topkeval: error: ") and f"{run}: line " in err and err.count("\n") == 1
     assert main(["-m", "MAPP", str(qrels), str(qrels)]) == 2
-    assert "unknown measure 'MAPP'" in capsys.readouterr().err
+    assert "illegal measure 'MAPP'" in capsys.readouterr().err
     assert main(["--convention", "nope", str(qrels), str(run)]) == 2
     assert "unknown library 'nope'" in capsys.readouterr().err
     assert main([str(tmp_path / "missing"), str(run)]) == 2

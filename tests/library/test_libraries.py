@@ -243,6 +243,24 @@ def test_ranx_live():
 
 
 @pytest.mark.compare
+def test_ranx_ties_known_difference():
+    # ranx sorts with numba's unstable quicksort: input order holds for at most 15 documents, not for 40
+    import ranx
+
+    for n, ranx_rank in ((15, 6), (40, 26)):
+        docs = [f"d{i:02d}" for i in range(n)]
+        recs = pd.DataFrame({"user": "q1", "item": docs, "score": 1.0})
+        truth = pd.DataFrame({"user": ["q1"], "item": ["d05"], "grade": [1]})  # the 6th in the file
+        run = ranx.Run({"q1": dict.fromkeys(docs, 1.0)})
+        theirs = ranx.evaluate(ranx.Qrels({"q1": {"d05": 1}}), run, "mrr")
+        assert theirs == pytest.approx(1 / ranx_rank)
+        assert L.evaluate_as("ranx", recs, truth, n, metrics=["rr"])[f"rr@{n}"] == pytest.approx(1 / 6)
+    order = L.library_table().loc[("ranx", "rr"), "order"]
+    assert "known difference" in order and "at most 15 documents" in order
+    assert "known difference" not in L.library_table().loc[("trec_eval", "rr"), "order"]
+
+
+@pytest.mark.compare
 @pytest.mark.parametrize("seed", [41, 42])
 def test_sklearn_live(seed):
     recs, truth = random_case(seed, ties=True, graded=bool(seed % 2), ragged=False)

@@ -152,6 +152,51 @@ def test_every_measure_equals_pytrec_eval_per_query(tmp_path, data, level, judge
     assert assert_equal_per_query(result, pytrec(qrels_lines, run_lines, names, level, judged_only)) > 0
 
 
+@pytest.mark.compare
+def test_late_queries_are_exact_to_the_last_bit(tmp_path):
+    """Review finding: run-wide running maxima and sums lost ~1e-14 in late queries, flipping a printed half.
+
+    300 queries, each with 30 relevant documents of which 3 are retrieved at ranks 51..100, 150 and 160: the
+    interpolated precision at recall 0.1 is 3/160 = 0.01875 exactly; the sums behind map_cut and ndcg_cut
+    are added in rank order as trec_eval adds them. Compared bit for bit with pytrec_eval (trec_eval's C).
+    """
+    qrels_lines, run_lines = [], []
+    for q in range(300):
+        qrels_lines += [f"{q} 0 r{q}_{i} 1" for i in range(30)]
+        hits = {99 - q % 50: 0, 149: 1, 159: 2}
+        run_lines += [
+            f"{q} Q0 {f'r{q}_{hits[i]}' if i in hits else f'n{i}'} {i + 1} {1000 - i} r" for i in range(200)
+        ]
+    qrels, run = write(tmp_path / "qrels", qrels_lines), write(tmp_path / "run", run_lines)
+    names = ["iprec_at_recall", "map_cut", "ndcg_cut", "map", "11pt_avg"]
+    result = treceval.evaluate(qrels, run, treceval.parse_measures(names), treceval.Options())
+    want = pytrec(qrels_lines, run_lines, set(names))
+    for i, query in enumerate(result.queries):
+        for label, values in result.values.items():
+            if label in want[query] and label != "iprec_at_recall_0.10":  # pytrec_eval: trec_eval 9 points
+                assert values[i] == want[query][label], (query, label)
+    assert set(result.values["iprec_at_recall_0.10"]) == {3 / 160}
+
+
+@pytest.mark.compare
+def test_recall_rounding_switch_gives_pytrec_evals_numbers(tmp_path, capsys):
+    """--recall-rounding trec_eval9 prints pytrec_eval's iprec_at_recall and 11pt_avg."""
+    qrels_lines = [f"q{q} 0 r{i} 1" for q in range(2) for i in range(3 + q)]  # R = 3 and 4
+    run_lines = [f"q{q} Q0 {d} {i + 1} {9 - i} r" for q in range(2) for i, d in enumerate(["r0", "n0", "r1"])]
+    qrels, run = write(tmp_path / "qrels", qrels_lines), write(tmp_path / "run", run_lines)
+    want = pytrec(qrels_lines, run_lines, {"iprec_at_recall", "11pt_avg"})
+
+    def printed(*flags):
+        assert main(["-q", "-m", "iprec_at_recall", "-m", "11pt_avg", *flags, str(qrels), str(run)]) == 0
+        rows = [line.split("\t") for line in capsys.readouterr().out.splitlines()]
+        return {(name.strip(), q): value for name, q, value in rows if q != "all"}
+
+    nine, ten = printed("--recall-rounding", "trec_eval9"), printed()
+    assert nine == {key: f"{want[key[1]][key[0]]:.4f}" for key in nine} and len(nine) == 2 * 12
+    # 0.4 x 3 = 1.2: the 1st relevant document (precision 1) for trec_eval 10, the 2nd (2/3) for trec_eval 9
+    assert ten[("iprec_at_recall_0.40", "q0")] == "1.0000" != nine[("iprec_at_recall_0.40", "q0")] == "0.6667"
+
+
 WEB_TRACK_QRELS = """\
 # a Web-track-style qrels file: -2 spam, -1 junk, 0 not relevant, 1 relevant, 2 highly relevant, 3 key
 201 0 clueweb-a -2
@@ -272,6 +317,10 @@ def test_measure_names_and_parameters():
     assert [m.params for m in treceval.parse_measures(["P.5", "P.10"])] == [(5,)]  # the first one counts
     with pytest.raises(InvalidInputError, match="illegal measure 'mapp'.*map"):
         treceval.parse_measures(["mapp"])
+    with pytest.raises(
+        InvalidInputError, match=r"illegal measure 'ndcg_cut_10' \(did you mean 'ndcg_cut.10'\?"
+    ):
+        treceval.parse_measures(["ndcg_cut_10"])
     with pytest.raises(InvalidInputError, match="positive"):
         treceval.parse_measures(["P.0"])
     with pytest.raises(InvalidInputError, match="twice"):
@@ -287,11 +336,18 @@ def test_measure_names_and_parameters():
     [
         ("", "q Q0 d 1 1 r\n", "the qrels file '.*qrels' is empty"),
         ("q 0 d 1\n", "# only a comment\n", "the run file '.*run' is empty"),
-        ("q 0 d 1\n", "q Q0 d 1 high r\n", "run: data line 1: the score 'high' is not a number"),
-        ("q 0 d 1.5\n", "q Q0 d 1 1 r\n", "qrels: data line 1: the grade '1.5' is not an integer"),
-        ("q 0 d 1\n", "q Q0 d 1\n", "data line 1 has fewer than 6 fields"),
-        ("q 0 d 1\nq 0 d 0\n", "q Q0 d 1 1 r\n", "query 'q' judges document 'd' twice"),
-        ("q 0 d 1\n", "q Q0 d 1 1 r\nq Q0 d 2 0 r\n", "query 'q' judges document 'd' twice"),
+        ("q 0 d 1\n", "q Q0 d 1 high r\n", "run: line 1: the score 'high' is not a number"),
+        ("q 0 d 1\n", "# mine\n\nq Q0 d 1 1 r\nq Q0 e 2 nan r\n", "run: line 4: the score 'nan' is not a"),
+        ("q 0 d 1.5\n", "q Q0 d 1 1 r\n", "qrels: line 1: the grade '1.5' is not an integer"),
+        ("# judged\nq 0 d 1\n\nq 0 e x\n", "q Q0 d 1 1 r\n", "qrels: line 4: the grade 'x' is not"),
+        ("q 0 d 1\n", "q Q0 d 1\n", "run: line 1 has fewer than 6 fields"),
+        ("q 0 d 1\n", "#\tcomment\nq Q0 d 1 1 r\nq\tQ0 e 1\n", "run: line 3 has fewer than 6 fields"),
+        ("q 0 d 1\nq 0 d 0\n", "q Q0 d 1 1 r\n", "qrels: line 2: query 'q' judges document 'd' twice"),
+        (
+            "q 0 d 1\n",
+            "# r\nq Q0 d 1 1 r\nq Q0 d 2 0 r\n",
+            "run: line 3: query 'q' retrieves document 'd'",
+        ),
         ("q 0 d 1\n", "p Q0 d 1 1 r\n", "no query of the .*run file has judgments"),
     ],
 )
@@ -301,6 +357,21 @@ def test_bad_files_are_one_error_line_naming_the_file(tmp_path, capsys, qrels_te
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and err.startswith("topkeval: error: ")
     assert __import__("re").search(message, err), err
+
+
+def test_a_printed_label_typed_as_a_measure_points_to_its_name(tmp_path, capsys):
+    qrels, run = files(tmp_path, "q 0 d1 1\n", "q Q0 d1 1 2 r\n")
+    assert main(["-m", "P_5", str(qrels), str(run)]) == 2
+    err = capsys.readouterr().err
+    assert "illegal measure 'P_5' (did you mean 'P.5'?" in err and err.count("\n") == 1
+    assert "trec_eval's measures are: 11pt_avg, all_trec" in err and "ir_measures: P@k" in err
+    assert main(["-m", "P.5", str(qrels), str(run)]) == 0 and "P_5 " in capsys.readouterr().out
+
+
+def test_a_seventh_field_is_ignored_as_trec_eval_does(tmp_path):
+    # trec_eval's get_trec_results.c parse_results_line skips the rest of a line after the run id
+    qrels, run = files(tmp_path, "q 0 d1 1\n", "q Q0 d2 1 2 r extra\nq Q0 d1 2 1 r more fields\n")
+    assert summary(qrels, run, ["map", "runid"]) == {"map": 0.5}
 
 
 def test_unreadable_file_is_named(tmp_path, capsys):

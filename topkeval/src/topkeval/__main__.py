@@ -94,6 +94,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "-T", "--Results_format", default="trec_results", metavar="FORMAT", help="trec_results only"
     )
+    parser.add_argument(
+        "--recall-rounding",
+        choices=("round", "trec_eval9"),
+        default="round",
+        help="iprec_at_recall and 11pt_avg: recall point x R rounded to the nearest whole document "
+        "(trec_eval 10, default) or (long)(x * R + 0.9) as trec_eval 9 and pytrec_eval do",
+    )
     parser.add_argument("-Z", "--Zscore", metavar="FILE", help="not supported (trec_eval's z-scores)")
     parser.add_argument(
         "--crash",
@@ -137,15 +144,28 @@ def _trec_eval_lines(args, names: list[str]) -> list[str]:
         judged_only=args.Judged_docs_only,
         num_docs=args.Number_docs_in_coll,
         summary=not args.nosummary,
+        recall_rounding=args.recall_rounding,
     )
     measures = treceval.parse_measures(names)
     return treceval.format_lines(treceval.evaluate(args.qrels, args.run, measures, options), options)
 
 
+def _ir_measure(trec, text: str):
+    """An ir_measures name; an unknown one is refused with trec_eval's names as well as ir_measures'."""
+    from ._errors import InvalidInputError
+
+    try:
+        return trec.parse_measure(text)
+    except InvalidInputError as err:
+        from .treceval import unknown_measure
+
+        raise InvalidInputError(f"{unknown_measure(text)} Or {err.args[0].split('; ', 1)[-1]}") from None
+
+
 def _ir_measures_lines(args, names: list[str]) -> list[str]:
     from . import _trec_files, conventions, trec
 
-    parsed = [trec.parse_measure(m) for m in names]
+    parsed = [_ir_measure(trec, m) for m in names]
     library = conventions._library_key(args.convention)
     for path, what in ((args.qrels, "qrels"), (args.run, "run")):
         _trec_files._read_bytes(path, what)  # an empty or unreadable file is an error naming it

@@ -133,9 +133,33 @@ def _with_pandas(data: bytes, n_columns: int, name: str, what: str):
     return [frame[i].to_numpy(dtype=object) for i in range(n_columns)]
 
 
+def file_line(path: str | os.PathLike, data_line: int) -> int:
+    """The line number in the file of its ``data_line``-th data line (comments and blank lines counted).
+
+    Only an error message needs it, so the file is read again rather than every line's number kept.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> p = pathlib.Path(tempfile.mkdtemp()) / "run"
+    >>> _ = p.write_text("# a comment\\n\\nq1 Q0 d1 1 2.5 r\\nq1 Q0 d2 2 x r\\n")
+    >>> file_line(p, 2)
+    4
+    """
+    with open(path, "rb") as handle:
+        seen = 0
+        for number, line in enumerate(handle, 1):
+            stripped = line.strip()
+            seen += bool(stripped) and not stripped.startswith(b"#")
+            if seen == data_line:
+                return number
+    return data_line
+
+
 def _too_short(line: int, n_columns: int, name: str, what: str):
     raise InvalidInputError(
-        f"{name}: data line {line} has fewer than {n_columns} fields; a {what} line has {n_columns}."
+        f"{name}: line {file_line(name, line)} has fewer than {n_columns} fields; "
+        f"a {what} line has {n_columns}."
     )
 
 
@@ -153,11 +177,14 @@ def _numbers(column, name: str, what: str, integer: bool) -> np.ndarray:
     import pandas as pd
 
     values = pd.to_numeric(pd.Series(column), errors="coerce").to_numpy(dtype=float, na_value=np.nan)
-    bad = np.isnan(values) | (integer & (values % 1 != 0))
+    with np.errstate(invalid="ignore"):  # nan % 1: the line is named below, no RuntimeWarning first
+        bad = np.isnan(values) | (integer & (values % 1 != 0))
     if bad.any():
         line = int(np.flatnonzero(bad)[0]) + 1
         kind = "an integer" if integer else "a number"
-        raise InvalidInputError(f"{name}: data line {line}: the {what} {column[line - 1]!r} is not {kind}.")
+        raise InvalidInputError(
+            f"{name}: line {file_line(name, line)}: the {what} {column[line - 1]!r} is not {kind}."
+        )
     return values.astype(np.int64) if integer else values
 
 

@@ -56,6 +56,7 @@ class Library:
     # scores only). evaluate_as drops a rank column for them whenever a score column is there (see reads()).
     aliases: tuple[str, ...] = ()
     string_ids: bool = False  # ids are compared as strings when ordering ties (trec_eval docnos)
+    ties_differ: str = ""  # known difference: when the library's tie order is not ``ties`` (we keep ``ties``)
 
     @property
     def by_score(self) -> bool:
@@ -65,7 +66,9 @@ class Library:
     def reads(self) -> str:
         """Which column orders a list for this library, in words (the table's ``order`` column)."""
         if self.by_score:
-            return "score, descending, ties " + self.ties.replace("_", " ") + "; a rank column is ignored"
+            known = f"; known difference: {self.ties_differ}" if self.ties_differ else ""
+            ties = self.ties.replace("_", " ")
+            return f"score, descending, ties {ties}; a rank column is ignored{known}"
         return "the list as given: rank, or score with the ties= you used"
 
 
@@ -114,7 +117,17 @@ LIBRARIES: dict[str, Library] = {
             string_ids=True,
         ),
         Library("ir_measures", "ir_measures", "0.4.3", "item_descending", ("ir-measures",), string_ids=True),
-        Library("ranx", "ranx", "0.3.21", "input_order"),
+        Library(
+            "ranx",
+            "ranx",
+            "0.3.21",
+            "input_order",
+            # ranx/data_structures/common.py sort_dict_by_value: numba's np.argsort (an unstable quicksort
+            # that only insertion-sorts, stably, the partitions under 16 elements)
+            ties_differ="ranx keeps input order only in a list of at most 15 documents; in a longer list "
+            "numba's unstable quicksort reorders tied scores (40 documents all scored 1.0: the 6th in the "
+            "file comes 26th), so its values differ from ours on such runs",
+        ),
         Library("sklearn", "scikit-learn", "1.9.1", "average", ("scikit-learn", "scikit_learn")),
         Library("torchmetrics", "torchmetrics", "1.9.0", "average"),
         Library(

@@ -33,7 +33,12 @@ trec_eval's conventions, read from its source and followed here:
 
 Differences, each a decision: trec_eval 10.0 stops with exit status 4 when
 a query of the qrels is missing from the run (without ``-c``); trec_eval 9
-and pytrec_eval skip that query, and so does topkeval. The preference and
+and pytrec_eval skip that query, and so does topkeval. ``iprec_at_recall`` and
+``11pt_avg`` round a recall point x R to the nearest whole document, as
+trec_eval 10 does; trec_eval 9 and pytrec_eval take ``(long)(x * R + 0.9)``
+(e.g. 0.1 x 3 relevant: the 1st relevant document, not none), which
+``Options(recall_rounding="trec_eval9")`` or ``--recall-rounding trec_eval9``
+reproduce: use it when comparing with numbers from pytrec_eval. The preference and
 judgment-group measures (``-R prefs``, ``-R qrels_jg``: ``prefs_*``,
 ``*_avgjg``), ``yaap`` and z-scores (``-Z``) need input formats topkeval does
 not read; they are refused by name.
@@ -296,9 +301,31 @@ def _names_of(text: str) -> tuple[str, ...]:
             f"trec_eval's measure {name!r} is not computed by topkeval: it needs {REFUSED[name]}."
         )
     if name not in NICKNAMES and name not in _BY_NAME:
-        known = ", ".join(sorted([*_BY_NAME, *NICKNAMES], key=str.lower))
-        raise InvalidInputError(f"illegal measure {text!r}; trec_eval's measures are: {known}.")
+        raise InvalidInputError(unknown_measure(text))
     return NICKNAMES.get(name, (name,))
+
+
+def unknown_measure(text: str) -> str:
+    """The error for a measure name trec_eval does not know: trec_eval's names, and the one meant.
+
+    A printed label typed as the name (``P_5``, ``ndcg_cut_10``) is pointed to its ``-m`` form.
+
+    Examples
+    --------
+    >>> unknown_measure("ndcg_cut_10").split(";")[0]
+    "illegal measure 'ndcg_cut_10' (did you mean 'ndcg_cut.10'? -m takes P.5, a printed label is P_5)"
+    """
+    meant = next(
+        (
+            f"{n}.{text[len(n) + 1 :]}"
+            for n in sorted(_BY_NAME, key=len, reverse=True)
+            if text.startswith(n + "_")
+        ),
+        None,
+    )
+    hint = f" (did you mean {meant!r}? -m takes P.5, a printed label is P_5)" if meant else ""
+    known = ", ".join(sorted([*_BY_NAME, *NICKNAMES], key=str.lower))
+    return f"illegal measure {text!r}{hint}; trec_eval's measures are: {known}."
 
 
 def parse_measures(given: list[str] | tuple[str, ...]) -> list[Measure]:
@@ -466,13 +493,15 @@ def _value(column, row: int) -> str:
     return str(value.as_py() if hasattr(value, "as_py") else value)
 
 
-def _no_twice(sorted_keys: np.ndarray, name: str, table, order: np.ndarray) -> None:
+def _no_twice(sorted_keys: np.ndarray, name: str, table, order: np.ndarray, verb: str = "judges") -> None:
+    """Refuse a document listed twice for one query, naming the file's line of the second listing."""
     twice = np.flatnonzero(sorted_keys[1:] == sorted_keys[:-1])
     if len(twice):
-        row = order[twice[0]]
+        row = int(max(order[twice[0]], order[twice[0] + 1]))
+        line = _trec_files.file_line(name, row + 1) if os.path.isfile(name) else row + 1
         raise InvalidInputError(
-            f"{name}: query {_value(table.qid, row)!r} judges document {_value(table.docno, row)!r} twice "
-            "(trec_eval stops on a duplicate document too)."
+            f"{name}: line {line}: query {_value(table.qid, row)!r} {verb} document "
+            f"{_value(table.docno, row)!r} twice (trec_eval stops on a duplicate document too)."
         )
 
 
@@ -481,7 +510,7 @@ def _no_twice_in_run(q, d, n_doc, name, run, order) -> None:
     ordered = np.sort(keys)
     if (ordered[1:] == ordered[:-1]).any():  # rare: find the rows to name them
         by_key = np.argsort(keys, kind="stable")
-        _no_twice(keys[by_key], name, run, order[by_key])
+        _no_twice(keys[by_key], name, run, order[by_key], "retrieves")
 
 
 # ------------------------------------------------------------------ the measures
@@ -498,12 +527,18 @@ class _Scores:
         return np.bincount(q, weights=w, minlength=self.nq).astype(float)
 
     def upto(self, weights, cuts, mask=None, pos=None, q=None) -> np.ndarray:
-        """Per query and cutoff: the sum of ``weights`` over the rows ranked above each cutoff."""
+        """Per query and cutoff: the sum of ``weights`` over the rows ranked above each cutoff.
+
+        Counts are summed by bucket; float weights are added one row after the other in rank order, as
+        trec_eval does, so the last bit (and a printed 4th decimal on a half) agrees with it.
+        """
         q = self.r.q if q is None else q
         pos = self.r.pos if pos is None else pos
         if mask is not None:
             q, pos, weights = q[mask], pos[mask], (None if weights is None else weights[mask])
         cuts = np.asarray(cuts)
+        if weights is not None and weights.dtype.kind == "f":
+            return _upto_in_order(weights, cuts, q, pos, self.nq)
         bucket = np.searchsorted(cuts, pos, side="right")
         width = len(cuts) + 1
         sums = np.bincount(q * width + bucket, weights=weights, minlength=self.nq * width).astype(float)
@@ -516,7 +551,7 @@ class _Scores:
     @cached_property
     def cumrel(self) -> np.ndarray:
         """Relevant documents at or above each row, within its query."""
-        return _within(np.cumsum(self.isrel), self.r.q, self.r.pos)
+        return _within(self.isrel, self.r.q, self.r.pos)
 
     @cached_property
     def num_rel_ret(self) -> np.ndarray:
@@ -535,10 +570,15 @@ class _Scores:
     def interpolated(self) -> np.ndarray:
         """Interpolated precision at each relevant row: the best precision at or below it."""
         rows = self.rel_rows
-        p = self.precision_at_rel[rows]
+        best = self.precision_at_rel[rows].copy()
         q = self.r.q[rows]
-        lifted = p[::-1] + 2.0 * (self.nq - 1 - q[::-1])  # segments never mix: 2 > any precision
-        return (np.maximum.accumulate(lifted) - 2.0 * (self.nq - 1 - q[::-1]))[::-1]
+        longest = int(self.num_rel_ret.max(initial=0))
+        shift = 1
+        while shift < longest:  # a segmented scan from the end in log2 steps: no arithmetic on the values
+            same = q[:-shift] == q[shift:]
+            best[:-shift] = np.where(same, np.maximum(best[:-shift], best[shift:]), best[:-shift])
+            shift *= 2
+        return best
 
     def gains(self, pairs: tuple) -> tuple[np.ndarray, np.ndarray]:
         """trec_eval's gain per row and per judged qrels document (grade, or the ``name=value`` given)."""
@@ -564,13 +604,37 @@ class _Scores:
         return 1.0 / np.log2(self.r.pos + 2.0)
 
 
-def _within(cumulative: np.ndarray, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
-    """Turn a cumulative sum over all rows into one restarting at each query's first row."""
+def _within(values: np.ndarray, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
+    """The running sum of ``values`` over the rows, restarting at each query's first row (rows by query).
+
+    Counts: one cumulative sum over all rows, minus its value before each query (exact for integers).
+    Floats: summed query by query in row order, as trec_eval does (a run-wide sum minus an offset would
+    lose the last bits, enough to flip a printed half such as 0.00655).
+    """
+    if values.dtype.kind == "f":
+        out = np.empty(len(values))
+        starts = np.flatnonzero(np.concatenate([[True], q[1:] != q[:-1]])) if len(q) else np.zeros(0, int)
+        for a, b in zip(starts, [*starts[1:], len(values)][: len(starts)], strict=True):
+            np.cumsum(values[a:b], out=out[a:b])
+        return out
+    cumulative = np.cumsum(values)
     if not len(q):
         return cumulative
     first = np.arange(len(q)) - pos
     before = np.concatenate([[0], cumulative])[first]
     return cumulative - before
+
+
+def _upto_in_order(weights, cuts, q, pos, nq) -> np.ndarray:
+    """Per query and cutoff: the running sum in row order (:func:`_within`) at the last row above the cut."""
+    running = _within(np.asarray(weights, float), q, pos)
+    base = int(pos.max(initial=0)) + 2
+    keys = q.astype(np.int64) * base + pos
+    wanted = np.arange(nq, dtype=np.int64)[:, None] * base + np.minimum(cuts, base - 1)[None, :]
+    last = np.searchsorted(keys, wanted, side="left") - 1
+    safe = np.clip(last, 0, None)
+    found = (last >= 0) & (q[safe] == np.arange(nq)[:, None]) if len(q) else np.zeros(wanted.shape, bool)
+    return np.where(found, running[safe] if len(q) else 0.0, 0.0)
 
 
 def _ratio(num, den) -> np.ndarray:
@@ -612,7 +676,7 @@ def _bpref(s, _):
     level = max(s.o.level, 0)
     num_nonrel = s.r.rel_levels[:, :level].sum(axis=1)
     judged_nonrel = (s.r.rel >= 0) & (s.r.rel < s.o.level)
-    before = _within(np.cumsum(judged_nonrel), s.r.q, s.r.pos) - judged_nonrel
+    before = _within(judged_nonrel, s.r.q, s.r.pos) - judged_nonrel
     big_r = s.r.num_rel[s.r.q]
     rel = s.isrel & (s.r.rel != -1) & (s.r.rel != -2)
     penalty = _ratio(np.minimum(before, big_r), np.minimum(num_nonrel[s.r.q], big_r))
@@ -695,10 +759,10 @@ def _infap(s, _):
     r = s.r
     nonrel = (r.rel >= 0) & (r.rel < s.o.level)
     unjudged = r.rel == -2
-    nonrel_before = _within(np.cumsum(nonrel), r.q, r.pos) - nonrel
-    unj_before = _within(np.cumsum(unjudged), r.q, r.pos) - unjudged
+    nonrel_before = _within(nonrel, r.q, r.pos) - nonrel
+    unj_before = _within(unjudged, r.q, r.pos) - unjudged
     rel = s.isrel & (r.rel >= 0)
-    rel_so_far = _within(np.cumsum(rel), r.q, r.pos)
+    rel_so_far = _within(rel, r.q, r.pos)
     j = r.pos.astype(float)
     k = rel_so_far - 1.0
     eps = 1e-5
@@ -761,7 +825,7 @@ def _ideal_dcg(s, pairs):
 def _ideal_prefix(s, ideal, pos_rows):
     """Per row: the ideal DCG over positions 0..pos (capped at the last positive ideal gain)."""
     iq, ipos, ig = ideal
-    cum = _within(np.cumsum(ig / np.log2(ipos + 2.0)), iq, ipos)
+    cum = _within(ig / np.log2(ipos + 2.0), iq, ipos)
     count = np.bincount(iq, minlength=s.nq)
     start = np.searchsorted(iq, np.arange(s.nq))
     last = np.minimum(pos_rows, count[s.r.q] - 1)
@@ -773,7 +837,7 @@ def _ideal_prefix(s, ideal, pos_rows):
 def _ndcg_rel(s, pairs):
     row_gain, dcg, ideal, idcg = _dcg_parts(s, pairs)
     n_pos = np.bincount(ideal[0], minlength=s.nq)
-    cum_dcg = _within(np.cumsum(row_gain * s.discount), s.r.q, s.r.pos)
+    cum_dcg = _within(row_gain * s.discount, s.r.q, s.r.pos)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = cum_dcg / _ideal_prefix(s, ideal, s.r.pos)
         found = s.per_query(ratio, row_gain > 0)
@@ -791,7 +855,7 @@ def _rndcg(s, pairs):
     boundary = nxt != ig  # the ideal gain changes after this position: b = ipos + 1
     b = ipos[boundary] + 1
     bq = iq[boundary]
-    cum_dcg = _within(np.cumsum(row_gain * s.discount), s.r.q, s.r.pos)
+    cum_dcg = _within(row_gain * s.discount, s.r.q, s.r.pos)
     start = np.searchsorted(s.r.q, np.arange(s.nq))
     upto = np.minimum(b, s.r.num_ret[bq])
     dcg_before = np.where(
@@ -799,7 +863,7 @@ def _rndcg(s, pairs):
         cum_dcg[np.clip(start[bq] + upto - 1, 0, max(len(cum_dcg) - 1, 0))] if len(cum_dcg) else 0.0,
         0.0,
     )
-    ideal_cum = _within(np.cumsum(ig / np.log2(ipos + 2.0)), iq, ipos)
+    ideal_cum = _within(ig / np.log2(ipos + 2.0), iq, ipos)
     idcg_before = ideal_cum[boundary]
     total = np.bincount(bq, weights=dcg_before / idcg_before, minlength=s.nq).astype(float)
     count = np.bincount(bq, minlength=s.nq).astype(float)
@@ -818,8 +882,8 @@ def _G(s, pairs):
     ideal_here = np.where(
         inside, ig[np.clip(start[s.r.q] + s.r.pos, 0, max(len(ig) - 1, 0))] if len(ig) else 0.0, 0.0
     )
-    cost = _within(np.cumsum(np.maximum(ideal_here, 1.0)), s.r.q, s.r.pos)
-    got = _within(np.cumsum(row_gain), s.r.q, s.r.pos)
+    cost = _within(np.maximum(ideal_here, 1.0), s.r.q, s.r.pos)
+    got = _within(row_gain, s.r.q, s.r.pos)
     with np.errstate(invalid="ignore", divide="ignore"):
         term = row_gain / np.log2(2.0 + cost - got)
     value = s.per_query(term, row_gain != 0)
