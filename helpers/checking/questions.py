@@ -49,6 +49,11 @@ QUESTIONS: dict[str, _Question] = {}
 OUTCOME_HOOKS: list[Callable[[str, str], None]] = []
 
 
+def _no_reference(*args: Any) -> Any:
+    """The default of a question's ``reference``: a question without one is refused when it is made."""
+    raise ValueError("this question has no reference")
+
+
 # ----------------------------------------------------------------- display
 class Text:
     """A message shown as plain text in Jupyter (its repr is the text itself)."""
@@ -368,14 +373,14 @@ class FunctionQuestion(_Question):
     """
 
     function_name: str = ""
-    reference: Callable | None = None
+    reference: Callable = _no_reference
     cases: Sequence[tuple] = field(default_factory=tuple)
     uses: Sequence[FunctionQuestion] = field(default_factory=tuple)
     value_range: tuple[float, float, str] | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.reference is None or not self.cases or not self.function_name:
+        if self.reference is _no_reference or not self.cases or not self.function_name:
             raise ValueError(f"question {self.id} needs function_name, reference and cases")
 
     def check(self, answer: Any, *uses: Callable, record: bool = True) -> CheckResult:
@@ -574,7 +579,7 @@ class _Bound:
 
 def _copy(args: tuple) -> tuple:
     """Fresh copies of mutable arguments, so a learner's function cannot alter the cases."""
-    out = []
+    out: list[Any] = []
     for a in args:
         if isinstance(a, list):
             out.append(list(a))
@@ -605,12 +610,12 @@ class ValueQuestion(_Question):
     """
 
     prompt: str = ""
-    reference: Callable | None = None
+    reference: Callable = _no_reference
     decimals: int | None = None
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.reference is None or not self.prompt:
+        if self.reference is _no_reference or not self.prompt:
             raise ValueError(f"question {self.id} needs a prompt and a reference")
         if self.decimals is not None and f"{self.decimals} decimal" not in self.prompt:
             raise ValueError(f"question {self.id} asks for {self.decimals} decimals: say so in its prompt")

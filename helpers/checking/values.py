@@ -125,7 +125,7 @@ def judge_number(
     (or more precisely); a truncated answer is named as a wrong rounding.
     """
     number, problem = as_number(value)
-    if problem:
+    if problem or number is None:
         return Verdict(False, problem)
     note = f"returned a {type_name(value)} (accepted)" if type(value) not in (int, float) else None
     if math.isclose(number, expected, rel_tol=rel_tol, abs_tol=abs_tol):

@@ -110,8 +110,7 @@ q1 = FunctionQuestion(
         Mistake(
             "wrong AP denominator: |R|",
             "That is AP over all relevant items (÷ |R|); "
-            "it charges for relevant items that could not fit in k slots. "
-            + _DENOMINATOR,
+            "it charges for relevant items that could not fit in k slots. " + _DENOMINATOR,
             _div_n_relevant,
         ),
         Mistake("wrong AP denominator: k", _DENOMINATOR, _div_k),

@@ -23,16 +23,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 
 from helpers.experiments.data import synthetic_interactions
-from helpers.splits import temporal_split
+from topkeval.splits import temporal_split
 
 __all__ = ["Story", "story", "LOG_SETTINGS"]
 
 #: The log the story is drawn from (a small shop: fast to build in every notebook).
-LOG_SETTINGS = {"n_users": 400, "n_items": 150, "mean_interactions": 20.0, "seed": 11}
+LOG_SETTINGS: dict[str, Any] = {"n_users": 400, "n_items": 150, "mean_interactions": 20.0, "seed": 11}
 TEST_FRACTION = 0.2
 
 

@@ -490,8 +490,10 @@ def estimator_sds(world: ClickWorld, logging_policy, target_policy, reward_model
     target = np.asarray(target_policy, dtype=np.float64)
     rhat = np.asarray(reward_model, dtype=np.float64)
     if rhat.shape != target.shape:
-        raise ValueError(f"reward_model has shape {rhat.shape}; it needs one prediction per (user, item), "
-                         f"shape {target.shape}")
+        raise ValueError(
+            f"reward_model has shape {rhat.shape}; it needs one prediction per (user, item), "
+            f"shape {target.shape}"
+        )
     weight = np.divide(target, logging, out=np.zeros_like(target), where=logging > 0)
     shown = logging / world.n_users  # P(event is (u, i))
     q = world.attractiveness * world.examination[0]
