@@ -20,16 +20,8 @@ from tools import learner_release as LR
 
 ROOT = Path(__file__).resolve().parents[2]
 
-#: Release files that score above the blank assignment TODAY: the course's own exercises in notebooks
-#: 02-04 (helpers/course/nb02.py, nb03.py, nb04.py) keep their solutions (``solution_code``, shown on
-#: request) for the very functions assignment 1 grades. Reported to the lead (issue 31 item 7): either
-#: the course stops shipping those solutions or assignment 1 stops asking for the same functions.
-#: The scan below fails on any other file, and when one of these stops scoring (then delete it here).
-KNOWN_COURSE_SOLUTIONS = {
-    ("helpers/course/nb02.py", "from-scratch"),
-    ("helpers/course/nb03.py", "from-scratch"),
-    ("helpers/course/nb04.py", "from-scratch"),
-}
+#: Release files that score above the blank assignment today (tools/learner_release.py says why).
+KNOWN_COURSE_SOLUTIONS = LR.COURSE_SOLUTIONS
 
 
 @pytest.fixture(scope="module")
