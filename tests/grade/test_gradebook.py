@@ -17,7 +17,6 @@ import sqlite3
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import pytest
 from helpers.grade import gradebook as gb
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
+from helpers.grade.collect import Collection, Submission
 
 CORPUS = Path(__file__).resolve().parent / "grading_corpus"
 ROOT = Path(__file__).resolve().parents[2]
@@ -300,35 +300,15 @@ def test_every_check_and_the_whole_report_are_recorded(tmp_path, trusted_mode):
     assert json.loads((tmp_path / "out" / "bo.json").read_text())["final_score"] == report["score"]
 
 
-# ------------------------------------------------ a Collection of helpers.grade.collect (g2)
-@dataclass(frozen=True)
-class Submission:
-    """The interface of helpers.grade.collect's Submission, as a test adapter until it is merged."""
-
-    path: Path
-    display: str
-    learner: str | None
-    submitted_at: datetime | None
-
-
-@dataclass(frozen=True)
-class Collection:
-    """The interface of helpers.grade.collect's Collection, as a test adapter until it is merged."""
-
-    submissions: list
-    unmatched: list
-    ambiguous: list
-    refused: list
-
-
+# ------------------------------------------------ a Collection of helpers.grade.collect
 def test_a_collection_is_graded_under_its_names_and_what_it_refused_is_listed(tmp_path, trusted_mode, capsys):
     shutil.copyfile(CORPUS / "perfect.ipynb", tmp_path / "extracted-1.ipynb")
     when = datetime(2026, 3, 1, 12, tzinfo=UTC)
     collection = Collection(
-        [Submission(tmp_path / "extracted-1.ipynb", "ann_12345_678_hw1.ipynb", "s01", when)],
-        [("Untitled1.ipynb", "no roster entry matches this name")],
-        [("bo_cy.ipynb", ["s02", "s03"])],
-        [("../../evil.ipynb", "a path outside the zip (zip-slip)")],
+        submissions=[Submission(tmp_path / "extracted-1.ipynb", "ann_12345_678_hw1.ipynb", "s01", when)],
+        unmatched=[("Untitled1.ipynb", "no roster entry matches this name")],
+        ambiguous=[("bo_cy.ipynb", ["s02", "s03"])],
+        refused=[("../../evil.ipynb", "a path outside the zip (zip-slip)")],
     )
     roster = grade.reports.Roster.from_text(ROSTER)
     out = tmp_path / "out"

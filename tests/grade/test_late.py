@@ -6,7 +6,6 @@ from __future__ import annotations
 import csv
 import io
 import shutil
-from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -15,21 +14,12 @@ import pytest
 from helpers.grade import exports, late, reports
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
+from helpers.grade.collect import Submission
 from helpers.grade.gradebook import Gradebook
 
 CORPUS = Path(__file__).resolve().parent / "grading_corpus"
 DEADLINE = datetime(2026, 3, 1, 23, 59, tzinfo=UTC)
 POLICY = late.LatePolicy(DEADLINE, timedelta(minutes=15), per_day=10, cap=25)
-
-
-@dataclass(frozen=True)
-class Submission:
-    """The interface of helpers.grade.collect's Submission (g2), as a test adapter until it is merged."""
-
-    path: Path
-    display: str
-    learner: str | None
-    submitted_at: datetime | None
 
 
 @pytest.mark.parametrize(
