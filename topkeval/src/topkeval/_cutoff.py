@@ -65,6 +65,13 @@ def discounts_at(ranks: np.ndarray, kind: str = "log2") -> np.ndarray:
     return 1.0 / np.log2(ranks + 1.0)
 
 
+def discounted(values: Any, ranks: Any) -> np.ndarray:
+    """``values / log2(rank + 1)`` for 1-based ranks (arrays, or numbers): each value discounted at its
+    rank, divided rather than multiplied by :func:`discounts_at`, as trec_eval computes it, so that its
+    measures come out equal to the last bit."""
+    return np.asarray(values, dtype=np.float64) / np.log2(np.asarray(ranks, dtype=np.float64) + 1.0)
+
+
 def discounts(n: int, kind: str = "log2") -> np.ndarray:
     """Discounts for ranks 1..n as a float64 array; ``kind`` as in :func:`discount`."""
     return discounts_at(np.arange(1, n + 1), kind)

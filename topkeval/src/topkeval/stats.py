@@ -793,8 +793,8 @@ class Verdict:
 
         ``effect`` is the smallest difference that would matter, chosen before looking; there is no
         default, because sizing a study from the observed difference (a noisy guess of the true one, and
-        a selected winner's is biased upwards) restates this study's p-value instead of planning the next
-        (notebook 08 of the course). The paired standard deviation is this verdict's.
+        a selected winner's is biased upwards) restates this study's p-value instead of planning the next.
+        The paired standard deviation is this verdict's.
 
         Examples
         --------

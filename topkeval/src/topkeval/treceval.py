@@ -55,7 +55,7 @@ from typing import Any
 
 import numpy as np
 
-from . import _trec_files
+from . import _cutoff, _trec_files
 from ._errors import InvalidInputError
 
 __all__ = ["Options", "Measure", "parse_measures", "evaluate", "format_lines", "MEASURES", "NICKNAMES"]
@@ -601,7 +601,7 @@ class _Scores:
 
     @cached_property
     def discount(self) -> np.ndarray:
-        return 1.0 / np.log2(self.r.pos + 2.0)
+        return _cutoff.discounted(1.0, self.r.pos + 1.0)
 
 
 def _within(values: np.ndarray, q: np.ndarray, pos: np.ndarray) -> np.ndarray:
@@ -797,7 +797,7 @@ def _11pt_avg(s, points):
 
 
 def _binG(s, _):
-    term = 1.0 / np.log2(3.0 + s.r.pos - s.cumrel)
+    term = _cutoff.discounted(1.0, 2.0 + s.r.pos - s.cumrel)
     return _ratio(s.per_query(term, s.isrel), s.r.num_rel) * (s.num_rel_ret > 0)
 
 
@@ -805,7 +805,7 @@ def _dcg_parts(s, pairs):
     row_gain, judged_gain = s.gains(pairs)
     dcg = s.per_query(row_gain * s.discount)
     iq, ipos, ig = s.ideal(judged_gain)
-    idcg = np.bincount(iq, weights=ig / np.log2(ipos + 2.0), minlength=s.nq).astype(float)
+    idcg = np.bincount(iq, weights=_cutoff.discounted(ig, ipos + 1.0), minlength=s.nq).astype(float)
     return row_gain, dcg, (iq, ipos, ig), idcg
 
 
@@ -825,7 +825,7 @@ def _ideal_dcg(s, pairs):
 def _ideal_prefix(s, ideal, pos_rows):
     """Per row: the ideal DCG over positions 0..pos (capped at the last positive ideal gain)."""
     iq, ipos, ig = ideal
-    cum = _within(ig / np.log2(ipos + 2.0), iq, ipos)
+    cum = _within(_cutoff.discounted(ig, ipos + 1.0), iq, ipos)
     count = np.bincount(iq, minlength=s.nq)
     start = np.searchsorted(iq, np.arange(s.nq))
     last = np.minimum(pos_rows, count[s.r.q] - 1)
@@ -863,7 +863,7 @@ def _rndcg(s, pairs):
         cum_dcg[np.clip(start[bq] + upto - 1, 0, max(len(cum_dcg) - 1, 0))] if len(cum_dcg) else 0.0,
         0.0,
     )
-    ideal_cum = _within(ig / np.log2(ipos + 2.0), iq, ipos)
+    ideal_cum = _within(_cutoff.discounted(ig, ipos + 1.0), iq, ipos)
     idcg_before = ideal_cum[boundary]
     total = np.bincount(bq, weights=dcg_before / idcg_before, minlength=s.nq).astype(float)
     count = np.bincount(bq, minlength=s.nq).astype(float)
@@ -885,7 +885,7 @@ def _G(s, pairs):
     cost = _within(np.maximum(ideal_here, 1.0), s.r.q, s.r.pos)
     got = _within(row_gain, s.r.q, s.r.pos)
     with np.errstate(invalid="ignore", divide="ignore"):
-        term = row_gain / np.log2(2.0 + cost - got)
+        term = _cutoff.discounted(row_gain, 1.0 + cost - got)
     value = s.per_query(term, row_gain != 0)
     return _ratio(value, np.bincount(iq, weights=ig, minlength=s.nq))
 
@@ -895,7 +895,7 @@ def _ndcg_cut(s, cuts):
     dcg = s.upto(gain * s.discount, cuts)
     positive = s.r.judged_grade > 0
     iq, ipos, ig = s.ideal(s.r.judged_grade.astype(float) * positive)
-    idcg = s.upto(ig / np.log2(ipos + 2.0), cuts, pos=ipos, q=iq)
+    idcg = s.upto(_cutoff.discounted(ig, ipos + 1.0), cuts, pos=ipos, q=iq)
     return np.where(idcg > 0, _ratio(dcg, idcg), dcg)
 
 
