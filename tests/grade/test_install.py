@@ -177,6 +177,7 @@ def test_the_install_holds_only_declared_dependencies(installed):
     assert names <= {
         "topkeval",
         "topk-course-helpers",
+        "confusable-homoglyphs",  # Unicode's confusables, for marking look-alike file names
         "numpy",
         "pandas",
         "python-dateutil",
