@@ -23,7 +23,10 @@ extensions = [
 ]
 source_suffix = {".rst": "restructuredtext", ".md": "markdown"}
 myst_enable_extensions = ["colon_fence"]
-autosummary_generate = True
+# Stub pages of the modules are generated from api.rst's autosummary list; those of every public name
+# are written below (the list api.rst includes sits in an excluded folder, which autosummary does not scan:
+# a fresh clone, with no docs/generated/ from an earlier build, had no page for them).
+autosummary_generate = ["api.rst"]
 autodoc_default_options = {"members": True, "undoc-members": False}
 numpydoc_show_class_members = False
 numpydoc_class_members_toctree = False
@@ -43,9 +46,19 @@ _GENERATED.mkdir(exist_ok=True)
 # Every public name of topkeval gets a page: the list is topkeval.__all__ (a new metric's function too).
 _NAMES = [name for name in topkeval.__all__ if callable(getattr(topkeval, name))]
 (_GENERATED / "api_names.rst").write_text(
-    ".. autosummary::\n   :toctree: generated\n\n" + "".join(f"   {name}\n" for name in _NAMES),
+    ".. currentmodule:: topkeval\n\n.. autosummary::\n   :toctree: generated\n\n"
+    + "".join(f"   {name}\n" for name in _NAMES),
     encoding="utf-8",
 )
+_STUBS = Path(__file__).parent / "generated"
+_STUBS.mkdir(exist_ok=True)
+for _name in _NAMES:
+    _directive = "autoclass" if isinstance(getattr(topkeval, _name), type) else "autofunction"
+    _title = f"topkeval.{_name}"
+    (_STUBS / f"{_title}.rst").write_text(
+        f"{_title}\n{'=' * len(_title)}\n\n.. currentmodule:: topkeval\n\n.. {_directive}:: {_name}\n",
+        encoding="utf-8",
+    )
 # README's shell blocks hold comments with apostrophes, which Pygments' bash lexer retries in relaxed mode
 suppress_warnings = ["myst.header", "misc.highlighting_failure"]
 # Docstrings write |R| (the number of relevant items) and |x - y| as plain text: make each a literal bar pair.
