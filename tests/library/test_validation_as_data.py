@@ -6,7 +6,6 @@ so a new public function with a declaration is covered; every per-user metric of
 
 from __future__ import annotations
 
-import importlib
 import inspect
 
 import pytest
@@ -15,7 +14,7 @@ import topkeval
 from topkeval import _registry
 from topkeval._validation import MESSAGE, Integer, Number, OneOf
 
-from .test_gates import PUBLIC
+from .test_gates import public_objects
 
 #: A valid value for each parameter a declaration leaves out (the rest come from the constraints' own
 #: valid examples below).
@@ -31,16 +30,11 @@ VALID = {
 
 
 def _declared() -> dict[str, object]:
-    found = {}
-    for module_name in PUBLIC:
-        try:
-            module = importlib.import_module(module_name)
-        except ImportError:  # pragma: no cover - an optional extra
-            continue
-        for name in module.__all__:
-            function = getattr(module, name)
-            if callable(function) and hasattr(function, "__constraints__"):
-                found[f"{function.__module__}.{function.__qualname__}"] = function
+    found = {
+        f"{function.__module__}.{function.__qualname__}": function
+        for function in public_objects()
+        if callable(function) and hasattr(function, "__constraints__")
+    }
     return dict(sorted(found.items()))
 
 
