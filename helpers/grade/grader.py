@@ -74,7 +74,6 @@ import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, fields
-from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -330,16 +329,6 @@ class GradingStopped(RuntimeError):
     """A run stopped before the end (a full disk, an unwritable gradebook); what was graded is kept."""
 
 
-@dataclass(frozen=True)
-class _Given:
-    """A file named on the command line, until :mod:`helpers.grade.collect` hands over its Submissions."""
-
-    path: Path
-    display: str
-    learner: str | None
-    submitted_at: datetime | None = None
-
-
 def _not_graded_lines(collection: Any) -> list[str]:
     """What a Collection of :mod:`helpers.grade.collect` did not grade, one line each (names escaped)."""
 
@@ -365,7 +354,10 @@ def _as_submissions(items: Any, roster: reports.Roster | None) -> list[Any]:
         return list(items)
     paths = [Path(x) for x in items]
     learners = roster.assign(paths) if roster else [None] * len(paths)
-    return [_Given(p, display_name(p), x.id if x else None) for p, x in zip(paths, learners, strict=True)]
+    return [
+        collect.Submission(p, display_name(p), x.id if x else None, None)
+        for p, x in zip(paths, learners, strict=True)
+    ]
 
 
 def assignment_info(assignment: Assignment) -> dict:
