@@ -7,7 +7,8 @@ channels break both, with no access to anything the sandbox hides:
 
 1. **the exit status**: a hidden case ends the process with ``os._exit(k)``; the question's feedback
    (and results.json) says "the process exited with code k" (``sandbox._describe_exit``): 8 bits per
-   question, 7 questions per submission, exact;
+   question, 7 questions per submission, exact; or with ``os.kill(os.getpid(), signal)``: "killed by
+   SIGUSR1", ~5 bits;
 2. **the wall clock across restarts**: a hidden case sleeps until a wall-clock phase that encodes its
    input, then crashes; the grader starts a new sandbox for the remaining questions
    (``sandbox._Runs._next``), whose cells read the clock, and a *worked example* of a later question
@@ -116,6 +117,11 @@ def graded(tmp_path_factory, request):
     with_honest(folder, "honest1.ipynb", "honest2.ipynb")
     notebook(folder / "exit_k.ipynb", _exit_with("k"))
     notebook(folder / "exit_k_plus_1.ipynb", _exit_with("k + 1"))
+    for name in ("SIGUSR1", "SIGTERM"):
+        notebook(
+            folder / f"signal_{name}.ipynb",
+            "import signal\n" + _exit_with(f"0 * os.kill(os.getpid(), signal.{name})"),
+        )
     p, _ = call_numbers("precision_at_k", SEED)
     h, _ = call_numbers("hit_at_k", SEED)
     notebook(folder / "clock.ipynb", CLOCK.format(p=p, h=h))
@@ -143,6 +149,14 @@ def test_a_hidden_input_does_not_leak_as_the_exit_status(graded):
         assert section(graded["exit_k.ipynb"]["feedback"], target) == section(
             graded["exit_k_plus_1.ipynb"]["feedback"], target
         )
+
+
+@pytest.mark.xfail(strict=True, reason="red team 5: the signal that ended a hidden case is named")
+def test_a_hidden_input_does_not_leak_as_the_signal_that_ended_the_process(graded):
+    assert graded["honest1.ipynb"]["report"]["score"] == 14.0
+    for target in TARGETS:
+        usr1 = section(graded["signal_SIGUSR1.ipynb"]["feedback"], target)
+        assert usr1 == section(graded["signal_SIGTERM.ipynb"]["feedback"], target), usr1
 
 
 def _decoded(feedback: str, target: str) -> int | None:
