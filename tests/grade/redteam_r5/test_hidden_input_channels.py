@@ -12,7 +12,8 @@ channels break both, with no access to anything the sandbox hides:
 2. **the wall clock across restarts**: a hidden case sleeps until a wall-clock phase that encodes its
    input, then crashes; the grader starts a new sandbox for the remaining questions
    (``sandbox._Runs._next``), whose cells read the clock, and a *worked example* of a later question
-   returns it: worked examples' values are shown. ~4 bits per restart;
+   returns it: worked examples' values are shown, whichever run they come from. ~4 bits per restart
+   (``scripts/wall_clock_attack.py`` reads k % 16 back; 9 of 9 seeds right under load 6 on 2 cores);
 3. **the kind of failure**: on a later question's hidden checks the learner raises, returns a
    non-number or returns a wrong number, chosen from an earlier hidden input; the feedback groups
    hidden checks by that kind ("failed: raised an exception: `single relevant item` (hidden, ...)"):
@@ -32,6 +33,7 @@ Each test asserts the property the grader must have, so each fails until its cha
 from __future__ import annotations
 
 import re
+import time
 
 import pytest
 
@@ -58,35 +60,22 @@ def _exit_with(code: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-# precision's first randomised case sleeps to the wall-clock phase (mod 8 s) k % 16 half-seconds, then
-# crashes; run 2 reads the clock in its cell; recall's worked examples return it. hit's first randomised
-# case does the same in run 2; run 3's reciprocal_rank worked examples return it.
+# precision's first randomised case waits 8 s, then crashes; the grader starts a new sandbox for the
+# questions after it, whose cells run again; recall's worked examples return when its cell ran (seconds
+# after T0, the moment grading began). scripts/wall_clock_attack.py turns this into a hidden input: the
+# crash waits until a wall-clock phase that encodes k, and the restarted cell reads the phase.
 CLOCK = """
 import os, time
-C, SLOT = 8.0, 0.5
-PHASE = time.time() % C
-N = {{"p": 0, "h": 0}}
-def _signal(k):
-    now = time.time()
-    target = now - now % C + (k % 16) * SLOT + 0.05
-    if target < now + 0.01:
-        target += C
-    time.sleep(target - now)
-    os._exit(3)
+T = time.time() - {t0!r}
+N = [0]
 def precision_at_k(ranking, relevant, k):
-    N["p"] += 1
-    if N["p"] == {p}:
-        _signal(k)
+    N[0] += 1
+    if N[0] == {p}:
+        time.sleep(8)
+        os._exit(3)
     return 0.0
 def recall_at_k(ranking, relevant, k):
-    return PHASE / C
-def hit_at_k(ranking, relevant, k):
-    N["h"] += 1
-    if N["h"] == {h}:
-        _signal(k)
-    return 0.0
-def reciprocal_rank_at_k(ranking, relevant, k):
-    return PHASE / C
+    return T / 1000
 """
 
 
@@ -123,8 +112,7 @@ def graded(tmp_path_factory, request):
             "import signal\n" + _exit_with(f"0 * os.kill(os.getpid(), signal.{name})"),
         )
     p, _ = call_numbers("precision_at_k", SEED)
-    h, _ = call_numbers("hit_at_k", SEED)
-    notebook(folder / "clock.ipynb", CLOCK.format(p=p, h=h))
+    notebook(folder / "a_clock.ipynb", CLOCK.format(p=p, t0=time.time()))  # sorted first: starts at once
     for kind in ("raise", "str", "wrong"):
         notebook(folder / f"kind_{kind}.ipynb", _failing(kind))
     notebook(folder / "probe.ipynb", PROBE)
@@ -159,18 +147,14 @@ def test_a_hidden_input_does_not_leak_as_the_signal_that_ended_the_process(grade
         assert usr1 == section(graded["signal_SIGTERM.ipynb"]["feedback"], target), usr1
 
 
-def _decoded(feedback: str, target: str) -> int | None:
-    found = re.search(r"got ` (0\.\d+(?:e-\d+)?) `", section(feedback, target))
-    return None if found is None else int(((float(found.group(1)) * 8.0 - 0.15) % 8.0) // 0.5)
-
-
 @pytest.mark.xfail(strict=True, reason="red team 5: worked examples of a restarted run are shown")
-def test_a_hidden_input_does_not_leak_through_the_wall_clock_of_a_restarted_run(graded):
+def test_a_worked_example_shown_ran_before_any_hidden_input_reached_the_notebook(graded):
     assert graded["honest2.ipynb"]["report"]["score"] == 14.0
-    feedback = graded["clock.ipynb"]["feedback"]
-    got = (_decoded(feedback, "recall_at_k"), _decoded(feedback, "reciprocal_rank_at_k"))
-    leaked = (hidden_k("precision_at_k", SEED) % 16, hidden_k("hit_at_k", SEED) % 16)
-    assert got != leaked  # a shown value that owes nothing to the clock matches both by chance 1 in 256
+    shown = re.search(
+        r"got ` (\d\.\d+(?:e-\d+)?) `", section(graded["a_clock.ipynb"]["feedback"], "recall_at_k")
+    )
+    # the first run's cells ran within seconds of T0; a run after the 8 s hidden case, 8 s or more after
+    assert shown is None or float(shown.group(1)) * 1000 < 6.0, shown.group(1)
 
 
 @pytest.mark.xfail(strict=True, reason="red team 5: hidden checks are grouped by the kind of failure")
