@@ -10,8 +10,13 @@ well, with full marks, when the graded functions are
 3. the solution with a no-op statement after each statement (``_trace = None``, some after a
    ``return``): 0.83 against the solution, under the 0.9 threshold;
 4. five of the seven functions copied verbatim from the solution and two written anew: the pair's
-   score is the mean over functions (five at 1.00 and two near 0.4 give 0.83), so five verbatim
-   copies are under the threshold and shown nowhere.
+   score is the mean over functions weighted by length (five at 1.00 and two near 0.4 give 0.83),
+   so five verbatim copies are under the threshold and shown nowhere;
+5. the course's own function published to learners under another name: ``helpers/course/nb13.py``'s
+   ``loo_ndcg(ranking, held_out, k)``, renamed ``loo_ndcg_at_k``, earns that question's 2 points of
+   ``leave-one-out``; ``helpers/course`` is no reference of ``similarity`` (the solution notebook and
+   ``topkeval`` are), the learner release's ``--scan`` looks for the graded names only, and the
+   README's known overlap names notebooks 02-04 only.
 
 None of these notebooks appears anywhere in the report (not even "not compared"), while an honest
 classmate is graded beside them. Each property is asserted, so each test fails until the class is
@@ -21,13 +26,19 @@ closed (``xfail(strict=True)``: remove the mark with the fix).
 from __future__ import annotations
 
 import ast
+import inspect
+import io
 import json
 import re
+import shutil
 from pathlib import Path
 
 import pytest
 
-from helpers.grade import similarity
+from helpers.course import nb13
+from helpers.grade import grader as grade
+from helpers.grade import isolation, similarity
+from helpers.grade.assignments import ASSIGNMENTS
 
 from .common import grade_class, notebook, with_honest
 
@@ -131,3 +142,31 @@ def test_a_copy_padded_with_no_op_statements_is_in_the_report(report):
 @pytest.mark.xfail(strict=True, reason="red team 5: the mean over functions hides 5 verbatim copies of 7")
 def test_five_functions_copied_verbatim_of_seven_are_in_the_report(report):
     assert "` partial_copy.ipynb `" in report
+
+
+@pytest.fixture(scope="module")
+def renamed_course_code(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("nb13")
+    shutil.copyfile(REPO / "exercises" / "source" / "leave-one-out.ipynb", path / "honest.ipynb")
+    code = inspect.getsource(nb13.loo_ndcg).replace("def loo_ndcg(", "def loo_ndcg_at_k(")
+    notebook(path / "nb13_copy.ipynb", "import math\n\n" + code)
+    return path
+
+
+def test_the_renamed_course_function_earns_its_points(bwrap, renamed_course_code, tmp_path):
+    done = grade.grade_many(
+        sorted(renamed_course_code.iterdir()), ASSIGNMENTS["leave-one-out"], tmp_path / "out",
+        seed=7, mode=isolation.BUBBLEWRAP, progress=io.StringIO(),
+    )  # fmt: skip
+    by_file = {r["file"]: r for r in done}
+    assert by_file["honest.ipynb"]["score"] == by_file["honest.ipynb"]["max_score"]
+    points = {q["target"]: q["points"] for q in by_file["nb13_copy.ipynb"]["questions"]}
+    assert points["loo_ndcg_at_k"] == 2.0
+
+
+@pytest.mark.xfail(strict=True, reason="red team 5: helpers/course's functions are no similarity reference")
+def test_the_renamed_course_function_is_in_the_report(renamed_course_code, tmp_path):
+    assert similarity.main(
+        ["--assignment", "leave-one-out", "--out", str(tmp_path), str(renamed_course_code)]
+    ) == 0  # fmt: skip
+    assert "` nb13_copy.ipynb `" in (tmp_path / "similarity.md").read_text(encoding="utf-8")
