@@ -438,13 +438,15 @@ def run_notebook(
     server: LabServer,
     name: str,
     screenshot_dir: Path,
-    timeout_s: float = 120.0,
+    timeout_s: float = 600.0,
     answers: tuple[Answer, ...] = (),
 ) -> NotebookRun:
     """Open ``notebooks/<name>`` in a fresh context, run every cell through the UI, and report.
 
     After the run is saved, each of ``answers`` is typed into its exercise cell and run
-    (Shift+Enter), and the cell's output is kept in ``run.answers``.
+    (Shift+Enter), and the cell's output is kept in ``run.answers``. ``timeout_s`` bounds *Run All
+    Cells*: the test checks that a notebook runs, not how fast (nbval's per-cell limit does that), and
+    notebooks 10 and 12 needed over 120 s under load 10 on 2 cores.
     """
     run = NotebookRun(name=name)
     start = time.monotonic()
