@@ -1,27 +1,83 @@
 """The library's gates on the whole repository: mypy on the course package, complexity, formatting.
 
 ``tests/library/test_gates.py`` holds the library (``topkeval``) to mypy, numpydoc and a complexity bound;
-these hold the course package (``helpers``) and the tools to the same type and complexity gates, and every
-Python file of the repository to ``ruff format`` (``ruff check``, with RUF100's unused-noqa rule, runs
-first in ``make test``). Each gate runs the real tool.
+these hold the course package (``helpers``) and the tools to the same type and complexity gates, the course
+package's public names to the same numpydoc checks, and every Python file of the repository to ``ruff
+format`` (``ruff check``, with RUF100's unused-noqa rule, runs first in ``make test``). Each gate runs the
+real tool.
+
+A public name of ``helpers`` is decided as the library's gate decides it: a module whose dotted name has no
+part starting with ``_`` is public, and its public names are its ``__all__`` (or, without one, its names
+not starting with ``_``). A function or class is checked in the module that defines it, so a name that
+``helpers.course`` re-exports from ``helpers.checking`` is checked once, where it is written, and the
+library's names that ``import helpers`` re-exports are the library gate's.
 """
 
 from __future__ import annotations
 
+import importlib
+import inspect
+import pkgutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from .library.test_gates import NUMPYDOC_CHECKS
+
 ROOT = Path(__file__).resolve().parents[1]
 #: Folders whose every function must stay readable at once (radon cyclomatic complexity at most 12).
 SMALL_FUNCTIONS = ("helpers", "tools")
 MAX_COMPLEXITY = 12
+#: Subpackages of ``helpers`` whose public functions and classes pass numpydoc's checks.
+NUMPYDOC_PACKAGES = ("helpers.checking",)
+#: Public names that carry no Examples section (EX01), and why: each needs a sandbox, a notebook file, a
+#: network port or a terminal, which a doctest that runs in a second without files cannot give.
+NO_EXAMPLE: dict[str, str] = {}
 
 
 def _run(*command: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True)
+
+
+def helpers_public_objects(packages: tuple[str, ...] = NUMPYDOC_PACKAGES) -> dict[str, object]:
+    """The public functions and classes of ``packages``, by name (``helpers.checking.values.Verdict``)."""
+    found: dict[str, object] = {}
+    for package_name in packages:
+        package = importlib.import_module(package_name)
+        names = [package_name] + [
+            info.name for info in pkgutil.walk_packages(package.__path__, f"{package_name}.")
+        ]
+        for module_name in names:
+            if any(part.startswith("_") for part in module_name.split(".")):
+                continue  # a private module (and __main__, which would run the command line)
+            module = importlib.import_module(module_name)
+            exported = getattr(module, "__all__", None)
+            if exported is None:
+                exported = [name for name in vars(module) if not name.startswith("_")]
+            for name in exported:
+                value = getattr(module, name)
+                if (inspect.isfunction(value) or inspect.isclass(value)) and value.__module__ == module_name:
+                    found[f"{module_name}.{value.__qualname__}"] = value
+    return found
+
+
+@pytest.mark.parametrize("name", sorted(helpers_public_objects()))
+def test_every_public_course_function_and_class_has_a_numpydoc_docstring(name):
+    from numpydoc.validate import validate
+
+    checks = NUMPYDOC_CHECKS - {"EX01"} if name in NO_EXAMPLE else NUMPYDOC_CHECKS
+    errors = [f"{code}: {text}" for code, text in validate(name)["errors"] if code in checks]
+    assert not errors, f"{name}:\n" + "\n".join(errors)
+
+
+def test_the_course_numpydoc_gate_covers_every_listed_package_and_only_public_names():
+    found = helpers_public_objects()
+    for package in NUMPYDOC_PACKAGES:
+        assert any(name.startswith(f"{package}.") for name in found), f"no public name found in {package}"
+    assert not [name for name in found if any(part.startswith("_") for part in name.split("."))]
+    assert sorted(set(NO_EXAMPLE) - set(found)) == [], "an exemption names nothing public: remove it"
 
 
 @pytest.mark.slow
