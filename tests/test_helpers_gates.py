@@ -31,12 +31,14 @@ ROOT = Path(__file__).resolve().parents[1]
 SMALL_FUNCTIONS = ("helpers", "tools")
 MAX_COMPLEXITY = 12
 #: Subpackages of ``helpers`` whose public functions and classes pass numpydoc's checks.
-NUMPYDOC_PACKAGES = ("helpers.checking", "helpers.course")
+NUMPYDOC_PACKAGES = ("helpers.checking", "helpers.course", "helpers.experiments")
 #: Public names that carry no Examples section (EX01), and why: each needs a sandbox, a notebook file, a
 #: network port or seconds of computing, which a doctest that runs in a second without files cannot give.
 NO_EXAMPLE: dict[str, str] = {
     "helpers.course.nb08.notebook_scores": "fits notebook 08's five models: several seconds",
     "helpers.course.nb08.svd_minus_pop": "reads notebook_scores: several seconds",
+    "helpers.experiments.peers.run_native": "runs a peer library, which may not be installed",
+    "helpers.experiments.peers.record": "runs every installed peer library and writes a file",
 }
 
 
