@@ -91,25 +91,36 @@ def _run(*command: str) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", *command], cwd=ROOT, capture_output=True, text=True)
 
 
+def public_modules(package_name: str) -> list[str]:
+    """The package and its modules whose dotted names have no part starting with ``_`` (so ``__main__``,
+    which would run the command line, is never imported)."""
+    package = importlib.import_module(package_name)
+    names = [package_name] + [
+        info.name for info in pkgutil.walk_packages(package.__path__, f"{package_name}.")
+    ]
+    return [name for name in names if not any(part.startswith("_") for part in name.split("."))]
+
+
+def defined_public_names(module_name: str) -> dict[str, object]:
+    """The functions and classes a module both exports (``__all__``, else names without ``_``) and defines."""
+    module = importlib.import_module(module_name)
+    exported = getattr(module, "__all__", None)
+    if exported is None:
+        exported = [name for name in vars(module) if not name.startswith("_")]
+    found = {}
+    for name in exported:
+        value = inspect.unwrap(getattr(module, name))  # a cached function is a function too
+        if (inspect.isfunction(value) or inspect.isclass(value)) and value.__module__ == module_name:
+            found[f"{module_name}.{value.__qualname__}"] = value
+    return found
+
+
 def helpers_public_objects(packages: tuple[str, ...] = NUMPYDOC_PACKAGES) -> dict[str, object]:
     """The public functions and classes of ``packages``, by name (``helpers.checking.values.Verdict``)."""
     found: dict[str, object] = {}
     for package_name in packages:
-        package = importlib.import_module(package_name)
-        names = [package_name] + [
-            info.name for info in pkgutil.walk_packages(package.__path__, f"{package_name}.")
-        ]
-        for module_name in names:
-            if any(part.startswith("_") for part in module_name.split(".")):
-                continue  # a private module (and __main__, which would run the command line)
-            module = importlib.import_module(module_name)
-            exported = getattr(module, "__all__", None)
-            if exported is None:
-                exported = [name for name in vars(module) if not name.startswith("_")]
-            for name in exported:
-                value = inspect.unwrap(getattr(module, name))  # a cached function is a function too
-                if (inspect.isfunction(value) or inspect.isclass(value)) and value.__module__ == module_name:
-                    found[f"{module_name}.{value.__qualname__}"] = value
+        for module_name in public_modules(package_name):
+            found.update(defined_public_names(module_name))
     return found
 
 
