@@ -1029,8 +1029,9 @@ def main(argv: list[str] | None = None) -> int:
     Returns
     -------
     int
-        0 when every submission was graded (whatever its score), non-zero when the run could not
-        grade (no sandbox, a bad option, an unusable gradebook).
+        0 when every submission was graded (whatever its score); 2 for a usage error or no sandbox,
+        1 for an unusable gradebook or a full disk, 130 after Ctrl-C and 143 after SIGTERM (what was
+        graded is kept: the same command grades the rest). A subcommand returns its own status.
     """
     argv = sys.argv[1:] if argv is None else list(argv)
     commands = {
