@@ -75,7 +75,27 @@ _RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
 # ------------------------------------------------------------------ the interface (g-interfaces.md)
 @dataclass(frozen=True)
 class Submission:
-    """One notebook to grade, and whose it is."""
+    """One notebook to grade, and whose it is.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The notebook to grade (extracted into the run's private work folder if it came in a zip).
+    display : str
+        The name as the LMS handed it over (learner-controlled: data, never markup).
+    learner : str or None
+        The roster id it matched; None when no roster was given or it matched nobody.
+    submitted_at : datetime or None
+        Timezone-aware UTC, from the LMS's metadata when it gives one, else None (file times on
+        disk are never used).
+    lms_late : bool or None
+        Canvas's LATE marker for a Canvas file; None elsewhere.
+
+    Examples
+    --------
+    >>> Submission(Path("ann.ipynb"), "ann.ipynb", "s1", None).learner
+    's1'
+    """
 
     path: Path  # the notebook to grade (extracted into the run's private work folder if it came in a zip)
     display: str  # the name as the LMS handed it over (learner-controlled: data, never markup)
@@ -86,7 +106,30 @@ class Submission:
 
 @dataclass(frozen=True)
 class Collection:
-    """What :func:`collect` found: submissions, and what the instructor must look at."""
+    """What :func:`collect` found: submissions, and what the instructor must look at.
+
+    Parameters
+    ----------
+    submissions : list of Submission
+        The files to grade as somebody's (or everybody's files, without a roster).
+    unmatched : list of (str, str)
+        Names that matched no roster entry, and why.
+    ambiguous : list of (str, list of str)
+        Names that match several roster entries, with those ids: never graded as anybody's, so
+        a file cannot be named to take a classmate's credit.
+    refused : list of (str, str)
+        Names refused before grading (zip-slip, symlink, nested zip, not a notebook...), and why.
+    notes : list of str
+        Facts about the sources (e.g. Canvas gives no times).
+    unassigned : list of Submission
+        The files of ``unmatched`` and ``ambiguous`` as submissions of nobody: an instructor may
+        grade them to look at, never to credit anyone.
+
+    Examples
+    --------
+    >>> Collection([], [("x.ipynb", "no roster entry matches it")], [], []).unmatched[0][0]
+    'x.ipynb'
+    """
 
     submissions: list[Submission]
     unmatched: list[tuple[str, str]]  # (name as handed over, why it matched no roster entry)
@@ -100,7 +143,22 @@ class Collection:
 
 @dataclass(frozen=True)
 class ArchiveLimits:
-    """Bounds on one archive: how many entries, how large each notebook, how much in all."""
+    """Bounds on one archive: how many entries, how large each notebook, how much in all.
+
+    Parameters
+    ----------
+    members : int
+        Entries in one archive, folders included.
+    member_bytes : int
+        Bytes of one extracted notebook (the grader's own limit on a submission).
+    total_bytes : int
+        Bytes extracted from one archive in all.
+
+    Examples
+    --------
+    >>> ArchiveLimits().member_bytes == 25 * 2**20
+    True
+    """
 
     members: int = 5000
     member_bytes: int = 25 * 2**20
@@ -109,7 +167,24 @@ class ArchiveLimits:
 
 @dataclass(frozen=True)
 class CanvasName:
-    """The parts of a Canvas bulk-download file name."""
+    """The parts of a Canvas bulk-download file name.
+
+    Parameters
+    ----------
+    name : str
+        The learner's name as Canvas wrote it (lower case, no spaces).
+    late : bool
+        Whether Canvas marked the submission LATE.
+    user_id, submission_id : str
+        Canvas's numeric ids.
+    original : str
+        The file name the learner uploaded, without Canvas's ``-1`` resubmission counter.
+
+    Examples
+    --------
+    >>> parse_canvas_name("ann_1234_98765_hw1.ipynb").user_id
+    '1234'
+    """
 
     name: str
     late: bool
@@ -120,6 +195,16 @@ class CanvasName:
 
 def parse_canvas_name(file_name: str) -> CanvasName | None:
     """The parts of a Canvas bulk-download name, or ``None`` when it is not one.
+
+    Parameters
+    ----------
+    file_name : str
+        A file's base name.
+
+    Returns
+    -------
+    CanvasName or None
+        Its parts, or None for a name Canvas did not write.
 
     Examples
     --------
@@ -174,6 +259,22 @@ def collect(
     """The submissions in ``sources`` (files, folders, Canvas or Gradescope downloads), matched to ``roster``.
 
     Archives are extracted into ``workdir`` (which must exist and stay until grading ends).
+
+    Parameters
+    ----------
+    sources : sequence of pathlib.Path or str
+        Files, folders, and Canvas or Gradescope downloads (folders or zips).
+    roster : Roster or None
+        Who the submissions belong to; None grades every file as nobody's.
+    workdir : pathlib.Path
+        An existing private folder for extracted archives.
+    limits : ArchiveLimits, optional
+        Bounds on each archive (the defaults when None).
+
+    Returns
+    -------
+    Collection
+        The submissions and everything that was not assigned or was refused.
 
     Examples
     --------
@@ -430,6 +531,21 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[
     ------
     ArchiveError
         For a file that is not a readable zip, or one over :attr:`ArchiveLimits.members` entries.
+
+    Parameters
+    ----------
+    archive : pathlib.Path
+        The zip file.
+    dest : pathlib.Path
+        A folder that does not exist yet.
+    limits : ArchiveLimits
+        Bounds on entries and sizes; a member over them is refused, not cut.
+
+    Returns
+    -------
+    list of (str, str)
+        The refused members and why (a path outside ``dest``, a link, a nested archive, too
+        large...).
     """
     try:
         if not stat.S_ISREG(os.lstat(archive).st_mode):
@@ -569,7 +685,27 @@ def _exact_spelling(found: list[_Found], ids: list[int]) -> int | None:
 
 
 def instructor_lines(collection: Collection) -> list[str]:
-    """What was not graded as anybody's, and why: one line each, for the instructor's terminal."""
+    """What was not graded as anybody's, and why: one line each, for the instructor's terminal.
+
+    Parameters
+    ----------
+    collection : Collection
+        What :func:`collect` found.
+
+    Returns
+    -------
+    list of str
+        The unassigned, refused and noted files; each name is quoted with ``repr`` so that control
+        characters cannot move the terminal's cursor.
+
+    Examples
+    --------
+    >>> c = Collection([], [], [("a_s2_s3.ipynb", ["s2", "s3"])], [("../x.ipynb", "outside the archive")])
+    >>> for line in instructor_lines(c):
+    ...     print(line)
+    not assigned to anybody (matches several roster entries: s2, s3): 'a_s2_s3.ipynb'
+    refused: '../x.ipynb': outside the archive
+    """
     lines = [f"not assigned to anybody: {name!r}: {why}" for name, why in collection.unmatched]
     lines += [
         f"not assigned to anybody (matches several roster entries: {', '.join(ids)}): {name!r}"
@@ -581,7 +717,30 @@ def instructor_lines(collection: Collection) -> list[str]:
 
 def assigned_roster(roster: Roster, collection: Collection) -> Roster:
     """A roster whose :meth:`~Roster.assign` answers from ``collection`` (the grader's bridge until the
-    gradebook stores each submission's learner): unmatched and ambiguous files are nobody's."""
+    gradebook stores each submission's learner): unmatched and ambiguous files are nobody's.
+
+    Parameters
+    ----------
+    roster : Roster
+        The roster given on the command line.
+    collection : Collection
+        What :func:`collect` matched.
+
+    Returns
+    -------
+    Roster
+        The same learners; each collected file is answered with the learner it was matched to,
+        and a file matched to nobody with None (even when the roster's patterns match it).
+
+    Examples
+    --------
+    >>> from helpers.grade.reports import Learner
+    >>> everyone = Roster([Learner("*.ipynb", "s1", "Ann")])
+    >>> mine, stray = Path("/w/hw.ipynb"), Path("/w/x.ipynb")
+    >>> c = Collection([Submission(mine, "hw.ipynb", "s1", None)], [("x.ipynb", "no match")], [], [])
+    >>> [learner and learner.id for learner in assigned_roster(everyone, c).assign([mine, stray])]
+    ['s1', None]
+    """
     by_path = {os.fsencode(str(s.path)): s.learner for s in collection.submissions}
     by_id = {x.id: x for x in roster.learners}
     return _Pinned(roster.learners, {p: by_id.get(i) if i else None for p, i in by_path.items()})

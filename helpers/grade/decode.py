@@ -27,6 +27,28 @@ class SandboxResult:
     ``ok``/``missing``/``not_callable`` and ``cases``: one ``{"value": tagged}``
     or ``{"error": text}`` per case) or to ``{"failure": reason}`` when the
     question did not report.
+
+    Parameters
+    ----------
+    questions : dict
+        Question name -> its ``result`` event or ``{"failure": reason}``.
+    cell_errors : list
+        The notebook's cell errors (cell, line, cleaned text), from the first run that loaded it.
+    warnings : list
+        Cleaned warning texts (at most 50).
+    output : str
+        The notebook's standard output, cut and cleaned.
+    runs : int
+        Sandbox runs the submission took (one per part of the hidden cases).
+    runs_loaded : bool
+        Whether any run loaded the notebook.
+    hung_cells : list
+        Cells a run stopped in, as cell errors.
+
+    Examples
+    --------
+    >>> SandboxResult().questions
+    {}
     """
 
     questions: dict = field(default_factory=dict)
@@ -40,6 +62,18 @@ class SandboxResult:
 
 def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
     """Any string from the sandbox as printable text: cut, lone surrogates and control characters escaped.
+
+    Parameters
+    ----------
+    value : Any
+        A text from the sandbox (anything else is shown through ``str``).
+    limit : int
+        Characters kept.
+
+    Returns
+    -------
+    str
+        Printable text, safe to store and to pass on to the writers of :mod:`helpers.grade.inert`.
 
     Examples
     --------
@@ -121,6 +155,17 @@ def _reject_constant(name: str) -> Any:
 def validate_event(line: bytes) -> dict | None:
     """One line from the result channel as a schema-checked event, or ``None`` if it is not one.
 
+    Parameters
+    ----------
+    line : bytes
+        One line of the result channel, written by the learner's process.
+
+    Returns
+    -------
+    dict or None
+        The event, when it is JSON of one of the known shapes with values in range; None for
+        anything else (which the caller counts, never trusts).
+
     Examples
     --------
     >>> validate_event(b'{"ev": "start", "q": "q1", "part": 1}')
@@ -139,6 +184,18 @@ def validate_event(line: bytes) -> dict | None:
 
 def take_events(events: list[dict], remaining: list[dict], result: SandboxResult, first: bool) -> None:
     """The validated events of one run into ``result`` (cell errors only from the first run that loaded).
+
+    Parameters
+    ----------
+    events : list of dict
+        The run's events, each already checked by :func:`validate_event`.
+    remaining : list of dict
+        The questions this run was asked to answer; a result for any other is ignored, so a
+        notebook cannot report a question it was not asked.
+    result : SandboxResult
+        Filled in place; a question keeps its first result.
+    first : bool
+        Whether this is the first run that loaded the notebook.
 
     Examples
     --------
@@ -165,6 +222,20 @@ def take_events(events: list[dict], remaining: list[dict], result: SandboxResult
 
 def hung_cell_error(hung: dict, cells: list[dict], timeout: float) -> dict:
     """A cell the notebook's run stopped in, as a cell error (which cell, why, and what happened next).
+
+    Parameters
+    ----------
+    hung : dict
+        The sandbox's report: the cell's index and the reason it stopped.
+    cells : list of dict
+        The prepared notebook's cells, to find the cell's first line.
+    timeout : float
+        The run's wall clock in seconds, quoted in the message.
+
+    Returns
+    -------
+    dict
+        ``cell``, ``line`` and ``error``, like the cell errors of a loaded notebook.
 
     Examples
     --------

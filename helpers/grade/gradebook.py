@@ -81,11 +81,27 @@ _RESULT_COLUMNS = (
 
 
 class GradebookError(ValueError):
-    """The gradebook cannot be used for this run (the message says why and what to do)."""
+    """The gradebook cannot be used for this run (the message says why and what to do).
+
+    Examples
+    --------
+    See :class:`Gradebook`: a folder holds one assignment's gradebook, and opening it for another
+    assignment raises this error instead of mixing two assignments' grades.
+    """
 
 
 def utc_text(moment: datetime | None = None) -> str:
     """A moment as ISO 8601 UTC text with seconds, ``now`` when omitted.
+
+    Parameters
+    ----------
+    moment : datetime, optional
+        An aware moment; now when None.
+
+    Returns
+    -------
+    str
+        ``YYYY-MM-DDTHH:MM:SSZ``.
 
     Examples
     --------
@@ -99,6 +115,18 @@ def utc_text(moment: datetime | None = None) -> str:
 def learner_key(learner: str | None, submission: str) -> str:
     """Whose result a report is: the roster id, else ``file:`` and the submission's report name.
 
+    Parameters
+    ----------
+    learner : str or None
+        The roster id.
+    submission : str
+        The report's name, used when there is no roster id.
+
+    Returns
+    -------
+    str
+        The key under which the learner's results are kept (a regrade replaces only theirs).
+
     Examples
     --------
     >>> learner_key("s01", "ann"), learner_key(None, "Untitled1")
@@ -109,7 +137,42 @@ def learner_key(learner: str | None, submission: str) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """One graded submission as recorded (a row of ``results``)."""
+    """One graded submission as recorded (a row of ``results``).
+
+    Parameters
+    ----------
+    id, run_id : int
+        The row's id and the grading run that wrote it.
+    who : str
+        :func:`learner_key`: whose result it is.
+    learner : str or None
+        The roster id, None without a roster.
+    submission : str
+        The report's name (:func:`helpers.grade.files.report_names`).
+    display : str
+        The file name as handed over (learner-controlled: data).
+    sha256 : str
+        The hash of the file graded.
+    submitted_at : str or None
+        When the LMS says it was handed in (ISO 8601 UTC), if it says.
+    graded_at : str
+        When it was graded (ISO 8601 UTC).
+    seed : int
+        The seed of its hidden cases.
+    status, reason : str
+        The submission's status and why.
+    score, max_score : float
+        Its points (before any late penalty) and the maximum.
+    report : dict
+        The full JSON report.
+
+    Examples
+    --------
+    >>> r = Result(1, 1, "s1", "s1", "ann", "ann.ipynb", "ab12", None, "2026-03-01T12:00:05Z", 7,
+    ...            "graded", "", 2.0, 5.0, {"questions": []})
+    >>> r.score / r.max_score
+    0.4
+    """
 
     id: int
     run_id: int
@@ -139,6 +202,13 @@ def _current_key(result: Result) -> tuple:
 
 class Gradebook:
     """One assignment's gradebook (``OUT/gradebook.sqlite``); open it with :meth:`open`.
+
+    Parameters
+    ----------
+    connection : sqlite3.Connection
+        The open database.
+    path : pathlib.Path
+        Its file.
 
     Examples
     --------

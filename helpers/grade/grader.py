@@ -133,7 +133,27 @@ def data_seed(seed: int) -> str:
 
 
 def make_plan(assignment: Assignment, seed: int) -> Plan:
-    """Build every case from ``seed`` and compute the expected values with the reference."""
+    """Build every case from ``seed`` and compute the expected values with the reference.
+
+    Parameters
+    ----------
+    assignment : Assignment
+        What is graded.
+    seed : int
+        The run's seed.
+
+    Returns
+    -------
+    Plan
+        The cases, expected values and encoded arguments of every question, and the data seed.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> plan = make_plan(ASSIGNMENTS["from-scratch"], seed=1)
+    >>> plan.cases["q1"][0][0], plan.expected["q1"][0]
+    ('worked examples', 0.4)
+    """
     cases: dict[str, list[tuple[str, tuple]]] = {}
     expected: dict[str, list[Any]] = {}
     encoded: dict[str, list[list]] = {}
@@ -279,7 +299,26 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
 def grade_submission(
     path: Path, plan: Plan, runtime: Runtime, limits: Limits | None = None, name: str | None = None
 ) -> dict:
-    """Grade one notebook. Never raises for a bad submission: every failure is a zero with a reason."""
+    """Grade one notebook. Never raises for a bad submission: every failure is a zero with a reason.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The notebook.
+    plan : Plan
+        The cases and expected values, from :func:`make_plan`.
+    runtime : Runtime
+        The sandbox, from :func:`helpers.grade.isolation.prepare`.
+    limits : Limits, optional
+        The sandbox's limits.
+    name : str, optional
+        The report's name (default: from the file name).
+
+    Returns
+    -------
+    dict
+        The submission's JSON report: score, status, cell errors and one report per question.
+    """
     limits = limits or Limits()
     report = _new_report(plan, runtime, name or path.stem, path)
     started = time.monotonic()
@@ -501,6 +540,12 @@ def grade_many(
     submissions : sequence or Collection
         Notebook paths, Submissions of :mod:`helpers.grade.collect` (``path``, ``display``,
         ``learner``, ``submitted_at``), or its Collection (files it did not grade are listed).
+    assignment : Assignment
+        What is graded.
+    out : pathlib.Path
+        The output folder (created), holding the gradebook.
+    jobs : int
+        Submissions graded at once, each in its own sandbox.
     seed : int, optional
         The seed of the hidden cases: only for the gradebook's first run, or with ``new_seed``;
         by default the gradebook's seed (drawn at its first run).
@@ -508,12 +553,18 @@ def grade_many(
         Draw a fresh seed (or take ``seed``) and record it.
     regrade : bool
         Grade again submissions already graded with the same file and seed (skipped otherwise).
+    limits : Limits, optional
+        The sandbox's limits (the defaults when None).
     mode : {"bubblewrap", "unsafe-no-sandbox"}
         The isolation; ``unsafe-no-sandbox`` only for a class you trust.
+    progress : file
+        Where one line per graded submission is written.
     roster : Roster, optional
         Who handed in which file (:class:`helpers.grade.reports.Roster`); stored in the gradebook.
     policy : LatePolicy, optional
         Deadline and late policy (:mod:`helpers.grade.late`); stored in the gradebook.
+    command : str
+        The command line, recorded with the run in the gradebook.
 
     Returns
     -------
@@ -968,7 +1019,20 @@ def export_main(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line; returns the exit status."""
+    """The command line; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 when every submission was graded (whatever its score); 2 for a usage error or no sandbox,
+        1 for an unusable gradebook or a full disk, 130 after Ctrl-C and 143 after SIGTERM (what was
+        graded is kept: the same command grades the rest). A subcommand returns its own status.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     commands = {
         "author": authoring.main,

@@ -61,6 +61,22 @@ def prepare_notebook(
 
     Returns ``(cells for the sandbox, warnings, syntax errors, parsed trees)``.
 
+    Parameters
+    ----------
+    sources : list of str
+        The code cells' sources.
+
+    Returns
+    -------
+    cells : list of dict
+        Per cell, its ``index`` and top-level ``statements`` (``line``, ``source``).
+    warnings : list of str
+        The magics and shell lines removed.
+    errors : list of dict
+        The cells that do not parse (``cell``, ``line``, ``error``); they are not run.
+    trees : list of (int, ast.Module)
+        The parsed cells with their numbers.
+
     Examples
     --------
     >>> sources = ["%timeit 1\\nx = 1; y = 2\\ndef f():\\n    return x", "def ("]
@@ -90,6 +106,16 @@ def prepare_notebook(
 def helpers_names(trees: list[tuple[int, ast.Module]]) -> set[str]:
     """Names the notebook binds by importing ``helpers`` at the top level (they fail where it is absent).
 
+    Parameters
+    ----------
+    trees : list of (int, ast.Module)
+        The parsed cells with their numbers, as :func:`prepare_notebook` returns them.
+
+    Returns
+    -------
+    set of str
+        The bound names, so the feedback can say why each is undefined while graded.
+
     Examples
     --------
     >>> _, _, _, trees = prepare_notebook(["import helpers as h\\nfrom helpers.course import q1\\nimport os"])
@@ -110,6 +136,16 @@ def helpers_names(trees: list[tuple[int, ast.Module]]) -> set[str]:
 
 def encode_argument(arg: Any) -> Any:
     """A case's argument as JSON the sandbox decodes (sets, tuples and dicts tagged; sets sorted).
+
+    Parameters
+    ----------
+    arg : Any
+        A case's argument, built by a check from the seed.
+
+    Returns
+    -------
+    Any
+        JSON-ready data that :func:`helpers.grade.child.untag` turns back into the argument.
 
     Examples
     --------

@@ -81,6 +81,17 @@ def _failure_kind(text: str) -> str:
 def question_result(question: dict) -> tuple[str, str]:
     """The learner-facing result of one question report, and its reason.
 
+    Parameters
+    ----------
+    question : dict
+        One question's report.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The result in a fixed vocabulary (``right``, ``partly right``, ``wrong``, ``not attempted``,
+        ``timed out``...) and the reason in words.
+
     Examples
     --------
     >>> question_result({"status": "not attempted", "points": 0.0, "max_points": 2.0})
@@ -127,6 +138,16 @@ def submission_status(report: dict) -> tuple[str, str]:
     notebook ran (a top-level infinite loop, a crash) is ``timed out`` or ``crashed``;
     anything else that ran is ``graded``, with the questions that did not report named.
 
+    Parameters
+    ----------
+    report : dict
+        The submission's JSON report.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The status and its reason (empty when there is nothing to add).
+
     Examples
     --------
     >>> submission_status({"status": "symlink", "error": "not a regular file but a symbolic link"})
@@ -155,12 +176,41 @@ def submission_status(report: dict) -> tuple[str, str]:
 
 # ------------------------------------------------------------------ roster
 class RosterError(ValueError):
-    """The roster file cannot be used (the message says what to fix)."""
+    """The roster file cannot be used (the message says what to fix).
+
+    Examples
+    --------
+    >>> Roster.from_text("id\\ns1\\n")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    helpers.grade.reports.RosterError: the roster needs a header with at least the columns ...
+    """
 
 
 @dataclass(frozen=True)
 class Learner:
-    """One roster row: who a submission belongs to."""
+    """One roster row: who a submission belongs to.
+
+    Parameters
+    ----------
+    pattern : str
+        The roster's ``file`` cell: an exact file name or a glob pattern.
+    id : str
+        The learner's id, written to ``grades.csv``.
+    name : str
+        The learner's name.
+    section : str
+        Their section (optional).
+    login : str
+        Canvas's SIS Login ID (optional; the Canvas export needs it or ``canvas_id``).
+    canvas_id : str
+        Canvas's numeric user ID (optional).
+
+    Examples
+    --------
+    >>> Learner("ann.ipynb", "s1", "Ann").id
+    's1'
+    """
 
     pattern: str
     id: str
@@ -194,6 +244,11 @@ class Roster:
     Optional columns: ``section``, ``login`` (Canvas's SIS Login ID) and ``canvas_id``
     (Canvas's numeric ID). A file's base name is compared NFC-normalised; an exact
     name wins over a pattern; a name that two patterns match is nobody's (:meth:`match_all`).
+
+    Parameters
+    ----------
+    learners : list of Learner
+        The roster's rows, usually read with :meth:`from_text` or :meth:`from_file`.
 
     Examples
     --------
@@ -341,6 +396,16 @@ def display_names(files: list[str]) -> list[str]:
     or with the same UTS #39 skeleton, like ``paul`` with a Cyrillic ``а``) would display
     identically: each gets a visible marker with its escaped form.
 
+    Parameters
+    ----------
+    files : list of str
+        The file names, as handed over.
+
+    Returns
+    -------
+    list of str
+        One display name per file, in order.
+
     Examples
     --------
     >>> display_names(["caf\\u00e9.ipynb", "cafe\\u0301.ipynb", "b.ipynb"])
@@ -367,6 +432,17 @@ def display_names(files: list[str]) -> list[str]:
 # ------------------------------------------------------------------ grades.csv
 def write_csv(rows: list[list[Any]]) -> bytes:
     """CSV bytes (UTF-8) in which no text cell can become a spreadsheet formula.
+
+    Parameters
+    ----------
+    rows : list of list
+        The rows; numbers are written as numbers, every other cell through
+        :func:`helpers.grade.inert.csv_cell`.
+
+    Returns
+    -------
+    bytes
+        The CSV file, UTF-8 with CRLF line ends.
 
     Examples
     --------
@@ -400,6 +476,30 @@ def grades_csv(
     Columns: ``learner_id``, ``name``, ``submission``, ``file`` (NFC, look-alikes marked), ``status``,
     ``reason``, ``isolation``, ``seed``, ``score``, ``max_score``, the points of each question
     (named after its function or variable) and, for each, ``<target> result``.
+
+    Parameters
+    ----------
+    targets : list of str
+        The questions' targets, in order (one points column and one result column each).
+    reports : list of dict
+        The submissions' JSON reports.
+    learners : list of Learner or None
+        Whose each report is (None: not matched to the roster).
+    absent : sequence of Learner
+        Roster learners with no submission.
+    max_score : float
+        The assignment's maximum, for the absent learners' rows.
+
+    Returns
+    -------
+    bytes
+        The CSV file (UTF-8), every text cell neutralised against formulas.
+
+    Examples
+    --------
+    >>> absent = [Learner("ann.ipynb", "s1", "Ann")]
+    >>> print(grades_csv(["precision_at_k"], [], [], absent=absent, max_score=2.0).decode().splitlines()[1])
+    s1,Ann,,,no submission,no file matched the roster entry 'ann.ipynb',,,0,2,0,not attempted
     """
     header = ["learner_id", "name", "submission", "file", "status", "reason", "isolation", "seed"]
     header += ["score", "max_score", *targets, *[f"{t} result" for t in targets]]
@@ -489,6 +589,16 @@ def safe_check_feedback(check: dict) -> str:
     its word in a fixed vocabulary (:func:`hidden_problem`), so no hidden input or expected value,
     nor any name the notebook's code chose on a hidden case, is shown.
 
+    Parameters
+    ----------
+    check : dict
+        One check's entry of a question report.
+
+    Returns
+    -------
+    str
+        The feedback as shown to the learner.
+
     Examples
     --------
     >>> safe_check_feedback({"hidden": True, "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
@@ -549,6 +659,22 @@ def learner_examples(questions: list[dict]) -> list[list[list[dict]]]:
     carry a hidden input and ``got`` is shown. A question graded before that order (its report
     has no ``public_errors``) keeps ``got`` only for cases that ran before any hidden one.
     Inputs and expected values of worked examples are the notebook's own and always shown.
+
+    Parameters
+    ----------
+    questions : list of dict
+        The question reports of one submission.
+
+    Returns
+    -------
+    list
+        Per question, per check, the failed worked examples (input, expected, and ``got`` where
+        it may be shown).
+
+    Examples
+    --------
+    >>> learner_examples([{"checks": []}])
+    [[]]
     """
     seen_hidden, out = False, []
     for q in questions:
@@ -685,6 +811,32 @@ def feedback_markdown(report: dict, learner: Learner | None, file: str, title: s
     Every learner-controlled string (file and learner names, check outcomes, examples, exception
     names) is a code span or escaped text (:mod:`helpers.grade.inert`); a reason repeated by
     every question (a notebook that did not run) is said once.
+
+    Parameters
+    ----------
+    report : dict
+        The submission's JSON report.
+    learner : Learner or None
+        Whose it is (None: the file name stands for the learner).
+    file : str
+        The file's display name.
+    title : str
+        The assignment's title.
+
+    Returns
+    -------
+    str
+        The Markdown file's text.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> from helpers.grade.scoring import fail_question
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> report = {"score": 0.0, "max_score": 2.0, "questions": [fail_question(q, "not defined", "missing")]}
+    >>> text = feedback_markdown(report, None, "hw1 [x](javascript:1).ipynb", "From scratch")
+    >>> print(text.splitlines()[0])  # the learner's file name is a code span: no link
+    # From scratch: feedback for ` hw1 [x](javascript:1).ipynb `
     """
     status, reason = submission_status(report)
     who = f"{learner.name} ({learner.id})" if learner else file

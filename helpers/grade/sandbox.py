@@ -94,6 +94,15 @@ class Limits:
     The command line's options, defaults and help are made from these fields
     (``metadata["flag"]``); fields without a flag are fixed.
 
+    Parameters
+    ----------
+    timeout, memory_mb, output_bytes, nproc, tmp_mb, notebook_mb : float or int
+        Set from the command line (``--timeout``, ``--memory-mb``, ``--output-bytes``,
+        ``--max-processes``, ``--tmp-mb``, ``--max-notebook-mb``); each field's help, below, is
+        what ``--help`` prints, and its unit.
+    result_bytes, code_bytes : int
+        Fixed bounds (no flag), described by their fields' help too.
+
     Examples
     --------
     >>> Limits().timeout

@@ -82,7 +82,19 @@ GATED_REASON = (
 
 @dataclass(frozen=True)
 class Opaque:
-    """A value that did not come back as a plain value: only its type's name is known."""
+    """A value that did not come back as a plain value: only its type's name is known.
+
+    Parameters
+    ----------
+    type_name : str
+        The type as :func:`helpers.grade.inert.type_name` shows it (never a name the learner's code
+        chose).
+
+    Examples
+    --------
+    >>> Opaque("a class defined in the notebook")
+    Opaque(type_name='a class defined in the notebook')
+    """
 
     type_name: str
 
@@ -117,6 +129,16 @@ def _decode_dict(pairs: list[tuple[Any, Any]]) -> Any:
 
 def decode(tag: dict) -> Any:
     """A validated tag (see :func:`helpers.grade.sandbox.validate_event`) as a Python value.
+
+    Parameters
+    ----------
+    tag : dict
+        A tagged value: ``t`` names the kind, ``v`` holds it (floats as hex, exact).
+
+    Returns
+    -------
+    Any
+        The value; anything that is not a plain value becomes an :class:`Opaque`.
 
     Examples
     --------
@@ -380,7 +402,30 @@ def _head(q: Question) -> dict:
 
 
 def fail_question(q: Question, reason: str, status: str) -> dict:
-    """Zero points: every check failed with ``reason``."""
+    """Zero points: every check failed with ``reason``.
+
+    Parameters
+    ----------
+    q : Question
+        The question.
+    reason : str
+        Why it failed, shown as every check's feedback.
+    status : str
+        The question's status (``"missing"``, ``"not_callable"``, ...).
+
+    Returns
+    -------
+    dict
+        The question's report, in the shape of :func:`score_question`'s, with 0 points.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> report = fail_question(q, "precision_at_k is not defined", "missing")
+    >>> report["points"], report["status"]
+    (0.0, 'missing')
+    """
     scored = set(_scored_checks(q))
     share = q.points / len(scored)
     checks = [
@@ -494,6 +539,39 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     ``{"failure": reason}``. The steps: early failures (no report, missing, not a
     function), each case judged, each check's entry (gated checks at zero), the totals,
     then the question-wide verdicts.
+
+    Parameters
+    ----------
+    q : Question
+        The question.
+    cases : list of (str, tuple)
+        ``(check name, arguments)`` per case.
+    expected : list
+        The reference's value for each case, in the same order.
+    raw : dict
+        The question's validated ``result`` event, or ``{"failure": reason}``.
+
+    Returns
+    -------
+    dict
+        The question's report: points, maximum, status, errors, and one entry per check with
+        its points and feedback (never a hidden input or an expected value).
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> from helpers.grade.child import tag
+    >>> from helpers.grade.spec import build_cases
+    >>> a = ASSIGNMENTS["from-scratch"]
+    >>> q = a.question("precision_at_k")
+    >>> cases = build_cases(a, q, seed=1)
+    >>> expected = [q.reference(*args) for _, args in cases]
+    >>> right = {"ev": "result", "q": q.name, "status": "ok", "cases": [{"value": tag(v)} for v in expected]}
+    >>> report = score_question(q, cases, expected, right)
+    >>> report["points"] == report["max_points"]
+    True
+    >>> score_question(q, cases, expected, {"failure": "the notebook did not report"})["points"]
+    0.0
     """
     if q.kind == "value":
         cases = [(q.checks[0].name, ())]

@@ -88,6 +88,17 @@ class _Renamer(ast.NodeTransformer):
 def normalise(function: ast.FunctionDef) -> str:
     """The normalised source of a function (names renamed, docstring and annotations dropped).
 
+    Parameters
+    ----------
+    function : ast.FunctionDef
+        A function of a submission (not changed).
+
+    Returns
+    -------
+    str
+        Its source with every local name renamed in order of appearance, so renaming variables
+        does not hide a copy.
+
     Examples
     --------
     >>> a = ast.parse("def f(xs, k):\\n    '''doc'''\\n    top = xs[:k]\\n    return len(top) / k").body[0]
@@ -107,6 +118,16 @@ def normalise(function: ast.FunctionDef) -> str:
 
 def function_tokens(function: ast.FunctionDef) -> list[str]:
     """The normalised function as a sequence of node tokens (node type, plus name/constant/attribute).
+
+    Parameters
+    ----------
+    function : ast.FunctionDef
+        A function of a submission.
+
+    Returns
+    -------
+    list of str
+        The tokens of :func:`normalise`'s tree, in walk order.
 
     Examples
     --------
@@ -131,6 +152,16 @@ def function_tokens(function: ast.FunctionDef) -> list[str]:
 
 def similarity(a: list[str], b: list[str]) -> float:
     """How alike two token sequences are, in [0, 1] (1.0: the same normalised code).
+
+    Parameters
+    ----------
+    a, b : list of str
+        Two token sequences.
+
+    Returns
+    -------
+    float
+        ``difflib``'s ratio of the sequences.
 
     Examples
     --------
@@ -330,6 +361,34 @@ def compare_class(
     estimate reaches ``PREFILTER * threshold`` are compared exactly, most promising first, for
     at most ``budget`` seconds (the rest keep their estimate, and ``estimated`` says how many).
     Returns ``{"pairs": [...], "references": [...], "compared": n, ...}``, most similar first.
+
+    Parameters
+    ----------
+    entries : list of Entry
+        The class's submissions, each with the tokens of its graded functions.
+    references : list of Entry
+        The course's own code (solutions and library).
+    threshold : float
+        The similarity at which a pair is reported.
+    min_tokens : int
+        Functions shorter than this are not compared (a one-line answer is alike by necessity).
+    budget : float
+        Seconds for the exact comparisons.
+
+    Returns
+    -------
+    dict
+        ``pairs``, ``groups``, ``references``, ``compared``, ``estimated`` and ``threshold``.
+
+    Examples
+    --------
+    >>> mine = "def f(xs, k):\\n    s = 0\\n    for x in xs[:k]:\\n        s += x\\n    return s / k"
+    >>> copied = "def g(a, n):\\n    t = 0\\n    for i in a[:n]:\\n        t += i\\n    return t / n"
+    >>> def entry(label, code):
+    ...     return Entry(label, {"f": function_tokens(ast.parse(code).body[0])})
+    >>> result = compare_class([entry("ann", mine), entry("bo", copied)], [], min_tokens=5)
+    >>> [(p["a"], p["b"], p["score"]) for p in result["pairs"]]
+    [('ann', 'bo', 1.0)]
     """
     class_pairs = list(itertools.combinations(entries, 2))
     ref_pairs = [(e, r) for e in entries for r in references]
@@ -405,7 +464,20 @@ def _library_reference(targets: set[str]) -> Entry | None:
 
 
 def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
-    """The course's own code for the targets: its solution notebook (or authored spec) and the library."""
+    """The course's own code for the targets: its solution notebook (or authored spec) and the library.
+
+    Parameters
+    ----------
+    assignment_arg : str
+        The ``--assignment`` value.
+    targets : set of str
+        The graded functions' names.
+
+    Returns
+    -------
+    list of Entry
+        The solution's code and the library's, when found.
+    """
 
     refs = []
     if assignment_arg.endswith(".py"):
@@ -495,7 +567,18 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m helpers.grade similarity --assignment A --out DIR SUBMISSIONS...``."""
+    """``python -m helpers.grade similarity --assignment A --out DIR SUBMISSIONS...``.
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments after ``similarity``.
+
+    Returns
+    -------
+    int
+        0 when the report was written (a usage error exits with status 2, through argparse).
+    """
 
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade similarity",
