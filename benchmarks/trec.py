@@ -138,10 +138,16 @@ def bench_shape(folder: Path, n_queries: int, repeats: int) -> dict:
     for _ in range(repeats):
         for name, command in (("topkeval", ours), ("pytrec_eval", theirs)):
             times[name].append(timed(command)[:3])
-    best = {name: min(t for t, _, _ in runs) for name, runs in times.items()}
-    peak = {name: max(m for _, m, _ in runs) for name, runs in times.items()}
-    cpu = {name: min(c for _, _, c in runs) for name, runs in times.items()}
-    return {"queries": n_queries, "best": best, "peak": peak, "cpu": cpu, "agree": worst}
+    return {"queries": n_queries, **summarise(times), "agree": worst}
+
+
+def summarise(times: dict[str, list]) -> dict[str, dict[str, float]]:
+    """Best wall-clock and CPU seconds and the highest peak of each route's (seconds, MiB, CPU) runs."""
+    return {
+        "best": {name: min(t for t, _, _ in runs) for name, runs in times.items()},
+        "peak": {name: max(m for _, m, _ in runs) for name, runs in times.items()},
+        "cpu": {name: min(c for _, _, c in runs) for name, runs in times.items()},
+    }
 
 
 def main(argv: list[str] | None = None) -> None:
