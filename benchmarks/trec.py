@@ -157,7 +157,11 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     from benchmarks.run import header
 
-    print(header(sys.argv[1:] if argv is None else argv).replace("benchmarks.run", "benchmarks.trec"))
+    print(
+        header(sys.argv[1:] if argv is None else argv)
+        .replace("benchmarks.run", "benchmarks.trec")
+        .replace(" ,", ",")
+    )
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())} on {os.cpu_count()} cores")
     print(
         "shape (queries x documents) | topkeval s | pytrec_eval s | speed-up (wall) "
