@@ -10,8 +10,10 @@ the whole command's peak resident memory against pytrec_eval's on the same 200-q
 from __future__ import annotations
 
 import importlib.util
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -141,3 +143,19 @@ def test_the_drop_in_peaks_below_pytrec_eval_on_200_queries(tmp_path, require):
     got, want = bench.means(our_text), bench.means(their_text)
     assert all(abs(got[name] - want[name]) <= 5e-5 + 1e-12 for name in bench.PYTREC_NAMES)
     assert our_peak < their_peak, f"peak resident MiB: topkeval {our_peak:.0f}, pytrec_eval {their_peak:.0f}"
+
+
+def test_the_readme_quotes_the_committed_benchmark():
+    """The README's speed and memory sentence for the drop-in is the committed `make bench` output's."""
+    root = Path(__file__).resolve().parents[2]
+    output = (root / "benchmarks" / "last_run_trec.txt").read_text()
+    readme = " ".join((root / "README.md").read_text().split())
+    rows = re.findall(r"^(\d+) x 1000 \| .*? \| ([\d.]+x) \| .* \| (\d+) / (\d+)$", output, re.M)
+    assert [row[0] for row in rows] == ["200", "2000"]
+    for queries, speed_up, ours, theirs in rows:
+        shape = f"{int(queries):,} (queries )?× 1000( documents)?"
+        assert re.search(f"{shape} {re.escape(speed_up)} faster, (peak resident memory )?{ours} MiB", readme)
+        assert f"{ours} MiB against {theirs}" in readme, shape
+    load = re.search(r"load average before: ([\d.]+)", output).group(1)
+    date = re.search(r"(\d{4}-\d\d-\d\d) \d\d:\d\d UTC", output).group(1)
+    assert f"{date}, 2 cores shared with other jobs, load average {load} at the start" in readme
