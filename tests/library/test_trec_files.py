@@ -90,6 +90,19 @@ def test_bytes_codes_follow_strcmp(first, second):
     assert [distinct[c] for c in a] == first and [distinct[c] for c in b] == second
 
 
+def test_bytes_codes_join_the_other_readers_columns(require):
+    """A file numpy reads (bytes) with one pandas or pyarrow reads (the other file refused by numpy)."""
+    first, second = [b"q10", b"q2", "é".encode()], ["q2", "q1", "é"]
+    want = _trec_files.dense_codes(np.array(first), np.array([s.encode() for s in second]))
+    routes(require)  # without pyarrow: skipped loudly (fails on CI)
+    other = {"pandas": np.array(second, dtype=object), "pyarrow": __import__("pyarrow").array(second)}
+    for column in other.values():
+        got = _trec_files.dense_codes(np.array(first), column)
+        assert [g.tolist() for g in got[:2]] + [got[2]] == [w.tolist() for w in want[:2]] + [want[2]]
+        got = _trec_files.dense_codes(column, np.array(first))
+        assert [g.tolist() for g in got[:2]] == [w.tolist() for w in want[1::-1]]
+
+
 @pytest.mark.parametrize(
     "data",
     [

@@ -108,7 +108,7 @@ def _with_numpy(data: bytes, n_columns: int, numeric: int, integer: bool):
     value that is not a number (the pandas route names the line), NaN, a
     non-integer grade, bytes numpy splits differently, or invalid UTF-8.
     """
-    if any(odd in data for odd in _ODD_BYTES) or not _is_utf8(data):
+    if any(odd in data for odd in _ODD_BYTES):
         return None
     wanted = list(dict.fromkeys([0, 2, numeric, n_columns - 1]))  # the last column: every line has it all
     parts = [_numpy_part(data[start:stop], wanted, numeric) for start, stop in _pieces(data)]
@@ -141,6 +141,8 @@ def _pieces(data: bytes, size: int = 2**18):
 
 def _numpy_part(piece: bytes, wanted: list[int], numeric: int):
     """(qid, docno, value) of one piece of a file by ``numpy.loadtxt``; None if it refuses the piece."""
+    if not _is_utf8(piece):
+        return None
     breaks = np.flatnonzero(np.frombuffer(piece, np.uint8) == ord("\n"))
     widest = int(np.diff(breaks, prepend=-1, append=len(piece)).max())  # no field is longer than its line
     kinds = {0: f"S{widest}", 2: f"S{widest}", numeric: "f8"}  # the last column is only checked for
@@ -154,11 +156,12 @@ def _numpy_part(piece: bytes, wanted: list[int], numeric: int):
     return _narrowed(table["c0"]), _narrowed(table["c2"]), np.ascontiguousarray(table[f"c{numeric}"])
 
 
-def _is_utf8(data: bytes) -> bool:
-    if data.isascii():
+def _is_utf8(piece: bytes) -> bool:
+    """Whether a piece of a file (ending at a line's end) is UTF-8, which the other readers insist on."""
+    if piece.isascii():
         return True
     try:
-        data.decode("utf-8")
+        piece.decode("utf-8")
     except UnicodeDecodeError:
         return False
     return True
