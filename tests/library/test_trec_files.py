@@ -172,3 +172,12 @@ def test_the_readme_quotes_the_committed_benchmark():
     load = re.search(r"load average before: ([\d.]+)", output).group(1)
     date = re.search(r"(\d{4}-\d\d-\d\d) \d\d:\d\d UTC", output).group(1)
     assert f"{date}, 2 cores shared with other jobs, load average {load} at the start" in readme
+
+
+@pytest.mark.parametrize("score", ["nan", "+nan", "NaN"])
+def test_a_nan_score_is_an_error_naming_the_line_whichever_reader(tmp_path, require, score):
+    run = tmp_path / "run"
+    run.write_text(f"q Q0 d 1 1 r\nq Q0 e 2 {score} r\n")
+    for order in routes(require).values():
+        with pytest.raises(_trec_files.InvalidInputError, match="run: line 2: the score .* is not a number"):
+            _trec_files.read_run(run, order)

@@ -209,7 +209,10 @@ def _with_pyarrow(data: bytes, n_columns: int, numeric: int, integer: bool):
         )
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # let the pandas route find the line and say what is wrong
-    if table.column(names[numeric]).null_count:
+    number = table.column(names[numeric])
+    if number.null_count or (
+        not integer and np.isnan(arrow_numbers(number)).any()
+    ):  # "nan" is null, "+nan" NaN
         return None
     columns = dict(zip(table.column_names, table.columns, strict=True))
     return [columns.get(name) for name in names]
