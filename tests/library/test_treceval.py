@@ -14,6 +14,7 @@ generated runs with ties, grades -2..3, unjudged documents, ``-l 2`` and ``-J``.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import shlex
@@ -24,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from topkeval import InvalidInputError, treceval
+from topkeval import InvalidInputError, _trec_files, treceval
 from topkeval.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -49,6 +50,20 @@ def quicktest_lines() -> list[tuple[list[str], str]]:
 
 ALL_LINES = quicktest_lines()
 SUPPORTED = [(args, out) for args, out in ALL_LINES if not any(a.startswith(UNSUPPORTED) for a in args)]
+
+
+#: every test below runs once through each file reader (the readers each test names, in order)
+READERS = {"numpy": ("numpy",), "pyarrow": ("pyarrow",), "pandas": ()}
+
+
+@pytest.fixture(autouse=True, params=list(READERS))
+def reader(request, monkeypatch, require):
+    """numpy's reader, pyarrow's and pandas' (the fallback) must give one result: each test runs with each."""
+    if request.param == "pyarrow":
+        available = importlib.util.find_spec("pyarrow")
+        require("pyarrow", available, 'pip install "./topkeval[arrow]" (make test installs it)')
+    monkeypatch.setattr(_trec_files, "reader_order", lambda size: READERS[request.param])
+    return request.param
 
 
 def need_suite(require):
