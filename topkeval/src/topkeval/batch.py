@@ -121,6 +121,15 @@ class _Request:
     keys: tuple[str, ...]
     settings: Settings
 
+    @property
+    def needs(self) -> frozenset[str]:
+        """What the kernels asked for read besides the hits (the registry's ``needs`` of each metric)."""
+        return frozenset(need for key in self.keys for need in _registry.METRICS[key].needs)
+
+    def reads(self, option: str) -> bool:
+        """Whether a metric asked for takes the option (so its value changes what is computed)."""
+        return any(option in _registry.METRICS[key].options for key in self.keys)
+
 
 class _Shared:
     """What every block needs besides its own hits: options, discounts, gains and grades of the relevant
@@ -138,9 +147,11 @@ class _Shared:
         self.ideal_width = max(1, min(max(request.ks), most_relevant))
         self.disc = discounts(max(width, self.ideal_width), settings.discount)
         self.idcg_table = ideal_dcg_table(self.ideal_width, settings.discount)
-        self.rel_gains = gains(grades, settings.gain) if (grades is not None and "ndcg" in keys) else None
-        self.grades = grades if "err" in keys else None
-        self.top_grade = _top_grades(indptr.size - 1, settings.max_grade, grades) if "err" in keys else None
+        needs = request.needs
+        self.rel_gains = gains(grades, settings.gain) if (grades is not None and "gains" in needs) else None
+        self.grades = grades if "grades" in needs else None
+        n_users = indptr.size - 1
+        self.top_grade = _top_grades(n_users, settings.max_grade, grades) if "grades" in needs else None
         self.kernels = {key: getattr(_kernels, _registry.METRICS[key].kernel) for key in keys}
         #: RBP's residual: per cutoff, the weight of each user's unjudged items (None: every item judged)
         self.unjudged: dict[int, np.ndarray] | None = None
@@ -157,7 +168,7 @@ class _Shared:
         self, judged: tuple[np.ndarray, np.ndarray] | None, n_items: int, block_size: int
     ) -> None:
         """Keep the judged items for bpref, when it is asked for and not every item is judged."""
-        if judged is not None and "bpref" in self.request.keys:
+        if judged is not None and "judged" in self.request.needs:
             self.judged, self.judged_bitmap = judged, _Bitmap(n_items, judged[0], block_size)
 
     def judged_cumulative(self, block: np.ndarray, b0: int) -> np.ndarray | None:
@@ -180,7 +191,7 @@ class _Shared:
 def _list_width(request: _Request, length: int) -> int:
     """How much of each list is read: the whole list for NDCG's ``ideal="listed"``,
     else up to the largest k."""
-    full = "ndcg" in request.keys and request.settings.ideal == "listed"
+    full = request.reads("ideal") and request.settings.ideal == "listed"
     return length if full else min(length, max(request.ks))
 
 
@@ -211,7 +222,7 @@ def _unjudged_weight(
     The listed items' weight minus the judged ones' (RBP with every judged item counted as a hit).
     None when the residual is not asked for or every item is judged (``judged`` is None).
     """
-    if judged is None or "rbp_residual" not in request.keys:
+    if judged is None or "unjudged" not in request.needs:
         return None
     p = request.settings.p
     present = top[:, : max(request.ks)] >= 0  # never wider than the lists: a huge k costs nothing
@@ -227,7 +238,7 @@ def _unjudged_weight(
 
 def _needs_judgments(request: _Request) -> bool:
     """Whether the judged items (grade 0 too) are read: RBP's residual, bpref, or condensed lists."""
-    return bool({"rbp_residual", "bpref"} & set(request.keys)) or request.settings.unjudged == "condense"
+    return bool({"unjudged", "judged"} & request.needs) or request.settings.unjudged == "condense"
 
 
 def _judged_in(
@@ -672,7 +683,7 @@ def evaluate_arrays(
 
 def _with_err_scale(request: _Request, grades: np.ndarray | None) -> tuple[_Request, dict[str, Any]]:
     """ERR's g_max settled once for the whole batch (:func:`_err_max_grade`), and ``attrs`` recording it."""
-    if "err" not in request.keys:
+    if "grades" not in request.needs:
         return request, {}
     top = _err_max_grade(grades, request.settings.max_grade)
     return replace(request, settings=request.settings.replaced(max_grade=top)), {"err_max_grade": top}

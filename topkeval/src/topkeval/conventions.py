@@ -30,6 +30,7 @@ __all__ = [
     "LIBRARIES",
     "CONVENTIONS",
     "NOT_REPRODUCED",
+    "WHOLE_LIST",
     "STEPS",
     "Library",
     "Convention",
@@ -529,6 +530,15 @@ CONVENTIONS: tuple[Convention, ...] = (
         default=False,
     ),
 )
+
+#: Metrics a library computes as topkeval defines them over a whole list, which :data:`CONVENTIONS` has no
+#: row for (its rows are compared at a cutoff k): the command line and :func:`topkeval.trec.evaluate_run`
+#: score them with topkeval's definition under the library's order of ties and its rules for which
+#: queries count (trec_eval's ``rbp``, ``Rprec`` and ``bpref``; ir_measures' ``Rprec`` and ``Bpref``).
+WHOLE_LIST: dict[str, tuple[str, ...]] = {
+    "trec_eval": ("rbp", "rprec", "bpref"),
+    "ir_measures": ("rprec", "bpref"),
+}
 
 NOT_REPRODUCED: tuple[NotReproduced, ...] = (
     NotReproduced(
