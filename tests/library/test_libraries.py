@@ -74,7 +74,7 @@ def test_every_library_has_rows_and_valid_options():
 
 
 def test_whole_list_metrics_are_registry_metrics_the_table_lacks():
-    """WHOLE_LIST names libraries and registry metrics; a metric with a row in the table is not repeated there."""
+    """WHOLE_LIST names libraries and registry metrics; a metric with a row in the table is not there."""
     for lib, metrics in L.WHOLE_LIST.items():
         assert lib in L.LIBRARIES and metrics
         assert set(metrics) <= set(_registry.METRIC_KEYS), lib

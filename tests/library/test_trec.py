@@ -148,7 +148,7 @@ def test_measure_names_are_ir_measures_and_case_insensitive():
         trec.Measure("rprec", 5),
         trec.Measure("rbp_residual", 5),
     ]
-    with pytest.raises(topkeval.InputTypeError, match="a measure is a str"):
+    with pytest.raises(topkeval.InputTypeError, match="text must be a non-empty str such as .nDCG@10."):
         trec.parse_measure(10)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="needs a cutoff, e.g. P@10"):
         trec.parse_measure("P")

@@ -47,24 +47,30 @@ from ._frames import arrow_numbers, as_pandas, decoded, is_string_view, mask_row
 from ._kernels import Cut
 from ._registry import Settings
 from ._validation import (
+    Cutoffs,
     DuplicateRecommendationError,
     DuplicateRelevantError,
     InputTypeError,
+    Integer,
     InvalidInputError,
+    Maybe,
+    Metrics,
+    OneOf,
     check_columns,
     check_grades,
     check_id_array,
-    check_int,
     check_ks,
     check_metrics,
-    check_option,
     check_settings,
+    column_constraints,
     describe_examples,
     duplicate_in_frames,
     duplicate_recommendation,
     duplicate_relevant,
     err_scale,
     plain,
+    settings_constraints,
+    validate_params,
 )
 
 __all__ = ["evaluate", "evaluate_arrays"]
@@ -558,6 +564,16 @@ def _check_rows(block: np.ndarray, b0: int) -> None:
 
 
 # --------------------------------------------------------------- fast path API
+@validate_params(
+    {
+        "k": Maybe(Cutoffs()),
+        "metrics": Metrics(),
+        "n_items": Maybe(Integer(1, " (the size of the item id space)")),
+        "block_size": Integer(1, " (users per block)"),
+        "duplicates": OneOf("duplicates", ("check_hits", "check_all", "none")),
+        **settings_constraints("arrays"),
+    }
+)
 @_registry.document("metrics")
 def evaluate_arrays(
     top_items: Any,
@@ -667,8 +683,6 @@ def evaluate_arrays(
     request, attrs = _with_err_scale(_Request(ks, check_metrics(metrics), settings), grades)
     judged = _judged_csr(request, relevant_indptr, relevant_items, relevant_grades, n_users)
     n_items = _check_n_items(n_items, top, items if judged is None else judged[1])
-    block_size = check_int(block_size, "block_size")
-    duplicates = check_option("duplicates", duplicates, ("check_hits", "check_all", "none"))
     mode = {"check_hits": "hits", "check_all": "all", "none": "none"}[duplicates]
     ids = None
     if n_items > _SPARSE_IDS and n_items > top.size + items.size:
@@ -705,11 +719,11 @@ def _judged_csr(
 
 
 def _check_n_items(n_items: Any, top: np.ndarray, items: np.ndarray) -> int:
-    """The size of the item id space: given (and checked), or the largest id + 1."""
+    """The size of the item id space: given (an int >= 1, declared on evaluate_arrays), or the largest id + 1;
+    a given size must hold every id."""
     largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
     if n_items is None:
         return largest + 1
-    n_items = check_int(n_items, "n_items")
     if largest >= n_items:
         raise InvalidInputError(
             f"n_items is {n_items} but an item id is {largest}; ids must be below n_items."
@@ -1031,6 +1045,14 @@ def _top_from_runs(
     return top, list_length, False
 
 
+@validate_params(
+    {
+        "k": Cutoffs(),
+        "metrics": Metrics(),
+        **settings_constraints("frames"),
+        **column_constraints("user_col", "item_col", "rank_col", "score_col", "relevance_col"),
+    }
+)
 @_registry.document("metrics", "empty", "ties", "unjudged")
 def evaluate(
     recommendations: pd.DataFrame,

@@ -53,7 +53,7 @@ import numpy as np
 import pandas as pd
 
 from . import _registry, conventions
-from ._validation import InputTypeError, InvalidInputError, plain
+from ._validation import Flag, InvalidInputError, OneOf, Text, plain, validate_params
 
 __all__ = ["read_run", "read_qrels", "parse_measure", "Measure", "evaluate_run", "format_trec"]
 
@@ -138,6 +138,7 @@ def _check_unique(frame: pd.DataFrame, name: str, what: str) -> None:
         )
 
 
+@validate_params({"keep_rank": Flag()})
 def read_run(source: str | IO[str], keep_rank: bool = False) -> pd.DataFrame:
     """Read a TREC run file into the frame :func:`topkeval.evaluate` takes.
 
@@ -256,6 +257,7 @@ class Measure:
         return name + (f"({args})" if args else "") + (f"@{self.k}" if self.k else "")
 
 
+@validate_params({"text": Text(" such as 'nDCG@10' (a measure)")})
 def parse_measure(text: str) -> Measure:
     """Read a measure in ir_measures' notation (case-insensitive), e.g. ``nDCG@10`` or ``RBP(p=0.8)@10``.
 
@@ -296,8 +298,6 @@ def parse_measure(text: str) -> Measure:
     >>> str(parse_measure("map"))  # trec_eval's name
     'AP'
     """
-    if not isinstance(text, str):
-        raise InputTypeError(f"a measure is a str such as 'nDCG@10'; got {type(text).__name__}.")
     found = _MEASURE.match(text)
     metric = _registry.metric_key(found.group(1)) if found else None
     if not found or metric is None:
@@ -424,6 +424,13 @@ _COLUMNS = dict(
 )
 
 
+@validate_params(
+    {
+        "convention": Text(" naming a library of topkeval.conventions.LIBRARIES"),
+        "judged_only": Flag(),
+        "crash": OneOf("crash", ("raise", "skip")),
+    }
+)
 def evaluate_run(
     qrels: pd.DataFrame,
     run: pd.DataFrame,
@@ -508,6 +515,7 @@ def _judged_only(
     return pd.concat(frames).sort_index()
 
 
+@validate_params({"per_query": Flag()})
 def format_trec(values: pd.DataFrame, per_query: bool = False) -> str:
     """Write per-query values as trec_eval prints them: ``measure<TAB>query<TAB>value`` lines.
 
