@@ -33,6 +33,17 @@ EXEMPT = {
     "topkeval._validation.check_options": "a validator",
     "topkeval._validation.check_columns": "a validator",
     "topkeval.checks.check_library": "a validator (of an installed library's numbers)",
+    # data alone: what they take is checked element by element, by hand (finite, paired, in range)
+    "topkeval.stats.holm": "its one parameter is data (p-values, each checked to lie in [0, 1])",
+    "topkeval.stats.paired_t_test": "its parameters are data (paired per-user scores)",
+    "topkeval.stats.sign_flip_p_value": "its parameters are data (differences and sign patterns)",
+    "topkeval.offpolicy.importance_weights": "its parameters are data (probabilities, each checked)",
+    "topkeval.conventions.used_by": "its parameter is a registry Choice, not a user's value",
+    "topkeval.trec.read_qrels": "its parameter is a file (a path or a stream), checked line by line",
+    "topkeval.spark.summary": "its parameter is data (the per-user Spark DataFrame evaluate returns)",
+    "topkeval.spark.skipped_users": "its parameter is data (the per-user Spark DataFrame evaluate returns)",
+    "topkeval.treceval.parse_measures": "its parameter is data (trec_eval's measure names)",
+    "topkeval.treceval.format_lines": "its parameters are evaluate's result and trec_eval's option record",
 }
 
 #: A valid value for each declared parameter a call must give (the others keep their defaults).
@@ -57,6 +68,11 @@ VALID = {
     "option": "denominator",
     "value": "n_relevant",
     "family": "two candidates",
+    "path": "ml-100k",
+    "qrels": "qrels.txt",
+    "run": "run.txt",
+    "master": "local[1]",
+    "app_name": "topkeval",
 }
 
 
@@ -137,15 +153,17 @@ def test_each_invalid_value_gets_its_error_class_and_the_template_message(qualif
         assert repr(value) in message or str(value) in message
 
 
-def test_none_passes_a_maybe_and_only_a_maybe():
-    """Where a declaration allows None (Maybe), None passes; a parameter whose default is None allows it."""
-    for function in DECLARED.values():
-        signature = inspect.signature(function)
-        for parameter, constraint in function.__constraints__.items():
-            if isinstance(constraint, Maybe):
-                assert constraint.check(parameter, None) is None
-            elif signature.parameters[parameter].default is None:
-                constraint.check(parameter, None)  # a None default must pass its own declaration
+@pytest.mark.parametrize("qualified", list(DECLARED))
+def test_every_default_passes_its_declaration(qualified):
+    """A default the caller writes out is accepted (a None default needs Maybe); Maybe lets None through."""
+    function = DECLARED[qualified]
+    signature = inspect.signature(function)
+    for parameter, constraint in function.__constraints__.items():
+        default = signature.parameters[parameter].default
+        if default is not inspect.Parameter.empty:
+            constraint.check(parameter, default)
+        if isinstance(constraint, Maybe):
+            assert constraint.check(parameter, None) is None
 
 
 def test_the_template_is_the_words_of_a_cutoff_error():

@@ -26,6 +26,7 @@ import functools
 import inspect
 import math
 import numbers
+import os
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
@@ -936,19 +937,38 @@ class Flag:
 
 @dataclass(frozen=True)
 class Text:
-    """A non-empty str: a column name, a library, a measure."""
+    """A str: a column name, a library, a measure (non-empty unless ``empty_ok``)."""
 
     meaning: str = ""
+    empty_ok: bool = False
 
     def check(self, name: str, value: Any) -> str:
         if not isinstance(value, str):
             raise parameter_error(name, self.expected(), value, wrong_type=True)
-        if not value.strip():
+        if not self.empty_ok and not value.strip():
             raise parameter_error(name, self.expected(), value)
         return value
 
     def expected(self) -> str:
-        return f"a non-empty str{self.meaning}"
+        return f"a {'' if self.empty_ok else 'non-empty '}str{self.meaning}"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [(3, InputTypeError)] + ([] if self.empty_ok else [("", InvalidInputError)])
+
+
+@dataclass(frozen=True)
+class FilePath:
+    """A path: a non-empty str or an ``os.PathLike`` (whether the file exists is checked where it is read)."""
+
+    def check(self, name: str, value: Any) -> Any:
+        if not isinstance(value, str | os.PathLike):
+            raise parameter_error(name, self.expected(), value, wrong_type=True)
+        if not str(value).strip():
+            raise parameter_error(name, self.expected(), value)
+        return value
+
+    def expected(self) -> str:
+        return "a path (a non-empty str or a pathlib.Path)"
 
     def invalid(self) -> list[tuple[Any, type[Exception]]]:
         return [(3, InputTypeError), ("", InvalidInputError)]
@@ -993,7 +1013,7 @@ class Metrics:
 class Maybe:
     """None, or a value ``inner`` accepts (its messages are the inner constraint's)."""
 
-    inner: Integer | OneOf | Number | Real | Text | Cutoffs
+    inner: Integer | OneOf | Number | Real | Text | Cutoffs | FilePath
 
     def check(self, name: str, value: Any) -> Any:
         return None if value is None else self.inner.check(name, value)
@@ -1006,7 +1026,7 @@ class Maybe:
 
 
 Constraint: TypeAlias = (
-    Integer | OneOf | Ranking | Judgments | Number | Real | Flag | Text | Cutoffs | Metrics | Maybe
+    Integer | OneOf | Ranking | Judgments | Number | Real | Flag | Text | FilePath | Cutoffs | Metrics | Maybe
 )
 
 

@@ -843,7 +843,7 @@ class Verdict:
 
 @validate_params(
     {
-        "metric": Maybe(Text()),
+        "metric": Text(" (how the text names the metric; empty: not named)", empty_ok=True),
         **_RESAMPLING,
         "n_permutations": Maybe(_PERMUTATIONS),
         **_PLANNING,
