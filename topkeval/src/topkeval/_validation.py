@@ -904,8 +904,10 @@ class Real:
     meaning: str = ""
 
     def check(self, name: str, value: Any) -> float:
-        ends = {"low_open": self.low_open, "high_open": self.high_open, "meaning": self.meaning}
-        return check_number(value, name, self.low, self.high, **ends)
+        opens = self.low_open, self.high_open
+        return check_number(
+            value, name, self.low, self.high, low_open=opens[0], high_open=opens[1], meaning=self.meaning
+        )
 
     def expected(self) -> str:
         return f"in {_span(self.low, self.high, self.low_open, self.high_open)}{self.meaning}"

@@ -45,6 +45,7 @@ from ._cutoff import discounts
 from ._docs import document
 from ._validation import (
     CUTOFF,
+    Constraint,
     Cutoffs,
     InputTypeError,
     Integer,
@@ -146,9 +147,9 @@ def _share(popularity: Mapping, item: Hashable) -> float:
     return share
 
 
-def _listed(ranking: list, k: int) -> list:
+def _listed(ranking: Sequence[Hashable], k: int) -> list:
     """The top k of a ranking its public function checked (declared ``Ranking()``, ``k``)."""
-    items = ranking[:k]
+    items = list(ranking[:k])
     if not items:
         raise InvalidInputError("the ranking is empty, so it has no recommended item to describe.")
     return items
@@ -457,8 +458,8 @@ def gini_index(
 _EXPOSURE = _registry.BEYOND_OPTIONS["exposure_weighting"]
 _CALIBRATION = _registry.BEYOND_OPTIONS["calibration_weighting"]
 #: exposure's and calibration's browsing models and their persistence
-_CALIBRATED = {"weighting": OneOf("weighting", _CALIBRATION.values), "p": _P}
-_EXPOSED = {"weighting": OneOf("weighting", _EXPOSURE.values), "p": _P}
+_CALIBRATED: dict[str, Constraint] = {"weighting": OneOf("weighting", _CALIBRATION.values), "p": _P}
+_EXPOSED: dict[str, Constraint] = {"weighting": OneOf("weighting", _EXPOSURE.values), "p": _P}
 _PERSISTENCE = cast(float, _registry.PARAMETERS["p"].default)  # RBP's persistence, 0.8
 #: Steck's smoothing of the list's genre mix towards the history's, so that the divergence stays finite.
 CALIBRATION_ALPHA = 0.01

@@ -50,7 +50,7 @@ import numpy as np
 
 from ._cutoff import discounts
 from ._registry import OPTIONS
-from ._validation import Integer, InvalidInputError, Maybe, Real, validate_params
+from ._validation import Constraint, Integer, InvalidInputError, Maybe, Real, validate_params
 
 __all__ = [
     "OffPolicyEstimate",
@@ -151,7 +151,9 @@ def _log(rewards, target_probability, logging_probability) -> tuple[np.ndarray, 
 
 
 #: The constraints the estimators share (declared beside each, by name).
-_CONFIDENCE = {"confidence": Real(0, 1, low_open=True, high_open=True, meaning=" (e.g. 0.95)")}
+_CONFIDENCE: dict[str, Constraint] = {
+    "confidence": Real(0, 1, low_open=True, high_open=True, meaning=" (e.g. 0.95)")
+}
 _ETA = Real(0, 10, meaning=" (the position-bias exponent, e.g. 1.0)")
 
 

@@ -34,7 +34,16 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from ._validation import InputTypeError, Integer, InvalidInputError, Maybe, Real, Text, validate_params
+from ._validation import (
+    Constraint,
+    InputTypeError,
+    Integer,
+    InvalidInputError,
+    Maybe,
+    Real,
+    Text,
+    validate_params,
+)
 
 __all__ = [
     "ConfidenceInterval",
@@ -154,9 +163,9 @@ _SEED = Integer(0, " (the random generator's seed: the same seed gives the same 
 _ALPHA = Real(0, 1, low_open=True, high_open=True, meaning=" (the test's two-sided level, e.g. 0.05)")
 _POWER = Real(0, 1, low_open=True, high_open=True, meaning=" (e.g. 0.8)")
 _SD = Real(0, meaning=" (the standard deviation of the per-user differences a - b)")
-_RESAMPLING = {"confidence": _CONFIDENCE, "n_resamples": _RESAMPLES, "seed": _SEED}
+_RESAMPLING: dict[str, Constraint] = {"confidence": _CONFIDENCE, "n_resamples": _RESAMPLES, "seed": _SEED}
 _PERMUTATIONS = Integer(1, " (the permutation test's resamples)")
-_PLANNING = {"alpha": _ALPHA, "power": _POWER}
+_PLANNING: dict[str, Constraint] = {"alpha": _ALPHA, "power": _POWER}
 
 
 def _bootstrap_means(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
