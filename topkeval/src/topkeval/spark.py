@@ -79,6 +79,7 @@ from topkeval import _docs
 from topkeval._registry import Settings
 from topkeval._validation import (
     Cutoffs,
+    FilePath,
     InputTypeError,
     Integer,
     InvalidInputError,
@@ -257,7 +258,7 @@ def _python_problem(python: str | None = None) -> tuple[str, str | None]:
     return f"{found} ({version})", None
 
 
-@validate_params({"python": Maybe(Text(" (the workers' Python executable)"))})
+@validate_params({"python": Maybe(FilePath())})
 def preflight(python: str | None = None) -> dict[str, str]:
     """Check what a local Spark session needs before any Java starts; raise one error saying what is wrong.
 
