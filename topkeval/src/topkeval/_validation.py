@@ -8,7 +8,13 @@ value (a ranking as a list, ``k`` as a builtin int), and keeps the declaration
 on the function (``function.__constraints__``), so one test can feed every
 public function each invalid value its constraints imply. A parameter error is
 worded by one template, :data:`MESSAGE`: what must hold, the value received,
-and a hint when a cause is likely.
+and a hint when a cause is likely. The kinds of constraint: :class:`Integer`,
+:class:`Real`, :class:`Number` (a registry parameter), :class:`OneOf`,
+:class:`Flag`, :class:`Text`, :class:`FilePath`, :class:`Cutoffs`,
+:class:`Metrics`, :class:`Ranking`, :class:`Judgments`, and :class:`Maybe`
+(None allowed); :func:`settings_constraints` declares the registry's options
+of an entry point. Checks that read several parameters together, or the
+data's contents (duplicate ids, grades), stay in the function.
 
 The checks of one kind of input shared by several entry points live here too
 (rankings, relevance grades, ``top_items`` matrices, metric names, options).
