@@ -73,6 +73,14 @@ def test_every_library_has_rows_and_valid_options():
         assert n.library in L.LIBRARIES and n.why and n.evidence
 
 
+def test_whole_list_metrics_are_registry_metrics_the_table_lacks():
+    """WHOLE_LIST names libraries and registry metrics; a metric with a row in the table is not there."""
+    for lib, metrics in L.WHOLE_LIST.items():
+        assert lib in L.LIBRARIES and metrics
+        assert set(metrics) <= set(_registry.METRIC_KEYS), lib
+        assert not set(metrics) & set(L.supported_metrics(lib)), lib
+
+
 def test_table_frame_marks_not_reproduced():
     full = L.library_table(defaults_only=False)
     assert (~full["reproduced"]).sum() == len(L.NOT_REPRODUCED)

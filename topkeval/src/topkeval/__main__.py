@@ -18,6 +18,7 @@ line) prints one line on stderr and exits with status 2.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
 
 _EPILOG = (
@@ -25,16 +26,18 @@ _EPILOG = (
     "Rprec_mult map_cut ndcg ndcg_cut ndcg_rel Rndcg dcg ideal_dcg G binG success relative_P set_P "
     "set_relative_P set_recall set_map set_F infAP unj rbp rbp_resid utility relstring num_q num_ret num_rel "
     "num_rel_ret num_nonrel_judged_ret runid, with parameters after a dot (P.5,10 ndcg.1=3,2=9 "
-    "iprec_at_recall..10,.5); nicknames official (the default), set, all_trec. ir_measures' names: P@k R@k "
-    "Success@k AP AP@k nDCG nDCG@k RR RR@k ERR@k RBP(p=0.8)@k Bpref."
+    "iprec_at_recall..10,.5); nicknames official (the default), set, all_trec. ir_measures' names (any "
+    "case; the other names of a metric work too, e.g. MRR, R-prec): "
 )
 
 
 def _parser() -> argparse.ArgumentParser:
+    from . import _registry
+
     parser = argparse.ArgumentParser(
         prog="topkeval",
         description="Score a TREC run against qrels; prints what trec_eval prints.",
-        epilog=_EPILOG,
+        epilog=_EPILOG + _registry.measure_notation() + ".",
     )
     parser.add_argument("qrels", help="qrels file: qid iter docno grade")
     parser.add_argument("run", help="run file: qid Q0 docno rank score runid (the rank column is not read)")
@@ -118,9 +121,16 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _is_trec_eval_name(text: str) -> bool:
+def _is_trec_eval_name(text: str, convention: str = "trec_eval") -> bool:
+    """Whether ``text`` is trec_eval's name; under another convention, a name spelled as a registry metric's
+    ``measure`` (ir_measures' ``Rprec``, which trec_eval shares) is ir_measures' name."""
+    from . import _registry
     from .treceval import _BY_NAME, NICKNAMES, REFUSED
 
+    if convention != "trec_eval":
+        name = re.match(r"[A-Za-z_-]*", text.strip())
+        if name and name.group() in {metric.measure_name for metric in _registry.METRICS.values()}:
+            return False
     root = text.partition(".")[0]
     return root in _BY_NAME or root in NICKNAMES or root in REFUSED
 
@@ -197,8 +207,8 @@ def _supported_formats(args) -> None:
 
 def _lines(args) -> list[str]:
     given = [m for each in (args.measure or []) for m in each.split()]
-    trec_eval_names = [m for m in given if _is_trec_eval_name(m)]
-    ir_names = [m for m in given if not _is_trec_eval_name(m)]
+    trec_eval_names = [m for m in given if _is_trec_eval_name(m, args.convention)]
+    ir_names = [m for m in given if not _is_trec_eval_name(m, args.convention)]
     lines = _trec_eval_lines(args, trec_eval_names) if trec_eval_names or not given else []
     return lines + (_ir_measures_lines(args, ir_names) if ir_names else [])
 

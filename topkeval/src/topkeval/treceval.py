@@ -57,6 +57,7 @@ import numpy as np
 
 from . import _cutoff, _trec_files
 from ._errors import InvalidInputError
+from ._validation import FilePath, validate_params
 
 __all__ = ["Options", "Measure", "parse_measures", "evaluate", "format_lines", "MEASURES", "NICKNAMES"]
 
@@ -1024,6 +1025,7 @@ class Result:
     runid: str
 
 
+@validate_params({"qrels": FilePath(), "run": FilePath()})
 def evaluate(
     qrels: str | os.PathLike,
     run: str | os.PathLike,
