@@ -704,7 +704,9 @@ def run_submission(
         ``{"name", "kind": "function"|"value", "target", "cases": [[arg, ...], ...], "public": [i, ...]}``.
         Arguments are JSON values; ``{"set": [...]}`` becomes a set. ``public`` (optional, default
         none) lists the indices of the public cases: every question's public cases run before any
-        hidden case of any question, so what they return or raise may be shown to the learner.
+        hidden case of any question, so what they return or raise may be shown to the learner; a
+        question's status and public cases are those of a run no hidden input had reached
+        (:func:`helpers.grade.decode.with_public`).
     runtime : Runtime
         From :func:`helpers.grade.isolation.prepare`.
     limits : Limits
