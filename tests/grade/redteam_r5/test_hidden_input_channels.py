@@ -151,7 +151,8 @@ def test_a_worked_example_shown_ran_before_any_hidden_input_reached_the_notebook
         r"got ` (\d\.\d+(?:e-\d+)?) `", section(graded["a_clock.ipynb"]["feedback"], "recall_at_k")
     )
     # the first run's cells ran within seconds of T0; a run after the 8 s hidden case, 8 s or more after
-    assert shown is None or float(shown.group(1)) * 1000 < 6.0, shown.group(1)
+    # (8 s is the bound: under load, 2 cores shared by 5 sessions, the first run's cell ran 7.2 s after T0)
+    assert shown is None or float(shown.group(1)) * 1000 < 8.0, shown.group(1)
 
 
 def test_how_hidden_cases_fail_does_not_change_the_feedback(graded):
