@@ -39,9 +39,35 @@ class SandboxResult:
     ``ok``/``missing``/``not_callable`` and ``cases``: one ``{"value": tagged}``
     or ``{"error": text}`` per case) or to ``{"failure": reason}`` when the
     question did not report (``detail``: how it ended, for the instructor only, when the
-    learner reads :data:`HIDDEN_END`). ``public`` maps a question to its ``public`` event
-    from a run that no hidden input had reached; ``withheld`` holds what the instructor
-    reads and the learner does not (it happened after a hidden input reached the notebook).
+    learner reads :data:`HIDDEN_END`).
+
+    Parameters
+    ----------
+    questions : dict
+        Question name -> its ``result`` event or ``{"failure": reason}``.
+    public : dict
+        Question name -> its ``public`` event (status and public cases) from a run that no
+        hidden input had reached: what a learner may be shown of it.
+    withheld : list
+        What the instructor reads and the learner does not: it happened once a hidden input
+        had reached the notebook (a warning, a cut output, a cell of a later run that hung).
+    cell_errors : list
+        The notebook's cell errors (cell, line, cleaned text), from the first run that loaded it.
+    warnings : list
+        Cleaned warning texts (at most 50).
+    output : str
+        The notebook's standard output, cut and cleaned.
+    runs : int
+        Sandbox runs the submission took (one per part of the hidden cases).
+    runs_loaded : bool
+        Whether any run loaded the notebook.
+    hung_cells : list
+        Cells a run stopped in, as cell errors.
+
+    Examples
+    --------
+    >>> SandboxResult().questions
+    {}
     """
 
     questions: dict = field(default_factory=dict)
@@ -171,9 +197,21 @@ def take_events(
 ) -> None:
     """The validated events of one run into ``result`` (cell errors only from the first run that loaded).
 
-    ``clean``: no hidden input had reached the notebook before this run started (no earlier run
-    got to the hidden cases), so its ``public`` events may be shown; a warning sent once a hidden
-    input had reached the notebook (``after_hidden``, set by the reader) goes to ``withheld``.
+    Parameters
+    ----------
+    events : list of dict
+        The run's events, each already checked by :func:`validate_event`.
+    remaining : list of dict
+        The questions this run was asked to answer; a result for any other is ignored, so a
+        notebook cannot report a question it was not asked.
+    result : SandboxResult
+        Filled in place; a question keeps its first result.
+    first : bool
+        Whether this is the first run that loaded the notebook.
+    clean : bool
+        No hidden input had reached the notebook before this run started (no earlier run got to
+        the hidden cases): its ``public`` events are kept. A warning sent once a hidden input had
+        reached the notebook (``after_hidden``, set by the reader) goes to ``withheld``.
 
     Examples
     --------
@@ -223,6 +261,20 @@ def with_public(question: dict, event: dict, public: dict | None) -> dict:
     reached it (its timing can carry one), so what it shows of a public case, or whether the
     function is there, is not shown: the first run's is. A hidden case of a function missing in
     that later run fails.
+
+    Parameters
+    ----------
+    question : dict
+        The question as the job names it (its ``kind``).
+    event : dict
+        Its ``result`` event, or ``{"failure": reason}``.
+    public : dict or None
+        Its ``public`` event from a run no hidden input had reached (``None``: there was none).
+
+    Returns
+    -------
+    dict
+        The ``result`` event to score, or ``{"failure": reason}``.
 
     Examples
     --------

@@ -96,6 +96,11 @@ class GradebookError(ValueError):
 def draw_seed() -> int:
     """A fresh seed of the hidden cases: :data:`SEED_BITS` random bits.
 
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**128)``, from :mod:`secrets`.
+
     Examples
     --------
     >>> draw_seed() != draw_seed(), short_seed(draw_seed()) is None
@@ -106,6 +111,16 @@ def draw_seed() -> int:
 
 def short_seed(seed: int) -> str | None:
     """Why ``seed`` is too short to keep the hidden cases secret, or ``None``.
+
+    Parameters
+    ----------
+    seed : int
+        A seed of the hidden cases (drawn, stored or given with ``--seed``).
+
+    Returns
+    -------
+    str or None
+        The warning to print (what to do included), or ``None`` for a seed of 64 bits or more.
 
     Examples
     --------
