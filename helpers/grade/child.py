@@ -634,6 +634,7 @@ def supervise(job: dict, cases: dict, channel: Channel, supervisor: _Supervisor)
     for i, question in enumerate(job["questions"]):
         channel.send({"ev": "start", "q": question["name"], "part": 1})
         opened.append(_open(question, i, cases.get(question["name"], []), supervisor))
+        channel.send({**opened[-1], "ev": "public"})  # what may be shown, before any hidden case
     for i, question in enumerate(job["questions"]):
         channel.send({"ev": "start", "q": question["name"], "part": 2})
         channel.send(_finish(question, i, cases.get(question["name"], []), opened[i], supervisor))

@@ -64,7 +64,6 @@ import copy
 import hashlib
 import json
 import re
-import secrets
 import shlex
 import signal
 import sqlite3
@@ -90,7 +89,7 @@ from . import (
     similarity,
 )
 from .files import NotebookError, display_name, read_notebook, read_submission, report_names, write_atomic
-from .gradebook import FILE_NAME, Gradebook, GradebookError, learner_key, utc_text
+from .gradebook import FILE_NAME, Gradebook, GradebookError, draw_seed, learner_key, short_seed, utc_text
 from .isolation import Runtime, SandboxUnavailable
 from .late import LatePolicy
 from .options import add_assignment_option, resolve_assignment
@@ -230,6 +229,8 @@ def _merge_run(
             "import or use it failed (write the functions yourself)"
         )
     report["warnings"].extend(raw.warnings[:20])
+    if raw.withheld:  # the instructor's: it happened once a hidden input had reached the notebook
+        report["withheld"] = raw.withheld[:20]
     if raw.output.strip():
         report["output"] = raw.output[:2000]
 
@@ -589,6 +590,8 @@ def grade_many(
             roster = reports.Roster([reports.Learner(**x) for x in book.roster()])
         subs = _as_submissions(submissions, roster)
         plan = make_plan(assignment, book.seed(seed, new_seed))
+        if short_seed(plan.seed) and progress is not None:
+            print(f"warning: {short_seed(plan.seed)}", file=progress, flush=True)
         names, whos, skipped = _plan_run(book, subs, plan, limits, regrade)
         run = _Run(
             book, plan, subs, names, whos, [skipped.get(i, {}) for i in range(len(subs))], Path(out), progress
@@ -919,7 +922,9 @@ def _unsubmitted(plan: Plan, mode: str, reason: str) -> dict:
 def _write_run_autograder(path: Path, assignment: str, seed: int | None) -> int:
     """The package's ``run_autograder`` (:func:`helpers.grade.gradescope_package.run_autograder`), with
     ``seed`` or one drawn now: every submission it grades meets the same hidden cases."""
-    seed = secrets.randbits(32) if seed is None else seed
+    seed = draw_seed() if seed is None else seed
+    if short_seed(seed):
+        print(f"warning: {short_seed(seed)}", file=sys.stderr)
     path.write_text(gradescope_package.run_autograder(assignment, seed), encoding="utf-8")
     path.chmod(0o755)
     print(
@@ -938,7 +943,7 @@ def gradescope(argv: list[str]) -> int:
     if args.write_run_autograder:
         return _write_run_autograder(Path(args.write_run_autograder), args.assignment, args.seed)
     limits, mode = _limits(parser, args), _mode(args)
-    plan = make_plan(assignment, secrets.randbits(32) if args.seed is None else args.seed)
+    plan = make_plan(assignment, draw_seed() if args.seed is None else args.seed)
     notebook, problem = exports.find_notebook(Path(args.submission), assignment.name)
     try:
         with isolation.prepare(mode, assignment.sandbox_packages) as runtime:

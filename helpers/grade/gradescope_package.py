@@ -35,11 +35,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shlex
 import sys
 import zipfile
 from pathlib import Path
+
+from .gradebook import draw_seed, short_seed
 
 __all__ = ["build", "run_autograder", "setup_sh", "fallback_results", "main"]
 
@@ -290,7 +291,7 @@ def build(assignment: str, out: Path, repo: Path = REPO, seed: int | None = None
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w") as zf:
         _write(zf, "setup.sh", setup_sh().encode(), 0o755)
-        seed = secrets.randbits(32) if seed is None else seed
+        seed = draw_seed() if seed is None else seed
         _write(zf, "run_autograder", run_autograder(target, seed).encode(), 0o755)
         _write(zf, SEED_FILE, (json.dumps({"assignment": target, "seed": seed}) + "\n").encode())
         _write(zf, NO_PYTHON, fallback_results(NO_PYTHON_REASON).encode())
@@ -351,6 +352,8 @@ def main(argv: list[str]) -> int:
         parser.error(str(exc))
     with zipfile.ZipFile(path) as zf:
         seed = json.loads(zf.read(SEED_FILE))["seed"]
+    if short_seed(seed):
+        print(f"warning: {short_seed(seed)}", file=sys.stderr)
     print(
         f"wrote {path} ({os.path.getsize(path) // 1024} KiB, seed {seed}, also in {SEED_FILE}): "
         "upload it as Gradescope's autograder zip"

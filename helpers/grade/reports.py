@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from . import inert
+from .decode import HIDDEN_END
+from .scoring import GATED_REASON
 
 __all__ = [
     "Learner",
@@ -54,6 +56,7 @@ STATUSES = (
     "unreadable",
     "timed out",
     "crashed",
+    "stopped",
     "internal error",
 )
 
@@ -73,6 +76,8 @@ _CRASH = re.compile(r"killed|exited with code|stopped reporting|crash|sent more 
 
 # ------------------------------------------------------------------ statuses
 def _failure_kind(text: str) -> str:
+    if HIDDEN_END in text:  # how it ended is the instructor's (``detail``): one word for the learner
+        return "stopped"
     if _TIMEOUT.search(text):
         return "timed out"
     return "crashed" if _CRASH.search(text) else "no report"
@@ -101,6 +106,9 @@ def question_result(question: dict) -> tuple[str, str]:
     >>> question_result({"status": "no report",
     ...                  "reason": "did not report: timed out after 10 s (wall clock)"})
     ('timed out', 'did not report: timed out after 10 s (wall clock)')
+    >>> question_result({"status": "same answer for every input", "reason": "returns one value",
+    ...                  "points": 0.0, "max_points": 2.0, "checks": []})
+    ('wrong', 'no hidden check passed')
     """
     status = question.get("status", "")
     if status == "no report":
@@ -109,14 +117,22 @@ def question_result(question: dict) -> tuple[str, str]:
     result = _QUESTION_RESULTS.get(status, status or "not graded")
     if status == "not attempted":
         return result, "still the stub (raises NotImplementedError or is ...)"
-    if "reason" in question:
+    if "reason" in question and status != "same answer for every input":
         return result, question["reason"]
-    failed = [c["name"] for c in question.get("checks", []) if not c["passed"] and c["max_points"] > 0]
+    return result, _checks_reason(question, status)
+
+
+def _checks_reason(question: dict, status: str) -> str:
+    """A question's reason from its checks (passed or failed) alone.
+
+    A function that returned one value on every hidden case reads the same as any question scoring
+    zero: whether the hidden cases got one value back is the instructor's (``status``)."""
+    scored = [c for c in question.get("checks", []) if c["max_points"] > 0]
     if status == "ok":
-        return result, "every hidden check passed"
+        return "every hidden check passed"
     if status == "partial":
-        return result, "failed: " + "; ".join(failed)
-    return result, "no hidden check passed"
+        return "failed: " + "; ".join(c["name"] for c in scored if not c["passed"])
+    return GATED_REASON if any(c["passed"] for c in scored) else "no hidden check passed"
 
 
 def _given_status(report: dict) -> tuple[str, str] | None:
@@ -543,51 +559,17 @@ def missing_rows(roster: Roster | None, learners: list[Learner | None]) -> list[
 
 
 # ------------------------------------------------------------------ feedback
-_EXAMPLE = re.compile(r"; e\.g\. (.*)$")
 
 
-#: What a learner reads of a hidden case's problem: a fixed vocabulary (what the problem text of a
-#: hidden case starts with -> what is shown), so no name or number the notebook's code chose
-#: on a hidden input (an exception's class, a returned type, NaN or infinity) reaches the feedback.
-HIDDEN_PROBLEMS = (
-    ("raised ", "raised an exception"),
-    ("returned a value outside [0, 1]", "returned a value outside [0, 1]"),
-    ("returned a negative value", "returned a negative value"),
-    ("not answered (still ...)", "not answered (still ...)"),
-)
-_NOT_A = re.compile(r"^returned .*, not an? (?:finite )?(number|dict)$")
-WRONG_VALUE = "a wrong value (details of hidden cases are not shown)"
-
-
-def hidden_problem(problem: str) -> str:
-    """The learner's word for a hidden case's problem (the instructor's report keeps the detail).
-
-    Examples
-    --------
-    >>> hidden_problem("raised OverflowError"), hidden_problem("wrong value")
-    ('raised an exception', 'wrong value')
-    >>> hidden_problem("returned a builtins.bytearray, not a number")
-    'returned a value that is not a number'
-    >>> hidden_problem("returned nan, not a finite number")
-    'returned a value that is not a number'
-    >>> hidden_problem("the keys must be exactly ['u1']")
-    'a wrong value (details of hidden cases are not shown)'
-    """
-    if problem == "wrong value":  # the plain verdict (a hint after it could name the expected value)
-        return problem
-    for start, shown in HIDDEN_PROBLEMS:
-        if problem.startswith(start):
-            return shown
-    found = _NOT_A.match(problem)
-    if found:
-        return f"returned a value that is not a {found.group(1)}"
-    return WRONG_VALUE
+#: What a learner reads of a failed hidden check: only that it failed. How many of its cases failed,
+#: and how (an exception, a value that is not a number, a wrong value), stays in the instructor's
+#: report: the notebook's code could choose it from a hidden input, a few bits per check.
+HIDDEN_FAILED = "failed"
 
 
 def safe_check_feedback(check: dict) -> str:
-    """A check's feedback as a learner may read it: a hidden check's example problem is replaced by
-    its word in a fixed vocabulary (:func:`hidden_problem`), so no hidden input or expected value,
-    nor any name the notebook's code chose on a hidden case, is shown.
+    """A check's feedback as a learner may read it: a failed hidden check is only ``failed``, so
+    nothing of how its cases failed (which could be chosen from a hidden input) is shown.
 
     Parameters
     ----------
@@ -601,19 +583,15 @@ def safe_check_feedback(check: dict) -> str:
 
     Examples
     --------
-    >>> safe_check_feedback({"hidden": True, "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
-    'failed on 2 of 5 cases (x); e.g. raised an exception'
-    >>> leaky = "failed on 1 of 5 cases (x); e.g. the keys must be exactly ['u1']"
-    >>> safe_check_feedback({"hidden": True, "feedback": leaky})
-    'failed on 1 of 5 cases (x); e.g. a wrong value (details of hidden cases are not shown)'
+    >>> safe_check_feedback({"hidden": True, "passed": False,
+    ...                      "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
+    'failed'
+    >>> safe_check_feedback({"hidden": False, "passed": False, "feedback": "failed on 1 of 2 cases (x)"})
+    'failed on 1 of 2 cases (x)'
     """
-    text = check["feedback"]
-    if not check.get("hidden"):
-        return text
-    match = _EXAMPLE.search(text)
-    if match:
-        text = text[: match.start()] + "; e.g. " + hidden_problem(match.group(1))
-    return text
+    if check.get("hidden") and not check.get("passed"):
+        return HIDDEN_FAILED
+    return check["feedback"]
 
 
 def error_types(question: dict) -> str:
@@ -720,14 +698,19 @@ def check_outcome(check: dict, reason: str | None = None) -> tuple[str, str]:
     >>> check_outcome({"passed": True, "points": 1.0, "max_points": 1.0, "feedback": "passed (8 cases)"})
     ('', 'passed')
     >>> check_outcome({"passed": False, "hidden": True, "points": 0, "max_points": 1,
-    ...                "feedback": "failed on 2 of 5 cases (x); e.g. wrong value"})
-    ('2 of 5 cases', 'failed: wrong value')
+    ...                "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
+    ('', 'failed')
+    >>> check_outcome({"passed": False, "points": 0, "max_points": 0,
+    ...                "feedback": "not scored: failed on 1 of 2 cases (x); e.g. wrong value"})
+    ('1 of 2 cases', 'failed: wrong value')
     """
     if check["passed"]:
         if check["max_points"] > 0 and check["points"] == 0:
             return "", GATED
         return "", "passed" if check["max_points"] > 0 else "passed (not scored)"
-    text = safe_check_feedback(check)
+    if check.get("hidden"):
+        return "", HIDDEN_FAILED
+    text = check["feedback"]
     found = _FAILED.match(text)
     if found:
         return f"{found.group(1)} of {found.group(2)} cases", f"failed: {found.group(3)}"

@@ -59,7 +59,15 @@ from pathlib import Path
 from typing import Any
 
 from . import cgroup, isolation, seccomp
-from .decode import SandboxResult, clean_text, hung_cell_error, take_events, validate_event
+from .decode import (
+    HIDDEN_END,
+    SandboxResult,
+    clean_text,
+    hung_cell_error,
+    take_events,
+    validate_event,
+    with_public,
+)
 from .isolation import Runtime
 
 __all__ = ["Limits", "SandboxResult", "run_submission", "validate_event", "clean_text", "BOOTSTRAP"]
@@ -303,6 +311,9 @@ class _Reader:
         self.cell: int | None = None
         self.current: str | None = None
         self.loaded = self.finished = False
+        #: the supervisor announced a function's hidden cases (part 2): a hidden input may reach the notebook
+        self.hidden = False
+        self.functions = {q["name"] for q in job["questions"] if q["kind"] == "function"}
         self.deadline = min(time.monotonic() + limits.timeout, end)
         self.end = end
         self.reason = ""
@@ -322,6 +333,7 @@ class _Reader:
         self.loaded = True
         self.cell = None
         self.current = key[1] if ev == "start" else None
+        self.hidden = self.hidden or (ev == "start" and key[2] == 2 and key[1] in self.functions)
         self.deadline = min(time.monotonic() + self.limits.timeout, self.end)
         return True
 
@@ -331,11 +343,13 @@ class _Reader:
             if not self._phase(event):
                 self.invalid += 1
                 return
-        elif ev == "result":
-            if event["q"] != self.current:
+        elif ev in ("result", "public"):
+            if event["q"] != self.current or (ev == "public" and self.hidden):
                 self.invalid += 1
                 return
-            self.current = None
+            self.current = None if ev == "result" else self.current
+        elif ev == "warning" and self.hidden:
+            event = {**event, "after_hidden": True}
         elif ev == "done":
             self.finished = self.loaded
         if len(self.events) < _MAX_EVENTS:
@@ -535,12 +549,14 @@ def _watch(reader: _Reader, output: _Output, proc: subprocess.Popen, launch: _La
         reader.reason = f"the submission's memory limit ({launch.limits.memory_mb} MiB in all) was exceeded"
 
 
-def _keep_output(output: _Output, result: SandboxResult, limits: Limits) -> None:
+def _keep_output(output: _Output, result: SandboxResult, limits: Limits, hidden: bool) -> None:
+    """The run's printed output into the report (the instructor's); the cut is said to the learner only
+    when no hidden input had reached the notebook (``hidden``): how much it printed could carry one."""
     text = output.data.decode("utf-8", "backslashreplace")
     if text:
         result.output += clean_text(text, max(0, _OUTPUT_SHOWN - len(result.output)))
     if output.total >= limits.output_bytes:
-        result.warnings.append(
+        (result.withheld if hidden else result.warnings).append(
             f"the printed output was cut after {limits.output_bytes} bytes (--output-bytes): "
             "printing more failed inside the notebook"
         )
@@ -553,8 +569,11 @@ def _run_once(
     limits: Limits,
     result: SandboxResult,
     end: float,
+    tainted: bool = False,
 ) -> _Reader:
-    """One sandbox run; the reader holds the events, the phase it stopped in and the reason."""
+    """One sandbox run; the reader holds the events, the phase it stopped in and the reason.
+
+    ``tainted``: an earlier run of the submission got to the hidden cases."""
     workdir = tempfile.mkdtemp(prefix="helpers-grade-") if runtime.mode == isolation.UNSAFE else None
     pipes = _Pipes(job, cases)
     reader = _Reader(pipes.channel_r, limits, result, pipes.job, end)
@@ -570,7 +589,7 @@ def _run_once(
         pipes.close()
         if workdir:
             shutil.rmtree(workdir, ignore_errors=True)
-    _keep_output(output, result, limits)
+    _keep_output(output, result, limits, tainted or reader.hidden)
     if reader.invalid:
         result.warnings.append(
             f"ignored {reader.invalid} invalid or out-of-order message(s) on the result channel"
@@ -589,6 +608,9 @@ class _Runs:
         self.skip: list[int] = []
         self.result = SandboxResult()
         self.end = time.monotonic() + limits.timeout * (len(questions) + 1)
+        #: a run got to the hidden cases: from then on a hidden input may have reached the notebook
+        #: (a run after it starts when it ended, and its code can read the clock)
+        self.tainted = False
 
     def job(self) -> tuple[dict, dict[str, list[str]]]:
         """The public job of the next run (no case in it) and, apart, the cases of its questions."""
@@ -614,35 +636,55 @@ class _Runs:
 
     def step(self) -> bool:
         """One run; whether another is needed."""
-        reader = _run_once(*self.job(), self.runtime, self.limits, self.result, self.end)
-        take_events(reader.events, self.remaining, self.result, first=not self.result.runs_loaded)
+        tainted = self.tainted
+        reader = _run_once(*self.job(), self.runtime, self.limits, self.result, self.end, tainted)
+        take_events(reader.events, self.remaining, self.result, not self.result.runs_loaded, not tainted)
         self.result.runs += 1
         self.result.runs_loaded = self.result.runs_loaded or reader.loaded
+        self.tainted = tainted or reader.hidden
         todo = [q for q in self.remaining if q["name"] not in self.result.questions]
         return bool(todo) and self._next(reader, todo)
 
     def _next(self, reader: _Reader, todo: list[dict]) -> bool:
+        """After a run that stopped early: what failed, and whether a new run goes on.
+
+        Once a hidden input may have reached the notebook (:attr:`tainted`), how the run ended is
+        the learner's only as :data:`~helpers.grade.decode.HIDDEN_END` (the exit status, the
+        signal, a time or memory limit, a hung cell: the instructor's ``detail`` keeps it)."""
+        reason = reader.reason or "the process stopped reporting"
         if not reader.loaded and reader.cell is not None and time.monotonic() < self.end:
             # The run stopped inside a cell: report it, run the notebook again without it.
-            self.result.hung_cells.append(
-                {"cell": reader.cell, "reason": reader.reason or "stopped reporting"}
-            )
+            if self.tainted:
+                self.result.withheld.append(f"cell {reader.cell} did not finish in a later run: {reason}")
+            else:
+                self.result.hung_cells.append({"cell": reader.cell, "reason": reason})
             self.skip.append(reader.cell)
             return True
         if not reader.loaded:
-            return self._fail(todo, f"running the notebook failed: {reader.reason}")
+            return self._fail(todo, f"running the notebook failed: {reason}")
         if time.monotonic() >= self.end:
             return self._fail(todo, "the submission's total time limit was used up")
         # The sandbox died or hung inside one question (or between two): that one fails, the rest go on.
         stuck = reader.current if reader.current in {q["name"] for q in todo} else todo[0]["name"]
-        self.result.questions[stuck] = {"failure": reader.reason or "the process stopped reporting"}
+        self.result.questions[stuck] = self._failure(reason)
         self.remaining = [q for q in todo if q["name"] != stuck]
         return bool(self.remaining)
 
+    def _failure(self, reason: str) -> dict:
+        """A question's failure as reported: the learner reads :data:`HIDDEN_END` once tainted."""
+        return {"failure": HIDDEN_END, "detail": reason} if self.tainted else {"failure": reason}
+
     def _fail(self, todo: list[dict], reason: str) -> bool:
         for q in todo:
-            self.result.questions[q["name"]] = {"failure": reason}
+            self.result.questions[q["name"]] = self._failure(reason)
         return False
+
+    def merge_public(self, questions: list[dict]) -> None:
+        """Every question's status and public cases from a run no hidden input had reached."""
+        found = self.result.questions
+        for q in questions:
+            if q["name"] in found:
+                found[q["name"]] = with_public(q, found[q["name"]], self.result.public.get(q["name"]))
 
 
 def run_submission(
@@ -671,7 +713,9 @@ def run_submission(
         ``{"name", "kind": "function"|"value", "target", "cases": [[arg, ...], ...], "public": [i, ...]}``.
         Arguments are JSON values; ``{"set": [...]}`` becomes a set. ``public`` (optional, default
         none) lists the indices of the public cases: every question's public cases run before any
-        hidden case of any question, so what they return or raise may be shown to the learner.
+        hidden case of any question, so what they return or raise may be shown to the learner; a
+        question's status and public cases are those of a run no hidden input had reached
+        (:func:`helpers.grade.decode.with_public`).
     runtime : Runtime
         From :func:`helpers.grade.isolation.prepare`.
     limits : Limits
@@ -690,6 +734,7 @@ def run_submission(
     runs = _Runs(cells, questions, runtime, limits, seed)
     while runs.remaining and runs.step():
         pass
+    runs.merge_public(questions)
     result = runs.result
     result.cell_errors += [hung_cell_error(h, cells, limits.timeout) for h in result.hung_cells]
     return result

@@ -30,9 +30,10 @@ The rules, in the order they apply:
    is treated as hidden (its right value is drawn at grading time). Type names
    a learner's code chose are never shown (:func:`helpers.grade.inert.type_name`).
    Public cases run before any hidden one (:mod:`helpers.grade.child`): the type
-   check's text, the notes and ``public_errors`` come from them only; what a
-   hidden case did reaches the learner only as a fixed word
-   (:func:`helpers.grade.reports.hidden_problem`).
+   check, the notes, ``public_errors`` and the "not attempted" verdict come from
+   them only; of a hidden check the learner reads only passed or failed
+   (:func:`helpers.grade.reports.safe_check_feedback`), how its cases failed
+   stays in this report for the instructor.
 """
 
 from __future__ import annotations
@@ -289,13 +290,10 @@ def _public(q: Question, cases: list[_Case]) -> list[_Case]:
     return [c for c in cases if c.check not in hidden]
 
 
-#: The type check's text when only hidden cases had a problem (theirs could carry a hidden input).
-HIDDEN_TYPE_ISSUE = "a hidden case did not return a value of the right type or range"
-
-
 def _type_entry(q: Question, cases: list[_Case]) -> dict:
-    shown = [c.type_issue for c in _public(q, cases) if c.type_issue]
-    issues = shown or ([HIDDEN_TYPE_ISSUE] if any(c.type_issue for c in cases) else [])
+    """The type check, judged on the public cases only (what a hidden case returned could be chosen
+    from its input; the hidden checks' own entries say what went wrong there)."""
+    issues = [c.type_issue for c in _public(q, cases) if c.type_issue]
     feedback = "passed" if not issues else f"failed: {issues[0]}"
     return {
         "name": q.type_check,
@@ -455,7 +453,10 @@ def fail_question(q: Question, reason: str, status: str) -> dict:
 
 def _early_failure(q: Question, raw: dict, n_cases: int) -> dict | None:
     if "failure" in raw:
-        return fail_question(q, f"did not report: {raw['failure']}", "no report")
+        failed = fail_question(q, f"did not report: {raw['failure']}", "no report")
+        if "detail" in raw:  # how a process ended once a hidden input reached it: the instructor's only
+            failed["detail"] = clean_text(raw["detail"], 300)
+        return failed
     if raw["status"] == "missing":
         kind = "function" if q.kind == "function" else "answer variable"
         return fail_question(q, f"{kind} {q.target} is not defined in the notebook", "missing")
@@ -494,14 +495,16 @@ def _checks(q: Question, judged: list[_Case]) -> list[dict]:
     return checks
 
 
-#: A note on hidden cases (which NumPy type a hidden case returned could carry its input).
-HIDDEN_NOTE = "returned a NumPy number on a hidden case (accepted)"
-
-
 def _notes(q: Question, judged: list[_Case]) -> list[str]:
-    """The notes a learner reads: a public case's own, one fixed note for any hidden case's."""
-    public = {id(j) for j in _public(q, judged)}
-    return sorted({j.note if id(j) in public else HIDDEN_NOTE for j in judged if j.note})
+    """The notes a learner reads: those of public cases (a hidden case's could carry its input)."""
+    return sorted({j.note for j in _public(q, judged) if j.note})
+
+
+def _not_attempted(q: Question, judged: list[_Case], points: float) -> bool:
+    """Still the stub: every public case not attempted and no points (how the hidden cases failed,
+    which the notebook's code could choose from their inputs, does not decide it)."""
+    shown = _public(q, judged)
+    return bool(shown) and all(j.not_attempted for j in shown) and points == 0
 
 
 def _totals(q: Question, checks: list[dict]) -> tuple[float, str]:
@@ -514,7 +517,7 @@ def _totals(q: Question, checks: list[dict]) -> tuple[float, str]:
 
 def _verdicts(q: Question, report: dict, judged: list[_Case]) -> None:
     """The question-wide verdicts that override the checks: not attempted, one answer for everything."""
-    if all(j.not_attempted for j in judged):
+    if _not_attempted(q, judged, report["points"]):
         report["status"] = "not attempted"
     elif q.kind == "function" and _constant_answer(q, judged):
         report.update(

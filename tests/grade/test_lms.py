@@ -122,7 +122,8 @@ def test_not_attempted_is_not_wrong(graded):
     constant = reports.question_result(
         {"status": "same answer for every input", "reason": "returns one value"}
     )
-    assert constant == ("wrong", "returns one value")
+    # whether the hidden cases got one value back is the instructor's: the learner reads the checks' verdict
+    assert constant == ("wrong", "no hidden check passed")
 
 
 def test_roster_ids_names_and_absent_learners(graded):

@@ -125,7 +125,6 @@ def test_the_honest_classmates_keep_full_marks_and_no_attacker_scores(graded):
     assert all(g["report"]["score"] == 0.0 for name, g in graded.items() if not name.startswith("honest"))
 
 
-@pytest.mark.xfail(strict=True, reason="red team 5: the exit status of a hidden case is shown")
 def test_a_hidden_input_does_not_leak_as_the_exit_status(graded):
     assert graded["honest1.ipynb"]["report"]["score"] == 14.0
     for target in TARGETS:
@@ -139,7 +138,6 @@ def test_a_hidden_input_does_not_leak_as_the_exit_status(graded):
         )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 5: the signal that ended a hidden case is named")
 def test_a_hidden_input_does_not_leak_as_the_signal_that_ended_the_process(graded):
     assert graded["honest1.ipynb"]["report"]["score"] == 14.0
     for target in TARGETS:
@@ -147,17 +145,16 @@ def test_a_hidden_input_does_not_leak_as_the_signal_that_ended_the_process(grade
         assert usr1 == section(graded["signal_SIGTERM.ipynb"]["feedback"], target), usr1
 
 
-@pytest.mark.xfail(strict=True, reason="red team 5: worked examples of a restarted run are shown")
 def test_a_worked_example_shown_ran_before_any_hidden_input_reached_the_notebook(graded):
     assert graded["honest2.ipynb"]["report"]["score"] == 14.0
     shown = re.search(
         r"got ` (\d\.\d+(?:e-\d+)?) `", section(graded["a_clock.ipynb"]["feedback"], "recall_at_k")
     )
     # the first run's cells ran within seconds of T0; a run after the 8 s hidden case, 8 s or more after
-    assert shown is None or float(shown.group(1)) * 1000 < 6.0, shown.group(1)
+    # (8 s is the bound: under load, 2 cores shared by 5 sessions, the first run's cell ran 7.2 s after T0)
+    assert shown is None or float(shown.group(1)) * 1000 < 8.0, shown.group(1)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 5: hidden checks are grouped by the kind of failure")
 def test_how_hidden_cases_fail_does_not_change_the_feedback(graded):
     assert graded["honest1.ipynb"]["report"]["score"] == 14.0
     kinds = ("raise", "str", "wrong")
