@@ -84,6 +84,18 @@ class SandboxResult:
 def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
     """Any string from the sandbox as printable text: cut, lone surrogates and control characters escaped.
 
+    Parameters
+    ----------
+    value : Any
+        A text from the sandbox (anything else is shown through ``str``).
+    limit : int
+        Characters kept.
+
+    Returns
+    -------
+    str
+        Printable text, safe to store and to pass on to the writers of :mod:`helpers.grade.inert`.
+
     Examples
     --------
     >>> clean_text("ok\\ud800\\x00" + "x" * 600)[:16]
@@ -175,6 +187,17 @@ def _reject_constant(name: str) -> Any:
 
 def validate_event(line: bytes) -> dict | None:
     """One line from the result channel as a schema-checked event, or ``None`` if it is not one.
+
+    Parameters
+    ----------
+    line : bytes
+        One line of the result channel, written by the learner's process.
+
+    Returns
+    -------
+    dict or None
+        The event, when it is JSON of one of the known shapes with values in range; None for
+        anything else (which the caller counts, never trusts).
 
     Examples
     --------
@@ -298,6 +321,20 @@ def with_public(question: dict, event: dict, public: dict | None) -> dict:
 
 def hung_cell_error(hung: dict, cells: list[dict], timeout: float) -> dict:
     """A cell the notebook's run stopped in, as a cell error (which cell, why, and what happened next).
+
+    Parameters
+    ----------
+    hung : dict
+        The sandbox's report: the cell's index and the reason it stopped.
+    cells : list of dict
+        The prepared notebook's cells, to find the cell's first line.
+    timeout : float
+        The run's wall clock in seconds, quoted in the message.
+
+    Returns
+    -------
+    dict
+        ``cell``, ``line`` and ``error``, like the cell errors of a loaded notebook.
 
     Examples
     --------
