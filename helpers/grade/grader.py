@@ -335,7 +335,13 @@ def _not_graded_lines(collection: Any) -> list[str]:
     def shown(name: str) -> str:
         return name.encode("ascii", "backslashreplace").decode("ascii")
 
-    lines = [f"not graded as anybody's: {shown(n)}: {why}" for n, why in collection.unmatched]
+    claimed = {s.display for s in getattr(collection, "unassigned", []) if getattr(s, "contested", None)}
+    lines = [
+        f"not graded: {shown(n)}: {why}"
+        if n in claimed
+        else f"not graded: {shown(n)}: matches no roster entry ({why})"
+        for n, why in collection.unmatched
+    ]
     lines += [
         f"not graded: {shown(n)}: matches several roster entries ({', '.join(ids)}): fix the roster"
         for n, ids in collection.ambiguous
