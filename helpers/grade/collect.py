@@ -19,9 +19,17 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
 
 - **Nothing is ever scored as somebody else's.** A file that matches no roster entry is in
   :attr:`Collection.unmatched`, one that matches several (at the rule that decides, see
-  :meth:`helpers.grade.reports.Roster.match_all`) in :attr:`Collection.ambiguous`; when several
-  files of one source claim one learner, none of them is assigned (each is unmatched, with the
-  others named), so a second file cannot take a classmate's place.
+  :meth:`helpers.grade.reports.Roster.match_all`) in :attr:`Collection.ambiguous`.
+- **A claim by the platform beats a claim by a name; two claims of one kind are a conflict.** A
+  file is identified by the platform (Canvas's user id or name, Gradescope's submitters, a
+  per-learner folder's name: nothing a learner types) or by its file name (a roster pattern,
+  which a classmate can type too). When several files claim one learner, the platform's wins over
+  names (those files are unmatched, saying why); otherwise none of them is assigned: each is in
+  :attr:`Collection.unassigned` with :attr:`Submission.contested` set to the learner, so the
+  grader keeps that learner's earlier result, marks their row ``conflict`` (never 0, even with
+  ``--missing-zero``) and says which files to rename or remove. A second file never takes a
+  classmate's place, nor costs the classmate a grade. Look-alike names (equal once
+  NFC-normalised) are no conflict: the one spelled exactly as the roster's ``file`` keeps the learner.
 - **Matching uses what the platform controls before what a learner typed**: Canvas's user id
   and Gradescope's ``:sid`` come before any file-name pattern.
 - **Archives are read, never trusted**: a member with an absolute path or ``..`` (zip-slip),
@@ -70,6 +78,7 @@ _CANVAS = re.compile(
     r"^(?P<name>[^_/]+)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$"
 )
 _RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
+PLATFORM, NAME = "platform", "name"  # how a file names its learner (see the module's decisions)
 
 
 # ------------------------------------------------------------------ the interface (g-interfaces.md)
@@ -102,6 +111,8 @@ class Submission:
     learner: str | None  # the roster id it matched; None when no roster was given
     submitted_at: datetime | None  # timezone-aware UTC, from the LMS's metadata when it gives one, else None
     lms_late: bool | None = None  # Canvas's LATE marker (True/False) for a Canvas file; None elsewhere
+    # the roster id this file claims together with other files (a conflict: it is nobody's); else None
+    contested: str | None = None
 
 
 @dataclass(frozen=True)
@@ -139,6 +150,14 @@ class Collection:
     # the files of `unmatched` and `ambiguous`, as submissions of nobody (learner None): an instructor
     # may grade them to look at, never to credit anyone
     unassigned: list[Submission] = field(default_factory=list)
+
+    def conflicts(self) -> dict[str, list[str]]:
+        """Each roster id that several files claim (none assigned), with those files' names."""
+        out: dict[str, list[str]] = {}
+        for sub in self.unassigned:
+            if sub.contested is not None:
+                out.setdefault(sub.contested, []).append(sub.display)
+        return out
 
 
 @dataclass(frozen=True)
@@ -231,6 +250,7 @@ class _Found:
     why: str = ""  # why unmatched
     submitted_at: datetime | None = None
     lms_late: bool | None = None
+    by: str = PLATFORM  # what identified the learners: PLATFORM (nothing a learner types) or NAME
 
 
 @dataclass
@@ -246,11 +266,14 @@ class _Builder:
     def add(self, path: Path, display: str, learners: list[Learner] | None, why: str = "", **extra) -> None:
         self.found.append(_Found(path, display, None if self.roster is None else learners, why, **extra))
 
-    def by_name(self, name: str) -> tuple[list[Learner] | None, str]:
+    def by_name(self, path: Path, display: str, why: str = "", **extra) -> None:
+        """Add a file identified by its name (the roster's file patterns), with ``why`` when unmatched."""
         if self.roster is None:
-            return None, ""
-        found = self.roster.match_all(name)
-        return found, "" if found else "no roster entry's file pattern matches the name"
+            self.add(path, display, None, **extra)
+            return
+        found = self.roster.match_all(path.name)
+        why = why or "no roster entry's file pattern matches the name"
+        self.add(path, display, found, "" if found else why, by=NAME, **extra)
 
 
 def collect(
@@ -303,8 +326,7 @@ def _source(build: _Builder, path: Path) -> None:
     elif path.suffix.lower() == ".zip":
         _zip_source(build, path)
     else:
-        learners, why = build.by_name(os.path.basename(str(path)))
-        build.add(path, display_name(path), learners, why)
+        build.by_name(path, display_name(path))
 
 
 def _entries(folder: Path) -> list[os.DirEntry]:
@@ -358,30 +380,25 @@ def _top_file(build: _Builder, path: Path, shown: str) -> int:
     """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE."""
     canvas = parse_canvas_name(path.name)
     if canvas is None:
-        learners, why = build.by_name(path.name)
-        build.add(path, shown, learners, why)
+        build.by_name(path, shown)
         return 0
-    learners, why = _canvas_learners(build.roster, canvas, path.name)
-    build.add(path, shown, learners, why, lms_late=canvas.late)
+    found = _canvas_learners(build.roster, canvas)
+    if found or build.roster is None:
+        build.add(path, shown, found, lms_late=canvas.late)
+    else:  # the whole name against the file patterns: a claim by a name (the original is the learner's)
+        why = (
+            f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
+            "(columns canvas_id, login) and no file pattern matches"
+        )
+        build.by_name(path, shown, why, lms_late=canvas.late)
     return int(canvas.late)
 
 
-def _canvas_learners(
-    roster: Roster | None, canvas: CanvasName, file_name: str
-) -> tuple[list[Learner] | None, str]:
+def _canvas_learners(roster: Roster | None, canvas: CanvasName) -> list[Learner] | None:
+    """The learners Canvas's own parts of the name identify: the user id, else the name as ``login``."""
     if roster is None:
-        return None, ""
-    for found in (
-        roster.with_field("canvas_id", canvas.user_id),
-        roster.with_field("login", canvas.name),
-        roster.match_all(file_name),
-    ):
-        if found:
-            return found, ""
-    return [], (
-        f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
-        "(columns canvas_id, login) and no file pattern matches"
-    )
+        return None
+    return roster.with_field("canvas_id", canvas.user_id) or roster.with_field("login", canvas.name)
 
 
 def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
@@ -396,12 +413,11 @@ def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
         elif owners:
             build.add(Path(entry.path), shown, owners)
         else:
-            learners, why = build.by_name(entry.name)
             why = (
-                why
-                and f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id and {why}"
+                f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id and "
+                "no roster entry's file pattern matches the name"
             )
-            build.add(Path(entry.path), shown, learners, why)
+            build.by_name(Path(entry.path), shown, why)
 
 
 # ------------------------------------------------------------------ Gradescope
@@ -632,17 +648,44 @@ def _finish(build: _Builder) -> Collection:
         if ids is None or (len(ids) == 1 and i not in rivals):
             learner = ids[0] if ids else None
             out.submissions.append(Submission(f.path, f.display, learner, f.submitted_at, f.lms_late))
-            continue
-        out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late))
-        if len(ids) > 1:
-            out.ambiguous.append((f.display, ids))
-        elif ids:
-            others = ", ".join(found[j].display for j in rivals[i][:5])
-            why = f"learner {ids[0]} is also claimed by {others}: none of these files is assigned"
-            out.unmatched.append((f.display, why))
         else:
-            out.unmatched.append((f.display, f.why or "no roster entry matches"))
+            _unassigned(out, found, i, ids, rivals.get(i))
     return out
+
+
+def _unassigned(out: Collection, found: list[_Found], i: int, ids: list[str], lost: _Lost | None) -> None:
+    """File ``i`` is nobody's: matching no entry, several, or a learner another file keeps or contests."""
+    f = found[i]
+    contested = ids[0] if lost is not None and lost.contested else None
+    out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late, contested))
+    if len(ids) > 1:
+        out.ambiguous.append((f.display, ids))
+    elif lost is not None:
+        out.unmatched.append((f.display, _rival_reason(found, ids[0], lost)))
+    else:
+        out.unmatched.append((f.display, f.why or "no roster entry matches"))
+
+
+@dataclass(frozen=True)
+class _Lost:
+    """Why a file that claims one learner is not assigned: the files it lost to, and whether it is a
+    conflict (no file won: the learner has none this run) or it lost to the platform's or the roster's
+    exact name."""
+
+    others: list[int]
+    contested: bool
+
+
+def _rival_reason(found: list[_Found], learner: str, lost: _Lost) -> str:
+    others = ", ".join(repr(found[j].display) for j in lost.others[:5])
+    if lost.contested:
+        return (
+            f"learner {learner} is also claimed by {others} (a CONFLICT): none of these files is graded "
+            f"as {learner}'s (an earlier result of {learner} stays); rename or remove all but the right "
+            "one, then grade again"
+        )
+    how = "is identified by the platform" if found[lost.others[0]].by == PLATFORM else "is named exactly"
+    return f"claims learner {learner} by its name, but {others} {how} as {learner}'s"
 
 
 def _unique(found: list[_Found]) -> list[_Found]:
@@ -656,23 +699,31 @@ def _unique(found: list[_Found]) -> list[_Found]:
     return out
 
 
-def _rivals(found: list[_Found]) -> dict[int, list[int]]:
-    """For each file whose single learner another file also claims, the other files."""
+def _rivals(found: list[_Found]) -> dict[int, _Lost]:
+    """For each file whose single learner another file also claims, and that does not keep it: why."""
     claims: dict[str, list[int]] = {}
     for i, f in enumerate(found):
         if f.learners and len({x.id for x in f.learners}) == 1:
             claims.setdefault(f.learners[0].id, []).append(i)
-    out: dict[int, list[int]] = {}
+    out: dict[int, _Lost] = {}
     for ids in (ids for ids in claims.values() if len(ids) > 1):
-        out.update(_losers(ids, _exact_spelling(found, ids)))
+        out.update(_losers(found, ids))
     return out
 
 
-def _losers(ids: list[int], winner: int | None) -> dict[int, list[int]]:
-    """Each file that loses the learner, with the files it lost to (all the others when none wins)."""
-    if winner is None:
-        return {i: [j for j in ids if j != i] for i in ids}
-    return {i: [winner] for i in ids if i != winner}
+def _losers(found: list[_Found], ids: list[int]) -> dict[int, _Lost]:
+    """Of several files claiming one learner, each that loses it: a claim by name loses to the
+    platform's; among the strongest, one spelled exactly as the roster wins over its look-alikes;
+    otherwise the strongest are in conflict and all lose."""
+    strongest = [i for i in ids if found[i].by == PLATFORM] or ids
+    out = {i: _Lost(strongest, False) for i in ids if i not in strongest}
+    winner = _exact_spelling(found, strongest) if len(strongest) > 1 else strongest[0]
+    for i in strongest:
+        if winner is None:
+            out[i] = _Lost([j for j in strongest if j != i], True)
+        elif i != winner:
+            out[i] = _Lost([winner], False)
+    return out
 
 
 def _exact_spelling(found: list[_Found], ids: list[int]) -> int | None:
@@ -706,7 +757,13 @@ def instructor_lines(collection: Collection) -> list[str]:
     not assigned to anybody (matches several roster entries: s2, s3): 'a_s2_s3.ipynb'
     refused: '../x.ipynb': outside the archive
     """
-    lines = [f"not assigned to anybody: {name!r}: {why}" for name, why in collection.unmatched]
+    lines = [
+        f"CONFLICT: learner {learner} is claimed by {', '.join(map(repr, names))}: none is graded as theirs "
+        "(their earlier result, if any, stays; never 0); rename or remove all but the right file, then "
+        "grade again"
+        for learner, names in collection.conflicts().items()
+    ]
+    lines += [f"not assigned to anybody: {name!r}: {why}" for name, why in collection.unmatched]
     lines += [
         f"not assigned to anybody (matches several roster entries: {', '.join(ids)}): {name!r}"
         for name, ids in collection.ambiguous

@@ -255,8 +255,28 @@ def _grades_row(row: ClassRow, file: str, targets: list[str]) -> list[Any]:
     ]  # fmt: skip
 
 
+def _contest_reason(files: list[str]) -> str:
+    names = ", ".join(inert.plain(f, 200) for f in files[:5])
+    return (
+        f"conflict: the files {names} all claim this learner, so none is graded as theirs; rename or "
+        "remove all but the right one, then grade again"
+    )
+
+
+def _missing_row(learner: Learner, files: list[str] | None, score: float | None) -> tuple[str, str, str]:
+    """Status, reason and score of a roster learner with no current result: ``conflict`` (never a
+    score) when several files of a run claimed them, else ``missing``."""
+    if files:
+        return "conflict", _contest_reason(files), ""
+    return "missing", f"no file matched the roster entry {learner.pattern!r}", _score(score)
+
+
 def grades_csv(
-    info: dict, rows: list[ClassRow], missing: list[Learner], missing_score: float | None
+    info: dict,
+    rows: list[ClassRow],
+    missing: list[Learner],
+    missing_score: float | None,
+    contested: dict[str, list[str]] | None = None,
 ) -> bytes:
     """``grades.csv``: a row per current result (ordered by learner), then one per missing learner.
 
@@ -265,7 +285,9 @@ def grades_csv(
     ``score_before_penalty``, ``score`` (after the penalty), ``max_score``, the points of each
     question (named after its function, variable or answer cell) and, for each, ``<target> result``,
     then ``graded_at`` and ``sha256`` (of the file graded). A missing learner's score is empty
-    (or 0 after the deadline with ``--missing-zero``).
+    (or 0 after the deadline with ``--missing-zero``). A learner in ``contested`` (roster id: the
+    files of a run that all claimed them) is ``conflict`` with an empty score when they have no
+    result, and keeps their current result otherwise, its reason naming the files.
 
     Parameters
     ----------
@@ -277,22 +299,30 @@ def grades_csv(
         Roster learners without a submission.
     missing_score : float or None
         Their score: None (empty) before the deadline or without ``--missing-zero``, else 0.
+    contested : dict, optional
+        Roster id to the names of the files of a run that all claimed that learner.
 
     Returns
     -------
     bytes
         The CSV file.
     """
+    contested = contested or {}
     targets = [q["target"] for q in info["questions"]]
     header = [*GRADES_HEAD, *GRADES_LATE, "score", "max_score", *targets, *[f"{t} result" for t in targets]]
     out: list[list[Any]] = [[*header, "graded_at", "sha256"]]
     shown = display_names([row.report.get("file", "") for row in rows])
-    out += [_grades_row(row, file, targets) for row, file in zip(rows, shown, strict=True)]
+    for row, file in zip(rows, shown, strict=True):
+        out.append(_grades_row(row, file, targets))
+        if row.learner and row.learner.id in contested:
+            out[-1][GRADES_HEAD.index("reason")] += (
+                "; " + _contest_reason(contested[row.learner.id]) + " (this result is earlier)"
+            )
     for learner in missing:
-        reason = f"no file matched the roster entry {learner.pattern!r}"
+        status, reason, score = _missing_row(learner, contested.get(learner.id), missing_score)
         blank = [""] * (len(GRADES_LATE) + 2)
-        out.append([learner.id, learner.name, "", "", "missing", reason, "", "", *blank])
-        out[-1][len(GRADES_HEAD) + len(GRADES_LATE)] = _score(missing_score)
+        out.append([learner.id, learner.name, "", "", status, reason, "", "", *blank])
+        out[-1][len(GRADES_HEAD) + len(GRADES_LATE)] = score
         out[-1] += [_score(info["max_score"]), *[""] * len(targets), *["missing"] * len(targets), "", ""]
     return _write_csv(out)
 
@@ -341,7 +371,8 @@ def write_class_files(out: Path, book: Gradebook, now: datetime | None = None) -
     policy = late.LatePolicy.from_json(book.meta("late_policy"))
     rows, missing = class_rows(book)
     missing_score = _missing_score(policy, now or datetime.now(UTC))
-    write_atomic(out, "grades.csv", grades_csv(info, rows, missing, missing_score))
+    contested = book.meta("contested") or {}
+    write_atomic(out, "grades.csv", grades_csv(info, rows, missing, missing_score, contested))
     feedback = out / "feedback"
     feedback.mkdir(exist_ok=True)
     shown = display_names([row.report.get("file", "") for row in rows])
@@ -351,7 +382,7 @@ def write_class_files(out: Path, book: Gradebook, now: datetime | None = None) -
     _remove_stale(out, book, {row.result.submission for row in rows})
     if book.roster():
         scores: list[tuple[Learner, float | None]] = [(x.learner, x.score) for x in rows if x.learner]
-        scores += [(x, missing_score) for x in missing]
+        scores += [(x, None if x.id in contested else missing_score) for x in missing]
         write_atomic(out, "canvas.csv", canvas_csv(info["title"], info["max_score"], scores))
 
 

@@ -72,7 +72,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -375,7 +375,13 @@ def _not_graded_lines(collection: Any) -> list[str]:
     def shown(name: str) -> str:
         return name.encode("ascii", "backslashreplace").decode("ascii")
 
-    lines = [f"not graded: {shown(n)}: matches no roster entry ({why})" for n, why in collection.unmatched]
+    claimed = {s.display for s in getattr(collection, "unassigned", []) if getattr(s, "contested", None)}
+    lines = [
+        f"not graded: {shown(n)}: {why}"
+        if n in claimed
+        else f"not graded: {shown(n)}: matches no roster entry ({why})"
+        for n, why in collection.unmatched
+    ]
     lines += [
         f"not graded: {shown(n)}: matches several roster entries ({', '.join(ids)}): fix the roster"
         for n, ids in collection.ambiguous
@@ -429,6 +435,8 @@ class _Run:
     progress: Any
     run_id: int = 0
     count: int = 0
+    previous: dict[str, Any] = field(default_factory=dict)  # each learner's current result before
+    replaced: list[str] = field(default_factory=list)  # learners whose result another file replaced
 
     def finished(self, i: int, report: dict) -> None:
         """Commit one graded submission to the gradebook, then write its JSON report."""
@@ -437,14 +445,62 @@ class _Run:
         when = None if sub.submitted_at is None else utc_text(sub.submitted_at)
         report["submitted_at"] = when
         self.book.record(self.run_id, self.whos[i], sub.learner, when, report)
+        _settle_contest(self.book, sub.learner)
         self.done[i] = report
         write_atomic(self.out, f"{report['submission']}.json", _report_bytes(report))
         self.say(_progress_line(self.count + 1, len(self.subs), report))
+        line = _replacement(self.previous.get(self.whos[i]), self.whos[i], report)
+        if line:
+            self.replaced.append(line)
+            self.tell(line)
 
     def say(self, line: str) -> None:
         self.count += 1
-        if self.progress is not None:
-            print(line, file=self.progress, flush=True)
+        self.tell(line)
+
+    def tell(self, line: str) -> None:
+        """A line for the instructor: on the progress stream, or standard error when it is off."""
+        print(line, file=sys.stderr if self.progress is None else self.progress, flush=True)
+
+
+def _escaped(name: str) -> str:
+    return repr(name.encode("ascii", "backslashreplace").decode("ascii"))
+
+
+def _replacement(old: Any, who: str, report: dict) -> str:
+    """What the instructor must read when ``who``'s current result (``old``) is replaced by another
+    file's (another sha256): both files and both scores, louder when the file's name differs too."""
+    if old is None or old.sha256 == report.get("sha256", "") or who.startswith("file:"):
+        return ""
+    line = (
+        f"REPLACED: {who}'s result of {_escaped(old.display)} ({old.score:g}/{old.max_score:g}) by "
+        f"{_escaped(report['file'])} ({report['score']:g}/{report['max_score']:g})"
+    )
+    if old.display != report["file"]:
+        line += (
+            f"; another file name: check it is {who}'s own (the earlier result stays in the history: "
+            f"python -m helpers.grade history OUT --learner {who})"
+        )
+    return line
+
+
+def _contested(book: Gradebook, subs: list[Any]) -> dict[str, list[str]]:
+    """Record the learners this run's files claim together (none assigned); returns them. They stay
+    marked in the gradebook (``meta`` ``contested``) until a run grades a file as theirs."""
+    now: dict[str, list[str]] = {}
+    for sub in subs:
+        if getattr(sub, "contested", None):
+            now.setdefault(sub.contested, []).append(sub.display)
+    if now:
+        book.set_meta("contested", {**(book.meta("contested") or {}), **now})
+    return now
+
+
+def _settle_contest(book: Gradebook, learner: str | None) -> None:
+    """A file graded as ``learner``'s ends their conflict of an earlier run."""
+    stored = book.meta("contested") or {}
+    if learner and learner in stored:
+        book.set_meta("contested", {k: v for k, v in stored.items() if k != learner})
 
 
 def _sha256(path: Path, limits: Limits) -> str:
@@ -596,7 +652,12 @@ def grade_many(
         run = _Run(
             book, plan, subs, names, whos, [skipped.get(i, {}) for i in range(len(subs))], Path(out), progress
         )
+        run.previous = {r.who: r for r in book.current()}
+        for i in skipped:
+            _settle_contest(book, subs[i].learner)
+        contested = _contested(book, subs)
         _grade_run(run, mode, limits, jobs, command)
+        _summary(run, contested)
     finally:
         book.close()
     return run.done
@@ -633,6 +694,21 @@ def _grade_run(run: _Run, mode: str, limits: Limits, jobs: int, command: str) ->
             file=run.progress,
             flush=True,
         )
+
+
+def _summary(run: _Run, contested: dict[str, list[str]]) -> None:
+    """The run's end, loud about what the instructor must decide: learners several files claim, and
+    results that another file replaced."""
+    for learner, files in contested.items():
+        run.tell(
+            f"CONFLICT: {learner} is claimed by {', '.join(map(_escaped, files))}: none is graded as "
+            f"{learner}'s (an earlier result stays; never 0 with --missing-zero); rename or remove all "
+            "but the right file, then grade again"
+        )
+    if run.replaced:
+        run.tell(f"{len(run.replaced)} learner(s) have a result from another file than before:")
+        for line in run.replaced:
+            run.tell("  " + line)
 
 
 def _close_run(run: _Run, outcome: str) -> None:

@@ -98,7 +98,13 @@ def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode
     late = tmp_path / "a-day-later"
     late.mkdir()
     shutil.copyfile(CORPUS / "perfect.ipynb", late / "bo_fixed.ipynb")
+    capsys.readouterr()
     assert _grade_cli(tmp_path, trusted_mode, late / "bo_fixed.ipynb") == 0
+    # the documented workflow still merges, and says loudly whose result another file replaced
+    said = capsys.readouterr().err
+    old = rows["s02"]["score"]
+    assert f"REPLACED: s02's result of 'bo.ipynb' ({old}/14) by 'bo_fixed.ipynb' (14/14)" in said, said
+    assert "another file name" in said and said.count("REPLACED") == 2  # when graded, and in the summary
 
     grades_after = _lines_by_id(out / "grades.csv", 0)
     canvas_after = _lines_by_id(out / "canvas.csv", 2)
@@ -129,6 +135,39 @@ def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode
 
 
 # ------------------------------------------------------------------ item 2: stable hidden cases
+def test_files_that_claim_one_learner_never_cost_them_their_grade(tmp_path, trusted_mode, capsys):
+    """Red team 5: two files of a run claim Bo (``bo*.ipynb``). Neither is graded as his; his earlier
+    result stays, with a reason naming both files; without one his row is ``conflict`` and never 0, even
+    with --missing-zero after the deadline; the next run that grades one file as his ends the conflict."""
+    folder = _class(tmp_path, {"ann.ipynb": "perfect.ipynb", "bo.ipynb": "perfect.ipynb"})
+    shutil.copyfile(CORPUS / "unchanged_stub.ipynb", folder / "bo (1).ipynb")
+    out, past = tmp_path / "out", ("--deadline", "2020-01-01T00:00:00+00:00", "--missing-zero")
+    assert _grade_cli(tmp_path, trusted_mode, folder, extra=past) == 0
+    said = capsys.readouterr().err
+    assert "CONFLICT: s02 is claimed by 'bo (1).ipynb', 'bo.ipynb'" in said, said
+    rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
+    assert rows["s02"]["status"] == "conflict" and rows["s02"]["score"] == ""
+    assert "'bo (1).ipynb'" in rows["s02"]["reason"] or "bo (1).ipynb" in rows["s02"]["reason"]
+    assert "no file matched" not in rows["s02"]["reason"]
+    assert rows["s05"]["score"] == "0" and rows["s01"]["score"] == "14"  # missing-zero still applies
+    canvas = _lines_by_id(out / "canvas.csv", 2)
+    assert canvas["s02"].rstrip("\r\n").endswith(",")  # empty, not 0
+
+    (folder / "bo (1).ipynb").unlink()  # the instructor removes the stray file and grades again
+    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
+    rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
+    assert rows["s02"]["score"] == "14" and "conflict" not in rows["s02"]["reason"]
+    with gb.Gradebook.open(out) as book:
+        assert book.meta("contested") == {}
+
+    # a later conflict keeps Bo's result and says so on his row
+    shutil.copyfile(CORPUS / "unchanged_stub.ipynb", folder / "bo (2).ipynb")
+    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
+    rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
+    assert rows["s02"]["score"] == "14" and rows["s02"]["file"] == "bo.ipynb"
+    assert "conflict: the files bo (2).ipynb, bo.ipynb" in rows["s02"]["reason"]
+
+
 def test_the_same_file_a_week_apart_gets_identical_partial_credit(tmp_path, trusted_mode, monkeypatch):
     notebook = tmp_path / "bo.ipynb"
     shutil.copyfile(CORPUS / "partially_correct.ipynb", notebook)

@@ -64,7 +64,6 @@ def roster(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="red team 5: a second file claiming Bob costs Bob his grade")
 def test_a_file_that_claims_a_classmate_does_not_cost_the_classmate_his_grade(bwrap, tmp_path, roster):
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -79,7 +78,6 @@ def test_a_file_that_claims_a_classmate_does_not_cost_the_classmate_his_grade(bw
     assert "no file matched" not in _reasons(out)["s123"]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 5: a later file replaces a classmate's result unsaid")
 def test_a_later_file_that_claims_a_classmate_is_not_silently_his_result(bwrap, tmp_path, roster):
     first, second = tmp_path / "batch1", tmp_path / "batch2"
     first.mkdir()
