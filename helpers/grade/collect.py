@@ -99,6 +99,9 @@ class Submission:
         disk are never used).
     lms_late : bool or None
         Canvas's LATE marker for a Canvas file; None elsewhere.
+    contested : str or None
+        The roster id this file claims together with other files of the same kind (a conflict: the
+        file is nobody's, and that learner keeps their earlier result); None otherwise.
 
     Examples
     --------
