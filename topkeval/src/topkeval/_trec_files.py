@@ -194,28 +194,31 @@ def _with_pyarrow(data: bytes, n_columns: int, numeric: int, integer: bool):
     except ImportError:
         return None
     names = [f"c{i}" for i in range(n_columns)]
-    # qid, docno, number; the rest is not converted, but pyarrow still refuses a line of another length
-    wanted = [names[0], names[2], names[numeric]]
-    types = {name: pa.string() for name in wanted}
-    types[names[numeric]] = pa.int64() if integer else pa.float64()
     try:
-        table = csv.read_csv(
-            io.BytesIO(data),
-            read_options=csv.ReadOptions(column_names=names),
-            parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
-            convert_options=csv.ConvertOptions(
-                column_types=types, strings_can_be_null=False, include_columns=wanted
-            ),
-        )
+        table = _arrow_table(pa, csv, data, names, numeric, integer)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # let the pandas route find the line and say what is wrong
     number = table.column(names[numeric])
-    if number.null_count or (
-        not integer and np.isnan(arrow_numbers(number)).any()
-    ):  # "nan" is null, "+nan" NaN
+    if number.null_count or (not integer and np.isnan(arrow_numbers(number)).any()):  # "nan" null, "+nan" NaN
         return None
     columns = dict(zip(table.column_names, table.columns, strict=True))
     return [columns.get(name) for name in names]
+
+
+def _arrow_table(pa, csv, data: bytes, names: list[str], numeric: int, integer: bool):
+    """qid, docno and the number column read by pyarrow (the rest is not converted, but pyarrow
+    still refuses a line of another length)."""
+    wanted = [names[0], names[2], names[numeric]]
+    types = {name: pa.string() for name in wanted}
+    types[names[numeric]] = pa.int64() if integer else pa.float64()
+    return csv.read_csv(
+        io.BytesIO(data),
+        read_options=csv.ReadOptions(column_names=names),
+        parse_options=csv.ParseOptions(delimiter=" ", quote_char=False, double_quote=False),
+        convert_options=csv.ConvertOptions(
+            column_types=types, strings_can_be_null=False, include_columns=wanted
+        ),
+    )
 
 
 def arrow_numbers(array) -> np.ndarray:
