@@ -239,6 +239,16 @@ def test_hidden_feedback_is_redacted():
         assert "OverflowError" not in text  # raised on a hidden case only: its name could be a hidden input
 
 
+def _assert_partial_results(data: dict) -> None:
+    """results.json of a partially correct notebook: per-question tests summing to the score, no seed."""
+    assert 0 < data["score"] < 14
+    assert [t["max_score"] for t in data["tests"]] == [q.points for q in A.questions]
+    assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"])
+    assert {t["status"] for t in data["tests"]} == {"passed", "failed"}
+    # never the seed: with it, the course's public code rebuilds every hidden case
+    assert data["visibility"] == "visible" and "seed" not in data["extra_data"]
+
+
 def test_gradescope_entry_point_writes_results_json(tmp_path, trusted_mode):
     unsafe = ["--unsafe-no-sandbox"] if trusted_mode == "unsafe-no-sandbox" else []
     submission = tmp_path / "submission"
@@ -249,13 +259,7 @@ def test_gradescope_entry_point_writes_results_json(tmp_path, trusted_mode):
     results = tmp_path / "results" / "results.json"
     args = ["gradescope", "--assignment", "from-scratch", "--submission", str(submission)]
     assert grade.main([*args, "--results", str(results), "--seed", "5", *unsafe]) == 0
-    data = json.loads(results.read_text())
-    assert 0 < data["score"] < 14
-    assert [t["max_score"] for t in data["tests"]] == [q.points for q in A.questions]
-    assert sum(t["score"] for t in data["tests"]) == pytest.approx(data["score"])
-    assert {t["status"] for t in data["tests"]} == {"passed", "failed"}
-    # never the seed: with it, the course's public code rebuilds every hidden case
-    assert data["visibility"] == "visible" and "seed" not in data["extra_data"]
+    _assert_partial_results(json.loads(results.read_text()))
     # no notebook: a zero with the reason, still a results.json
     empty = tmp_path / "empty"
     empty.mkdir()
