@@ -68,7 +68,9 @@ def _source(m: int, r: int, test: str) -> str:
 
 
 def _grade(files: list, out) -> dict:
-    done = grade.grade_many(files, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO())
+    done = grade.grade_many(
+        files, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
+    )
     return {r["file"]: r for r in done}
 
 
@@ -116,7 +118,9 @@ def test_what_the_learner_reads_does_not_depend_on_a_hidden_input(graded):
     assert graded["leak_odd.ipynb"]["warnings"] == graded["leak_even.ipynb"]["warnings"]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 6: a run whose hidden case reached the runner counts as clean")
+@pytest.mark.xfail(
+    strict=True, reason="red team 6: a run whose hidden case reached the runner counts as clean"
+)
 def test_a_run_whose_hidden_case_reached_the_notebook_is_tainted(graded):
     reasons = [q.get("reason", "") for q in graded["leak_odd.ipynb"]["questions"]]
     assert not any("sent more than the result channel accepts" in r for r in reasons), reasons
