@@ -4,18 +4,23 @@ x1 made a run *tainted* once the supervisor announces a function's hidden cases 
 ``part: 2``, ``sandbox._Reader._phase`` sets ``hidden``); what a tainted run shows the learner is cut
 to fixed phrases (``withheld``). The announcement is only seen if the grader *reads* it. The reader
 stops at the first chunk that takes the result channel past ``Limits.result_bytes`` (4 MiB,
-``sandbox._Reader._feed``) and drops that chunk unparsed, so ``hidden`` stays ``False``. The notebook
-controls how many bytes come back before part 2 (a public case returns a list of long strings), so it
-puts the channel's total just under the cap when part 1 ends: the chunk holding ``start q1 part 2`` is
-dropped, while the supervisor, whose pipe still has room, goes on and sends q1's first hidden case to
-the runner. Between that and the grader's kill the notebook writes one byte to its output or not,
-chosen from the hidden input (``k % 2``); it had printed ``--output-bytes - 1`` before. The run is
-"clean" (``tainted`` False in ``sandbox._Runs.step``), so ``_keep_output`` puts "the printed output was
-cut" in the learner's warnings (and the stuck question's reason is the real one, not ``HIDDEN_END``).
+``sandbox._Reader._feed``) and drops that chunk unparsed, so ``hidden`` stays ``False``. The
+notebook controls how many bytes come back before part 2 (q1's first public case returns 20 lists of
+10,000 integers and one shorter list), so it puts the channel's total just under the cap when part 1
+ends: the chunk holding ``start q1 part 2`` is dropped, while the supervisor, whose pipe still has
+room, goes on and sends q1's first hidden case to the runner. Between that and the grader's kill the
+notebook writes one byte to its output or not, chosen from the hidden input (``k % 2``); it had
+printed ``--output-bytes - 1`` before. The run is "clean" (``tainted`` False in
+``sandbox._Runs.step``), so ``_keep_output`` puts "the printed output was cut" in the learner's
+warnings (and the stuck question's reason is the real one, not ``HIDDEN_END``).
 
 One bit of a hidden input per submission; Gradescope's package keeps its seed, so resubmissions read
 the same hidden cases bit by bit (here a fixed hidden check's ``k``, the same for every learner).
-Measured: 7 of 7 runs right (both parities) under load 4-6 on 2 cores.
+It is a race the notebook wins by a wide margin: the grader spends ~0.56 s parsing and validating
+q1's 4 MB public event (measured, nice 10), while the supervisor runs the other questions' public
+cases, announces part 2 and hands over the hidden case, and the runner writes its byte, in
+milliseconds. Measured: 9 of 9 right with a padding of long strings (load 3-6, 2 cores; it lost once
+in a pytest run at load 2, whence the integers, slower to parse), 5 of 5 with the integers.
 
 The padding is found the way an attacker would (the channel's bytes are fixed by the public
 ``child.py`` and the notebook): one probe run, reading where part 2 begins.
@@ -35,7 +40,7 @@ from helpers.grade import isolation, sandbox
 from ..redteam_r5.common import A, notebook, with_honest
 
 SEED = 5_000_123
-ELEMENT = 2000 + len('{"t":"str","v":""},')  # one padding string on the channel (child.tag, compact JSON)
+ELEMENT = len('{"t":"int","v":"1"},')  # one padding integer on the channel (child.tag, compact JSON)
 
 SOURCE = """
 import os
@@ -45,7 +50,7 @@ def _make(name, public):
     def f(ranking, relevant, k):
         N[name] = N.get(name, 0) + 1
         if name == "precision_at_k" and N[name] == 1:
-            return ["x" * 2000] * {m} + ["x" * {r}]
+            return [[1] * 10000] * {m} + [[1] * {r}]
         if name == "precision_at_k" and N[name] == public + 1 and {test}:
             os.write(1, b"!")
         return 0.0
@@ -94,9 +99,9 @@ def _part_two_offset(tmp, m0: int) -> int:
 @pytest.fixture(scope="module")
 def graded(bwrap, tmp_path_factory):
     tmp = tmp_path_factory.mktemp("cap")
-    m0 = 2000
-    gap = sandbox.Limits().result_bytes - 10 - _part_two_offset(tmp, m0)
-    m, r = m0 + gap // ELEMENT, min(gap % ELEMENT, 2000)
+    m = 20  # lists of 10,000 integers: about 4.0 MB, slow for the grader to parse
+    gap = sandbox.Limits().result_bytes - 15 - _part_two_offset(tmp, m)
+    r = gap // ELEMENT
     folder = tmp / "class"
     folder.mkdir()
     with_honest(folder, "honest1.ipynb", "honest2.ipynb")
