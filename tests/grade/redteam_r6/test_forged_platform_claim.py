@@ -11,7 +11,9 @@ folder, also the flat folder of files the learners named themselves, which is wh
 So Mallory hands in her own notebook and a second one named ``bob_1_1_hw1.ipynb``: it is
 "identified by the platform" as Bob's, wins over Bob's own ``hw1_s123.ipynb`` (a claim by name,
 now "unmatched"), and Bob's grade is the score of Mallory's file (0 here, for his full-marks
-notebook). Nothing says CONFLICT or REPLACED; Mallory keeps her own 14. With ``canvas_id`` in the
+notebook). Nothing says CONFLICT or REPLACED: the run prints only "not assigned to anybody:
+'hw1_s123.ipynb': claims learner s123 by its name, but 'bob_1_1_hw1.ipynb' is identified by the
+platform as s123's", as if that were right; Mallory keeps her own 14. With ``canvas_id`` in the
 roster the same works with Bob's Canvas user id (classmates see it in Canvas's URLs).
 """
 
