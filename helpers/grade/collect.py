@@ -21,10 +21,12 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
   :attr:`Collection.unmatched`, one that matches several (at the rule that decides, see
   :meth:`helpers.grade.reports.Roster.match_all`) in :attr:`Collection.ambiguous`.
 - **A claim by the platform beats a claim by a name; two claims of one kind are a conflict.** A
-  file is identified by the platform (Canvas's user id or name, Gradescope's submitters, a
-  per-learner folder's name: nothing a learner types) or by its file name (a roster pattern,
-  which a classmate can type too). When several files claim one learner, the platform's wins over
-  names (those files are unmatched, saying why); otherwise none of them is assigned: each is in
+  file is identified by the platform (Canvas's user id or name in a Canvas download: its zip, or a
+  folder whose every notebook has a Canvas name; Gradescope's submitters; a per-learner folder's
+  name: nothing a learner types) or by its file name (a roster pattern, or a Canvas-shaped name
+  among files learners named, which a classmate can type too). When several files claim one
+  learner, the platform's wins over names (those files are unmatched, saying why); otherwise none
+  of them is assigned: each is in
   :attr:`Collection.unassigned` with :attr:`Submission.contested` set to the learner, so the
   grader keeps that learner's earlier result, marks their row ``conflict`` (never 0, even with
   ``--missing-zero``) and says which files to rename or remove. A second file never takes a
@@ -355,7 +357,8 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
         inner = "" if root == folder else display_name(root.name) + "/"
         _gradescope(build, root, prefix + inner)
         return
-    late = sum(_folder_entry(build, entry, prefix, archive) for entry in entries)
+    canvas = archive or _all_canvas_named(entries)
+    late = sum(_folder_entry(build, entry, prefix, archive, canvas) for entry in entries)
     if late:
         build.notes.append(
             f"{prefix or 'the folder'}: {late} Canvas file(s) are marked LATE; Canvas's file names carry "
@@ -365,11 +368,17 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
         )
 
 
-def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool) -> int:
+def _all_canvas_named(entries: list[os.DirEntry]) -> bool:
+    """Whether every notebook of a folder has a Canvas download's name (an unzipped Canvas zip)."""
+    names = [entry.name for entry in entries if entry.name.endswith(".ipynb")]
+    return bool(names) and all(parse_canvas_name(name) is not None for name in names)
+
+
+def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, canvas: bool) -> int:
     """One entry of a submissions folder; returns 1 for a Canvas file marked LATE."""
     shown = prefix + display_name(entry.name)
     if entry.name.endswith(".ipynb"):  # whatever its type: files.py refuses a folder, FIFO or link by name
-        return _top_file(build, Path(entry.path), shown)
+        return _top_file(build, Path(entry.path), shown, canvas)
     if entry.is_dir(follow_symlinks=False):
         _learner_folder(build, Path(entry.path), shown + "/")
     elif entry.name.lower().endswith(".zip"):
@@ -379,15 +388,21 @@ def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: boo
     return 0
 
 
-def _top_file(build: _Builder, path: Path, shown: str) -> int:
-    """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE."""
+def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> int:
+    """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE.
+
+    A Canvas-shaped name is the platform's claim only in a Canvas download (``canvas_folder``: its
+    zip, or a folder whose every notebook has a Canvas name, as an unzipped download has); among
+    files learners named, it may be one a learner typed (``bob_1_1_hw1.ipynb`` beside Bob's own
+    file: red team 6), so it is a claim by a name, which two files of one learner make a conflict.
+    """
     canvas = parse_canvas_name(path.name)
     if canvas is None:
         build.by_name(path, shown)
         return 0
     found = _canvas_learners(build.roster, canvas)
     if found or build.roster is None:
-        build.add(path, shown, found, lms_late=canvas.late)
+        build.add(path, shown, found, lms_late=canvas.late, by=PLATFORM if canvas_folder else NAME)
     else:  # the whole name against the file patterns: a claim by a name (the original is the learner's)
         why = (
             f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "

@@ -485,11 +485,36 @@ def notebook_functions(
     (['f'], ['g'])
     """
     _, _, _, trees = prepare_notebook(sources)
+    trees = sorted([*trees, *_exec_trees(trees)], key=lambda cell: cell[0])  # after the cell that runs it
     bound = _bindings(trees)
     graded = {name: node for name in targets if (node := bound.get(name)) is not None and not _is_stub(node)}
     seen = {id(node) for node in graded.values()}
     others = {k: n for k, n in _all_functions(trees, bound).items() if id(n) not in seen}
     return graded, others
+
+
+def _exec_trees(trees: list[tuple[int, ast.Module]], depth: int = 2) -> list[tuple[int, ast.Module]]:
+    """Code a notebook runs from string literals (``exec("...")``, ``exec(compile("...", ...))``), read
+    as more cells of the cell that runs it, so a copy passed to ``exec`` is compared like one written
+    out (red team 6); ``depth`` bounds literals inside literals. Code built at run time (decoded,
+    joined) cannot be read here."""
+    found = []
+    for index, tree in trees:
+        for node in ast.walk(tree):
+            text = _exec_literal(node)
+            try:
+                found += [(index, ast.parse(text))] if text is not None else []
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+    return found + (_exec_trees(found, depth - 1) if found and depth > 0 else [])
+
+
+def _exec_literal(node: ast.AST) -> str | None:
+    """The string literal ``exec``, ``eval`` or ``compile`` is called with, if any."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+        return None
+    arg, runs = node.args[0], node.func.id in ("exec", "eval", "compile")
+    return arg.value if runs and isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
 
 
 @dataclass
@@ -589,6 +614,8 @@ def _matches(a: Entry, b: Entry, min_tokens: int, deadline: float) -> list[tuple
     best: dict[str, tuple[str, str, float, int]] = {}
     pool_b = b.pool(min_tokens)
     for x in a.pool(min_tokens):
+        if time.monotonic() >= deadline:  # the budget bounds the filter too (red team 6: 1,200 functions)
+            break
         for y in pool_b:
             lx, ly = len(x[1]), len(y[1])
             if 2 * min(lx, ly) < COPY_SCORE * (lx + ly) or dice(x[2], y[2]) < PREFILTER:

@@ -117,15 +117,11 @@ def test_the_honest_classmates_keep_full_marks(graded):
     assert graded["leak_odd.ipynb"]["score"] == graded["leak_even.ipynb"]["score"] == 0.0
 
 
-@pytest.mark.xfail(strict=True, reason="red team 6: a chunk past the result cap hides part 2's announcement")
 def test_what_the_learner_reads_does_not_depend_on_a_hidden_input(graded):
     # the two notebooks differ only in what they do with a hidden input: the learner's notes must be equal
     assert graded["leak_odd.ipynb"]["warnings"] == graded["leak_even.ipynb"]["warnings"]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 6: a run whose hidden case reached the runner counts as clean"
-)
 def test_a_run_whose_hidden_case_reached_the_notebook_is_tainted(graded):
     reasons = [q.get("reason", "") for q in graded["leak_odd.ipynb"]["questions"]]
     assert not any("sent more than the result channel accepts" in r for r in reasons), reasons

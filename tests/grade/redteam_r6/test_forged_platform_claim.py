@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
 from ..redteam_r5.common import CORPUS
 from ..redteam_r5.test_roster_claims import _canvas, _grade
 
@@ -32,9 +30,6 @@ ROSTER = (
 )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 6: a Canvas-shaped name a learner typed counts as the platform's"
-)
 def test_a_canvas_shaped_name_in_a_flat_folder_does_not_take_a_classmates_grade(bwrap, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text(ROSTER)

@@ -47,7 +47,6 @@ def test_the_exec_copy_scores_and_the_classmate_keeps_full_marks(bwrap, folder, 
     assert graded["exec_string.ipynb"]["report"]["score"] == 14.0
 
 
-@pytest.mark.xfail(strict=True, reason="red team 6: a copy run by exec of a string literal is read nowhere")
 def test_a_copy_run_through_exec_of_a_string_is_in_the_report(folder, tmp_path):
     assert similarity.main(["--assignment", "from-scratch", "--out", str(tmp_path), str(folder)]) == 0
     assert "exec_string.ipynb" in (tmp_path / "similarity.md").read_text(encoding="utf-8")
@@ -63,7 +62,6 @@ def _entry(label: str, n: int) -> similarity.Entry:
     return similarity.Entry(label, similarity._tokens(graded), others=similarity._tokens(others))
 
 
-@pytest.mark.xfail(strict=True, reason="red team 6: _matches runs past the budget, quadratic in functions")
 def test_the_time_budget_bounds_a_pair_of_notebooks_of_many_small_functions():
     entries = [_entry("m1", 600), _entry("m2", 600)]
     assert sum(1 for f in entries[0].others.values() if len(f) >= 25) == 600  # 49 tokens each: all compared
