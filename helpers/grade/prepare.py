@@ -45,7 +45,7 @@ def _statements(tree: ast.Module, kept: list[str]) -> list[dict]:
     return [{"line": a, "source": "\n".join(kept[a - 1 : b]) + "\n"} for a, b in spans]
 
 
-def _syntax_error(index: int, exc: SyntaxError | ValueError) -> dict:
+def _syntax_error(index: int, exc: Exception) -> dict:
     msg = getattr(exc, "msg", str(exc))
     return {
         "cell": index,
@@ -94,7 +94,7 @@ def prepare_notebook(
             continue
         try:
             tree = ast.parse("\n".join(kept), filename=f"<cell {index}>")
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # too deep to parse: red team 7
             errors.append(_syntax_error(index, exc))
             continue
         if tree.body:

@@ -526,6 +526,7 @@ class Entry:
     others: dict[str, list[str]] = field(default_factory=dict)  # every other function, by name
     prints: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     other_prints: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    note: str = ""  # why it is compared only in part (code the report cannot read), or ""
 
     def __post_init__(self) -> None:
         self.prints = {name: fingerprints(tokens) for name, tokens in self.tokens.items()}
@@ -864,11 +865,46 @@ def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
     too_much = Limits().code_problem(sources)
     if too_much:
         return f"{label}: {too_much}"
-    graded, others = notebook_functions(sources, targets)
-    size = _size([*graded.values(), *others.values()])  # counted before normalising
-    if size > MAX_TOKENS:
-        return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
-    return Entry(label, _tokens(graded), others=_tokens(others))
+    try:
+        graded, others = notebook_functions(sources, targets)
+        size = _size([*graded.values(), *others.values()])  # counted before normalising
+        if size > MAX_TOKENS:
+            return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
+        return Entry(
+            label, _tokens(graded), others=_tokens(others), note=_partly_read(label, sources, targets, graded)
+        )
+    except (RecursionError, MemoryError):
+        return f"{label}: its code is nested too deeply to read (not compared)"
+
+
+#: names through which a notebook runs code that is not written out as code (a string, a module)
+DYNAMIC = frozenset({"exec", "eval", "compile", "__import__", "import_module", "run_path", "run_module"})
+
+
+def _partly_read(label: str, sources: list[str], targets: set[str], graded: dict) -> str:
+    """A line for the report when graded names are bound by code run from data (red team 7: ``exec``
+    of a constant, of bytes, by an alias...), which no static reading can follow: compare by hand.
+    Only when a graded name is bound nowhere in the code and the code names one of :data:`DYNAMIC`
+    (``re.compile`` and other methods called ``compile`` do not count)."""
+    unbound = sorted(targets - set(graded))
+    if not unbound:
+        return ""
+    trees = prepare_notebook(sources)[3]
+    names = {n.id for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Name)}
+    names |= {n.attr for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Attribute)} - {"compile"}
+    used = sorted(names & DYNAMIC)
+    if not used:
+        return ""
+    return (
+        f"{label}: compared in part: it runs code through {', '.join(used)}, and no statement binds "
+        f"{', '.join(unbound)}: compare it by hand"
+    )
+
+
+def _sorted_reads(read: list[Entry | str]) -> tuple[list[Entry], list[str]]:
+    """The submissions compared, and the lines of the report's "not compared, or in part" section."""
+    entries = [e for e in read if isinstance(e, Entry)]
+    return entries, [e for e in read if isinstance(e, str)] + [e.note for e in entries if e.note]
 
 
 def _size(functions: list[ast.FunctionDef]) -> int:
@@ -931,7 +967,7 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
         cells = f"{_cell(m['submission'])} | {_cell(m['reference'])} | {_per(m)} | {_copies(m)}"
         lines.append(f"| {m['score']:.3f} | {cells} |")
     if skipped:
-        lines += ["", "## Not compared", ""] + [f"- {md_code(s)}" for s in skipped]
+        lines += ["", "## Not compared, or compared in part", ""] + [f"- {md_code(s)}" for s in skipped]
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 
@@ -984,8 +1020,7 @@ def main(argv: list[str]) -> int:
     read = [
         _read(p, label, targets, int(args.max_mb * 2**20)) for p, label in zip(paths, labels, strict=True)
     ]
-    entries = [e for e in read if isinstance(e, Entry)]
-    skipped = [e for e in read if isinstance(e, str)]
+    entries, skipped = _sorted_reads(read)
     references = reference_code(args.assignment, targets)
     result = compare_class(entries, references, args.threshold, args.min_tokens, args.time_budget)
     out = Path(args.out)

@@ -68,7 +68,6 @@ def test_every_variant_scores_full_marks_beside_an_honest_classmate(bwrap, tmp_p
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 14.0)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="red team 7: a readable non-literal exec")
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_a_copy_run_through_exec_is_in_the_report(variant, tmp_path):
     folder = tmp_path / "subs"
@@ -86,7 +85,6 @@ def test_the_literal_red_team_6_used_is_read_now(tmp_path):  # the control: the 
     assert "literal.ipynb" in _report(folder, tmp_path / "out")
 
 
-@pytest.mark.xfail(strict=True, raises=RecursionError, reason="red team 7: ast.parse stops similarity.main")
 def test_one_deeply_nested_cell_does_not_stop_the_class_report(tmp_path):
     folder = tmp_path / "subs"
     folder.mkdir()
