@@ -445,11 +445,13 @@ class _Run:
         when = None if sub.submitted_at is None else utc_text(sub.submitted_at)
         report["submitted_at"] = when
         self.book.record(self.run_id, self.whos[i], sub.learner, when, report)
-        _settle_contest(self.book, sub.learner)
+        settled = _settle_contest(self.book, sub.learner)
         self.done[i] = report
         write_atomic(self.out, f"{report['submission']}.json", _report_bytes(report))
         self.say(_progress_line(self.count + 1, len(self.subs), report))
-        line = _replacement(self.previous.get(self.whos[i]), self.whos[i], report)
+        line = _replacement(self.previous.get(self.whos[i]), self.whos[i], report) or _settling(
+            settled, report
+        )
         if line:
             self.replaced.append(line)
             self.tell(line)
@@ -496,11 +498,28 @@ def _contested(book: Gradebook, subs: list[Any]) -> dict[str, list[str]]:
     return now
 
 
-def _settle_contest(book: Gradebook, learner: str | None) -> None:
-    """A file graded as ``learner``'s ends their conflict of an earlier run."""
+def _settle_contest(book: Gradebook, learner: str | None) -> tuple[str, list[str]] | None:
+    """A file graded as ``learner``'s ends their conflict of an earlier run: (learner, the files that
+    claimed them then), or None when there was none."""
     stored = book.meta("contested") or {}
-    if learner and learner in stored:
-        book.set_meta("contested", {k: v for k, v in stored.items() if k != learner})
+    if not (learner and learner in stored):
+        return None
+    book.set_meta("contested", {k: v for k, v in stored.items() if k != learner})
+    return learner, list(stored[learner])
+
+
+def _settling(settled: tuple[str, list[str]] | None, report: dict) -> str:
+    """What the instructor must read when a file ends a conflict an earlier run reported: a claimant
+    of that conflict may be the one who hands in the file now (red team 8), so it is said, as a
+    replacement is."""
+    if settled is None:
+        return ""
+    learner, files = settled
+    return (
+        f"REPLACED: {learner}'s CONFLICT of an earlier run ({', '.join(map(_escaped, files))}) is ended by "
+        f"{_escaped(report['file'])} ({report['score']:g}/{report['max_score']:g}); check it is {learner}'s "
+        f"own (python -m helpers.grade history OUT --learner {learner})"
+    )
 
 
 def _sha256(path: Path, limits: Limits) -> str:
@@ -521,12 +540,15 @@ def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regr
     """Report names, learners, and which submissions are already graded with this file and seed."""
     names = report_names([s.path for s in subs])
     whos = [learner_key(s.learner, n) for s, n in zip(subs, names, strict=True)]
-    taken = {r.submission: r.who for r in book.current()}
+    current = {r.who: r for r in book.current()}
+    taken = {r.submission: r.who for r in current.values()}
     names = [_report_name(taken, n, w) for n, w in zip(names, whos, strict=True)]
     skipped = {}
     for i, (sub, who) in enumerate(zip(subs, whos, strict=True)):
         known = None if regrade else book.already_graded(who, _sha256(sub.path, limits), plan.seed)
-        if known is not None:
+        # kept only while it is the learner's current result; an older one is graded again, so the file
+        # handed in now becomes current (red team 8: A, then B, then A again kept B's score)
+        if known is not None and current.get(who) is not None and current[who].id == known.id:
             skipped[i] = known.report
     return names, whos, skipped
 

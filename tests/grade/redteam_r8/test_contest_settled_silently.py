@@ -29,8 +29,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from ..redteam_r5.common import CORPUS
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,7 +53,6 @@ def _canvas(out: Path) -> dict[str, str]:
     return {row[2]: row[-1] for row in rows[2:]}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 8: a later lone claimant settles a CONFLICT silently")
 def test_a_reported_conflict_is_not_settled_silently_by_the_next_claimant(bwrap, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text(ROSTER)

@@ -21,15 +21,12 @@ from __future__ import annotations
 
 import shutil
 
-import pytest
-
 from ..redteam_r5.common import CORPUS
 from .test_contest_settled_silently import _canvas, _grade
 
 ROSTER = "file,id,name\nhw1_s123*.ipynb,s123,Bob Honest\nhw1_s200*.ipynb,s200,Carol Honest\n"
 
 
-@pytest.mark.xfail(strict=True, reason="red team 8: a skipped file's older result is not made current")
 def test_grading_a_learners_file_again_makes_it_his_result(bwrap, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text(ROSTER)
