@@ -22,35 +22,15 @@ contested and which file now decides it.
 
 from __future__ import annotations
 
-import csv
-import os
 import shutil
-import subprocess
-import sys
-from pathlib import Path
 
 from ..redteam_r5.common import CORPUS
+from ..redteam_r5.test_roster_claims import _canvas, _grade
 
-ROOT = Path(__file__).resolve().parents[3]
 ROSTER = (
     "file,id,name\nhw1_s123*.ipynb,s123,Bob Honest\nhw1_s200*.ipynb,s200,Carol Honest\n"
     "hw1_s999*.ipynb,s999,Mallory\n"
 )
-
-
-def _grade(folder: Path, out: Path, roster: Path) -> str:
-    env = {**os.environ, "PYTHONPATH": f"{ROOT}{os.pathsep}{ROOT / 'topkeval' / 'src'}"}
-    done = subprocess.run(
-        [sys.executable, "-m", "helpers.grade", "--assignment", "from-scratch", "--roster", str(roster),
-         "--out", str(out), str(folder)],
-        capture_output=True, text=True, env=env, timeout=300, check=True,
-    )  # fmt: skip
-    return done.stdout + done.stderr
-
-
-def _canvas(out: Path) -> dict[str, str]:
-    rows = list(csv.reader((out / "canvas.csv").read_text(encoding="utf-8").splitlines()))
-    return {row[2]: row[-1] for row in rows[2:]}
 
 
 def test_a_reported_conflict_is_not_settled_silently_by_the_next_claimant(bwrap, tmp_path):
