@@ -141,6 +141,7 @@ def test_small_files_need_neither_pandas_nor_pyarrow(tmp_path):
     assert done.stdout.startswith("map ") and done.stderr.strip() == "[]", done.stderr
 
 
+@pytest.mark.compare  # needs pytrec_eval (the compare extra; not in make test-pandas2's venv)
 def test_the_drop_in_peaks_below_pytrec_eval_on_200_queries(tmp_path, require):
     """Whole processes on the same files (benchmarks/trec.py's 200 x 1000 shape), peak resident memory."""
     require("pytrec_eval", importlib.util.find_spec("pytrec_eval"), 'pip install "./topkeval[compare]"')
