@@ -115,6 +115,14 @@ class Plan:
     data_seed: str
 
 
+#: What every learner of an assignment with answer variables reads, whatever happened: the run held
+#: data drawn at grading from its first cell, so its cell errors and how it ended are the instructor's.
+DRAWN_NOTE = (
+    "this assignment's data are drawn at grading, so the cells that raised an error while it was "
+    "graded are not listed: Restart & Run All at home shows them"
+)
+
+
 def data_seed(seed: int) -> str:
     """The seed of the exercise data a notebook reads in the sandbox, for a run's seed.
 
@@ -284,8 +292,11 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         for q in a.questions
         if q.kind != "text"
     ]
-    raw = run_submission(cells, jobs, runtime, limits, seed=plan.data_seed)
+    drawn = any(q.kind == "value" for q in a.questions)  # answer variables: the data are drawn at grading
+    raw = run_submission(cells, jobs, runtime, limits, seed=plan.data_seed if drawn else None)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers, _self_check_imports(trees))
+    if drawn:
+        report["warnings"].append(DRAWN_NOTE)
     answers = _text_answers(raw_bytes, a)
     for q in a.questions:
         if q.kind == "text":
@@ -529,11 +540,31 @@ def _sha256(path: Path, limits: Limits) -> str:
         return f"unreadable: {exc.status}"
 
 
-def _report_name(taken: dict[str, str], name: str, who: str) -> str:
-    """The run's report name, unless another learner's current result already uses it."""
-    if taken.get(name, who) == who:
-        return name
-    return f"{name}-{hashlib.sha256(who.encode()).hexdigest()[:8]}"
+def _report_names(taken: dict[str, str], names: list[str], whos: list[str]) -> list[str]:
+    """Each submission's report name, unique among every current result and every name of the run.
+
+    A name keeps its form unless another learner's current result uses it (compared case-blind:
+    ``HW.json`` and ``hw.json`` are one file on macOS and Windows). Those names are reserved first;
+    a renamed one is ``<name>-<8 hex of the learner>``, numbered on until no other learner holds it
+    (red team 10: a classmate's file named in advance after the renamed name took Bob's feedback).
+
+    >>> _report_names({"hw": "s200"}, ["hw", "hw-a9dcdc71"], ["s123", "s999"])
+    ['hw-a9dcdc71-2', 'hw-a9dcdc71']
+    >>> _report_names({}, ["HW", "hw"], ["s1", "s2"])
+    ['HW', 'hw-ad328846']
+    """
+    used = {n.casefold(): w for n, w in taken.items()}
+    kept = [used.setdefault(n.casefold(), w) == w for n, w in zip(names, whos, strict=True)]
+    out = []
+    for name, who, keep in zip(names, whos, kept, strict=True):
+        if not keep:
+            base = name = f"{name}-{hashlib.sha256(who.encode()).hexdigest()[:8]}"
+            number = 1
+            while used.setdefault(name.casefold(), who) != who:
+                number += 1
+                name = f"{base}-{number}"
+        out.append(name)
+    return out
 
 
 def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:
@@ -542,7 +573,7 @@ def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regr
     whos = [learner_key(s.learner, n) for s, n in zip(subs, names, strict=True)]
     current = {r.who: r for r in book.current()}
     taken = {r.submission: r.who for r in current.values()}
-    names = [_report_name(taken, n, w) for n, w in zip(names, whos, strict=True)]
+    names = _report_names(taken, names, whos)
     skipped = {}
     for i, (sub, who) in enumerate(zip(subs, whos, strict=True)):
         known = None if regrade else book.already_graded(who, _sha256(sub.path, limits), plan.seed)
