@@ -110,9 +110,14 @@ def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
     return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
 
 
+#: The runner's own cap on a container (``child._MAX_ITEMS``): a reply that
+#: breaks it was not written by the runner's tagger but forged by learner code (red team 9).
+_MAX_ITEMS = 10_000
+
+
 def _valid_items(tag: dict, depth: int) -> bool:
     items = tag.get("v")
-    if not isinstance(items, list):
+    if not isinstance(items, list) or len(items) > _MAX_ITEMS:
         return False
     if tag["t"] == "list":
         return all(_valid_tag(x, depth + 1) for x in items)
