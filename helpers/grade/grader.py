@@ -81,6 +81,7 @@ from . import (
     collect,
     exports,
     gradescope_package,
+    inert,
     isolation,
     late,
     reports,
@@ -1166,14 +1167,19 @@ def history_lines(book: Gradebook, who: str | None = None) -> list[str]:
     """
     current = {r.id for r in book.current()}
     lines = [f"seeds: {', '.join(f'{s} ({how}, {at})' for s, at, how in book.seeds()) or 'none yet'}"]
-    lines.append(
-        "  graded_at             run  learner        score   status       seed        sha256        file"
-    )
-    for r in book.history(who):
-        file = r.display.encode("ascii", "backslashreplace").decode("ascii")
+    results = book.history(who)
+
+    def shown(text: str) -> str:  # control characters and every non-ASCII one (look-alikes) escaped
+        return inert.plain(text).encode("ascii", "backslashreplace").decode("ascii")
+
+    # the learner column is never cut: "file:hw1_s123 (x).ipynb" cut to 13 looked like s123's own
+    width = max([len("learner"), *(len(shown(r.who)) for r in results)])
+    head = f"  graded_at             run  {'learner':<{width}} score   status       seed        sha256"
+    lines.append(head + "        file")
+    for r in results:
         lines.append(
-            f"{'*' if r.id in current else ' '} {r.graded_at}  {r.run_id:>3}  {r.who[:13]:<13} "
-            f"{r.score:>6g}  {r.status[:12]:<12} {r.seed:<11} {r.sha256[:12]:<12}  {file}"
+            f"{'*' if r.id in current else ' '} {r.graded_at}  {r.run_id:>3}  {shown(r.who):<{width}} "
+            f"{r.score:>6g}  {r.status[:12]:<12} {r.seed:<11} {r.sha256[:12]:<12}  {shown(r.display)}"
         )
     return lines
 

@@ -184,7 +184,7 @@ _RUNNER_LABELS = frozenset({"builtins.ellipsis", "int (too large)"})
 
 def _shown_type(name: Any) -> str:
     """A value's type name as shown: see :func:`helpers.grade.inert.type_name`."""
-    return name if name in _RUNNER_LABELS else inert.type_name(name)
+    return name if isinstance(name, str) and name in _RUNNER_LABELS else inert.type_name(name)
 
 
 @dataclass
