@@ -11,9 +11,9 @@ code cap (128 KiB), ``"def f():0\\n" * 13_097`` (a notebook that grades like any
 functions with distinct names; every such notebook of the class adds its 95 s to the report's run.
 Red team 6's fix (a deadline in ``_matches``) and issue 33's (fingerprints) bound other quadratic steps.
 
-Asserted with 4,000 functions (11 s here now, 2.5 s with distinct names): the class's report, with an
-honest copied pair beside the notebook, takes no longer than with distinct names (within 2x + 1 s)
-and still names the pair. The
+Asserted with 2,000 functions (2 to 4 s here now, 0.3 s with distinct names): reading them takes no
+more than 3x as long as reading as many functions of distinct names (+0.5 s); and the class's report,
+with a copied pair and an honest classmate beside the notebook, still names the pair. The
 principle that would close it: every step of reading a notebook is linear in its size (count each
 name's repeats instead of probing), or runs under the same deadline.
 """
@@ -27,25 +27,34 @@ from helpers.grade import similarity
 from ..redteam_r5.common import notebook
 from .test_similarity_labels import BOB, CAROL
 
+N = 2000  # functions in the notebook (13,097 fit in the 128 KiB code cap)
 
-def _report(tmp_path, name: str, code: str) -> tuple[float, str]:
-    folder = tmp_path / name
+
+def _reading(code: str) -> float:
+    started = time.monotonic()
+    similarity.notebook_functions([code], {"precision_at_k"})
+    return time.monotonic() - started
+
+
+def test_functions_of_one_name_are_read_in_linear_time():
+    distinct = _reading("".join(f"def f{i}():0\n" for i in range(N)))
+    same = _reading("def f():0\n" * N)
+    assert same < 3 * distinct + 0.5, (
+        f"{N} functions named f: {same:.1f} s; with distinct names {distinct:.1f} s"
+    )
+
+
+def test_the_class_report_still_names_the_copy(tmp_path):
+    folder = tmp_path / "class"
     folder.mkdir()
     notebook(folder / "bob.ipynb", BOB)
     notebook(folder / "carol.ipynb", CAROL)
-    notebook(folder / "mallory.ipynb", BOB)  # the copy the report must still show
-    notebook(folder / "zz_many_functions.ipynb", code)
-    out = tmp_path / f"{name}-report"
+    notebook(folder / "mallory.ipynb", BOB)  # the copy the report must show
+    notebook(folder / "zz_same_names.ipynb", "def f():0\n" * N)
+    out = tmp_path / "report"
     args = ["--assignment", "from-scratch", "--min-tokens", "10", "--out", str(out), str(folder)]
-    started = time.monotonic()
     assert similarity.main(args) == 0
-    return time.monotonic() - started, (out / "similarity.md").read_text(encoding="utf-8")
-
-
-def test_functions_of_one_name_do_not_hold_the_class_report(tmp_path):
-    distinct, _ = _report(tmp_path, "distinct", "".join(f"def f{i}():0\n" for i in range(4000)))
-    same, report = _report(tmp_path, "same", "def f():0\n" * 4000)
-    assert "` bob.ipynb ` | ` mallory.ipynb `" in report, report
-    assert same < 2 * distinct + 1.0, (
-        f"4,000 functions named f held the report {same:.1f} s; with distinct names {distinct:.1f} s"
+    report = (out / "similarity.md").read_text(encoding="utf-8")
+    assert "` bob.ipynb ` | ` mallory.ipynb `" in report and "carol" not in report.split("## Pairs")[1], (
+        report
     )
