@@ -444,14 +444,12 @@ def _all_functions(trees: list[tuple[int, ast.Module]], bound: _Bound) -> dict[s
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
     nodes += [n for n in bound.values() if n is not None and not hasattr(n, "lineno")]
-    for node in nodes:
+    repeats: dict[str, int] = {}  # how many functions of each name so far: linear (red team 10: probing
+    for node in nodes:  # "name (2)", "name (3)"... from 1 took 95 s for 13,097 functions named f)
         if _is_stub(node):  # type: ignore[arg-type]
             continue
-        key, n = node.name, 1
-        while key in found:
-            n += 1
-            key = f"{node.name} ({n})"
-        found[key] = node  # type: ignore[assignment]
+        n = repeats[node.name] = repeats.get(node.name, 0) + 1
+        found[node.name if n == 1 else f"{node.name} ({n})"] = node  # no name holds a space: unique  # type: ignore[assignment]
     return found
 
 
