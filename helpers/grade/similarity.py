@@ -42,6 +42,7 @@ import inspect
 import itertools
 import json
 import sys
+import tempfile
 import time
 import zlib
 from collections.abc import Iterator
@@ -49,11 +50,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import NotebookError, collect, display_name, read_notebook, read_submission, write_atomic
+from . import collect
+from .files import NotebookError, display_name, read_notebook, read_submission, write_atomic
 from .inert import md_code, md_text
 from .options import add_assignment_option, resolve_assignment
 from .prepare import prepare_notebook
-from .reports import display_names
+from .reports import Roster, RosterError, display_names
 from .sandbox import Limits
 
 __all__ = ["normalise", "function_tokens", "similarity", "compare_class", "reference_code", "main"]
@@ -969,6 +971,67 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 
+def _roster(parser: argparse.ArgumentParser, path: str | None) -> Roster | None:
+    if path is None:
+        return None
+    try:
+        return Roster.read(Path(path))
+    except RosterError as exc:
+        parser.error(str(exc))
+    raise AssertionError("not reached")
+
+
+def _submissions(
+    parser: argparse.ArgumentParser, sources: list[str], roster: Roster | None, workdir: Path
+) -> tuple[list[collect.Submission], list[str]]:
+    """The notebooks to compare, collected as the grader collects them (:func:`helpers.grade.collect.collect`:
+    flat folders, per-learner folders, Canvas and Gradescope downloads; archives extracted into
+    ``workdir``), including those assigned to nobody; and the report's lines for the files refused."""
+    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
+    found = collect.collect([Path(p) for p in sources], roster, workdir)
+    for line in collect.instructor_lines(found):
+        print(line, file=sys.stderr)
+    subs = [*found.submissions, *found.unassigned]
+    if not subs:
+        parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
+    return subs, [f"{name}: refused ({why})" for name, why in found.refused]
+
+
+def _labels(subs: list[collect.Submission]) -> list[str]:
+    """What tells the submissions apart: the roster's learner id, else the name as handed over (the
+    path under the folder given); names that are still alike (``s1/hw.ipynb`` and ``s2/hw.ipynb``
+    given one by one) get as many of their folders as it takes to differ (else a number).
+
+    Examples
+    --------
+    >>> S = collect.Submission
+    >>> subs = [S(Path(f"a/{x}/hw.ipynb"), "hw.ipynb", None, None) for x in ("s1", "s2")]
+    >>> _labels(subs + [S(Path("x.ipynb"), "x.ipynb", "s3", None)])
+    ['s1/hw.ipynb', 's2/hw.ipynb', 's3']
+    """
+    labels = [s.learner or s.display for s in subs]
+    alike: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        alike.setdefault(label, []).append(i)
+    for label, where in alike.items():
+        if len(where) > 1:
+            longer = _with_folders([Path(subs[i].path).absolute().parts for i in where])
+            for n, i in enumerate(where, start=1):
+                labels[i] = longer[n - 1] if longer else f"{label} ({n})"
+    return labels
+
+
+def _with_folders(parts: list[tuple[str, ...]]) -> list[str] | None:
+    """The shortest ends of these paths that differ (``folder/file``, ...), or ``None`` if none do."""
+    for depth in range(2, max(map(len, parts)) + 1):
+        longer = ["/".join(display_name(p) for p in ps[-depth:]) for ps in parts]
+        if len(set(longer)) == len(longer):
+            return longer
+    return None
+
+
 def main(argv: list[str]) -> int:
     """``python -m helpers.grade similarity --assignment A --out DIR SUBMISSIONS...``.
 
@@ -1005,20 +1068,28 @@ def main(argv: list[str]) -> int:
         help="seconds of exact comparisons; later pairs keep their fingerprint score "
         f"(default {TIME_BUDGET:g})",
     )
-    parser.add_argument("submissions", nargs="+", help="notebooks (.ipynb) or folders of notebooks")
+    parser.add_argument(
+        "--roster",
+        help="the class's roster (CSV, as for grading): each notebook is labelled by its learner's id",
+    )
+    parser.add_argument(
+        "submissions",
+        nargs="+",
+        help="what the grader reads: notebooks, folders of notebooks or of per-learner folders, "
+        "Canvas or Gradescope downloads (zip or folder)",
+    )
     args = parser.parse_args(argv)
     if not 0.0 < args.threshold <= 1.0:
         parser.error("--threshold must be in (0, 1]")
     assignment = resolve_assignment(parser, args.assignment)
     targets = {q.target for q in assignment.questions if q.kind == "function"}
-    paths = collect(args.submissions)
-    if not paths:
-        parser.error("no .ipynb submissions found")
-    labels = display_names([display_name(p) for p in paths])  # NFC, look-alikes marked, as in grades.csv
-    read = [
-        _read(p, label, targets, int(args.max_mb * 2**20)) for p, label in zip(paths, labels, strict=True)
-    ]
+    with tempfile.TemporaryDirectory(prefix="helpers-grade-similarity-") as workdir:
+        found, refused = _submissions(parser, args.submissions, _roster(parser, args.roster), Path(workdir))
+        labels = display_names(_labels(found))  # NFC, look-alikes marked, as in grades.csv
+        limit = int(args.max_mb * 2**20)
+        read = [_read(s.path, label, targets, limit) for s, label in zip(found, labels, strict=True)]
     entries, skipped = _sorted_reads(read)
+    skipped = refused + skipped
     references = reference_code(args.assignment, targets)
     result = compare_class(entries, references, args.threshold, args.min_tokens, args.time_budget)
     out = Path(args.out)
