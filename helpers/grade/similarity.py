@@ -878,26 +878,122 @@ def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
 
 
 #: names through which a notebook runs code that is not written out as code (a string, a module)
-DYNAMIC = frozenset({"exec", "eval", "compile", "__import__", "import_module", "run_path", "run_module"})
+DYNAMIC = frozenset(
+    {"exec", "eval", "compile", "__import__", "import_module", "run_path", "run_module", "get_ipython"}
+)
+#: modules whose attributes run code that is not written out (``getattr(builtins, "ex" + "ec")``)
+DYNAMIC_MODULES = frozenset({"builtins", "__builtins__", "importlib", "runpy", "marshal", "ctypes"})
+IPYTHON = frozenset({"display", "In", "Out"})  # names IPython defines in a notebook's namespace
+_ALIASES = (ast.Name, ast.Attribute, ast.Lambda)  # values an assignment binds a readable function to
+
+
+def _names(node: ast.AST | None) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
+
+
+def _binds(node: ast.AST) -> tuple[set[str], bool]:
+    """The names ``node`` binds, and whether to code the report can read (see :func:`_defined`)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}, True
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}, True
+    if isinstance(node, ast.arg):
+        return {node.arg}, True
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+        targets = getattr(node, "targets", [getattr(node, "target", None)])
+        return set().union(*map(_names, targets)), isinstance(node.value, _ALIASES)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return _names(node.target), True
+    if isinstance(node, ast.withitem):
+        return _names(node.optional_vars), True
+    return set(), True
+
+
+def _defined(trees: list[tuple[int, ast.Module]]) -> tuple[set[str], set[str]]:
+    """Names the notebook binds to code it can read (a ``def``, ``class``, ``lambda``, import,
+    alias, argument, loop or ``with`` variable), and names bound only otherwise (the result of a
+    call, a subscript...: a callee the report cannot resolve)."""
+    readable: set[str] = set(_BUILTINS - DYNAMIC) | IPYTHON
+    computed: set[str] = set()
+    for _, tree in trees:
+        for node in ast.walk(tree):
+            names, known = _binds(node)
+            (readable if known else computed).update(names)
+    return readable, computed - readable
+
+
+def _callee_problem(func: ast.expr, readable: set[str], computed: set[str], star: bool) -> str | None:
+    """Why a call's callee is code the report cannot read, or ``None``."""
+    if isinstance(func, ast.Name):
+        if func.id in readable or func.id in DYNAMIC:  # DYNAMIC: said by _reference_problem
+            return None
+        if func.id in computed:
+            return f"calls {func.id}, the result of code run (not a function it defines)"
+        return None if star else f"calls {func.id}, which no statement defines"
+    if isinstance(func, (ast.Attribute, ast.Lambda)):
+        return None
+    return f"calls the result of {ast.unparse(func)[:40]}"
+
+
+def _reference_problem(node: ast.AST) -> str | None:
+    """A name or attribute that runs code from data (:data:`DYNAMIC`, :data:`DYNAMIC_MODULES`)."""
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+    if isinstance(node, ast.alias):
+        name = node.name.split(".")[0]
+    if name in DYNAMIC_MODULES or (
+        name in DYNAMIC and not (name == "compile" and isinstance(node, ast.Attribute))
+    ):
+        return f"uses {name}"
+    return None
+
+
+def unreadable(sources: list[str]) -> list[str]:
+    """Why a notebook runs code the report cannot read, if it does: a name that runs code from data
+    (``exec``, ``eval``, ``compile``, ``__import__``, ``import_module``, ``run_path``, the
+    ``builtins`` module...), or a call whose callee is not a function the notebook defines, a
+    builtin or an imported module's attribute (``getattr(...)(...)``, ``table[key](...)``, a name
+    bound to a call's result, a name no statement defines). Code passed to ``exec`` as a string
+    literal is read (:func:`_exec_trees`) but still counted: it is a way around the reading.
+
+    Examples
+    --------
+    >>> unreadable(["import math\\ndef f(x):\\n    return math.sqrt(g(x))\\ng = lambda x: x\\n"])
+    []
+    >>> unreadable(["import builtins\\nrun = getattr(builtins, 'ex' + 'ec')\\nrun(code)\\n"])
+    ['uses builtins', 'calls run, the result of code run (not a function it defines)']
+    >>> unreadable(["def f(r, k):\\n    return _p(r, k)\\n"])
+    ['calls _p, which no statement defines']
+    """
+    _, _, _, trees = prepare_notebook(sources)
+    trees = [*trees, *_exec_trees(trees)]
+    readable, computed = _defined(trees)
+    star = any(
+        isinstance(n, ast.ImportFrom) and n.names[0].name == "*" for _, t in trees for n in ast.walk(t)
+    )
+    found: dict[str, None] = {}
+    for _, tree in trees:
+        for node in ast.walk(tree):
+            problem = _reference_problem(node)
+            if problem is None and isinstance(node, ast.Call):
+                problem = _callee_problem(node.func, readable, computed, star)
+            if problem is not None:
+                found[problem] = None
+    return list(found)
 
 
 def _partly_read(label: str, sources: list[str], targets: set[str], graded: dict) -> str:
-    """A line for the report when graded names are bound by code run from data (red team 7: ``exec``
-    of a constant, of bytes, by an alias...), which no static reading can follow: compare by hand.
-    Only when a graded name is bound nowhere in the code and the code names one of :data:`DYNAMIC`
-    (``re.compile`` and other methods called ``compile`` do not count)."""
+    """A line for the report when the notebook runs code no static reading can follow (red teams 7
+    and 10: ``exec`` of a constant, of bytes, by an alias, through ``getattr(builtins, ...)``, or
+    graded names bound to wrappers of such code): compare it by hand (:func:`unreadable`)."""
+    problems = unreadable(sources)
+    if not problems:
+        return ""
     unbound = sorted(targets - set(graded))
-    if not unbound:
-        return ""
-    trees = prepare_notebook(sources)[3]
-    names = {n.id for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Name)}
-    names |= {n.attr for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Attribute)} - {"compile"}
-    used = sorted(names & DYNAMIC)
-    if not used:
-        return ""
+    unbound_text = f"; no statement binds {', '.join(unbound)}" if unbound else ""
+    shown = "; ".join(problems[:5]) + ("; ..." if len(problems) > 5 else "")
     return (
-        f"{label}: compared in part: it runs code through {', '.join(used)}, and no statement binds "
-        f"{', '.join(unbound)}: compare it by hand"
+        f"{label}: compared in part: it runs code the report cannot read ({shown}{unbound_text}): "
+        "compare it by hand"
     )
 
 
