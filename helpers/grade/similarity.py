@@ -471,10 +471,12 @@ def functions_in(sources: list[str], targets: set[str]) -> dict[str, ast.Functio
 
 
 def notebook_functions(
-    sources: list[str], targets: set[str]
+    sources: list[str], targets: set[str], values: Answers | None = None
 ) -> tuple[dict[str, ast.FunctionDef], dict[str, ast.FunctionDef]]:
     """The functions bound to ``targets`` (:func:`functions_in`), and every other function the
     notebook defines (by name, whatever binds it or where), for comparison regardless of names.
+    With ``values``, the code that computes each answer variable too, as a function of that name
+    (:func:`answer_functions`).
 
     Examples
     --------
@@ -488,9 +490,73 @@ def notebook_functions(
     trees = sorted([*trees, *_exec_trees(trees)], key=lambda cell: cell[0])  # after the cell that runs it
     bound = _bindings(trees)
     graded = {name: node for name in targets if (node := bound.get(name)) is not None and not _is_stub(node)}
+    graded.update(answer_functions(trees, values) if values else {})
     seen = {id(node) for node in graded.values()}
     others = {k: n for k, n in _all_functions(trees, bound).items() if id(n) not in seen}
     return graded, others
+
+
+@dataclass(frozen=True)
+class Answers:
+    """An assignment's value questions: the answer variables, and the code the course hands out
+    (``ast.dump`` of each statement of the released notebook), which is nobody's own work."""
+
+    names: frozenset[str]
+    given: frozenset[str] = frozenset()
+
+
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+def _stored(node: ast.stmt) -> set[str]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+    return {
+        n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _read_names(node: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+
+
+def _answer_slice(statements: list[ast.stmt], name: str, given: frozenset[str]) -> list[ast.stmt]:
+    """The assignments (at module level, in blocks too) that ``name``'s value depends on, in order:
+    those that bind it, then, going back, those that bind a name they read; the course's given code
+    (and what only it needs) left out."""
+    needed, kept = {name}, []
+    for node in reversed(statements):
+        if _stored(node) & needed and ast.dump(node) not in given:
+            kept.append(node)
+            needed |= _read_names(node)
+    return kept[::-1]
+
+
+def answer_functions(trees: list[tuple[int, ast.Module]], values: Answers) -> dict[str, ast.FunctionDef]:
+    """The code that computes each answer variable (:func:`_answer_slice`), as a function of the
+    variable's name that returns it, compared like a graded function (red team 10: value questions).
+
+    Examples
+    --------
+    >>> code = "data = load()\\nmean = sum(data) / len(data)\\nanswer_q1 = round(mean, 2)\\nother = 1"
+    >>> found = answer_functions([(0, ast.parse(code))], Answers(frozenset({"answer_q1"})))
+    >>> print(ast.unparse(found["answer_q1"]))
+    def answer_q1():
+        data = load()
+        mean = sum(data) / len(data)
+        answer_q1 = round(mean, 2)
+        return answer_q1
+    """
+    statements = [n for _, tree in trees for n in _statements(tree.body) if isinstance(n, _ASSIGNS)]
+    found = {}
+    for name in sorted(values.names):
+        body = _answer_slice(statements, name, values.given)
+        if body:
+            result = ast.Return(value=ast.Name(id=name, ctx=ast.Load()))
+            arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+            function = ast.FunctionDef(name=name, args=arguments, body=[*body, result], decorator_list=[])
+            setattr(function, "type_params", [])  # noqa: B010 (as in _as_function)
+            found[name] = ast.fix_missing_locations(function)
+    return found
 
 
 def _exec_trees(trees: list[tuple[int, ast.Module]], depth: int = 2) -> list[tuple[int, ast.Module]]:
@@ -822,7 +888,28 @@ def _course_reference(folder: Path = COURSE) -> Entry | None:
     return Entry(f"course package {folder.relative_to(REPO)}", {}, others=tokens) if tokens else None
 
 
-def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
+def _given(sources: list[str]) -> frozenset[str]:
+    """The statements the course hands out (``ast.dump``): a solution notebook's cells with their
+    ``### BEGIN SOLUTION`` regions replaced as the learner's copy has them."""
+    from .authoring import strip_solutions
+
+    try:
+        released = [strip_solutions(source) for source in sources]
+    except ValueError:
+        return frozenset()
+    trees = prepare_notebook(released)[3]
+    return frozenset(ast.dump(n) for _, tree in trees for n in _statements(tree.body))
+
+
+def answers(assignment_arg: str, assignment: Any) -> Answers:
+    """The assignment's answer variables (value questions) and the code it hands out."""
+    names = frozenset(q.target for q in assignment.questions if q.kind == "value")
+    path = REPO / "exercises" / "source" / f"{assignment_arg}.ipynb"
+    given = _given(read_notebook(path.read_bytes())) if names and path.is_file() else frozenset()
+    return Answers(names, given)
+
+
+def reference_code(assignment_arg: str, targets: set[str], values: Answers | None = None) -> list[Entry]:
     """The course's own code: the assignment's solution notebook (or authored spec), the library's
     implementation of the targets, and the course package's functions (``helpers/course``).
 
@@ -832,6 +919,8 @@ def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
         The ``--assignment`` value.
     targets : set of str
         The graded functions' names.
+    values : Answers, optional
+        The answer variables, whose code is compared too (:func:`answer_functions`).
 
     Returns
     -------
@@ -847,14 +936,16 @@ def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
         path = REPO / "exercises" / "source" / f"{assignment_arg}.ipynb"
         sources = read_notebook(path.read_bytes()) if path.is_file() else []
         label = f"solution notebook exercises/source/{assignment_arg}.ipynb"
-    graded, others = notebook_functions(sources, targets)
+    graded, others = notebook_functions(sources, targets, values)
     if graded or others:
         refs.append(Entry(label, _tokens(graded), others=_tokens(others)))
     extra = [_library_reference(targets), _course_reference()]
     return refs + [e for e in extra if e is not None]
 
 
-def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
+def _read(
+    path: Path, label: str, targets: set[str], limit: int, values: Answers | None = None
+) -> Entry | str:
     """One submission's graded functions as tokens, or why it is not compared (the grader's bounds:
     the file's size, the code's size; then at most ``MAX_TOKENS`` tokens)."""
 
@@ -866,7 +957,7 @@ def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
     if too_much:
         return f"{label}: {too_much}"
     try:
-        graded, others = notebook_functions(sources, targets)
+        graded, others = notebook_functions(sources, targets, values)
         size = _size([*graded.values(), *others.values()])  # counted before normalising
         if size > MAX_TOKENS:
             return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
@@ -1179,14 +1270,15 @@ def main(argv: list[str]) -> int:
         parser.error("--threshold must be in (0, 1]")
     assignment = resolve_assignment(parser, args.assignment)
     targets = {q.target for q in assignment.questions if q.kind == "function"}
+    values = answers(args.assignment, assignment)
     with tempfile.TemporaryDirectory(prefix="helpers-grade-similarity-") as workdir:
         found, refused = _submissions(parser, args.submissions, _roster(parser, args.roster), Path(workdir))
         labels = display_names(_labels(found))  # NFC, look-alikes marked, as in grades.csv
         limit = int(args.max_mb * 2**20)
-        read = [_read(s.path, label, targets, limit) for s, label in zip(found, labels, strict=True)]
+        read = [_read(s.path, label, targets, limit, values) for s, label in zip(found, labels, strict=True)]
     entries, skipped = _sorted_reads(read)
     skipped = refused + skipped
-    references = reference_code(args.assignment, targets)
+    references = reference_code(args.assignment, targets, values)
     result = compare_class(entries, references, args.threshold, args.min_tokens, args.time_budget)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
