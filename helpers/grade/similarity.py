@@ -6,7 +6,11 @@ the notebook is found as a run top to bottom would bind it: ``def`` and assignme
 level of module-level code (inside ``if``, ``try``, ``with``, ``for``...), aliases (``f = _impl``),
 lambdas, and ``globals()[name] = ...``, ``globals().update(...)``, ``setattr(sys.modules[...], ...)``
 with constant names. Every other function defined anywhere in the notebook is kept too, so that how
-a function is bound never hides it (below).
+a function is bound never hides it (below). A value question's answer variable is compared as the
+module-level assignments its value depends on (:func:`answer_functions`), the code the course hands
+out left out. A notebook that runs code no static reading can follow (:func:`unreadable`) is listed
+as compared in part. Submissions are collected as the grader collects them
+(:func:`helpers.grade.collect.collect`) and labelled by learner id or path (:func:`_labels`).
 
 Each function is *normalised*: statements without effect dropped (docstrings and other constant or
 call-free expressions, ``pass``, assignments to names the function never reads, code after
@@ -36,6 +40,7 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
+import dataclasses
 import difflib
 import functools
 import inspect
@@ -1128,7 +1133,8 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
         f"# Similarity report ({result['compared']} submissions, threshold {result['threshold']:g})",
         "",
         "Scores compare normalised code (names renamed, comments, docstrings and no-op statements dropped):",
-        "the mean over the graded functions both define, and near-verbatim functions whatever their names",
+        "the mean over the graded functions (and answers' code) both define, and near-verbatim functions",
+        "whatever their names",
         "(listed). A high score is a reason to look at both notebooks, not proof of copying.",
         "",
         *_estimated_note(result),
@@ -1180,10 +1186,30 @@ def _submissions(
     found = collect.collect([Path(p) for p in sources], roster, workdir)
     for line in collect.instructor_lines(found):
         print(line, file=sys.stderr)
-    subs = [*found.submissions, *found.unassigned]
+    subs = _one_per_file([*found.submissions, *found.unassigned])
     if not subs:
         parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
     return subs, [f"{name}: refused ({why})" for name, why in found.refused]
+
+
+def _one_per_file(subs: list[collect.Submission]) -> list[collect.Submission]:
+    """One submission per file: a group's (Gradescope: one notebook for several submitters) is
+    compared once, as all its learners' (``s02 + s03``), never with itself.
+
+    Examples
+    --------
+    >>> S = collect.Submission
+    >>> group = [S(Path("g/hw.ipynb"), "g/hw.ipynb", x, None) for x in ("s02", "s03")]
+    >>> [(s.display, s.learner) for s in _one_per_file(group)]
+    [('g/hw.ipynb', 's02 + s03')]
+    """
+    by_file: dict[Path, list[collect.Submission]] = {}
+    for sub in subs:
+        by_file.setdefault(Path(sub.path), []).append(sub)
+    return [
+        dataclasses.replace(same[0], learner=" + ".join(s.learner for s in same if s.learner) or None)
+        for same in by_file.values()
+    ]
 
 
 def _labels(subs: list[collect.Submission]) -> list[str]:
