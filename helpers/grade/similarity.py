@@ -491,8 +491,20 @@ def notebook_functions(
     >>> sorted(graded), sorted(others)
     (['f'], ['g'])
     """
+    return _functions(_trees(sources), targets, values)
+
+
+def _trees(sources: list[str]) -> list[tuple[int, ast.Module]]:
+    """The cells' syntax trees as the grader parses them, with the code run from string literals
+    (:func:`_exec_trees`) after the cell that runs it."""
     _, _, _, trees = prepare_notebook(sources)
-    trees = sorted([*trees, *_exec_trees(trees)], key=lambda cell: cell[0])  # after the cell that runs it
+    return sorted([*trees, *_exec_trees(trees)], key=lambda cell: cell[0])
+
+
+def _functions(
+    trees: list[tuple[int, ast.Module]], targets: set[str], values: Answers | None
+) -> tuple[dict[str, ast.FunctionDef], dict[str, ast.FunctionDef]]:
+    """:func:`notebook_functions` of parsed cells."""
     bound = _bindings(trees)
     graded = {name: node for name in targets if (node := bound.get(name)) is not None and not _is_stub(node)}
     graded.update(answer_functions(trees, values) if values else {})
@@ -962,12 +974,13 @@ def _read(
     if too_much:
         return f"{label}: {too_much}"
     try:
-        graded, others = notebook_functions(sources, targets, values)
+        trees = _trees(sources)
+        graded, others = _functions(trees, targets, values)
         size = _size([*graded.values(), *others.values()])  # counted before normalising
         if size > MAX_TOKENS:
             return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
         return Entry(
-            label, _tokens(graded), others=_tokens(others), note=_partly_read(label, sources, targets, graded)
+            label, _tokens(graded), others=_tokens(others), note=_partly_read(label, trees, targets, graded)
         )
     except (RecursionError, MemoryError):
         return f"{label}: its code is nested too deeply to read (not compared)"
@@ -976,11 +989,23 @@ def _read(
 #: names through which a notebook runs code that is not written out as code (a string, a module)
 DYNAMIC = frozenset(
     {"exec", "eval", "compile", "__import__", "import_module", "run_path", "run_module", "get_ipython"}
+    | {"run_cell", "FunctionType", "CodeType"}  # IPython's runner; a function built from code objects
+    | {"__globals__", "__builtins__", "__dict__", "__subclasses__", "__code__", "__loader__"}  # namespaces
 )
-#: modules whose attributes run code that is not written out (``getattr(builtins, "ex" + "ec")``)
-DYNAMIC_MODULES = frozenset({"builtins", "__builtins__", "importlib", "runpy", "marshal", "ctypes"})
+#: modules whose attributes run code that is not written out (``getattr(builtins, "ex" + "ec")``, a
+#: pickle's ``__reduce__``)
+DYNAMIC_MODULES = frozenset(
+    {"builtins", "__builtins__", "importlib", "runpy", "marshal", "ctypes", "pickle", "dill", "cloudpickle"}
+)
 IPYTHON = frozenset({"display", "In", "Out"})  # names IPython defines in a notebook's namespace
-_ALIASES = (ast.Name, ast.Attribute, ast.Lambda)  # values an assignment binds a readable function to
+
+
+def _written_out(value: ast.expr | None) -> bool:
+    """Whether an assigned value is written out (a lambda, an alias, a constant, a container of
+    them): no call or subscript computes it, so calling the name runs no hidden code."""
+    if isinstance(value, ast.Lambda):
+        return True
+    return not any(isinstance(n, (ast.Call, ast.Subscript)) for n in ast.walk(value)) if value else True
 
 
 def _names(node: ast.AST | None) -> set[str]:
@@ -988,7 +1013,9 @@ def _names(node: ast.AST | None) -> set[str]:
 
 
 def _binds(node: ast.AST) -> tuple[set[str], bool]:
-    """The names ``node`` binds, and whether to code the report can read (see :func:`_defined`)."""
+    """The names ``node`` binds, and whether to code the report can read: a ``def``, ``class``,
+    import, argument, loop or ``with`` variable, or an assignment of a written-out value (a lambda,
+    an alias, a constant); not an assignment of a call's result, a subscript..."""
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return {node.name}, True
     if isinstance(node, (ast.Import, ast.ImportFrom)):
@@ -997,7 +1024,7 @@ def _binds(node: ast.AST) -> tuple[set[str], bool]:
         return {node.arg}, True
     if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
         targets = getattr(node, "targets", [getattr(node, "target", None)])
-        return set().union(*map(_names, targets)), isinstance(node.value, _ALIASES)
+        return set().union(*map(_names, targets)), _written_out(node.value)
     if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
         return _names(node.target), True
     if isinstance(node, ast.withitem):
@@ -1005,30 +1032,20 @@ def _binds(node: ast.AST) -> tuple[set[str], bool]:
     return set(), True
 
 
-def _defined(trees: list[tuple[int, ast.Module]]) -> tuple[set[str], set[str]]:
-    """Names the notebook binds to code it can read (a ``def``, ``class``, ``lambda``, import,
-    alias, argument, loop or ``with`` variable), and names bound only otherwise (the result of a
-    call, a subscript...: a callee the report cannot resolve)."""
-    readable: set[str] = set(_BUILTINS - DYNAMIC) | IPYTHON
-    computed: set[str] = set()
-    for _, tree in trees:
-        for node in ast.walk(tree):
-            names, known = _binds(node)
-            (readable if known else computed).update(names)
-    return readable, computed - readable
-
-
 def _callee_problem(func: ast.expr, readable: set[str], computed: set[str], star: bool) -> str | None:
     """Why a call's callee is code the report cannot read, or ``None``."""
     if isinstance(func, ast.Name):
-        if func.id in readable or func.id in DYNAMIC:  # DYNAMIC: said by _reference_problem
+        name = func.id[:40]
+        if func.id in DYNAMIC:  # said by _reference_problem
             return None
         if func.id in computed:
-            return f"calls {func.id}, the result of code run (not a function it defines)"
-        return None if star else f"calls {func.id}, which no statement defines"
+            return f"calls {name}, bound to the result of code run (not a function it defines)"
+        if func.id in readable or star:
+            return None
+        return f"calls {name}, which no statement defines"
     if isinstance(func, (ast.Attribute, ast.Lambda)):
         return None
-    return f"calls the result of {ast.unparse(func)[:40]}"
+    return f"calls the value of a {type(func).__name__.lower()} expression"  # type, not text: linear
 
 
 def _reference_problem(node: ast.AST) -> str | None:
@@ -1056,32 +1073,40 @@ def unreadable(sources: list[str]) -> list[str]:
     >>> unreadable(["import math\\ndef f(x):\\n    return math.sqrt(g(x))\\ng = lambda x: x\\n"])
     []
     >>> unreadable(["import builtins\\nrun = getattr(builtins, 'ex' + 'ec')\\nrun(code)\\n"])
-    ['uses builtins', 'calls run, the result of code run (not a function it defines)']
+    ['uses builtins', 'calls run, bound to the result of code run (not a function it defines)']
     >>> unreadable(["def f(r, k):\\n    return _p(r, k)\\n"])
     ['calls _p, which no statement defines']
     """
-    _, _, _, trees = prepare_notebook(sources)
-    trees = [*trees, *_exec_trees(trees)]
-    readable, computed = _defined(trees)
-    star = any(
-        isinstance(n, ast.ImportFrom) and n.names[0].name == "*" for _, t in trees for n in ast.walk(t)
-    )
+    return _unreadable(_trees(sources))
+
+
+def _unreadable(trees: list[tuple[int, ast.Module]]) -> list[str]:
+    """:func:`unreadable` of parsed cells, in one walk of the trees (then one pass over the calls)."""
+    readable: set[str] = set(_BUILTINS - DYNAMIC) | IPYTHON
+    computed: set[str] = set()  # one computed binding is enough: a later one may win when it runs
     found: dict[str, None] = {}
-    for _, tree in trees:
-        for node in ast.walk(tree):
-            problem = _reference_problem(node)
-            if problem is None and isinstance(node, ast.Call):
-                problem = _callee_problem(node.func, readable, computed, star)
-            if problem is not None:
-                found[problem] = None
+    calls = []
+    for node in (n for _, tree in trees for n in ast.walk(tree)):
+        names, known = _binds(node)
+        (readable if known else computed).update(names)
+        problem = _reference_problem(node)
+        if problem is not None:
+            found[problem] = None
+        elif isinstance(node, ast.Call):
+            calls.append(node.func)
+    star = "*" in readable  # ``from module import *``: any name may be the module's
+    for func in calls:
+        problem = _callee_problem(func, readable, computed, star)
+        if problem is not None:
+            found[problem] = None
     return list(found)
 
 
-def _partly_read(label: str, sources: list[str], targets: set[str], graded: dict) -> str:
+def _partly_read(label: str, trees: list[tuple[int, ast.Module]], targets: set[str], graded: dict) -> str:
     """A line for the report when the notebook runs code no static reading can follow (red teams 7
     and 10: ``exec`` of a constant, of bytes, by an alias, through ``getattr(builtins, ...)``, or
     graded names bound to wrappers of such code): compare it by hand (:func:`unreadable`)."""
-    problems = unreadable(sources)
+    problems = _unreadable(trees)
     if not problems:
         return ""
     unbound = sorted(targets - set(graded))

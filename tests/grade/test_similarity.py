@@ -520,16 +520,21 @@ UNREADABLE = {
     "a name bound to a call's result": "import operator\nf = operator.methodcaller('x')\nf(1)",
     "a wrapper of a name never defined": "def precision_at_k(r, s, k):\n    return _p(r, s, k)",
     "import_module": "import importlib\nm = importlib.import_module('os')",
+    "a def re-bound to a computed value": (
+        "import sys\ndef run(c):\n    pass\nrun = vars(sys.modules['b' + 'uiltins'])['ex' + 'ec']\nrun(code)"
+    ),
+    "a function's globals": "def f():\n    pass\ng = f.__globals__",
 }  # wrong answers for the check; the right ones are the honest corpus above
 
 
 def test_code_the_report_cannot_read_is_named():
     found = {name: similarity.unreadable([code]) for name, code in UNREADABLE.items()}
     assert all(found.values()), found
-    allowed = (
-        "import math\nf = math.sqrt\ng = lambda x: f(x)\nfor h in (f, g):\n    h(1)\nfrom x import *\ny()"
-    )
-    assert similarity.unreadable([allowed]) == []  # aliases, lambdas, loop variables, star imports
+    allowed = "import math\nf = math.sqrt\ng = lambda x: f(x)\nfor h in (f, g):\n    h(1)\n"
+    allowed += "load = None\nif load:\n    load()\ndef apply(fn, x):\n    return fn(x)\n(lambda: 1)()\n"
+    assert similarity.unreadable([allowed]) == []  # aliases, lambdas, loop variables, constants, arguments
+    assert similarity.unreadable([allowed + "y()"]) == ["calls y, which no statement defines"]
+    assert similarity.unreadable([allowed + "from x import *\ny()"]) == []  # y may be x's
 
 
 def test_value_answers_are_compared_without_the_handed_out_code(tmp_path):
