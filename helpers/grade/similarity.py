@@ -50,7 +50,7 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -975,9 +975,11 @@ def _read(
         return f"{label}: {too_much}"
     try:
         trees = _trees(sources)
+        outermost = (n for _, t in trees for n in _statements(t.body) if isinstance(n, _DEFS))
+        if _size(outermost) > MAX_TOKENS:  # before any work per function (red team 10)
+            return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
         graded, others = _functions(trees, targets, values)
-        size = _size([*graded.values(), *others.values()])  # counted before normalising
-        if size > MAX_TOKENS:
+        if _size([*graded.values(), *others.values()]) > MAX_TOKENS:  # nested ones and answers counted
             return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
         return Entry(
             label, _tokens(graded), others=_tokens(others), note=_partly_read(label, trees, targets, graded)
@@ -1124,7 +1126,10 @@ def _sorted_reads(read: list[Entry | str]) -> tuple[list[Entry], list[str]]:
     return entries, [e for e in read if isinstance(e, str)] + [e.note for e in entries if e.note]
 
 
-def _size(functions: list[ast.FunctionDef]) -> int:
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _size(functions: Iterable[ast.AST]) -> int:
     """Syntax-tree nodes of ``functions`` together, counting stopped past :data:`MAX_TOKENS`."""
     nodes = (1 for node in functions for _ in ast.walk(node))
     return sum(itertools.islice(nodes, MAX_TOKENS + 1))

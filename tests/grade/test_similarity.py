@@ -560,3 +560,17 @@ def test_value_answers_are_compared_without_the_handed_out_code(tmp_path):
     assert similarity.main(["--assignment", "choosing-metrics", "--out", str(out), str(folder)]) == 0
     result = json.loads((out / "similarity.json").read_text())
     assert {(p["a"], p["b"]) for p in result["pairs"]} == {("bob.ipynb", "mallory.ipynb")}
+
+
+def test_the_size_cap_comes_before_any_work_per_function(tmp_path, monkeypatch):
+    path = _notebook(tmp_path / "big.ipynb", "def f():\n    return [" + "0," * 61_000 + "]")
+
+    def no_reading(*args):
+        raise AssertionError("the functions were read before the size cap")
+
+    monkeypatch.setattr(similarity, "_functions", no_reading)
+    found = similarity._read(path, "big.ipynb", {"f"}, 2**22)
+    assert (
+        found
+        == f"big.ipynb: its functions hold more than {similarity.MAX_TOKENS} syntax-tree nodes (not compared)"
+    )
