@@ -50,7 +50,7 @@ import sys
 import tempfile
 import time
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -63,7 +63,18 @@ from .prepare import prepare_notebook
 from .reports import Roster, RosterError, display_names
 from .sandbox import Limits
 
-__all__ = ["normalise", "function_tokens", "similarity", "compare_class", "reference_code", "main"]
+__all__ = [
+    "normalise",
+    "function_tokens",
+    "similarity",
+    "compare_class",
+    "reference_code",
+    "Answers",
+    "answers",
+    "answer_functions",
+    "unreadable",
+    "main",
+]
 
 _BUILTINS = set(dir(builtins))
 REPO = Path(__file__).resolve().parents[2]
@@ -456,7 +467,8 @@ def _all_functions(trees: list[tuple[int, ast.Module]], bound: _Bound) -> dict[s
         if _is_stub(node):  # type: ignore[arg-type]
             continue
         n = repeats[node.name] = repeats.get(node.name, 0) + 1
-        found[node.name if n == 1 else f"{node.name} ({n})"] = node  # no name holds a space: unique  # type: ignore[assignment]
+        key = node.name if n == 1 else f"{node.name} ({n})"  # no name holds a space: the key is unique
+        found[key] = node  # type: ignore[assignment]
     return found
 
 
@@ -516,7 +528,20 @@ def _functions(
 @dataclass(frozen=True)
 class Answers:
     """An assignment's value questions: the answer variables, and the code the course hands out
-    (``ast.dump`` of each statement of the released notebook), which is nobody's own work."""
+    (``ast.dump`` of each statement of the released notebook), which is nobody's own work.
+
+    Parameters
+    ----------
+    names : frozenset of str
+        The answer variables (``answer_q1``...).
+    given : frozenset of str
+        ``ast.dump`` of every statement the released notebook holds.
+
+    Examples
+    --------
+    >>> Answers(frozenset({"answer_q1"})).given
+    frozenset()
+    """
 
     names: frozenset[str]
     given: frozenset[str] = frozenset()
@@ -536,7 +561,7 @@ def _read_names(node: ast.stmt) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
 
 
-def _answer_slice(statements: list[ast.stmt], name: str, given: frozenset[str]) -> list[ast.stmt]:
+def _answer_slice(statements: Sequence[ast.stmt], name: str, given: frozenset[str]) -> list[ast.stmt]:
     """The assignments (at module level, in blocks too) that ``name``'s value depends on, in order:
     those that bind it, then, going back, those that bind a name they read; the course's given code
     (and what only it needs) left out."""
@@ -551,6 +576,19 @@ def _answer_slice(statements: list[ast.stmt], name: str, given: frozenset[str]) 
 def answer_functions(trees: list[tuple[int, ast.Module]], values: Answers) -> dict[str, ast.FunctionDef]:
     """The code that computes each answer variable (:func:`_answer_slice`), as a function of the
     variable's name that returns it, compared like a graded function (red team 10: value questions).
+
+    Parameters
+    ----------
+    trees : list of (int, ast.Module)
+        A notebook's parsed cells (cell index, tree).
+    values : Answers
+        The answer variables and the code handed out (left out of each answer's code).
+
+    Returns
+    -------
+    dict of str to ast.FunctionDef
+        For each answer variable some statement computes: a function of its name, whose body is
+        those statements, returning the variable.
 
     Examples
     --------
@@ -919,7 +957,28 @@ def _given(sources: list[str]) -> frozenset[str]:
 
 
 def answers(assignment_arg: str, assignment: Any) -> Answers:
-    """The assignment's answer variables (value questions) and the code it hands out."""
+    """The assignment's answer variables (value questions) and the code it hands out.
+
+    Parameters
+    ----------
+    assignment_arg : str
+        The ``--assignment`` value (a built-in assignment's name: its solution notebook
+        ``exercises/source/NAME.ipynb`` gives the code handed out; an authored spec gives none).
+    assignment : Assignment
+        The assignment, whose ``kind="value"`` questions name the answer variables.
+
+    Returns
+    -------
+    Answers
+        The answer variables, and the handed-out code's statements.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> found = answers("choosing-metrics", ASSIGNMENTS["choosing-metrics"])
+    >>> sorted(found.names)[:2], len(found.given) > 0
+    (['answer_q1', 'answer_q2'], True)
+    """
     names = frozenset(q.target for q in assignment.questions if q.kind == "value")
     path = REPO / "exercises" / "source" / f"{assignment_arg}.ipynb"
     given = _given(read_notebook(path.read_bytes())) if names and path.is_file() else frozenset()
@@ -1069,6 +1128,17 @@ def unreadable(sources: list[str]) -> list[str]:
     builtin or an imported module's attribute (``getattr(...)(...)``, ``table[key](...)``, a name
     bound to a call's result, a name no statement defines). Code passed to ``exec`` as a string
     literal is read (:func:`_exec_trees`) but still counted: it is a way around the reading.
+
+    Parameters
+    ----------
+    sources : list of str
+        A notebook's code cells.
+
+    Returns
+    -------
+    list of str
+        One reason per kind of unreadable code, in order of appearance; empty when the report
+        reads all the code the notebook runs.
 
     Examples
     --------
