@@ -1064,9 +1064,14 @@ IPYTHON = frozenset({"display", "In", "Out"})  # names IPython defines in a note
 def _written_out(value: ast.expr | None) -> bool:
     """Whether an assigned value is written out (a lambda, an alias, a constant, a container of
     them): no call or subscript computes it, so calling the name runs no hidden code."""
-    if isinstance(value, ast.Lambda):
-        return True
-    return not any(isinstance(n, (ast.Call, ast.Subscript)) for n in ast.walk(value)) if value else True
+    stack: list[ast.AST] = [value] if value is not None else []
+    while stack:  # a walk that does not enter lambdas (their bodies run only when called)
+        node = stack.pop()
+        if isinstance(node, (ast.Call, ast.Subscript)):
+            return False
+        if not isinstance(node, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return True
 
 
 def _names(node: ast.AST | None) -> set[str]:
@@ -1087,7 +1092,7 @@ def _binds(node: ast.AST) -> tuple[set[str], bool]:
         targets = getattr(node, "targets", [getattr(node, "target", None)])
         return set().union(*map(_names, targets)), _written_out(node.value)
     if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-        return _names(node.target), True
+        return _names(node.target), True  # ``for name, f in metrics.items()``: honest code does it
     if isinstance(node, ast.withitem):
         return _names(node.optional_vars), True
     return set(), True
@@ -1109,8 +1114,21 @@ def _callee_problem(func: ast.expr, readable: set[str], computed: set[str], star
     return f"calls the value of a {type(func).__name__.lower()} expression"  # type, not text: linear
 
 
+def _computed_lookup(node: ast.AST) -> str | None:
+    """``getattr(x, <not a constant>)`` or ``vars(x)``: a lookup by a name the code computes."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    if node.func.id == "getattr" and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant):
+        return "uses getattr with a computed name"
+    return "uses vars of an object" if node.func.id == "vars" and node.args else None
+
+
 def _reference_problem(node: ast.AST) -> str | None:
-    """A name or attribute that runs code from data (:data:`DYNAMIC`, :data:`DYNAMIC_MODULES`)."""
+    """A name or attribute that runs code from data (:data:`DYNAMIC`, :data:`DYNAMIC_MODULES`), or a
+    lookup by a computed name (:func:`_computed_lookup`)."""
+    lookup = _computed_lookup(node)
+    if lookup is not None:
+        return lookup
     name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
     if isinstance(node, ast.alias):
         name = node.name.split(".")[0]
@@ -1144,8 +1162,10 @@ def unreadable(sources: list[str]) -> list[str]:
     --------
     >>> unreadable(["import math\\ndef f(x):\\n    return math.sqrt(g(x))\\ng = lambda x: x\\n"])
     []
-    >>> unreadable(["import builtins\\nrun = getattr(builtins, 'ex' + 'ec')\\nrun(code)\\n"])
-    ['uses builtins', 'calls run, bound to the result of code run (not a function it defines)']
+    >>> unreadable(["import builtins\\nrun = getattr(builtins, 'ex' + 'ec')\\n"])
+    ['uses builtins', 'uses getattr with a computed name']
+    >>> unreadable(["import sys\\nrun = sys.modules.get('m').f\\nrun(code)\\n"])
+    ['calls run, bound to the result of code run (not a function it defines)']
     >>> unreadable(["def f(r, k):\\n    return _p(r, k)\\n"])
     ['calls _p, which no statement defines']
     """

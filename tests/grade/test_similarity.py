@@ -524,6 +524,8 @@ UNREADABLE = {
         "import sys\ndef run(c):\n    pass\nrun = vars(sys.modules['b' + 'uiltins'])['ex' + 'ec']\nrun(code)"
     ),
     "a function's globals": "def f():\n    pass\ng = f.__globals__",
+    "getattr with a computed name": "import sys\nlist(map(getattr(sys.modules['x'], 'ex' + 'ec'), ['1']))",
+    "vars of a module": "import sys\nlist(map(vars(sys.modules['b'])['e'], ['1']))",
 }  # wrong answers for the check; the right ones are the honest corpus above
 
 
@@ -532,6 +534,9 @@ def test_code_the_report_cannot_read_is_named():
     assert all(found.values()), found
     allowed = "import math\nf = math.sqrt\ng = lambda x: f(x)\nfor h in (f, g):\n    h(1)\n"
     allowed += "load = None\nif load:\n    load()\ndef apply(fn, x):\n    return fn(x)\n(lambda: 1)()\n"
+    allowed += (
+        "for name, fn in {'a': f}.items():\n    fn(1)\nfs = (lambda: f(1),)\nx = getattr(f, 'y', None)\n"
+    )
     assert similarity.unreadable([allowed]) == []  # aliases, lambdas, loop variables, constants, arguments
     assert similarity.unreadable([allowed + "y()"]) == ["calls y, which no statement defines"]
     assert similarity.unreadable([allowed + "from x import *\ny()"]) == []  # y may be x's
