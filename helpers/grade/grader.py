@@ -147,17 +147,27 @@ def data_seed(seed: int) -> str:
 _DRAWS = 50
 
 
-def _second_draw(values: list[Question], seed: int, first: list[Any]) -> tuple[str, list[Any]]:
+#: Draws after which answers that never changed are taken not to depend on the data.
+_UNMOVED = 3
+
+
+def _second_draw(values: list[Question], seed: int, first: list[Any]) -> tuple[str, list[Any]] | None:
     """A second data seed of a run, and its answers: the first draw whose every answer is apart from
-    the first data's (:func:`_apart`: no value is right for both), so an answer variable scores only when the
-    notebook computes it (red team 9: the commonest value of an answer was right on up to 31 % of
-    seeds; typed numbers then scored 1.7 of 10 on average). After :data:`_DRAWS` tries, the last."""
-    data, answers = "", first
+    the first data's (:func:`_apart`: no value is right for both), so an answer variable scores only
+    when the notebook computes it (red team 9: the commonest value of an answer was right on up to
+    31 % of seeds; typed numbers then scored 1.7 of 10 on average). After :data:`_DRAWS` tries, the
+    last. ``None`` when no answer changed in :data:`_UNMOVED` draws: the answers do not depend on
+    the data (an authored quiz), so there is nothing to draw."""
+    data, answers, moved = "", first, False
     for attempt in range(_DRAWS):
         text = f"second exercise data {attempt} of grading run {seed}"
         data = hashlib.sha256(text.encode()).hexdigest()[:32]
         answers = [q.reference(data) for q in values]
-        if all(_apart(q, a, b) for q, a, b in zip(values, first, answers, strict=True)):
+        pairs = list(zip(values, first, answers, strict=True))
+        moved = moved or any(compare(q, b, a) is not None for q, a, b in pairs)
+        if not moved and attempt + 1 >= _UNMOVED:
+            return None
+        if all(_apart(q, a, b) for q, a, b in pairs):
             break
     return data, answers
 
@@ -207,9 +217,10 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
         else:
             expected[q.name] = [q.reference(*copy.deepcopy(args)) for _, args in built]
             encoded[q.name] = [[_encode(a) for a in args] for _, args in built]
-    if not values:
+    drawn = _second_draw(values, seed, [expected[q.name][0] for q in values]) if values else None
+    if drawn is None:  # no answer depends on the data: the sandbox gets no data seed
         return Plan(assignment, seed, cases, expected, encoded, data)
-    second, answers = _second_draw(values, seed, [expected[q.name][0] for q in values])
+    second, answers = drawn
     for q, answer in zip(values, answers, strict=True):
         expected[q.name].append(answer)
         cases[q.name] = cases[q.name] * 2
@@ -356,10 +367,12 @@ def _run_draws(cells: list[dict], jobs: list[dict], runtime: Runtime, limits: Li
         return run_submission(cells, jobs, runtime, limits)
     runs = [run_submission(cells, jobs, runtime, limits, seed=data) for data in plan.data_seeds]
     first = runs[0]
+    values = [q.name for q in plan.assignment.questions if q.kind == "value"]
     for later in runs[1:]:
         first.withheld += [f"data draw {len(runs)}: {text}" for text in later.withheld + later.warnings][:20]
-        for name, result in first.questions.items():
-            first.questions[name] = _with_draw(result, later.questions.get(name, {"failure": "no result"}))
+        for name in values:  # a function question's cases are the first run's
+            got = first.questions.get(name, {"failure": "no result"})
+            first.questions[name] = _with_draw(got, later.questions.get(name, {"failure": "no result"}))
     return first
 
 

@@ -194,7 +194,7 @@ def test_value_answers_never_show_this_runs_value_and_say_it_is_redrawn():
     a = ASSIGNMENTS["choosing-metrics"]
     plan = make_plan(a, SEED)
     q = a.questions[0]
-    raw = {"status": "ok", "cases": [{"value": _tag(0.5)}]}
+    raw = {"status": "ok", "cases": [{"value": _tag(0.5)}] * len(plan.expected[q.name])}  # one per draw
     report = scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], raw)
     assert report["checks"][0]["hidden"] and "examples" not in report["checks"][0]
     text = reports.feedback_markdown(_report([report]), None, "a.ipynb", a.title)
