@@ -15,7 +15,10 @@ from pathlib import Path
 import pytest
 
 from tests import movielens_wheel as real
-from tests.conftest import _require
+from tests.conftest import (
+    _require,
+    pytest_xdist_make_scheduler,  # noqa: F401 (make test's -n 2: a notebook per worker)
+)
 
 _CACHE: dict = {}
 
