@@ -12,7 +12,9 @@
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -67,9 +69,16 @@ XDIST_GROUPS = {
     "tests/test_wheel.py": "wheel-builds",
     "tests/grade/test_install.py": "wheel-builds",
 }
-# Modules whose module-scoped fixture is costly (a venv, a graded class, a fitted model): one worker builds
-# it once, instead of both.
-XDIST_WHOLE_MODULES: tuple[str, ...] = ()
+# A module that defines a fixture shared by its tests (module, class or session scope: a venv, a graded
+# class, a fitted model) runs whole on one worker too, which builds the fixture once instead of twice.
+_SHARED_FIXTURE = re.compile(r"""scope=["'](?:module|class|package|session)["']""")
+_ROOT = Path(__file__).resolve().parents[1]
+
+
+@functools.cache
+def _shares_a_fixture(path: str) -> bool:
+    file = _ROOT / path
+    return file.suffix == ".py" and file.is_file() and bool(_SHARED_FIXTURE.search(file.read_text("utf-8")))
 
 
 def xdist_scope(nodeid: str) -> str:
@@ -79,6 +88,8 @@ def xdist_scope(nodeid: str) -> str:
     'notebooks/03-average-precision.ipynb'
     >>> xdist_scope("tests/spark/test_spark.py::test_ndcg")
     'spark'
+    >>> xdist_scope("tests/grade/test_grade.py::test_cli_exits_zero")  # its corpus is graded once
+    'tests/grade/test_grade.py'
     >>> xdist_scope("tests/library/test_metrics.py::test_p[3]")
     'tests/library/test_metrics.py::test_p[3]'
     """
@@ -88,7 +99,7 @@ def xdist_scope(nodeid: str) -> str:
     for prefix, group in XDIST_GROUPS.items():
         if path.startswith(prefix):
             return group
-    return path if path in XDIST_WHOLE_MODULES else nodeid
+    return path if _shares_a_fixture(path) else nodeid
 
 
 @pytest.hookimpl(optionalhook=True)  # a pytest-xdist hook (the `test` extra), called on the controller
