@@ -676,23 +676,32 @@ def run(
         _warm_up_ranx()
     for k in ks:
         for n_users in users:
-            arrays = make_data(n_users, k, relevant)
-            data = (*arrays, *make_frames(*arrays))
-            worst = check_agreement(data, k, min(n_check, n_users), peers)
-            ours, values = time_ours(data, k, repeats, worst)
-            rows += ours
-            by_name = {r["route"]: r["seconds"] for r in ours}
-            for peer in peers:
-                row = time_peer(peer, data, k, repeats, values, ranx_chunks)
-                row["versus"] = {name: row["seconds"] / by_name[name] for name in by_name}
-                rows.append(row)
-            if memory == "subprocess":
-                measure_memory([r for r in rows if r["k"] == k and r["users"] == n_users], arrays, k)
-            print_rows([r for r in rows if r["k"] == k and r["users"] == n_users], out)
+            shape = {"n_users": n_users, "k": k, "relevant": relevant, "n_check": n_check}
+            rows += _measure_shape(shape, peers, repeats, ranx_chunks, memory == "subprocess", out)
             print(f"  (load average {_load()} after K={k}, U={n_users:,})", file=out)
-            del data, arrays, values
             gc.collect()
     print_targets(rows, out)
+    return rows
+
+
+def _measure_shape(
+    shape: dict, peers: list[str], repeats: int, ranx_chunks: int | None, in_subprocess: bool, out
+) -> list[dict]:
+    """Every route's row at one (U, K): our routes, then each peer timed against them, then memory."""
+    n_users, k = shape["n_users"], shape["k"]
+    arrays = make_data(n_users, k, shape["relevant"])
+    data = (*arrays, *make_frames(*arrays))
+    worst = check_agreement(data, k, min(shape["n_check"], n_users), peers)
+    ours, values = time_ours(data, k, repeats, worst)
+    rows = list(ours)
+    by_name = {r["route"]: r["seconds"] for r in ours}
+    for peer in peers:
+        row = time_peer(peer, data, k, repeats, values, ranx_chunks)
+        row["versus"] = {name: row["seconds"] / by_name[name] for name in by_name}
+        rows.append(row)
+    if in_subprocess:
+        measure_memory(rows, arrays, k)
+    print_rows(rows, out)
     return rows
 
 
@@ -809,11 +818,16 @@ def print_targets(rows: list[dict], out=sys.stdout) -> None:
     note = "" if max(r["users"] for r in rows) >= 1_000_000 else " (the targets are set for U = 1,000,000)"
     print(f"targets (largest U at each K){note}:", file=out)
     for k in sorted({r["k"] for r in rows}):
-        n_users = max(r["users"] for r in rows if r["k"] == k)
-        at = {r["route"]: r for r in rows if r["k"] == k and r["users"] == n_users}
+        n_users, at = _largest_shape(rows, k)
         for line, ok in _target_lines(at, k):
             print(f"  K={k:<4} U={n_users:>9,}  {'met   ' if ok else 'MISSED'} {line}", file=out)
     out.flush()
+
+
+def _largest_shape(rows: list[dict], k: int) -> tuple[int, dict]:
+    """The largest U measured at ``k``, and its rows by route."""
+    n_users = max(r["users"] for r in rows if r["k"] == k)
+    return n_users, {r["route"]: r for r in rows if r["k"] == k and r["users"] == n_users}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -377,60 +377,91 @@ def run(
 ) -> list[dict]:
     """Time every route at every (users, K); print a table; return one dict per measurement."""
     folder = Path(folder or Path(tempfile.gettempdir()) / "helpers-bench-spark")
-    rows = []
+    timeouts = {"mllib": mllib_timeout, **{route: evaluator_timeout for route in SLOW if route != "mllib"}}
+    rows: list[dict] = []
     for n_users in sizes:
         for k in ks:
             recs, truth = write_inputs(spark, n_users, k, folder)
             print(f"\nU = {n_users:,} users, K = {k}", file=out, flush=True)
-            reference = None
-            results = {}
-            warm = max(2000, n_users // WARM_UP)
-            warm_r, warm_t = (frame.filter(frame["user"] < warm) for frame in (recs, truth))
-            warm_r.given_lists = recs.given_lists.filter(recs.given_lists["user"] < warm)
-            for route in routes:  # warm-up, untimed: the JVM's JIT, Python workers, imports
-                ROUTE_FUNCTIONS[route](spark, warm_r, warm_t, k)
-            for route in sorted(routes, key=lambda r: r != "collect"):  # collect first: the reference
-                best = None
-                for _ in range(repeats):
-                    timeout = (
-                        mllib_timeout if route == "mllib" else evaluator_timeout if route in SLOW else None
-                    )
-                    got = timed(spark, route, recs, truth, k, timeout)
-                    if got is not None and (best is None or got[1] < best[1]):
-                        best = got
-                if best is None:
-                    continue
-                means = best[0]
-                if route == "collect":
-                    reference = means
-                results[route] = best
-                common = [m for m in means if reference and m in reference]
-                rows.append(
-                    dict(
-                        route=route,
-                        users=n_users,
-                        k=k,
-                        seconds=best[1],
-                        heap=best[2],
-                        workers=best[3],
-                        shuffle=best[4],
-                        cpu=best[5],
-                        agreement=max((abs(means[m] - reference[m]) for m in common), default=float("nan")),
-                    )
-                )
-            if "ours" in routes:
-                rows_ours = [
-                    r for r in rows if r["route"] == "ours" and r["users"] == n_users and r["k"] == k
-                ]
-                rows_ours[0]["per_user"] = check_users(recs, truth, k, min(n_users, N_CHECK))
+            _warm_up(spark, recs, truth, routes, n_users, k)
+            rows += _measure_size(spark, recs, truth, routes, repeats, timeouts, n_users, k)
             _print(rows, n_users, k, out)
+    return rows
+
+
+def _warm_up(spark, recs, truth, routes, n_users: int, k: int) -> None:
+    """Run every route once, untimed, on the first users: the JVM's JIT, Python workers, imports."""
+    warm = max(2000, n_users // WARM_UP)
+    warm_r, warm_t = (frame.filter(frame["user"] < warm) for frame in (recs, truth))
+    warm_r.given_lists = recs.given_lists.filter(recs.given_lists["user"] < warm)
+    for route in routes:
+        ROUTE_FUNCTIONS[route](spark, warm_r, warm_t, k)
+
+
+def _best_of(spark, route: str, recs, truth, k: int, repeats: int, timeout):
+    """The fastest of ``repeats`` timed runs of one route (None if every run was cancelled)."""
+    best = None
+    for _ in range(repeats):
+        got = timed(spark, route, recs, truth, k, timeout)
+        if got is not None and (best is None or got[1] < best[1]):
+            best = got
+    return best
+
+
+def _measure_size(
+    spark, recs, truth, routes, repeats: int, timeouts: dict, n_users: int, k: int
+) -> list[dict]:
+    """One row per route that finished at this (users, K); ``collect`` runs first and is the reference."""
+    rows = []
+    reference = None
+    for route in sorted(routes, key=lambda r: r != "collect"):  # collect first: the reference
+        best = _best_of(spark, route, recs, truth, k, repeats, timeouts.get(route))
+        if best is None:
+            continue
+        means = best[0]
+        if route == "collect":
+            reference = means
+        common = [m for m in means if reference and m in reference]
+        rows.append(
+            dict(
+                route=route,
+                users=n_users,
+                k=k,
+                seconds=best[1],
+                heap=best[2],
+                workers=best[3],
+                shuffle=best[4],
+                cpu=best[5],
+                agreement=max((abs(means[m] - reference[m]) for m in common), default=float("nan")),
+            )
+        )
+    if "ours" in routes:
+        rows_ours = [r for r in rows if r["route"] == "ours"]
+        rows_ours[0]["per_user"] = check_users(recs, truth, k, min(n_users, N_CHECK))
     return rows
 
 
 def _print(rows, n_users, k, out):
     table = [r for r in rows if r["users"] == n_users and r["k"] == k]
     seconds = {r["route"]: r["seconds"] for r in table}
-    ours = seconds.get("ours")
+    _print_table(table, seconds.get("ours"), n_users, out)
+    pairs = [("evaluator", "ours"), ("evaluator", "arrays"), ("evaluator_given", "arrays_given")]
+    ratios = [f"{a} / {b} {seconds[a] / seconds[b]:.1f}x" for a, b in pairs if a in seconds and b in seconds]
+    if ratios:
+        print("ratios (same run): " + ", ".join(ratios), file=out)
+    print(f"load average (1, 5, 15 min) after this size: {_load()}", file=out)
+    checked = next((r.get("per_user") for r in table if r["route"] == "ours"), None)
+    if checked is not None:
+        print(
+            f"ours vs helpers.evaluate, user by user on {min(n_users, N_CHECK):,} users: largest difference "
+            f"{checked:.1e}",
+            file=out,
+            flush=True,
+        )
+
+
+def _print_table(table, ours, n_users, out) -> None:
+    """One line per route: time, throughput, speed against ours, CPU, agreement and memory."""
     print(
         f"{'route':<16} {'seconds':>8} {'users/s':>11} {'vs ours':>9} {'CPU s':>7} "
         f"{'max |mean - evaluate|':>22} "
@@ -445,19 +476,6 @@ def _print(rows, n_users, k, out):
             f"{r['agreement']:22.1e} {r['heap'] / 2**30:12.2f} {r['workers'] / 2**30:11.2f} "
             f"{r['shuffle'] / 2**20:11.0f}",
             file=out,
-        )
-    pairs = [("evaluator", "ours"), ("evaluator", "arrays"), ("evaluator_given", "arrays_given")]
-    ratios = [f"{a} / {b} {seconds[a] / seconds[b]:.1f}x" for a, b in pairs if a in seconds and b in seconds]
-    if ratios:
-        print("ratios (same run): " + ", ".join(ratios), file=out)
-    print(f"load average (1, 5, 15 min) after this size: {_load()}", file=out)
-    checked = next((r.get("per_user") for r in table if r["route"] == "ours"), None)
-    if checked is not None:
-        print(
-            f"ours vs helpers.evaluate, user by user on {min(n_users, N_CHECK):,} users: largest difference "
-            f"{checked:.1e}",
-            file=out,
-            flush=True,
         )
 
 

@@ -116,16 +116,20 @@ def _shown(cell: dict) -> str:
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_decimals_in_prose_are_computed_in_the_notebook(path):
-    cells = _load(path)["cells"]
-    shown = "\n".join(_shown(c) for c in cells if c.get("cell_type") == "code")
-    quoted = QUOTED.get(path.name, {})
-    prose = {n for c in cells if c.get("cell_type") == "markdown" for n in DECIMAL.findall(_source(c))}
-    stale = sorted(n for n in prose - set(quoted) if n not in shown)  # "0.714" may quote 0.7142857
+    stale, unused = _stale_and_unused_decimals(_load(path)["cells"], QUOTED.get(path.name, {}))
     assert not stale, f"{path.name}: prose quotes {stale}, which no code cell shows; re-check the prose"
-    unused = sorted(
-        n for n in quoted if not any(n in _source(c) for c in cells if c.get("cell_type") == "markdown")
-    )
     assert not unused, f"{path.name}: QUOTED lists {unused}, no longer in the prose"
+
+
+def _stale_and_unused_decimals(cells: list[dict], quoted: dict[str, str]) -> tuple[list[str], list[str]]:
+    """The prose's decimals that no code cell shows (and ``quoted`` does not explain), and the entries
+    of ``quoted`` that the prose no longer holds."""
+    shown = "\n".join(_shown(c) for c in cells if c.get("cell_type") == "code")
+    markdown = [_source(c) for c in cells if c.get("cell_type") == "markdown"]
+    prose = {n for text in markdown for n in DECIMAL.findall(text)}
+    stale = sorted(n for n in prose - set(quoted) if n not in shown)  # "0.714" may quote 0.7142857
+    unused = sorted(n for n in quoted if not any(n in text for text in markdown))
+    return stale, unused
 
 
 # ---------------------------------------------------------------- stale prose: counts and lists

@@ -96,23 +96,30 @@ def test_every_pip_install_line_names_a_folder_and_extras_of_this_repository():
         assert line.strip("\"'").startswith("topkeval @ git+") and line.strip("\"'").endswith(
             "#subdirectory=topkeval"
         )
-    targets = [
+    targets = _install_targets(lines)
+    assert len(targets) >= 5, "README.md has too few pip install lines"
+    for target in targets:
+        _assert_a_folder_with_its_extras(target)
+    assert "not on PyPI" in readme
+
+
+def _install_targets(lines: list[str]) -> list[str]:
+    """What the install lines without a git URL install (options and comments left out)."""
+    return [
         t.strip("\"'")
         for line in lines
         if " @ git+" not in line
         for t in line.split("#")[0].split()
         if not t.startswith("-")
     ]
-    assert len(targets) >= 5, "README.md has too few pip install lines"
-    for target in targets:
-        assert target.startswith("."), (
-            f"README installs {target!r}, which is not on PyPI; install from the clone"
-        )
-        folder, _, extras = target.partition("[")
-        project = tomllib.loads((REPO / folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-        for extra in filter(None, extras.rstrip("]").split(",")):
-            assert extra in project["optional-dependencies"], (target, extra)
-    assert "not on PyPI" in readme
+
+
+def _assert_a_folder_with_its_extras(target: str) -> None:
+    assert target.startswith("."), f"README installs {target!r}, which is not on PyPI; install from the clone"
+    folder, _, extras = target.partition("[")
+    project = tomllib.loads((REPO / folder / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    for extra in filter(None, extras.rstrip("]").split(",")):
+        assert extra in project["optional-dependencies"], (target, extra)
 
 
 #: README.md's sections a practitioner reads (the library, its speed, Spark, conventions); the rest is

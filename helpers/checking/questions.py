@@ -56,7 +56,22 @@ def _no_reference(*args: Any) -> Any:
 
 # ----------------------------------------------------------------- display
 class Text:
-    """A message shown as plain text in Jupyter (its repr is the text itself)."""
+    """A message shown as plain text in Jupyter (its repr is the text itself).
+
+    What ``q.hint()`` and ``q.solution()`` return: the last expression of a cell shows it
+    without quotes or escaped newlines, and ``print`` shows the same text.
+
+    Parameters
+    ----------
+    text : str
+        The message.
+
+    Examples
+    --------
+    >>> Text("Hint 1 of 2: count the hits.\\nMore: q1.hint(2).")
+    Hint 1 of 2: count the hits.
+    More: q1.hint(2).
+    """
 
     def __init__(self, text: str):
         self.text = text
@@ -72,7 +87,10 @@ class Text:
 class CheckResult:
     """The outcome of ``q.check(answer)``.
 
-    Attributes
+    It shows as its message in a notebook and is true only when the answer is correct, so
+    ``assert q1.check(f)`` works in a learner's own tests.
+
+    Parameters
     ----------
     question : str
         The question id, e.g. ``"02.q1"``.
@@ -82,6 +100,14 @@ class CheckResult:
         What the notebook shows; it starts with the outcome in words.
     mistake : str or None
         The label of the recognised known mistake, if any.
+
+    Examples
+    --------
+    >>> result = CheckResult("02.q1", INCORRECT, "Incorrect: your answer 0.5 is not the value.")
+    >>> result
+    Incorrect: your answer 0.5 is not the value.
+    >>> bool(result)
+    False
     """
 
     question: str
@@ -176,6 +202,20 @@ _STUB_OPS = {"RESUME", "NOP", "LOAD_CONST", "RETURN_VALUE", "RETURN_CONST", "POP
 def is_stub(function: Callable) -> bool:
     """True if ``function``'s body does nothing: only ``...``, ``pass`` or a docstring.
 
+    A check answers "Not attempted" for such a function instead of "Incorrect": the learner
+    has not written anything yet. Returning a constant (even ``0``) is an attempt.
+
+    Parameters
+    ----------
+    function : callable
+        The learner's function; an object without Python bytecode (a built-in, a class) is not
+        a stub.
+
+    Returns
+    -------
+    bool
+        True for a body of ``...``, ``pass``, ``return None`` or only a docstring.
+
     Examples
     --------
     >>> def todo(ranking, relevant, k):
@@ -206,9 +246,25 @@ def is_stub(function: Callable) -> bool:
 class Mistake:
     """A known wrong answer: a label, an explanation and a function that makes it.
 
-    ``function`` takes the same arguments as the learner's function (for a
-    :class:`FunctionQuestion`) or none (for a :class:`ValueQuestion`, where it
-    returns the mistaken value).
+    When a learner's outputs equal the mistake's on every case, the feedback names the
+    mistake and explains it (the expected value is still never shown).
+
+    Parameters
+    ----------
+    label : str
+        A short name shown after "Recognised mistake:" (``"divides by len(ranking)"``).
+    explanation : str
+        One or two sentences on why it is wrong and what to change.
+    function : callable
+        Makes the mistake: it takes the same arguments as the learner's function (for a
+        :class:`FunctionQuestion` or :class:`PropertyQuestion`) or none (for a
+        :class:`ValueQuestion`, where it returns the mistaken value).
+
+    Examples
+    --------
+    >>> cut = Mistake("divides by k", "Recall divides by the relevant items.", lambda r, rel, k: 0.4)
+    >>> cut.label
+    'divides by k'
     """
 
     label: str
@@ -220,8 +276,23 @@ class Mistake:
 class Property:
     """A rule that an open-ended answer must satisfy (see :class:`PropertyQuestion`).
 
-    ``test(function)`` returns ``None`` when the rule holds, or a string that
-    shows the failing call and what it returned.
+    Parameters
+    ----------
+    description : str
+        The rule in words, shown with its number when it fails (``"never above 1"``).
+    test : callable
+        ``test(function)`` calls the learner's function and returns None when the rule holds,
+        or a string showing the failing call and what it returned. An exception it raises is
+        reported as the rule failing, with the exception's type and message.
+
+    Examples
+    --------
+    >>> def at_most_one(f):
+    ...     value = f([1, 2], {1, 2}, 2)
+    ...     return None if value <= 1 else f"f([1, 2], {{1, 2}}, 2) returned {value}"
+    >>> rule = Property("never above 1", at_most_one)
+    >>> rule.test(lambda ranking, relevant, k: 2.0)
+    'f([1, 2], {1, 2}, 2) returned 2.0'
     """
 
     description: str
@@ -350,18 +421,26 @@ class _Question:
 class FunctionQuestion(_Question):
     """An exercise whose answer is a function, checked on a list of inputs.
 
+    Making one registers it in :data:`QUESTIONS` under its id (what ``progress()`` counts); the
+    same id made again from the same solution replaces it, from another solution is refused.
+
     Parameters
     ----------
     id, title : str
-        ``"NN.qM"`` and a one-line description.
+        ``"qM"`` (the notebook number is taken from the defining ``nbNN`` module) or ``"NN.qM"``,
+        and a one-line description.
+    hints : sequence of str
+        At least one; later hints say more.
+    solution_code : callable
+        The worked solution ``solution()`` shows (real code, importable from the module).
+    mistakes : sequence of Mistake
+        Known wrong functions, recognised by giving the same outputs on every case.
     function_name : str
         The name the learner's function has in the notebook (used in messages).
     reference : callable
         Computes the expected output from :mod:`helpers` for each case.
     cases : sequence of tuple
         Positional arguments for each call; one case per edge worth checking.
-    hints, solution_code, mistakes
-        See :class:`_Question`.
     uses : sequence of FunctionQuestion
         Earlier questions whose function this one builds on (05.q2's ``ndcg``
         uses 05.q1's ``dcg``). The learner passes those functions explicitly,
@@ -370,6 +449,26 @@ class FunctionQuestion(_Question):
     value_range : (low, high, what) or None
         Where every correct output lies; an output outside it is pointed out
         (e.g. an NDCG above 1), whatever the mistake.
+
+    Raises
+    ------
+    ValueError
+        Without hints, ``function_name``, ``reference`` or cases, or when the id is already
+        used by another solution.
+
+    Examples
+    --------
+    >>> def hits(ranking, relevant, k):
+    ...     return sum(item in relevant for item in ranking[:k])
+    >>> q = FunctionQuestion(
+    ...     id="99.q1", title="Hits in the top k", hints=["Count the relevant items of ranking[:k]."],
+    ...     solution_code=hits, function_name="hits", reference=hits,
+    ...     cases=[([1, 2, 3], {1, 3}, 2), ([], {1}, 3)])
+    >>> q.check(lambda ranking, relevant, k: 1, record=False).outcome
+    'incorrect'
+    >>> q.check(hits, record=False)
+    Correct: hits agrees with helpers on all 2 test inputs.
+    >>> del QUESTIONS["99.q1"]  # the example leaves no question behind
     """
 
     function_name: str = ""
@@ -598,15 +697,45 @@ def _copy(args: tuple) -> tuple:
 class ValueQuestion(_Question):
     """An exercise whose answer is a value (a number, or a tuple of numbers).
 
-    ``reference()`` computes the expected value with :mod:`helpers`;
-    ``solution_code()`` computes it by hand and is what ``solution()`` shows;
-    ``prompt`` names the input, shown when the answer is wrong.
+    Parameters
+    ----------
+    id, title : str
+        As for :class:`FunctionQuestion`.
+    hints : sequence of str
+        At least one; later hints say more.
+    solution_code : callable
+        Computes the value by hand, without arguments; it is what ``solution()`` shows.
+    mistakes : sequence of Mistake
+        Each mistake's function takes no argument and returns the mistaken value.
+    prompt : str
+        Names the input ("precision@3 of list A"); shown when the answer is wrong.
+    reference : callable
+        Computes the expected value with :mod:`helpers`, without arguments.
+    decimals : int, optional
+        For a number, the precision the question asks for. It must be stated in the prompt
+        ("to 4 decimals"); the value correctly rounded to that many decimals, or more, is
+        right, and a value cut off instead of rounded, or rounded to fewer decimals, is named
+        as such. Without ``decimals`` the answer must be the value itself (to about 1e-9).
 
-    ``decimals`` (for a number): the precision the question asks for. It must
-    be stated in the prompt ("to 4 decimals"); the value correctly rounded to
-    that many decimals, or more, is right, and a value cut off instead of
-    rounded, or rounded to fewer decimals, is named as such. Without
-    ``decimals`` the answer must be the value itself (to about 1e-9).
+    Raises
+    ------
+    ValueError
+        Without a prompt or a reference, or when ``decimals`` is not stated in the prompt.
+
+    Examples
+    --------
+    >>> def two_of_three():
+    ...     return 2 / 3
+    >>> q = ValueQuestion(
+    ...     id="99.q2", title="Precision@3", hints=["Hits divided by k."], solution_code=two_of_three,
+    ...     prompt="precision@3 of [1, 2, 3] with relevant {1, 3}, to 2 decimals",
+    ...     reference=two_of_three, decimals=2)
+    >>> q.check(0.67, record=False).outcome
+    'correct'
+    >>> print(q.check(0.66, record=False).message.splitlines()[0])
+    Incorrect: your answer 0.66 is the value cut to 2 decimals instead of rounded
+    (rounding gives the last digit one more) (precision@3 of [1, 2, 3] with relevant {1, 3}, to 2 decimals).
+    >>> del QUESTIONS["99.q2"]
     """
 
     prompt: str = ""
@@ -692,6 +821,42 @@ class PropertyQuestion(_Question):
     There is no single right answer, so no expected value exists; a known
     mistake is a function that fails some property, recognised when the
     learner's function gives the same outputs on ``probe_cases``.
+
+    Parameters
+    ----------
+    id, title : str
+        As for :class:`FunctionQuestion`.
+    hints : sequence of str
+        At least one; later hints say more.
+    solution_code : callable
+        One function that satisfies every property (what ``solution()`` shows).
+    mistakes : sequence of Mistake
+        Known functions that break a property.
+    function_name : str
+        The name the learner's function has in the notebook.
+    properties : sequence of Property
+        The rules, checked in order; the first that fails is reported with its number.
+    probe_cases : sequence of tuple
+        Arguments on which a learner's function is compared with each mistake.
+
+    Raises
+    ------
+    ValueError
+        Without ``function_name``, properties or probe cases.
+
+    Examples
+    --------
+    >>> def bounded(f):
+    ...     return None if 0 <= f([1], {1}, 1) <= 1 else "f([1], {1}, 1) is outside [0, 1]"
+    >>> def score(ranking, relevant, k):
+    ...     return sum(i in relevant for i in ranking[:k]) / k
+    >>> q = PropertyQuestion(
+    ...     id="99.q3", title="A score in [0, 1]", hints=["Divide by k."], solution_code=score,
+    ...     function_name="score", properties=[Property("between 0 and 1", bounded)],
+    ...     probe_cases=[([1], {1}, 1)])
+    >>> q.check(score, record=False)
+    Correct: score satisfies all 1 rules.
+    >>> del QUESTIONS["99.q3"]
     """
 
     function_name: str = ""

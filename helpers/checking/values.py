@@ -52,7 +52,24 @@ ABS_TOL = 1e-12
 
 @dataclass(frozen=True)
 class Verdict:
-    """Whether a value is right, and if not, what is wrong with it (never the expected value)."""
+    """Whether a value is right, and if not, what is wrong with it (never the expected value).
+
+    Parameters
+    ----------
+    ok : bool
+        True when the value is accepted.
+    problem : str or None
+        For a rejected value, what is wrong with it, phrased about the learner's value
+        (``"returned a str, not a number"``); None when ``ok``.
+    note : str or None
+        Something worth saying about an accepted value (``"returned a numpy float64
+        (accepted)"``); None when there is nothing to add.
+
+    Examples
+    --------
+    >>> Verdict(False, "wrong value")
+    Verdict(ok=False, problem='wrong value', note=None)
+    """
 
     ok: bool
     problem: str | None = None
@@ -60,7 +77,24 @@ class Verdict:
 
 
 def type_name(value: Any) -> str:
-    """The value's type as a learner reads it: ``numpy float64``, ``bool``, ``list``."""
+    """The value's type as a learner reads it: ``numpy float64``, ``bool``, ``list``.
+
+    Parameters
+    ----------
+    value : Any
+        Any value; only its type is read.
+
+    Returns
+    -------
+    str
+        The class name, prefixed with ``numpy`` for NumPy's own classes (a learner sees
+        ``numpy int64`` where Python would print ``<class 'numpy.int64'>``).
+
+    Examples
+    --------
+    >>> type_name(np.float64(0.5)), type_name([1]), type_name(True)
+    ('numpy float64', 'list', 'bool')
+    """
     kind = type(value)
     module = kind.__module__.split(".")[0]
     return f"numpy {kind.__name__}" if module == "numpy" else kind.__name__
@@ -72,8 +106,23 @@ def _is_numpy_number(value: Any) -> bool:
 
 
 def as_number(value: Any) -> tuple[float | None, str | None]:
-    """``(float(value), None)`` for a number, ``(None, problem)`` otherwise.
+    """Read a value as a number under the course's rule, or say why it is not one.
 
+    Parameters
+    ----------
+    value : Any
+        A learner's value. Only a built-in ``int`` or ``float`` or a NumPy integer or floating
+        scalar is a number; a ``bool``, a string holding digits or an object with ``__float__`` is
+        not, so ``True`` is never taken for 1.
+
+    Returns
+    -------
+    tuple of (float or None, str or None)
+        ``(float(value), None)`` for a finite number, ``(None, problem)`` otherwise, where
+        ``problem`` describes the value (NaN and infinities are refused too).
+
+    Examples
+    --------
     >>> as_number(3)
     (3.0, None)
     >>> as_number("0.5")
@@ -121,8 +170,35 @@ def judge_number(
 ) -> Verdict:
     """Judge one number against the expected one.
 
-    With ``decimals``, the answer may be given rounded to that many decimals
-    (or more precisely); a truncated answer is named as a wrong rounding.
+    Parameters
+    ----------
+    value : Any
+        The learner's value; anything that is not a number under :func:`as_number` is rejected
+        with the reason.
+    expected : float
+        The right value. It never appears in the verdict.
+    rel_tol, abs_tol : float
+        Tolerances of :func:`math.isclose` for a computed value (defaults :data:`REL_TOL` and
+        :data:`ABS_TOL`: floating-point noise passes, a different formula does not).
+    decimals : int, optional
+        For a question that asks for a value rounded to this many decimals: the correctly
+        rounded value (or a more precise one) is accepted, and a value cut instead of rounded
+        is named as that mistake rather than "wrong value".
+
+    Returns
+    -------
+    Verdict
+        ``ok`` and, when rejected, the problem; an accepted NumPy scalar carries a note saying
+        it was accepted.
+
+    Examples
+    --------
+    >>> judge_number(0.1 + 0.2, 0.3).ok
+    True
+    >>> judge_number(0.75, 0.8).problem
+    'wrong value'
+    >>> judge_number(0.76, 0.7556, decimals=2).ok
+    True
     """
     number, problem = as_number(value)
     if problem or number is None:
@@ -142,9 +218,23 @@ def judge_number(
 def judge_item(value: Any, expected: int | str) -> Verdict:
     """Judge an identifier (an item or user id): it must be exactly the expected one.
 
-    A NumPy integer counts as an int (pandas hands them out); a bool, a float
-    or a str standing for a number does not.
+    Parameters
+    ----------
+    value : Any
+        The learner's id. A NumPy integer counts as an int (pandas hands them out) and a NumPy
+        string as a str; a bool, a float or a str standing for a number does not count as an
+        int, because an id is a label, not a quantity.
+    expected : int or str
+        The right id; its type decides which kind of id is asked for.
 
+    Returns
+    -------
+    Verdict
+        Accepted only for an id of the right kind equal to ``expected``; a rejection says
+        whether the kind or the id was wrong.
+
+    Examples
+    --------
     >>> judge_item(np.int64(14), 14).ok
     True
     >>> judge_item(14.0, 14).problem
@@ -204,6 +294,22 @@ def _format_sequence(value: Any, digits: int) -> str | None:
 
 def format_value(value: Any, digits: int = 6) -> str:
     """Deterministic, readable text for a value: sets sorted, floats rounded.
+
+    Feedback shows the learner's own value with this, so the same value always reads the same
+    on every machine and run (a set's order or a float's last digits never change the text).
+
+    Parameters
+    ----------
+    value : Any
+        Numbers, strings, None, containers (nested at will) and NumPy arrays or scalars get a
+        readable form; any other object falls back to its ``repr``.
+    digits : int, default 6
+        Significant digits of each float (``0.0`` for zero).
+
+    Returns
+    -------
+    str
+        The text, with sets sorted and mappings in their own order.
 
     Examples
     --------

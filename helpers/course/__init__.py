@@ -55,6 +55,21 @@ __all__ = [
 
 
 def all_questions() -> dict:
-    """Every question of every notebook, by id (``"02.q1"``), sorted by id."""
+    """Every question of every notebook, by id (``"02.q1"``), sorted by id.
+
+    Imports every ``helpers.course.nbNN`` module first (a question exists once its module is
+    imported), so the answer does not depend on which notebooks ran in this session.
+
+    Returns
+    -------
+    dict
+        Question id -> question object (``FunctionQuestion``, ``ValueQuestion``, ...).
+
+    Examples
+    --------
+    >>> questions = all_questions()
+    >>> questions["02.q1"].name, questions["02.q1"].title.split(":")[0]
+    ('q1', 'P@K')
+    """
     load_all()
     return dict(sorted(QUESTIONS.items()))

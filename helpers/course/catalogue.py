@@ -36,7 +36,15 @@ NOTEBOOKS: dict[str, str] = {
 def load_all() -> list[str]:
     """Import every ``helpers.course.nbNN`` module, so all questions are known.
 
-    Returns the module names, sorted.
+    Returns
+    -------
+    list of str
+        The module names (``"nb00"``, ``"nb01"``, ...), sorted; importing again is harmless.
+
+    Examples
+    --------
+    >>> load_all()[:3]
+    ['nb00', 'nb01', 'nb02']
     """
     names = sorted(
         info.name

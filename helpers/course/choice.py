@@ -28,7 +28,23 @@ __all__ = ["ChoiceQuestion", "Option", "choice"]
 
 @dataclass(frozen=True)
 class Option:
-    """One answer option: its text and the feedback a learner who picks it sees."""
+    """One answer option: its text and the feedback a learner who picks it sees.
+
+    Parameters
+    ----------
+    text : str
+        The option as listed, after its letter.
+    feedback : str
+        Why the option is right or wrong; shown to whoever picks it, so a wrong option teaches
+        something instead of just "incorrect".
+    correct : bool, default False
+        True for the one right option.
+
+    Examples
+    --------
+    >>> Option("NDCG@10", "It rewards a hit at rank 1 most.", correct=True).correct
+    True
+    """
 
     text: str
     feedback: str
@@ -39,7 +55,32 @@ class Option:
 class ChoiceQuestion(ValueQuestion):
     """A question answered with an option letter, e.g. ``q3.check("b")``.
 
-    Build it with :func:`choice`. The letter is case-insensitive.
+    Build it with :func:`choice`. The letter is case-insensitive and surrounding spaces are
+    ignored; anything else than a listed letter is answered with the letters allowed.
+
+    Parameters
+    ----------
+    id, title, hints, solution_code, mistakes, prompt, reference, decimals
+        As for :class:`~helpers.checking.questions.ValueQuestion` (:func:`choice` fills them:
+        the reference returns the right letter, each wrong option is a mistake).
+    options : dict
+        Letter -> :class:`Option`; at least three, exactly one correct.
+
+    Raises
+    ------
+    ValueError
+        With fewer than three options or not exactly one correct one.
+
+    Examples
+    --------
+    >>> q = choice("99.q4", "demo", "the larger number", {
+    ...     "a": ("1", "1 < 2."), "b": ("2", "Yes.", True), "c": ("0", "0 < 2.")}, ["Compare."])
+    >>> q.listing()
+    (a) 1
+    (b) 2
+    (c) 0
+    >>> from helpers.checking.questions import QUESTIONS
+    >>> _ = QUESTIONS.pop("99.q4")
     """
 
     options: dict = field(default_factory=dict)
@@ -96,8 +137,30 @@ class ChoiceQuestion(ValueQuestion):
 def choice(id: str, title: str, prompt: str, options: dict[str, tuple], hints: list[str]) -> ChoiceQuestion:
     """Build a :class:`ChoiceQuestion`.
 
-    ``options`` maps a letter to ``(text, feedback)`` or ``(text, feedback, True)``
-    for the one correct option.
+    Parameters
+    ----------
+    id : str
+        ``"NN.qM"``; as for every question, it must be unique.
+    title : str
+        A one-line description.
+    prompt : str
+        What the right option is (``"the metric that answers the product question"``); used in
+        the feedback of a wrong choice.
+    options : dict
+        Maps a letter to ``(text, feedback)``, or ``(text, feedback, True)`` for the one correct
+        option.
+    hints : list of str
+        At least one.
+
+    Returns
+    -------
+    ChoiceQuestion
+        Registered under ``id``; its solution shows the right letter with its feedback.
+
+    Raises
+    ------
+    ValueError
+        With fewer than three options, not exactly one correct one, or no hint.
 
     Examples
     --------

@@ -90,6 +90,26 @@ def from_binary(labels: Sequence[int], prefix: str = "i") -> tuple[list[str], se
 def from_grades(grades: Sequence[float], prefix: str = "i") -> tuple[list[str], dict[str, float]]:
     """Item ids ``i1, i2, ...`` for grades in rank order, and the ``item -> grade`` mapping.
 
+    Lets an exercise about graded relevance be written as a list of grades and still call the
+    library's ``(ranking, relevance, k)`` functions.
+
+    Parameters
+    ----------
+    grades : sequence of float
+        The grade of the item at each rank, best rank first; 0 means irrelevant.
+    prefix : str, default "i"
+        The start of every item id.
+
+    Returns
+    -------
+    tuple of (list of str, dict)
+        The ranking and the item -> grade mapping (the zero grades included).
+
+    Raises
+    ------
+    ValueError
+        For a negative grade.
+
     Examples
     --------
     >>> from_grades([2, 0, 1])

@@ -42,7 +42,24 @@ GRADES = (0, 1, 2, 3)
 
 @dataclass(frozen=True)
 class Line:
-    """One metric: its name at the current K, its formula, the formula with the numbers, its value."""
+    """One metric: its name at the current K, its formula, the formula with the numbers, its value.
+
+    Parameters
+    ----------
+    metric : str
+        The metric at the current cutoff (``"P@3"``).
+    formula : str
+        The definition in words and symbols.
+    worked : str
+        The formula with this list's numbers in it (``"2 / 3"``).
+    value : float
+        The value, computed by :mod:`helpers` (NaN for NDCG when every grade is 0).
+
+    Examples
+    --------
+    >>> Line("P@3", "hits in the top K / K", "2 / 3", 2 / 3).worked
+    '2 / 3'
+    """
 
     metric: str
     formula: str
@@ -78,6 +95,24 @@ def hit_lines(labels: Sequence[int], k: int, n_relevant: int | None = None) -> l
     n_relevant : int, optional
         All relevant items of the user, listed or not (``|R|``); at least the hits in the list.
         Default: the hits in the list.
+
+    Returns
+    -------
+    list of Line
+        The four metrics, in the order P, R, AP, NDCG.
+
+    Raises
+    ------
+    ValueError
+        For an empty list, a label other than 0 or 1, a cutoff outside 1 to the list's length,
+        or fewer relevant items than the list holds (or none at all: recall would divide by 0).
+
+    Examples
+    --------
+    >>> [line.metric for line in hit_lines([0, 1, 0], k=2, n_relevant=3)]
+    ['P@2', 'R@2', 'AP@2', 'NDCG@2']
+    >>> hit_lines([0, 1, 0], k=2, n_relevant=3)[1].worked
+    '1 / 3'
     """
     _check_labels(labels, k, (0, 1))
     listed = sum(labels)
@@ -113,7 +148,34 @@ def hit_lines(labels: Sequence[int], k: int, n_relevant: int | None = None) -> l
 def grade_lines(grades: Sequence[int], k: int) -> list[Line]:
     """DCG@K, IDCG@K and NDCG@K of a list of grades (0-3, in rank order), with the terms written out.
 
-    The ideal is built from the listed grades (every judged item is in the list).
+    The ideal is built from the listed grades (every judged item is in the list). A list with no
+    relevant item has IDCG 0 and NDCG 0/0: the line says so and its value is NaN, instead of the
+    error the library raises.
+
+    Parameters
+    ----------
+    grades : sequence of {0, 1, 2, 3}
+        The grade of the item at each rank, best rank first.
+    k : int
+        The cutoff, 1 to ``len(grades)``.
+
+    Returns
+    -------
+    list of Line
+        DCG, IDCG and NDCG at ``k``.
+
+    Raises
+    ------
+    ValueError
+        For an empty list, a grade outside 0-3 or a cutoff outside 1 to the list's length.
+
+    Examples
+    --------
+    >>> for line in grade_lines([3, 0, 2], k=2):
+    ...     print(line.metric, line.worked, round(line.value, 4))
+    DCG@2 3/log2(2) + 0/log2(3) 3.0
+    IDCG@2 3/log2(2) + 2/log2(3) 4.2619
+    NDCG@2 3.0000 / 4.2619 0.7039
     """
     _check_labels(grades, k, GRADES)
     ranking, relevance = from_grades(grades)
@@ -170,7 +232,19 @@ def _html(lines: list[Line], state: str) -> str:
 
 
 def widgets_available() -> bool:
-    """True if ipywidgets can be imported (the interactive view needs it; the static one does not)."""
+    """True if ipywidgets can be imported (the interactive view needs it; the static one does not).
+
+    Returns
+    -------
+    bool
+        Whether an explorer shows as a widget in JupyterLab; without ipywidgets it shows the same
+        table, fixed at its starting state.
+
+    Examples
+    --------
+    >>> isinstance(widgets_available(), bool)
+    True
+    """
     try:
         import ipywidgets  # noqa: F401
     except ImportError:
@@ -242,9 +316,32 @@ class _Explorer:
 class HitExplorer(_Explorer):
     """Click a rank to make it a hit or a miss, drag K: P@K, R@K, AP@K and NDCG@K update.
 
-    ``n_relevant`` (``|R|``) counts the user's relevant items, listed or not. It stays fixed while you
-    click, so moving a hit (two clicks) keeps P and R; a hit you remove is a relevant item the list no
-    longer shows. It grows only while the list holds more hits than ``n_relevant``.
+    Outside JupyterLab (nbval, the HTML site, a terminal) it shows as the table of its starting
+    state, so a notebook's stored output never changes.
+
+    Parameters
+    ----------
+    labels : sequence of {0, 1}
+        The starting list: 1 for a hit at that rank.
+    k : int
+        The starting cutoff, 1 to ``len(labels)``.
+    n_relevant : int, optional
+        ``|R|``, the user's relevant items, listed or not (default: the hits in the list). It stays
+        fixed while you click, so moving a hit (two clicks) keeps P and R; a hit you remove is a
+        relevant item the list no longer shows. It grows only while the list holds more hits than
+        ``n_relevant``.
+
+    Raises
+    ------
+    ValueError
+        For a starting state that :func:`hit_lines` refuses: the cell that builds it fails, not a
+        later click.
+
+    Examples
+    --------
+    >>> explorer = HitExplorer([1, 0, 1], k=2, n_relevant=3)
+    >>> print(explorer.text().splitlines()[0])
+    ranks 1:hit 2:- 3:hit | K = 2, |R| = 3
     """
 
     def __init__(self, labels: Sequence[int], k: int, n_relevant: int | None = None):
@@ -279,7 +376,25 @@ class HitExplorer(_Explorer):
 
 
 class GradeExplorer(_Explorer):
-    """Pick a grade (0-3) at each rank, drag K: DCG@K, IDCG@K and NDCG@K update."""
+    """Pick a grade (0-3) at each rank, drag K: DCG@K, IDCG@K and NDCG@K update.
+
+    Parameters
+    ----------
+    grades : sequence of {0, 1, 2, 3}
+        The starting grades, best rank first.
+    k : int
+        The starting cutoff, 1 to ``len(grades)``.
+
+    Raises
+    ------
+    ValueError
+        For a starting state that :func:`grade_lines` refuses.
+
+    Examples
+    --------
+    >>> print(GradeExplorer([0, 2, 1], k=3).text().splitlines()[-1])
+    NDCG@3 = 1.7619 / 2.6309 = 0.6697   [DCG@K / IDCG@K (undefined, 0/0, when every grade is 0)]
+    """
 
     def __init__(self, grades: Sequence[int], k: int):
         super().__init__(grades, k, grade_lines)

@@ -20,6 +20,17 @@ def core_metric_table() -> str:
     ``helpers`` computes; the metrics computed only on request (ERR, RBP, bpref, ...) belong to the
     optional notebooks.
 
+    Returns
+    -------
+    str
+        A Markdown table: the header, its rule and one row per core metric, in the order of
+        :data:`CORE_METRICS`.
+
+    Raises
+    ------
+    LookupError
+        If the registry lost a core metric (the notebook would otherwise show a shorter table).
+
     Examples
     --------
     >>> rows = core_metric_table().splitlines()[2:]
@@ -36,7 +47,28 @@ def core_metric_table() -> str:
 
 
 def hits_at_k(ranking, relevant, k):
-    """How many of the first k recommended items are relevant."""
+    """How many of the first k recommended items are relevant (the warm-up of notebook 00).
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first; it may be shorter than ``k``.
+    relevant : set
+        The items the user found relevant (any hashable ids).
+    k : int
+        The cutoff: only ``ranking[:k]`` counts.
+
+    Returns
+    -------
+    int
+        The number of hits among the top ``k`` positions; a list shorter than ``k`` just has
+        fewer positions to hit.
+
+    Examples
+    --------
+    >>> hits_at_k(["a", "b", "c", "d"], {"b", "d", "z"}, 3)
+    1
+    """
     return sum(1 for item in ranking[:k] if item in relevant)
 
 

@@ -11,7 +11,28 @@ __all__ = ["q1", "q2", "Q2_K", "precision_recall", "confusion_counts"]
 
 
 def precision_recall(recommended, relevant):
-    """Precision and recall of a recommended list read as a set (order ignored)."""
+    """Precision and recall of a recommended list read as a set (order ignored).
+
+    The classification view that notebook 01 starts from, before ranks matter: every
+    recommended item is a prediction "relevant", and nothing else is.
+
+    Parameters
+    ----------
+    recommended : sequence
+        The recommended items (not empty); duplicates count once only in the hit count.
+    relevant : sequence or set
+        The user's relevant items (not empty).
+
+    Returns
+    -------
+    tuple of float
+        ``(precision, recall)``: hits over the recommended items, and hits over the relevant ones.
+
+    Examples
+    --------
+    >>> precision_recall([1, 2, 3, 4], [1, 3, 9])
+    (0.5, 0.6666666666666666)
+    """
     hits = len(set(recommended) & set(relevant))
     return hits / len(recommended), hits / len(set(relevant))
 
@@ -80,7 +101,23 @@ Q2_K = 7
 
 
 def confusion_counts():
-    """TP, FP and FN of the car list when the user is shown the top 7 (6 relevant items)."""
+    """TP, FP and FN of the car list when the user is shown the top 7 (6 relevant items).
+
+    The worked answer of question 01.q2: the items shown are the predictions, so a relevant item
+    shown is a true positive, an irrelevant one shown a false positive, and a relevant item left
+    below rank 7 a false negative.
+
+    Returns
+    -------
+    tuple of int
+        ``(tp, fp, fn)``.
+
+    Examples
+    --------
+    >>> tp, fp, fn = confusion_counts()
+    >>> tp + fp  # the seven items shown
+    7
+    """
     shown = CAR_ITEMS[:7]
     tp = sum(1 for item in shown if item in CAR_RELEVANT)
     fp = len(shown) - tp

@@ -23,13 +23,57 @@ _TOO_MANY = "ranking[:k + 1] holds ranks 1 to k + 1; ranking[:k] already holds r
 
 
 def precision_at_k(ranking, relevant, k):
-    """Share of the k top positions that hold a relevant item."""
+    """Share of the k top positions that hold a relevant item.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first; it may be shorter than ``k``.
+    relevant : set
+        The items the user found relevant (any hashable ids).
+    k : int
+        The cutoff: only ``ranking[:k]`` counts.
+
+    Returns
+    -------
+    float
+        Hits in the top ``k`` divided by ``k`` itself, even when the list is shorter: an empty
+        slot is a position where the user saw nothing useful.
+
+    Examples
+    --------
+    >>> precision_at_k(["a", "b", "c"], {"a", "c"}, 2)
+    0.5
+    >>> precision_at_k(["a"], {"a"}, 4)  # one hit, four positions
+    0.25
+    """
     hits = sum(1 for item in ranking[:k] if item in relevant)
     return hits / k
 
 
 def recall_at_k(ranking, relevant, k):
-    """Share of the relevant items that appear in the top k."""
+    """Share of the relevant items that appear in the top k.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first; it may be shorter than ``k``.
+    relevant : set
+        The items the user found relevant (any hashable ids); not empty: the recall
+        of a user with nothing relevant is undefined.
+    k : int
+        The cutoff: only ``ranking[:k]`` counts.
+
+    Returns
+    -------
+    float
+        Hits in the top ``k`` divided by the number of relevant items.
+
+    Examples
+    --------
+    >>> recall_at_k(["a", "b", "c"], {"a", "c", "z"}, 2)
+    0.3333333333333333
+    """
     hits = sum(1 for item in ranking[:k] if item in relevant)
     return hits / len(relevant)
 

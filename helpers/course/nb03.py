@@ -22,7 +22,31 @@ __all__ = ["q1", "q2", "q3", "average_precision_at_k", "map_at_3", "list_a_ap"]
 
 
 def average_precision_at_k(ranking, relevant, k):
-    """AP@K: the mean of P@i over the relevant ranks i <= k, divided by min(k, |R|)."""
+    """AP@K: the mean of P@i over the relevant ranks i <= k, divided by min(k, |R|).
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first; it may be shorter than ``k``.
+    relevant : set
+        The items the user found relevant (any hashable ids); not empty.
+    k : int
+        The cutoff: only ``ranking[:k]`` counts.
+
+    Returns
+    -------
+    float
+        The sum of precision at each rank holding a hit, divided by ``min(k, len(relevant))``:
+        the most hits a top-k list can hold, so a perfect list scores 1 however many items are
+        relevant.
+
+    Examples
+    --------
+    >>> average_precision_at_k([1, 2, 3], {1, 3}, 3)  # (1/1 + 2/3) / 2
+    0.8333333333333333
+    >>> average_precision_at_k([5, 1], {1, 3, 4}, 2)  # (1/2) / min(2, 3)
+    0.25
+    """
     hits = 0
     total = 0.0
     for rank, item in enumerate(ranking[:k], start=1):
@@ -153,7 +177,21 @@ q1 = FunctionQuestion(
 
 
 def map_at_3():
-    """MAP@3 of the two users of notebook 03 (relevant B, D, Z; lists ABCDE and ACEBD)."""
+    """MAP@3 of the two users of notebook 03 (relevant B, D, Z; lists ABCDE and ACEBD).
+
+    Worked by hand: the second user has no hit in the top 3, so their AP@3 is 0 and they still
+    count in the mean (dropping them would double the score).
+
+    Returns
+    -------
+    float
+        The mean of the two users' AP@3.
+
+    Examples
+    --------
+    >>> round(map_at_3(), 4)
+    0.0833
+    """
     ap_1 = (1 / 2) / min(3, 3)  # one hit in the top 3, at rank 2
     ap_2 = 0.0  # no hit in the top 3: AP@3 = 0, and the user still counts
     return (ap_1 + ap_2) / 2
@@ -209,7 +247,21 @@ q2 = ValueQuestion(
 
 
 def list_a_ap():
-    """AP@5 of list A (hits at ranks 1, 3, 5) for a user with 4 relevant items, divided by min(5, 4)."""
+    """AP@5 of list A (hits at ranks 1, 3, 5) for a user with 4 relevant items, divided by min(5, 4).
+
+    One relevant item never made the list; it still counts in the denominator, which is why the
+    list cannot score 1.
+
+    Returns
+    -------
+    float
+        The value asked by question 03.q3.
+
+    Examples
+    --------
+    >>> list_a_ap() < 1
+    True
+    """
     return (1 / 1 + 2 / 3 + 3 / 5) / min(5, 4)
 
 

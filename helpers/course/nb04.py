@@ -36,7 +36,30 @@ _TOO_MANY = (
 
 
 def reciprocal_rank_at_k(ranking, relevant, k):
-    """1 / rank of the first relevant item if it is within the top k, else 0."""
+    """1 / rank of the first relevant item if it is within the top k, else 0.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first; it may be shorter than ``k``.
+    relevant : set
+        The items the user found relevant (any hashable ids).
+    k : int
+        The cutoff: only ``ranking[:k]`` counts.
+
+    Returns
+    -------
+    float
+        ``1 / rank`` of the first hit (ranks start at 1); 0.0 when no relevant item is in the
+        top ``k``, including a hit just below the cutoff.
+
+    Examples
+    --------
+    >>> reciprocal_rank_at_k(["a", "b", "c"], {"c"}, 3)
+    0.3333333333333333
+    >>> reciprocal_rank_at_k(["a", "b", "c"], {"c"}, 2)
+    0.0
+    """
     for rank, item in enumerate(ranking[:k], start=1):
         if item in relevant:
             return 1 / rank
@@ -44,7 +67,27 @@ def reciprocal_rank_at_k(ranking, relevant, k):
 
 
 def hit_at_k(ranking, relevant, k):
-    """1.0 if any of the top k items is relevant, else 0.0."""
+    """1.0 if any of the top k items is relevant, else 0.0.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first; it may be shorter than ``k``.
+    relevant : set
+        The items the user found relevant (any hashable ids).
+    k : int
+        The cutoff: only ``ranking[:k]`` counts.
+
+    Returns
+    -------
+    float
+        1.0 or 0.0 (a float, so that a mean over users is a hit rate).
+
+    Examples
+    --------
+    >>> hit_at_k(["a", "b"], {"b"}, 2), hit_at_k(["a", "b"], {"b"}, 1)
+    (1.0, 0.0)
+    """
     return 1.0 if any(item in relevant for item in ranking[:k]) else 0.0
 
 

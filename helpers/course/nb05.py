@@ -38,21 +38,79 @@ _TOO_MANY = "grades[:k + 1] reaches rank k + 1, which the user was not shown; gr
 
 
 def dcg(grades, k):
-    """DCG@k with linear gain: sum of grade / log2(rank + 1) over ranks 1..k."""
+    """DCG@k with linear gain: sum of grade / log2(rank + 1) over ranks 1..k.
+
+    Parameters
+    ----------
+    grades : sequence of float
+        The relevance grade of each recommended item, in ranked order (0 for irrelevant).
+    k : int
+        The cutoff: only the first ``k`` grades count.
+
+    Returns
+    -------
+    float
+        The discounted cumulative gain; rank 1 is not discounted (log2(2) = 1).
+
+    Examples
+    --------
+    >>> dcg([2, 0, 1], 2)  # 2/1 + 0/log2(3)
+    2.0
+    """
     return sum(grade / math.log2(rank + 1) for rank, grade in enumerate(grades[:k], start=1))
 
 
 def ndcg(grades, k, dcg):
     """NDCG@k: DCG@k of the list over DCG@k of the same grades sorted best first.
 
-    ``dcg`` is your function from q1, passed in: ``q2.check(ndcg, dcg)``.
+    Parameters
+    ----------
+    grades : sequence of float
+        The relevance grade of each recommended item, in ranked order (0 for irrelevant); at least
+        one positive, or there is no ideal DCG to divide by.
+    k : int
+        The cutoff: only the first ``k`` grades count.
+    dcg : callable
+        Your function from q1, passed in: ``q2.check(ndcg, dcg)``, so a stale global ``dcg``
+        from an earlier cell is never used by mistake.
+
+    Returns
+    -------
+    float
+        Between 0 and 1; 1 when the list is already in the ideal order.
+
+    Examples
+    --------
+    >>> round(ndcg([0, 1], 2, dcg), 4)  # the one relevant item at rank 2 instead of 1
+    0.6309
     """
     ideal = sorted(grades, reverse=True)
     return dcg(grades, k) / dcg(ideal, k)
 
 
 def dcg_exponential(grades, k):
-    """DCG@k with exponential gain 2**grade - 1."""
+    """DCG@k with exponential gain 2**grade - 1.
+
+    The gain that rewards a highly graded item far more than two medium ones; with binary grades it
+    equals the linear gain.
+
+    Parameters
+    ----------
+    grades : sequence of float
+        The relevance grade of each recommended item, in ranked order (0 for irrelevant).
+    k : int
+        The cutoff: only the first ``k`` grades count.
+
+    Returns
+    -------
+    float
+        The discounted cumulative gain.
+
+    Examples
+    --------
+    >>> dcg_exponential([1, 0, 1], 3) == dcg([1, 0, 1], 3)  # 2**1 - 1 = 1: the same for 0/1 grades
+    True
+    """
     return sum((2**grade - 1) / math.log2(rank + 1) for rank, grade in enumerate(grades[:k], start=1))
 
 

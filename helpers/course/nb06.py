@@ -32,7 +32,28 @@ def _as_lists(r, k):
 
 
 def loo_ndcg(r, k):
-    """Leave-one-out NDCG@k: 1/log2(r + 1) if the held-out item is at rank r <= k, else 0."""
+    """Leave-one-out NDCG@k: 1/log2(r + 1) if the held-out item is at rank r <= k, else 0.
+
+    With a single relevant item the ideal DCG is 1, so NDCG is just the discount of its rank.
+
+    Parameters
+    ----------
+    r : int or None
+        The rank (1-based) of the user's held-out item in the recommended list, or None when it
+        is not listed.
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    float
+        ``1 / log2(r + 1)`` within the cutoff; 0.0 below it or when not listed.
+
+    Examples
+    --------
+    >>> loo_ndcg(3, 10), loo_ndcg(11, 10), loo_ndcg(None, 10)
+    (0.5, 0.0, 0.0)
+    """
     if r is None or r > k:
         return 0.0
     return 1 / math.log2(r + 1)
@@ -113,7 +134,20 @@ _K = 10
 
 
 def mean_loo_ndcg():
-    """Mean NDCG@10 of three users whose held-out items are at rank 4, not listed, and rank 1."""
+    """Mean NDCG@10 of three users whose held-out items are at rank 4, not listed, and rank 1.
+
+    The user whose item is not listed scores 0 and still counts in the mean.
+
+    Returns
+    -------
+    float
+        The mean over the three users of :data:`THREE_USERS`.
+
+    Examples
+    --------
+    >>> round(mean_loo_ndcg(), 4)
+    0.4769
+    """
     scores = [0.0 if r is None or r > _K else 1 / math.log2(r + 1) for r in THREE_USERS]
     return sum(scores) / len(scores)  # the user with no hit scores 0 and still counts
 
@@ -181,7 +215,28 @@ q2 = ValueQuestion(
 
 # ---------------------------------------------------------------- q3: design a metric
 def cliff_score(r, k):
-    """A leave-one-out score with a large cliff at k: 1/2 for being listed, plus 1/2 of NDCG's discount."""
+    """A leave-one-out score with a large cliff at k: 1/2 for being listed, plus 1/2 of NDCG's discount.
+
+    One answer of the open question 06.q3 (any score with the required properties is right).
+
+    Parameters
+    ----------
+    r : int or None
+        The rank (1-based) of the user's held-out item in the recommended list, or None when it
+        is not listed.
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    float
+        1.0 at rank 1, above 1/2 anywhere within the cutoff, 0.0 below it.
+
+    Examples
+    --------
+    >>> cliff_score(1, 10), cliff_score(3, 10), cliff_score(11, 10)
+    (1.0, 0.75, 0.0)
+    """
     if r is None or r > k:
         return 0.0
     return 0.5 + 0.5 / math.log2(r + 1)

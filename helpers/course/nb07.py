@@ -19,7 +19,21 @@ MYSTERY_K: int = 3
 
 
 def mystery_value() -> float:
-    """The AP@3 a colleague's library printed for this user (one of the three denominators)."""
+    """The AP@3 a colleague's library printed for this user (one of the three denominators).
+
+    Question 07.q1 asks which denominator produced it; this is the value shown in the notebook,
+    computed by :func:`helpers.average_precision_at_k` with that convention.
+
+    Returns
+    -------
+    float
+        The printed AP@3.
+
+    Examples
+    --------
+    >>> round(mystery_value(), 4)
+    0.5556
+    """
     return average_precision_at_k(
         MYSTERY_RANKING, MYSTERY_RELEVANT, MYSTERY_K, denominator="min_k_n_relevant"
     )

@@ -42,7 +42,17 @@ KS = (5, 10, 20)
 
 @functools.lru_cache(maxsize=1)
 def notebook_scores() -> dict:
-    """Per-user scores of the notebook's five models (same data, split, models and cutoffs)."""
+    """Per-user scores of the notebook's five models (same data, split, models and cutoffs).
+
+    Fits Random, MostPopular, ItemKNN, EASE and PureSVD on the notebook's synthetic log and
+    evaluates each at the notebook's cutoffs; computed once per session (it takes seconds).
+
+    Returns
+    -------
+    dict
+        Model name -> its per-user table from :func:`helpers.evaluate` (one row per test user,
+        the same users in every table, so differences can be paired).
+    """
     log = _synthetic(**DATA)
     train, test = _temporal_split(log, test_fraction=TEST_FRACTION)
     users = np.sort(test["user"].unique())
@@ -61,7 +71,25 @@ def notebook_scores() -> dict:
 
 # ---------------------------------------------------------------- q1
 def percentile_interval(samples, confidence):
-    """Central interval: cut (1 - confidence) / 2 off each tail."""
+    """Central interval: cut (1 - confidence) / 2 off each tail.
+
+    Parameters
+    ----------
+    samples : array_like of float
+        The bootstrap means (or any samples).
+    confidence : float
+        The share of the samples the interval holds, in (0, 1).
+
+    Returns
+    -------
+    tuple of float
+        ``(low, high)``, quantiles by NumPy's default (linear) definition.
+
+    Examples
+    --------
+    >>> percentile_interval([1, 2, 3, 4, 5], 0.5)
+    (2.0, 4.0)
+    """
     tail = (1 - confidence) / 2
     low, high = np.quantile(samples, [tail, 1 - tail])
     return float(low), float(high)
@@ -127,7 +155,29 @@ q1 = FunctionQuestion(
 
 # ---------------------------------------------------------------- q2
 def sign_flip_p_value(differences, signs):
-    """(1 + number of sign draws at least as extreme as the data) / (1 + number of draws)."""
+    """(1 + number of sign draws at least as extreme as the data) / (1 + number of draws).
+
+    The paired permutation test: if two models were interchangeable, each user's difference
+    would be as likely with either sign. The "+ 1" counts the observed data as one of the
+    draws, so the p-value is never 0.
+
+    Parameters
+    ----------
+    differences : array_like of float
+        Per-user differences between two models' scores.
+    signs : array_like of {-1, 1}
+        One row of signs per draw, one column per user.
+
+    Returns
+    -------
+    float
+        The two-sided p-value of the mean difference.
+
+    Examples
+    --------
+    >>> float(sign_flip_p_value([0.1, 0.2, -0.05], [[1, 1, 1], [-1, 1, 1], [1, -1, -1], [-1, -1, 1]]))
+    0.6
+    """
     d = np.asarray(differences, dtype=float)
     s = np.asarray(signs, dtype=float)
     observed = abs(d.mean())
@@ -232,7 +282,16 @@ q2 = FunctionQuestion(
 
 # ---------------------------------------------------------------- q3
 def svd_minus_pop():
-    """In the notebook: (scores["PureSVD"]["ndcg@10"] - scores["MostPopular"]["ndcg@10"]).mean()."""
+    """In the notebook: (scores["PureSVD"]["ndcg@10"] - scores["MostPopular"]["ndcg@10"]).mean().
+
+    The value of question 08.q3, from :func:`notebook_scores` (so it takes seconds the first
+    time).
+
+    Returns
+    -------
+    float
+        The mean per-user NDCG@10 difference of PureSVD over MostPopular.
+    """
     scores = notebook_scores()
     return float((scores["PureSVD"]["ndcg@10"] - scores["MostPopular"]["ndcg@10"]).mean())
 
@@ -287,8 +346,23 @@ def power_from_p(p_value: float, alpha: float = 0.05) -> float:
     """The "observed power" of a two-sided z-test, written as a function of its p-value alone.
 
     ``|z| = Phi^-1(1 - p/2)``; the power at the observed difference is
-    ``Phi(|z| - z_crit) + Phi(-|z| - z_crit)`` with ``z_crit = Phi^-1(1 - alpha/2)``.
+    ``Phi(|z| - z_crit) + Phi(-|z| - z_crit)`` with ``z_crit = Phi^-1(1 - alpha/2)``. Since it
+    depends on p only, it adds nothing to the p-value: the point notebook 08 makes.
 
+    Parameters
+    ----------
+    p_value : float
+        The test's two-sided p-value, in (0, 1].
+    alpha : float, default 0.05
+        The test's level.
+
+    Returns
+    -------
+    float
+        The power the test would have if the true difference were the observed one.
+
+    Examples
+    --------
     >>> round(power_from_p(0.05), 4)   # a study that lands exactly on the threshold: observed power 1/2
     0.5
     """
@@ -308,10 +382,36 @@ def observed_power_simulation(
 ) -> pd.DataFrame:
     """Simulated paired studies: each one's p-value and its "observed power" (at its observed difference).
 
-    For each true effect, ``n_studies`` studies of ``n`` users each draw per-user differences from a normal
-    distribution with that mean and standard deviation ``sd`` (notebook 08's ItemKNN - EASE has sd 0.137 over
-    622 users), and run a two-sided z-test with the sample standard deviation. Returns one row per study:
-    ``effect``, ``true power`` (of the design, at the true effect), ``p`` and ``observed power``.
+    For each true effect, ``n_studies`` studies of ``n`` users each draw per-user differences from a
+    normal distribution with that mean and standard deviation ``sd`` (notebook 08's ItemKNN - EASE has
+    sd 0.137 over 622 users), and run a two-sided z-test with the sample standard deviation.
+
+    Parameters
+    ----------
+    effects : sequence of float
+        The true mean differences simulated.
+    sd : float
+        The per-user standard deviation of the difference.
+    n : int
+        Users per study.
+    n_studies : int
+        Studies per effect.
+    alpha : float
+        The tests' level.
+    seed : int
+        Seed of the random generator (the same seed gives the same studies).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per study: ``effect``, ``true power`` (of the design, at the true effect), ``p``
+        and ``observed power``.
+
+    Examples
+    --------
+    >>> studies = observed_power_simulation((0.0, 0.02), n=50, n_studies=100)
+    >>> studies.shape, round(float(studies.groupby("effect")["true power"].first().iloc[0]), 3)
+    ((200, 4), 0.05)
     """
     rng = np.random.default_rng(seed)
     crit = _NORMAL.inv_cdf(1.0 - alpha / 2.0)

@@ -12,7 +12,28 @@ __all__ = ["q1", "q2", "q3", "rank_among", "expected_above", "first_rank_below_h
 
 # ---------------------------------------------------------------- q1
 def rank_among(positive_score, negative_scores):
-    """1 + the number of negatives that score higher than the held-out item."""
+    """1 + the number of negatives that score higher than the held-out item.
+
+    The rank of the held-out item in a sampled evaluation; a tie with a negative is resolved in
+    the item's favour (only strictly higher scores push it down).
+
+    Parameters
+    ----------
+    positive_score : float
+        The model's score of the held-out item.
+    negative_scores : iterable of float
+        The scores of the sampled negatives.
+
+    Returns
+    -------
+    int
+        The rank, from 1 (no negative above it) to ``len(negative_scores) + 1``.
+
+    Examples
+    --------
+    >>> rank_among(0.5, [0.9, 0.1, 0.7, 0.5])
+    3
+    """
     return 1 + sum(1 for score in negative_scores if score > positive_score)
 
 
@@ -58,7 +79,18 @@ q1 = FunctionQuestion(
 
 # ---------------------------------------------------------------- q2
 def expected_above():
-    """49 of the 999 others beat it; a uniform sample of 100 holds on average 100 * 49 / 999 of them."""
+    """49 of the 999 others beat it; a uniform sample of 100 holds on average 100 * 49 / 999 of them.
+
+    Returns
+    -------
+    float
+        The expected number of sampled negatives ranked above an item at exact rank 50 of 1000.
+
+    Examples
+    --------
+    >>> round(expected_above(), 4)
+    4.9049
+    """
     return 100 * (50 - 1) / (1000 - 1)
 
 
@@ -98,7 +130,21 @@ q2 = ValueQuestion(
 
 # ---------------------------------------------------------------- q3
 def first_rank_below_half():
-    """Walk down the exact ranks until the chance of a sampled hit@10 drops below 0.5."""
+    """Walk down the exact ranks until the chance of a sampled hit@10 drops below 0.5.
+
+    Uses :func:`helpers.experiments.sampled.expected_sampled_hit` with the notebook's catalogue
+    and sample size.
+
+    Returns
+    -------
+    int
+        The first exact rank at which a sampled hit@10 is less likely than not.
+
+    Examples
+    --------
+    >>> first_rank_below_half()
+    97
+    """
     from helpers.experiments.sampled import expected_sampled_hit
 
     rank = 1

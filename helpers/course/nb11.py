@@ -21,13 +21,54 @@ _NOVELTY_CASES = [
 
 
 def novelty(ranking, k, popularity):
-    """Mean self-information of the top k items: mean of -log2(popularity share)."""
+    """Mean self-information of the top k items: mean of -log2(popularity share).
+
+    An item that every user has seen carries no surprise (share 1, 0 bits); a rare one carries
+    many bits.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first (not empty).
+    k : int
+        The cutoff; a shorter list is averaged over the items it has.
+    popularity : mapping
+        Each item's share of users who interacted with it, in (0, 1].
+
+    Returns
+    -------
+    float
+        The mean number of bits of the items shown.
+
+    Examples
+    --------
+    >>> novelty(["a", "b"], 2, {"a": 0.5, "b": 0.25})  # (1 + 2) / 2 bits
+    1.5
+    """
     shown = ranking[:k]
     return sum(-math.log2(popularity[item]) for item in shown) / len(shown)
 
 
 def gini(counts):
-    """Gini index of per-item recommendation counts (zeros included)."""
+    """Gini index of per-item recommendation counts (zeros included).
+
+    Parameters
+    ----------
+    counts : sequence of int
+        How often each catalogue item was recommended, one count per item, the never-recommended
+        items included as 0 (leaving them out would hide the concentration). At least one count
+        must be positive.
+
+    Returns
+    -------
+    float
+        0 when every item is recommended equally often, approaching 1 when one item takes all.
+
+    Examples
+    --------
+    >>> gini([5, 5, 5]), gini([0, 0, 0, 10])
+    (0.0, 0.75)
+    """
     ordered = sorted(counts)
     n, total = len(ordered), sum(ordered)
     return sum((2 * i - n - 1) * c for i, c in enumerate(ordered, start=1)) / (n * total)
@@ -175,7 +216,27 @@ _EXPOSURE_CASES = [
 
 
 def exposure(rankings, item, k):
-    """Position-weighted exposure of one item: sum over lists of 1/log2(rank + 1) where it is in the top k."""
+    """Position-weighted exposure of one item: sum over lists of 1/log2(rank + 1) where it is in the top k.
+
+    Parameters
+    ----------
+    rankings : iterable of sequence
+        One recommended list per user.
+    item : hashable
+        The item whose exposure is summed.
+    k : int
+        The cutoff: a rank below ``k`` gives no exposure.
+
+    Returns
+    -------
+    float
+        The item's total exposure over the lists (rank 1 counts 1, rank 2 about 0.63, ...).
+
+    Examples
+    --------
+    >>> round(exposure([["a", "b"], ["b", "a"]], "a", 2), 4)
+    1.6309
+    """
     total = 0.0
     for ranking in rankings:
         for rank, shown in enumerate(ranking[:k], start=1):

@@ -42,7 +42,29 @@ q1 = choice(
 
 
 def rbp(ranking, relevant, k, p):
-    """Rank-biased precision: (1 - p) * sum of p^(rank - 1) over the relevant ranks <= k."""
+    """Rank-biased precision: (1 - p) * sum of p^(rank - 1) over the relevant ranks <= k.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first.
+    relevant : set
+        The relevant items.
+    k : int
+        The cutoff.
+    p : float
+        The persistence: the chance that the user goes on from one rank to the next, in [0, 1).
+
+    Returns
+    -------
+    float
+        Between 0 and 1; the weights ``(1 - p) * p**(rank - 1)`` of all ranks sum to 1.
+
+    Examples
+    --------
+    >>> rbp(["a", "b", "c"], {"a", "c"}, 3, 0.5)  # 0.5 * (1 + 0.25)
+    0.625
+    """
     return (1 - p) * sum(
         p ** (rank - 1) for rank, item in enumerate(ranking[:k], start=1) if item in relevant
     )
@@ -123,7 +145,28 @@ q3 = choice(
 
 
 def ips(clicks, target_probs, logging_probs):
-    """Inverse propensity scoring: mean of click * target / logging probability over the logged events."""
+    """Inverse propensity scoring: mean of click * target / logging probability over the logged events.
+
+    Parameters
+    ----------
+    clicks : array_like of float
+        The reward of each logged event (1 for a click, 0 otherwise).
+    target_probs : array_like of float
+        The probability the new policy gives the logged action.
+    logging_probs : array_like of float
+        The probability the logging policy gave it (all positive: an action never logged cannot
+        be reweighted).
+
+    Returns
+    -------
+    float
+        The estimated mean reward of the new policy.
+
+    Examples
+    --------
+    >>> round(ips([1, 0, 1], [0.5, 0.5, 1.0], [0.25, 0.5, 0.5]), 4)  # (2 + 0 + 2) / 3
+    1.3333
+    """
     clicks, target, logging = (np.asarray(a, dtype=float) for a in (clicks, target_probs, logging_probs))
     return float(np.mean(clicks * target / logging))
 
@@ -241,8 +284,31 @@ q5 = choice(
 
 
 def pbm_dcg(clicks, new_ranks, eta):
-    """One session's PBM-IPS estimate of a new ranking's DCG: each click at logged rank r counts
-    1 / log2(1 + new rank), divided by the examination probability (1/r) ** eta of rank r."""
+    """One session's PBM-IPS estimate of a new ranking's DCG.
+
+    Under the position-based model a click at logged rank r was seen with probability
+    ``(1 / r) ** eta``; each click counts ``1 / log2(1 + new rank)`` divided by that probability.
+
+    Parameters
+    ----------
+    clicks : sequence of bool or int
+        Whether the item at each logged rank (1, 2, ...) was clicked.
+    new_ranks : sequence of int
+        The rank each logged item gets in the new ranking, 0 when the new ranking drops it (a
+        dropped item contributes nothing).
+    eta : float
+        The severity of position bias (0: every rank seen; larger: low ranks rarely seen).
+
+    Returns
+    -------
+    float
+        The estimate for this session.
+
+    Examples
+    --------
+    >>> pbm_dcg([0, 1], [3, 1], 1.0)  # the click at logged rank 2 moves to rank 1: 2 / log2(2)
+    2.0
+    """
     return float(
         sum(
             r**eta / math.log2(1 + new)
@@ -360,8 +426,34 @@ q7 = choice(
 
 # ---------------------------------------------------------------- q8: doubly robust
 def doubly_robust(clicks, target_probs, logging_probs, predicted, predicted_target):
-    """Dudik, Langford and Li's doubly robust estimate: the model's value of the new policy, plus the
-    importance-weighted error of the model on the logged events."""
+    """Dudik, Langford and Li's doubly robust estimate.
+
+    The model's value of the new policy, plus the importance-weighted error of the model on the
+    logged events: right when either the model or the logging probabilities are right.
+
+    Parameters
+    ----------
+    clicks : array_like of float
+        The logged rewards.
+    target_probs : array_like of float
+        The probability the new policy gives each logged action.
+    logging_probs : array_like of float
+        The probability the logging policy gave it (all positive).
+    predicted : array_like of float
+        The model's predicted reward of each logged action.
+    predicted_target : array_like of float
+        The model's predicted reward of the new policy in each logged context.
+
+    Returns
+    -------
+    float
+        The estimated mean reward of the new policy.
+
+    Examples
+    --------
+    >>> round(doubly_robust([1, 0], [0.5, 0.5], [0.5, 0.25], [0.5, 0.5], [0.6, 0.4]), 4)
+    0.25
+    """
     c, t, lp = (np.asarray(v, dtype=float) for v in (clicks, target_probs, logging_probs))
     return float(np.mean(np.asarray(predicted_target) + t / lp * (c - np.asarray(predicted))))
 

@@ -50,7 +50,29 @@ q1 = choice(
 
 
 def loo_ndcg(ranking, held_out, k):
-    """NDCG@k with one held-out item: 1 / log2(rank + 1) if it is in the top k, else 0."""
+    """NDCG@k with one held-out item: 1 / log2(rank + 1) if it is in the top k, else 0.
+
+    The fixed version of the buggy function notebook 13 asks the learner to debug.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first.
+    held_out : hashable
+        The user's one held-out item.
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    float
+        The discount of the item's rank within the cutoff, 0.0 otherwise.
+
+    Examples
+    --------
+    >>> loo_ndcg(["a", "b", "c"], "c", 3), loo_ndcg(["a", "b", "c"], "c", 2)
+    (0.5, 0.0)
+    """
     for position, item in enumerate(ranking[:k], start=1):
         if item == held_out:
             return 1 / math.log2(position + 1)

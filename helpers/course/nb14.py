@@ -64,8 +64,23 @@ def _option_text(name: str) -> str:
 
 
 def recap_table() -> pd.DataFrame:
-    """One row per metric: formula, options, range, what it rewards and its leave-one-out form (all from the
-    registry), and how many libraries of notebook 07's table compute it with how many conventions."""
+    """The recap of notebook 14: one row per metric of the registry.
+
+    Each row gives the formula, the options, the range, what the metric rewards and its
+    leave-one-out form (all from the registry), and how many libraries of notebook 07's table
+    compute it with how many conventions.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Indexed by the metric's notation, one row per core and beyond-accuracy metric.
+
+    Examples
+    --------
+    >>> table = recap_table()
+    >>> table.loc["NDCG@k", "family"], "formula" in table.columns
+    ('accuracy', True)
+    """
     libraries = library_table()
     rows = []
     entries = [(m, m.family) for m in METRICS.values()] + [(m, "beyond") for m in BEYOND_METRICS.values()]
@@ -97,6 +112,16 @@ def core_cheat_sheet() -> pd.DataFrame:
 
     Every cell comes from the registry (the same entries as :func:`recap_table`), so the sheet cannot
     disagree with the library.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Six rows, in the order the course teaches the metrics.
+
+    Examples
+    --------
+    >>> list(core_cheat_sheet().index)
+    ['P@k', 'R@k', 'AP@k', 'NDCG@k', 'RR@k', 'Hit@k']
     """
     return recap_table().loc[list(CORE_METRICS), ["formula", "range", "rewards", "leave-one-out form"]]
 

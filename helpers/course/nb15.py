@@ -51,7 +51,32 @@ q1 = choice(
 
 
 def ips_precision(ranking, logged, propensity, k):
-    """Propensity-weighted precision@k: each logged hit in the top k counts 1 / propensity, over k."""
+    """Propensity-weighted precision@k: each logged hit in the top k counts 1 / propensity, over k.
+
+    A hit on an item that the logging policy rarely showed counts for more, undoing the bias of
+    the log towards what was already shown.
+
+    Parameters
+    ----------
+    ranking : sequence
+        The recommended items, best first.
+    logged : set
+        The items the user clicked in the log.
+    propensity : mapping
+        The probability that each logged item was shown (positive).
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    float
+        The weighted hit count over ``k``; may exceed 1, as an unbiased estimate can.
+
+    Examples
+    --------
+    >>> ips_precision(["a", "b", "c"], {"a", "c"}, {"a": 0.5, "c": 0.25}, 2)  # (1 / 0.5) / 2
+    1.0
+    """
     return sum(1 / propensity[item] for item in ranking[:k] if item in logged) / k
 
 

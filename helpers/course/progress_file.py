@@ -40,6 +40,16 @@ _problem: str | None = None
 def progress_path() -> Path | None:
     """Where outcomes are stored, or ``None`` when storage is off.
 
+    Set ``TOPK_COURSE_PROGRESS`` to a file path to keep progress elsewhere (a course
+    folder that is backed up, say), or to ``off`` (also ``none``, ``memory``) to keep it in
+    memory for this session only.
+
+    Returns
+    -------
+    pathlib.Path or None
+        The file (by default ``~/.local/share/topk-course/progress.json``; it need not exist yet),
+        or None when storage is off.
+
     Examples
     --------
     >>> import os
@@ -104,12 +114,56 @@ def _records() -> dict[str, dict]:
 
 
 def load() -> dict[str, str]:
-    """The best outcome of every attempted question: question id -> outcome."""
+    """The best outcome of every attempted question: question id -> outcome.
+
+    Reads the file each time (another notebook's kernel may have written to it) and merges this
+    session's attempts in; an unreadable file counts as empty, and :func:`progress` says so.
+
+    Returns
+    -------
+    dict
+        Question id -> ``"correct"`` or ``"incorrect"`` (a question never checked is absent).
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = os.environ.get("TOPK_COURSE_PROGRESS")
+    >>> os.environ["TOPK_COURSE_PROGRESS"] = "off"  # memory only: no file is touched
+    >>> record("02.q1", "incorrect"); record("02.q1", "correct"); record("02.q1", "incorrect")
+    >>> load()["02.q1"]  # the best result is kept
+    'correct'
+    >>> reset_progress()
+    >>> _ = (os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None
+    ...      else os.environ.update(TOPK_COURSE_PROGRESS=saved))
+    """
     return {qid: entry["best"] for qid, entry in _records().items()}
 
 
 def history(question_id: str) -> list[str]:
-    """The outcomes of a question's checks, oldest first (at most :data:`HISTORY_LIMIT`)."""
+    """The outcomes of a question's checks, oldest first (at most :data:`HISTORY_LIMIT`).
+
+    Parameters
+    ----------
+    question_id : str
+        ``"NN.qM"``.
+
+    Returns
+    -------
+    list of str
+        Each check's outcome; empty for a question never checked.
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = os.environ.get("TOPK_COURSE_PROGRESS")
+    >>> os.environ["TOPK_COURSE_PROGRESS"] = "off"  # memory only: no file is touched
+    >>> record("02.q2", "incorrect"); record("02.q2", "correct")
+    >>> history("02.q2")
+    ['incorrect', 'correct']
+    >>> reset_progress()
+    >>> _ = (os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None
+    ...      else os.environ.update(TOPK_COURSE_PROGRESS=saved))
+    """
     entry = _records().get(question_id)
     return list(entry["history"]) if entry else []
 
@@ -138,9 +192,29 @@ def _attempt(entry: dict | None, outcome: str) -> dict:
 def record(question_id: str, outcome: str) -> None:
     """Store one attempt; never raises (falls back to memory).
 
-    "not attempted" is never written: it is what a question with no record
-    shows anyway, so running an untouched notebook (or ``make test``)
-    leaves the progress file alone.
+    Every ``q.check`` calls this. "not attempted" is never written: it is what a question with
+    no record shows anyway, so running an untouched notebook (or ``make test``) leaves the
+    progress file alone. A file that cannot be read or written keeps the attempt in memory, and
+    :func:`progress` notes why.
+
+    Parameters
+    ----------
+    question_id : str
+        ``"NN.qM"``.
+    outcome : str
+        ``"correct"`` or ``"incorrect"``; anything else is ignored.
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = os.environ.get("TOPK_COURSE_PROGRESS")
+    >>> os.environ["TOPK_COURSE_PROGRESS"] = "off"  # memory only: no file is touched
+    >>> record("02.q1", "not attempted")
+    >>> history("02.q1")
+    []
+    >>> reset_progress()
+    >>> _ = (os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None
+    ...      else os.environ.update(TOPK_COURSE_PROGRESS=saved))
     """
     global _problem
     if outcome not in _RANK or outcome == "not attempted":
@@ -167,7 +241,22 @@ def record(question_id: str, outcome: str) -> None:
 
 
 def reset_progress() -> None:
-    """Forget every recorded outcome (the file and memory)."""
+    """Forget every recorded outcome (the file and memory).
+
+    A file that cannot be removed is noted in :func:`progress` rather than raised.
+
+    Examples
+    --------
+    >>> import os
+    >>> saved = os.environ.get("TOPK_COURSE_PROGRESS")
+    >>> os.environ["TOPK_COURSE_PROGRESS"] = "off"  # memory only: no file is touched
+    >>> record("02.q1", "correct")
+    >>> reset_progress()
+    >>> load()
+    {}
+    >>> _ = (os.environ.pop("TOPK_COURSE_PROGRESS") if saved is None
+    ...      else os.environ.update(TOPK_COURSE_PROGRESS=saved))
+    """
     global _problem
     _memory.clear()
     _problem = None
@@ -182,13 +271,31 @@ def reset_progress() -> None:
 class Progress:
     """The summary returned by :func:`progress`; shows as plain text.
 
-    Attributes
+    Parameters
     ----------
     rows : list of (notebook, question id, best outcome)
-    histories : dict
-        Question id -> the outcomes of its checks, oldest first.
+        One row per question, in the order shown (grouped by notebook).
+    note : str or None
+        Why progress is only in memory (an unreadable or unwritable file), shown last.
+    histories : dict, optional
+        Question id -> the outcomes of its checks, oldest first; shown as the tries of each row.
+
+    Attributes
+    ----------
     done, total : int
         Questions answered correctly (at least once), and all questions.
+
+    Examples
+    --------
+    >>> summary = Progress(
+    ...     [("02-cutoffs", "02.q1", "correct"), ("02-cutoffs", "02.q2", "incorrect")], None,
+    ...     {"02.q1": ["incorrect", "correct"], "02.q2": ["incorrect"]})
+    >>> for line in repr(summary).splitlines()[:4]:
+    ...     print(line)
+    Exercises correct: 1 of 2
+      02-cutoffs
+        [x] q1: correct (2 tries: incorrect, correct)
+        [!] q2: incorrect (1 try: incorrect)
     """
 
     def __init__(
@@ -231,7 +338,14 @@ def _tries(history_: list[str]) -> str:
 def progress() -> Progress:
     """Summarise the outcomes of every course exercise, per notebook.
 
-    Works offline: it reads the local JSON file (see :func:`progress_path`).
+    Works offline: it reads the local JSON file (see :func:`progress_path`). Every question of
+    the course is listed, checked or not; a question counts as done once any check said
+    Correct, even if a later try did not.
+
+    Returns
+    -------
+    Progress
+        Shows as a per-notebook list with the tries of each question.
 
     Examples
     --------

@@ -41,7 +41,7 @@ TEST_FRACTION = 0.2
 class Story:
     """One user's recommendations and what the user did after them.
 
-    Attributes
+    Parameters
     ----------
     user : int
         The user's id in the log.
@@ -53,8 +53,14 @@ class Story:
         How many items the user took before the split (what the recommender saw).
     first_later : int
         The first item the user took after the split (notebook 06 holds out only this one).
-    k : int
+    k : int, default 10
         The length of the list.
+
+    Examples
+    --------
+    >>> example = Story(user=7, ranking=[3, 1, 4], relevant={1, 9}, history=12, first_later=9, k=3)
+    >>> example.hit_ranks, example.labels
+    ([2], [0, 1, 0])
     """
 
     user: int
@@ -102,8 +108,29 @@ def _recommend(train, user: int, k: int) -> list[int]:
 
 @lru_cache(maxsize=1)
 def story(k: int = 10) -> Story:
-    """The story's user: the first user (by id) whose top-k list has two to four hits, not at rank 1,
-    and who took more items later than the list holds, so every core metric has something to say."""
+    """The story's user, who runs through the core notebooks.
+
+    The first user (by id) whose top-k list has two to four hits, not at rank 1, and who took
+    more items later than the list holds, so every core metric has something to say. Built from
+    a small synthetic log (:data:`LOG_SETTINGS`), the same on every machine; computed once per
+    session.
+
+    Parameters
+    ----------
+    k : int, default 10
+        The length of the list.
+
+    Returns
+    -------
+    Story
+        The user, their list and what they took later.
+
+    Examples
+    --------
+    >>> s = story()
+    >>> 2 <= len(s.hit_ranks) <= 4 and s.hit_ranks[0] > 1
+    True
+    """
     log = synthetic_interactions(**LOG_SETTINGS)
     train, test = temporal_split(log, test_fraction=TEST_FRACTION)
     later = test.groupby("user")["item"].apply(set)

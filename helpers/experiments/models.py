@@ -44,6 +44,16 @@ class Recommender:
     After :meth:`fit`, ``users_`` and ``items_`` (pandas Index, sorted) are the
     known users and the item catalog; every score matrix has one column per
     item of ``items_``, in that order.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> train = pd.DataFrame({"user": [1, 1, 2, 3], "item": ["a", "b", "a", "c"]})
+    >>> recs = MostPopular().fit(train).recommend(k=2)  # never an item the user already has
+    >>> recs[recs.user == 3]
+       user item  rank  score
+    3     3    a     1    2.0
+    4     3    b     2    1.0
     """
 
     name = "recommender"

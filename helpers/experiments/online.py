@@ -70,7 +70,22 @@ _Z95 = 1.959963984540054  # the 97.5 % quantile of the standard normal
 
 @dataclass(frozen=True)
 class ClickWorld:
-    """Users' click behaviour: ``attractiveness`` (users x items) and ``examination`` (per rank)."""
+    """Users' click behaviour: ``attractiveness`` (users x items) and ``examination`` (per rank).
+
+    Parameters
+    ----------
+    attractiveness : numpy.ndarray
+        ``attractiveness[u, i]``: the probability that user u clicks item i once they examine it.
+    examination : numpy.ndarray
+        ``examination[r - 1]``: the probability that a user examines rank r; its length is the
+        longest list the world shows.
+
+    Examples
+    --------
+    >>> world = ClickWorld(np.array([[0.5, 0.1], [0.2, 0.9]]), np.array([1.0, 0.5]))
+    >>> world.n_users, world.n_items
+    (2, 2)
+    """
 
     attractiveness: np.ndarray
     examination: np.ndarray
@@ -109,6 +124,17 @@ def click_world(
     seed : int
         The same arguments give the same world.
 
+    Returns
+    -------
+    ClickWorld
+        Attractiveness from item popularity plus personal taste (mostly small: most items are
+        rarely clicked), examination falling with rank.
+
+    Raises
+    ------
+    ValueError
+        For a size that is not a positive integer or a ``position_bias`` outside 0 to 3.
+
     Examples
     --------
     >>> from helpers.experiments.online import click_world
@@ -132,8 +158,25 @@ def click_world(
 def noisy_ranker(world: ClickWorld, noise: float, *, seed: int = 0) -> np.ndarray:
     """Top-k lists from the true attractiveness blurred by Gaussian noise on the logit scale.
 
-    ``noise=0`` is the best possible ranker; more noise, a worse one. Returns
-    a (users x k) int matrix.
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    noise : float
+        Standard deviation of the noise: 0 is the best possible ranker; more noise, a worse one.
+    seed : int
+        Seed of the noise.
+
+    Returns
+    -------
+    numpy.ndarray
+        A (users x k) int matrix of item ids, best first.
+
+    Examples
+    --------
+    >>> world = ClickWorld(np.array([[0.1, 0.9, 0.5]]), np.ones(2))
+    >>> noisy_ranker(world, 0.0).tolist()
+    [[1, 2]]
     """
     rng = np.random.default_rng(seed)
     logit = np.log(world.attractiveness) - np.log1p(-world.attractiveness)
@@ -156,6 +199,23 @@ def _check_lists(world: ClickWorld, top: np.ndarray, name: str) -> np.ndarray:
 def expected_clicks(world: ClickWorld, top: np.ndarray) -> np.ndarray:
     """Each user's expected number of clicks on their list: sum over r of exam[r] * attr[u, top[u, r]].
 
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    top : numpy.ndarray
+        A (users x k) int matrix: each user's list, with k at most the world's ranks.
+
+    Returns
+    -------
+    numpy.ndarray
+        One expected click count per user (exact: no sampling).
+
+    Raises
+    ------
+    ValueError
+        For lists of the wrong shape or holding ids outside the catalogue.
+
     Examples
     --------
     >>> import numpy as np
@@ -172,7 +232,35 @@ def expected_clicks(world: ClickWorld, top: np.ndarray) -> np.ndarray:
 def simulate_clicks(
     world: ClickWorld, users: np.ndarray, lists: np.ndarray, rng: np.random.Generator
 ) -> np.ndarray:
-    """A (sessions x k) 0/1 matrix of clicks for the given users shown the given lists."""
+    """A (sessions x k) 0/1 matrix of clicks for the given users shown the given lists.
+
+    Each position is clicked independently with probability examination times attractiveness
+    (the position-based model); no input is validated, callers pass checked lists.
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    users : numpy.ndarray
+        The user of each session.
+    lists : numpy.ndarray
+        The (sessions x k) list shown in each session.
+    rng : numpy.random.Generator
+        The source of randomness (advanced by the call).
+
+    Returns
+    -------
+    numpy.ndarray
+        0/1 int clicks, column r - 1 for rank r.
+
+    Examples
+    --------
+    >>> world = ClickWorld(np.array([[1.0, 0.0]]), np.array([1.0, 1.0]))
+    >>> rng = np.random.default_rng(0)
+    >>> clicks = simulate_clicks(world, np.array([0, 0]), np.array([[0, 1], [1, 0]]), rng)
+    >>> clicks.tolist()  # item 0 is always clicked, item 1 never
+    [[1, 0], [0, 1]]
+    """
     attr = np.take_along_axis(world.attractiveness[users], lists, axis=1)
     probability = attr * world.examination[None, : lists.shape[1]]
     return (rng.random(lists.shape) < probability).astype(np.int64)
@@ -181,7 +269,24 @@ def simulate_clicks(
 # ----------------------------------------------------------------- A/B test
 @dataclass(frozen=True)
 class ABResult:
-    """Clicks per session in each arm, their difference B - A and its normal 95 % interval."""
+    """Clicks per session in each arm, their difference B - A and its normal 95 % interval.
+
+    Parameters
+    ----------
+    clicks_a, clicks_b : float
+        Mean clicks per session in arm A and in arm B.
+    difference : float
+        ``clicks_b - clicks_a``.
+    low, high : float
+        The 95 % interval of the difference (normal approximation, unequal variances).
+    sessions_a, sessions_b : int
+        Sessions sent to each arm.
+
+    Examples
+    --------
+    >>> ABResult(1.0, 1.2, 0.2, 0.05, 0.35, 500, 500).difference
+    0.2
+    """
 
     clicks_a: float
     clicks_b: float
@@ -194,6 +299,27 @@ class ABResult:
 
 def ab_test(world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0) -> ABResult:
     """Send each session's user to ranker A or B at random (half each) and count clicks.
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    top_a, top_b : array_like of int
+        The (users x k) lists of the two rankers.
+    n_sessions : int
+        Sessions in the test (at least 4); users are drawn uniformly, with repetition.
+    seed : int
+        Seed of users, arms and clicks.
+
+    Returns
+    -------
+    ABResult
+        Clicks per session in each arm, and the difference with its interval.
+
+    Raises
+    ------
+    ValueError
+        For lists of the wrong shape, too few sessions, or an arm left with fewer than two.
 
     Examples
     --------
@@ -232,7 +358,22 @@ def team_draft_interleave(list_a, list_b, k: int, rng: np.random.Generator) -> t
 
     In each round a coin decides which ranker picks first; each then adds its
     highest-ranked item not already in the merged list. The team of an item
-    is ``"a"`` or ``"b"``.
+    is ``"a"`` or ``"b"``. When one ranking runs out, the other fills the list; the merged list
+    is shorter than ``k`` only when both together hold fewer than ``k`` distinct items.
+
+    Parameters
+    ----------
+    list_a, list_b : sequence
+        The two rankings, best first.
+    k : int
+        The length of the merged list.
+    rng : numpy.random.Generator
+        The coin (advanced by the call).
+
+    Returns
+    -------
+    tuple of (list, list of str)
+        The merged list and, for each of its items, the team that contributed it.
 
     Examples
     --------
@@ -272,7 +413,19 @@ def team_draft_interleave(list_a, list_b, k: int, rng: np.random.Generator) -> t
 class InterleavingResult:
     """Sessions won by each ranker, ties, and the preference for B with its 95 % interval.
 
-    ``preference`` = (wins_b + ties / 2) / sessions - 1/2: 0 means no preference.
+    Parameters
+    ----------
+    wins_a, wins_b, ties : int
+        Sessions in which A's items got more clicks, B's did, or neither.
+    preference : float
+        ``(wins_b + ties / 2) / sessions - 1/2``: 0 means no preference, positive favours B.
+    low, high : float
+        The preference's 95 % interval (normal approximation).
+
+    Examples
+    --------
+    >>> InterleavingResult(40, 55, 5, 0.075, 0.0, 0.15).preference > 0
+    True
     """
 
     wins_a: int
@@ -287,6 +440,27 @@ def interleaving_test(
     world: ClickWorld, top_a, top_b, n_sessions: int, *, seed: int = 0
 ) -> InterleavingResult:
     """Show each session a team-draft interleaving of A and B; the ranker with more clicks wins it.
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    top_a, top_b : array_like of int
+        The (users x k) lists of the two rankers.
+    n_sessions : int
+        Sessions in the test (at least 4).
+    seed : int
+        Seed of users, coins and clicks.
+
+    Returns
+    -------
+    InterleavingResult
+        Wins, ties and the preference for B.
+
+    Raises
+    ------
+    ValueError
+        For lists of the wrong shape or too few sessions.
 
     Examples
     --------
@@ -325,7 +499,30 @@ def interleaving_test(
 
 # ----------------------------------------------------------------- off-policy
 def softmax_policy(scores: np.ndarray, temperature: float) -> np.ndarray:
-    """Row-wise softmax of ``scores / temperature``: a randomised top-1 policy (users x items)."""
+    """Row-wise softmax of ``scores / temperature``: a randomised top-1 policy (users x items).
+
+    Parameters
+    ----------
+    scores : array_like of float
+        A (users x items) score matrix.
+    temperature : float
+        Above 0: small makes the policy nearly greedy, large nearly uniform.
+
+    Returns
+    -------
+    numpy.ndarray
+        Rows of probabilities that sum to 1.
+
+    Raises
+    ------
+    ValueError
+        For a temperature that is not above 0.
+
+    Examples
+    --------
+    >>> softmax_policy(np.array([[0.0, np.log(3)]]), 1.0).round(2).tolist()
+    [[0.25, 0.75]]
+    """
     if not temperature > 0:
         raise ValueError(f"temperature must be > 0; got {temperature!r}.")
     z = np.asarray(scores, dtype=np.float64) / temperature
@@ -336,9 +533,34 @@ def softmax_policy(scores: np.ndarray, temperature: float) -> np.ndarray:
 def logged_bandit(world: ClickWorld, logging_policy: np.ndarray, n_events: int, *, seed: int = 0) -> dict:
     """A log of top-1 recommendations drawn from ``logging_policy`` (users x items probabilities).
 
-    Returns a dict of arrays ``user``, ``item``, ``propensity`` (the logging
-    policy's probability of the item shown) and ``click`` (0/1, with the
-    rank-1 examination).
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    logging_policy : array_like of float
+        A (users x items) matrix whose rows sum to 1.
+    n_events : int
+        Events in the log; users are drawn uniformly.
+    seed : int
+        Seed of users, items and clicks.
+
+    Returns
+    -------
+    dict
+        Arrays ``user``, ``item``, ``propensity`` (the logging policy's probability of the item
+        shown) and ``click`` (0/1, with the rank-1 examination).
+
+    Raises
+    ------
+    ValueError
+        For a policy of the wrong shape or whose rows do not sum to 1.
+
+    Examples
+    --------
+    >>> world = ClickWorld(np.array([[0.5, 0.5]]), np.array([1.0]))
+    >>> log = logged_bandit(world, np.array([[0.9, 0.1]]), 5, seed=0)
+    >>> sorted(log), log["propensity"].shape
+    (['click', 'item', 'propensity', 'user'], (5,))
     """
     n_events = check_int(n_events, "n_events")
     policy = np.asarray(logging_policy, dtype=np.float64)
@@ -356,7 +578,26 @@ def logged_bandit(world: ClickWorld, logging_policy: np.ndarray, n_events: int, 
 
 
 def policy_value(world: ClickWorld, policy: np.ndarray) -> float:
-    """The true click rate of a top-1 policy (users x items probabilities), users equally likely."""
+    """The true click rate of a top-1 policy (users x items probabilities), users equally likely.
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    policy : array_like of float
+        A (users x items) matrix of probabilities.
+
+    Returns
+    -------
+    float
+        The expected clicks per event, exactly: what the off-policy estimators try to recover.
+
+    Examples
+    --------
+    >>> world = ClickWorld(np.array([[0.5, 0.2]]), np.array([1.0]))
+    >>> policy_value(world, np.array([[0.1, 0.9]]))  # 0.1 * 0.5 + 0.9 * 0.2
+    0.23
+    """
     policy = np.asarray(policy, dtype=np.float64)
     return float((policy * world.attractiveness).sum(axis=1).mean() * world.examination[0])
 
@@ -365,10 +606,23 @@ def policy_value(world: ClickWorld, policy: np.ndarray) -> float:
 class IPSResult:
     """An inverse-propensity estimate of a policy's click rate.
 
-    ``variance`` is the estimated variance of ``estimate`` (sample variance of
-    the weighted clicks / n); ``effective_n`` = (sum w)^2 / sum w^2, the
-    number of events the log is worth for this policy; ``snips`` is the
-    self-normalised estimate sum(w * click) / sum(w).
+    Parameters
+    ----------
+    estimate : float
+        The IPS estimate.
+    variance : float
+        The estimated variance of ``estimate`` (sample variance of the weighted clicks / n).
+    low, high : float
+        The estimate's 95 % interval.
+    effective_n : float
+        (sum w)^2 / sum w^2, the number of events the log is worth for this policy.
+    snips : float
+        The self-normalised estimate sum(w * click) / sum(w) (NaN when every weight is 0).
+
+    Examples
+    --------
+    >>> IPSResult(0.8, 0.04, 0.41, 1.19, 1.6, 0.8).effective_n
+    1.6
     """
 
     estimate: float
@@ -385,6 +639,18 @@ def ips_estimate(log: dict, target_policy: np.ndarray) -> IPSResult:
     V_IPS = mean over events of w * click, with w = pi_target(item | user) / propensity: the
     course's wrapper around :func:`topkeval.offpolicy.ips` and :func:`topkeval.offpolicy.snips`
     for a log of :func:`logged_bandit` and a (users x items) policy matrix.
+
+    Parameters
+    ----------
+    log : dict
+        A log as :func:`logged_bandit` returns it.
+    target_policy : array_like of float
+        The (users x items) probabilities of the policy being evaluated.
+
+    Returns
+    -------
+    IPSResult
+        The plain estimate with its variance and interval, the effective sample size and SNIPS.
 
     Examples
     --------
@@ -419,6 +685,22 @@ def clipped_value(world: ClickWorld, logging_policy, target_policy, clip: float)
     every item the target can show a probability above 0: an item the logging policy never shows never
     enters a log, so its weight counts 0 here, and the shortfall is plain IPS's own bias.
 
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    logging_policy : array_like of float
+        The (users x items) probabilities with which the log was collected.
+    target_policy : array_like of float
+        The (users x items) probabilities of the policy being evaluated.
+    clip : float
+        The cap on each weight (``numpy.inf`` for plain IPS).
+
+    Returns
+    -------
+    float
+        The estimator's expectation.
+
     Examples
     --------
     >>> import numpy as np
@@ -446,6 +728,24 @@ def clipped_sd(world: ClickWorld, logging_policy, target_policy, clip: float, n_
     Each event's term min(w, clip) * click has mean E (:func:`clipped_value`) and, a click being 0 or 1,
     second moment S = sum of P(event is (u, i) and clicked) * min(w, clip) ** 2; the estimate, a mean of
     ``n_events`` independent terms, has standard deviation sqrt((S - E ** 2) / n_events).
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    logging_policy : array_like of float
+        The (users x items) probabilities with which the log was collected.
+    target_policy : array_like of float
+        The (users x items) probabilities of the policy being evaluated.
+    clip : float
+        The cap on each weight.
+    n_events : int
+        Events in one log.
+
+    Returns
+    -------
+    float
+        The estimate's standard deviation over logs of that size.
 
     Examples
     --------
@@ -475,6 +775,29 @@ def estimator_sds(world: ClickWorld, logging_policy, target_policy, reward_model
     probability, however seldom a finite set of simulated logs holds them. SNIPS's estimate lies in
     [0, 1], so its true standard deviation is at most 0.5: a first-order value above that says the log
     is far too small for the approximation, not that SNIPS spreads that much.
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    logging_policy : array_like of float
+        The (users x items) probabilities with which the log was collected.
+    target_policy : array_like of float
+        The (users x items) probabilities of the policy being evaluated.
+    reward_model : array_like of float
+        The doubly robust estimator's predicted click probability of each (user, item).
+    n_events : int
+        Events in one log.
+
+    Returns
+    -------
+    dict
+        ``{"IPS": sd, "DR": sd, "SNIPS": sd}``.
+
+    Raises
+    ------
+    ValueError
+        When ``reward_model`` does not have the policies' shape.
 
     Examples
     --------
@@ -516,9 +839,24 @@ def estimator_sds(world: ClickWorld, logging_policy, target_policy, reward_model
 def weight_tail(world: ClickWorld, logging_policy, target_policy, threshold: float) -> tuple[float, float]:
     """How much of IPS's expectation rides on weights above ``threshold``, and how rare such clicks are.
 
-    Returns (the share of E[IPS] = sum of P(event is (u, i) and clicked) * w that comes from pairs with
-    w > threshold, the probability that one logged event is such a pair and is clicked). Multiplied by
-    the number of events in all the logs, the second is the number of such clicks to expect in them.
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    logging_policy : array_like of float
+        The (users x items) probabilities with which the log was collected.
+    target_policy : array_like of float
+        The (users x items) probabilities of the policy being evaluated.
+    threshold : float
+        The weight above which a (user, item) pair counts as heavy.
+
+    Returns
+    -------
+    tuple of float
+        The share of E[IPS] = sum of P(event is (u, i) and clicked) * w that comes from pairs with
+        w > threshold, and the probability that one logged event is such a pair and is clicked.
+        Multiplied by the number of events in all the logs, the second is the number of such
+        clicks to expect in them.
 
     Examples
     --------
@@ -539,6 +877,27 @@ def weight_tail(world: ClickWorld, logging_policy, target_policy, threshold: flo
 def rerank(world: ClickWorld, lists: np.ndarray, noise: float, *, seed: int = 0) -> np.ndarray:
     """The same items as ``lists``, reordered by the true attractiveness blurred by noise on the logit scale.
 
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    lists : numpy.ndarray
+        The (users x k) logged lists.
+    noise : float
+        Standard deviation of the noise (0: the best order of these items).
+    seed : int
+        Seed of the noise.
+
+    Returns
+    -------
+    numpy.ndarray
+        The reordered lists, same shape.
+
+    Raises
+    ------
+    ValueError
+        For lists of the wrong shape or holding ids outside the catalogue.
+
     Examples
     --------
     >>> import numpy as np
@@ -556,6 +915,18 @@ def rerank(world: ClickWorld, lists: np.ndarray, noise: float, *, seed: int = 0)
 def ranks_in(new_lists: np.ndarray, logged_lists: np.ndarray) -> np.ndarray:
     """For each logged item, the 1-based rank the new list gives it (0 if the new list does not hold it).
 
+    Parameters
+    ----------
+    new_lists : numpy.ndarray
+        The (users x k') new lists.
+    logged_lists : numpy.ndarray
+        The (users x k) logged lists.
+
+    Returns
+    -------
+    numpy.ndarray
+        A (users x k) int matrix of ranks in the new lists.
+
     Examples
     --------
     >>> import numpy as np
@@ -571,7 +942,26 @@ def ranks_in(new_lists: np.ndarray, logged_lists: np.ndarray) -> np.ndarray:
 def logged_sessions(world: ClickWorld, lists: np.ndarray, n_sessions: int, *, seed: int = 0) -> dict:
     """A click log of a deployed ranker: random users, each shown their list, clicks from the click model.
 
-    Returns a dict of ``user`` (sessions) and ``clicks`` (sessions x k, column r - 1 for rank r).
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    lists : numpy.ndarray
+        The (users x k) deployed lists.
+    n_sessions : int
+        Sessions in the log; users are drawn uniformly.
+    seed : int
+        Seed of users and clicks.
+
+    Returns
+    -------
+    dict
+        ``user`` (sessions) and ``clicks`` (sessions x k, column r - 1 for rank r).
+
+    Raises
+    ------
+    ValueError
+        For lists of the wrong shape or a session count that is not a positive integer.
 
     Examples
     --------
@@ -589,8 +979,26 @@ def logged_sessions(world: ClickWorld, lists: np.ndarray, n_sessions: int, *, se
 
 
 def graded_dcg(world: ClickWorld, lists: np.ndarray) -> np.ndarray:
-    """Each user's DCG of ``lists`` with the click probability once examined as the grade (the truth
-    :func:`topkeval.offpolicy.pbm_ips` estimates with ``discount="dcg"``).
+    """Each user's DCG of ``lists`` with the click probability once examined as the grade.
+
+    The truth that :func:`topkeval.offpolicy.pbm_ips` estimates with ``discount="dcg"``.
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    lists : numpy.ndarray
+        The (users x k) lists.
+
+    Returns
+    -------
+    numpy.ndarray
+        One DCG per user.
+
+    Raises
+    ------
+    ValueError
+        For lists of the wrong shape or holding ids outside the catalogue.
 
     Examples
     --------
@@ -614,6 +1022,20 @@ def pbm_expectation(world: ClickWorld, logged_lists, new_lists, propensities) ->
     0 (not shown) counting 0. With the world's own examination as ``propensities`` it is the new lists'
     :func:`graded_dcg`; with all ones it is what the naive click metric estimates; with a wrong
     examination, what a wrong correction estimates.
+
+    Parameters
+    ----------
+    world : ClickWorld
+        The click model (from :func:`click_world`).
+    logged_lists, new_lists : array_like of int
+        The (users x k) lists the logs show, and their new order.
+    propensities : array_like of float
+        The examination probability the estimator assumes for each rank.
+
+    Returns
+    -------
+    float
+        The estimator's expectation.
 
     Examples
     --------

@@ -34,13 +34,27 @@ def make_dataset(n_users: int = 1000, n_candidates: int = 50, seed: int = 202109
 
     Each user has 0, 1, 2, 3, 4, 5, 8, 12 or 15 relevant candidates (so some
     have none and some more than 10). Scores are uniform on (0, 1) plus 0.35
-    for a relevant candidate: positive, and without ties.
+    for a relevant candidate: positive, and without ties, so every library ranks the
+    candidates the same way and any difference in their numbers is a difference of convention.
+
+    Parameters
+    ----------
+    n_users : int
+        Users in the dataset.
+    n_candidates : int
+        Candidates scored per user (a user's relevant count is capped at it).
+    seed : int
+        Seed of the random generator (the stored results use the default).
 
     Returns
     -------
-    recommendations : DataFrame with columns user, item, score
-    truth : DataFrame with columns user, item (the relevant candidates only)
+    recommendations : pandas.DataFrame
+        Columns user, item, score.
+    truth : pandas.DataFrame
+        Columns user, item (the relevant candidates only).
 
+    Examples
+    --------
     >>> recs, truth = make_dataset(n_users=3, n_candidates=4, seed=1)
     >>> recs.shape, sorted(recs.columns)
     ((12, 3), ['item', 'score', 'user'])
@@ -255,10 +269,29 @@ LIGHT = ("trec_eval", "ir_measures", "ranx", "sklearn")
 def run_native(library: str, recommendations: pd.DataFrame, truth: pd.DataFrame, k: int) -> dict[str, float]:
     """Run the library itself (it must be installed) and return its numbers.
 
-    ``recommendations`` needs columns user, item, score (integer ids);
-    ``truth`` user, item and optionally relevance. Only the libraries in
-    ``_RUNNERS`` can be run from here; the others were checked by hand
+    Only the libraries in ``_RUNNERS`` can be run from here; the others were checked by hand
     against their source (see each row's evidence).
+
+    Parameters
+    ----------
+    library : str
+        A library of :func:`topkeval.library_table` (``"trec_eval"``, ``"ranx"``, ...).
+    recommendations : pandas.DataFrame
+        Columns user, item, score (integer ids), as :func:`make_dataset` returns them.
+    truth : pandas.DataFrame
+        Columns user, item and optionally relevance.
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    dict
+        Metric name (``"ndcg@10"``, ...) -> the library's mean over users.
+
+    Raises
+    ------
+    ValueError
+        For a library that cannot be run from here (or that is not in the table at all).
     """
     key = _library_key(library)
     if key not in _RUNNERS:
@@ -269,7 +302,23 @@ def run_native(library: str, recommendations: pd.DataFrame, truth: pd.DataFrame,
 
 
 def installed(library: str) -> bool:
-    """Whether the library's package can be imported here."""
+    """Whether the library's package can be imported here.
+
+    Parameters
+    ----------
+    library : str
+        A library of :func:`topkeval.library_table`.
+
+    Returns
+    -------
+    bool
+        True only for a library :func:`run_native` can run whose package is importable.
+
+    Examples
+    --------
+    >>> isinstance(installed("sklearn"), bool)
+    True
+    """
     import importlib.util
 
     key = _library_key(library)
@@ -292,7 +341,24 @@ def _version(key: str) -> str:
 
 
 def record(path: Path, k: int = 10) -> dict:
-    """Run every installed library on :func:`make_dataset` and store its numbers with ours."""
+    """Run every installed library on :func:`make_dataset` and store its numbers with ours.
+
+    What ``make test-conformance`` runs; a library that is not installed is skipped with a line
+    on standard error, so the file holds what could be checked on this machine.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The JSON file written (its folder is created).
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    dict
+        What was written: the dataset's settings and, per library, its version, its numbers,
+        ours and the largest absolute difference.
+    """
     recs, truth = make_dataset()
     stored = {
         "dataset": {
@@ -324,7 +390,29 @@ def record(path: Path, k: int = 10) -> dict:
 
 
 def load_results(path: Path | None = None) -> dict:
-    """The numbers stored by the last ``make test-conformance`` run (package data by default)."""
+    """The numbers stored by the last ``make test-conformance`` run (package data by default).
+
+    Parameters
+    ----------
+    path : pathlib.Path, optional
+        Another results file, written by :func:`record`.
+
+    Returns
+    -------
+    dict
+        As :func:`record` returned it.
+
+    Raises
+    ------
+    FileNotFoundError
+        When the file does not exist yet.
+
+    Examples
+    --------
+    >>> results = load_results()
+    >>> results["dataset"]["k"], "trec_eval" in results["libraries"]
+    (10, True)
+    """
     source = RESULTS if path is None else Path(path)
     if not source.is_file():
         raise FileNotFoundError(f"{source} does not exist yet; run `make test-conformance` to record it.")

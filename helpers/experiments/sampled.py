@@ -79,6 +79,8 @@ def sample_negatives(
         a model can score).
     seed : int
         Seed of the random generator.
+    user_col, item_col : str
+        The names of the user and item columns of every frame.
 
     Returns
     -------
@@ -155,6 +157,14 @@ def held_out_ranks(
         From :func:`sample_negatives`. Without it the rank is the **exact**
         one: among every catalog item the user has not interacted with in
         training, plus the held-out item.
+    user_col, item_col : str
+        The names of the user and item columns of every frame.
+
+    Raises
+    ------
+    ValueError
+        When ``test`` has not exactly one row per user, or ``negatives`` does not list the same
+        number of items for every test user.
 
     Returns
     -------
@@ -235,6 +245,26 @@ def rank_metrics(ranks: pd.Series, k: int | Sequence[int] = 10, *, discount: str
     (else 0), i.e. ``1/log2(r + 1)`` with the default discount: the same
     values :func:`helpers.evaluate` gives with the same ``discount``.
 
+    Parameters
+    ----------
+    ranks : pandas.Series or array_like
+        The held-out item's rank per user (1 = best), as :func:`held_out_ranks` returns.
+    k : int or sequence of int
+        One cutoff or several (three columns per cutoff).
+    discount : str
+        The rank discount of NDCG, as :func:`helpers.evaluate` names it (``"log2"``).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per user (the index of ``ranks`` when it is a Series), columns ``hit@k``,
+        ``rr@k`` and ``ndcg@k`` for each cutoff.
+
+    Raises
+    ------
+    ValueError
+        For a rank below 1 or NaN, a bad cutoff or an unknown discount.
+
     Examples
     --------
     >>> import pandas as pd
@@ -279,6 +309,9 @@ def compare_protocols(
     negatives : pandas.DataFrame
         From :func:`sample_negatives` (the same negatives for every model).
     k : int
+        The cutoff.
+    user_col, item_col : str
+        The names of the user and item columns of every frame.
 
     Returns
     -------
@@ -324,6 +357,18 @@ def protocol_table(
     exact_ranks, sampled_ranks : mapping of model name -> pandas.Series
         Per-user ranks of each model, without and with sampled negatives;
         the same model names in both.
+    k : int
+        The cutoff.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`compare_protocols` returns it.
+
+    Raises
+    ------
+    ValueError
+        When the two mappings do not name the same models in the same order.
 
     Examples
     --------
@@ -410,6 +455,25 @@ def expected_negatives_above(full_rank: int, n_candidates: int, n_negatives: int
     above the item; a uniform sample of ``n_negatives`` of them contains on
     average ``n_negatives * (full_rank - 1) / (n_candidates - 1)`` of those,
     so the expected sampled rank is one more than that.
+
+    Parameters
+    ----------
+    full_rank : int
+        The item's rank among all candidates (1 = best).
+    n_candidates : int
+        All candidates, the item included (at least 2).
+    n_negatives : int
+        Negatives sampled, uniformly without replacement.
+
+    Returns
+    -------
+    float
+        The expected count.
+
+    Raises
+    ------
+    ValueError
+        For ``full_rank`` above ``n_candidates`` or fewer than two candidates.
 
     Examples
     --------
@@ -566,6 +630,18 @@ def rank_among(positive_score: float, candidate_scores) -> int:
 
     The tie-free core of :func:`held_out_ranks` (which also breaks exact
     ties by item id); here a tie goes to the held-out item.
+
+    Parameters
+    ----------
+    positive_score : float
+        The held-out item's score.
+    candidate_scores : array_like of float
+        The other candidates' scores (sampled negatives, or every unseen item).
+
+    Returns
+    -------
+    int
+        The rank, 1 when no candidate scores higher.
 
     Examples
     --------

@@ -595,6 +595,16 @@ def public_checks(q: Question) -> list[str]:
     :func:`check` runs exactly these; ``tests/grade/test_assignments.py`` derives them from a
     grader's report and compares.
 
+    Parameters
+    ----------
+    q : Question
+        The question.
+
+    Returns
+    -------
+    list of str
+        The checks' names.
+
     Examples
     --------
     >>> public_checks(ASSIGNMENTS["from-scratch"].question("precision_at_k"))
@@ -609,7 +619,25 @@ def public_checks(q: Question) -> list[str]:
 
 @dataclass(frozen=True)
 class SelfCheck:
-    """One public check as :func:`check` ran it: its name, whether it passed, the first problem."""
+    """One public check as :func:`check` ran it: its name, whether it passed, the first problem.
+
+    Parameters
+    ----------
+    name : str
+        The check's name, as the grader reports it.
+    passed : bool
+        Whether every case of the check was right.
+    cases : int
+        The check's public cases.
+    problem : str
+        The first wrong case, with the input and the learner's value (public cases only, so both
+        may be shown); empty when passed.
+
+    Examples
+    --------
+    >>> SelfCheck("worked examples", True, 4)
+    SelfCheck(name='worked examples', passed=True, cases=4, problem='')
+    """
 
     name: str
     passed: bool
@@ -618,7 +646,28 @@ class SelfCheck:
 
 
 def public_cases(a: Assignment, q: Question) -> list[tuple[str, tuple, Any]]:
-    """``(check name, arguments, expected value)`` of every public case of ``q`` (none for a value)."""
+    """``(check name, arguments, expected value)`` of every public case of ``q`` (none for a value).
+
+    Parameters
+    ----------
+    a : Assignment
+        The assignment.
+    q : Question
+        One of its questions.
+
+    Returns
+    -------
+    list of (str, tuple, Any)
+        The cases of :func:`public_checks`, with the reference's value of each (the public seed, so
+        the same on every machine).
+
+    Examples
+    --------
+    >>> a = ASSIGNMENTS["from-scratch"]
+    >>> name, args, expected = public_cases(a, a.question("precision_at_k"))[0]
+    >>> name, args[2], expected
+    ('worked examples', 5, 0.4)
+    """
     names = set(public_checks(q))
     built = build_cases(a, q, PUBLIC_SEED) if q.kind == "function" else []
     return [(c, args, q.reference(*copy.deepcopy(args))) for c, args in built if c in names]
@@ -633,6 +682,28 @@ def self_check(
     ------
     NotImplementedError
         From the learner's stub (the question is not attempted yet).
+
+    Parameters
+    ----------
+    q : Question
+        The question.
+    answer : callable
+        The learner's function.
+    cases : list of (str, tuple, Any)
+        From :func:`public_cases`.
+
+    Returns
+    -------
+    list of SelfCheck
+        One per public check, in order.
+
+    Examples
+    --------
+    >>> a = ASSIGNMENTS["from-scratch"]
+    >>> q = a.question("precision_at_k")
+    >>> first = self_check(q, lambda ranking, relevant, k: 0.5, public_cases(a, q))[0]
+    >>> first.passed, first.problem
+    (False, 'precision_at_k([4, 6, 2, 3, 1, 8, 10, 9, 5, 7], {1, 6, 9}, 5) returned 0.5 (wrong value)')
     """
     problems: dict[str, list[str]] = {name: [] for name in public_checks(q)}
     counts = dict.fromkeys(problems, 0)
@@ -803,6 +874,23 @@ def public_checks_file(a: Assignment) -> str:
     """The learner-side file of an authored assignment's public checks (``<name>.checks.json``):
     each function's public cases and their expected values, the judging rules; no hidden check,
     no solution. :func:`check` reads it with ``assignment="<name>.checks.json"``.
+
+    Parameters
+    ----------
+    a : Assignment
+        An authored assignment.
+
+    Returns
+    -------
+    str
+        The file's JSON text.
+
+    Examples
+    --------
+    >>> import json
+    >>> data = json.loads(public_checks_file(ASSIGNMENTS["from-scratch"]))
+    >>> data["name"], data["questions"][0]["target"]
+    ('from-scratch', 'precision_at_k')
     """
     questions = []
     for q in a.questions:
@@ -815,7 +903,19 @@ def public_checks_file(a: Assignment) -> str:
 
 
 def load_public_checks(path: str | Path) -> Assignment:
-    """The assignment of a ``<name>.checks.json`` (public cases only) as :func:`check` uses it."""
+    """The assignment of a ``<name>.checks.json`` (public cases only) as :func:`check` uses it.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        A file written by :func:`public_checks_file`.
+
+    Returns
+    -------
+    Assignment
+        The assignment with each function question's public checks only (their cases stored with
+        their expected values, no reference code).
+    """
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     questions = []
     for entry in data["questions"]:

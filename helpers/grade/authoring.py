@@ -82,7 +82,16 @@ CHECKS_SUFFIX = ".checks.json"
 
 
 class AuthoringError(ValueError):
-    """The source notebook or its declaration cannot make an assignment (the message says what to fix)."""
+    """The source notebook or its declaration cannot make an assignment (the message says what to fix).
+
+    Examples
+    --------
+    >>> cells = [{"cell_type": "code", "source": "# grading\\nQUESTIONS = []"}] * 2
+    >>> grading_cell({"cells": cells})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    helpers.grade.authoring.AuthoringError: ...
+    """
 
 
 # ------------------------------------------------------------------ learner version
@@ -110,6 +119,16 @@ def strip_solutions(source: str) -> str:
     ------
     ValueError
         For a nested, unclosed or unopened region.
+
+    Parameters
+    ----------
+    source : str
+        One code cell's source.
+
+    Returns
+    -------
+    str
+        The cell as the learner gets it.
 
     Examples
     --------
@@ -205,6 +224,16 @@ def model_answers(notebook: dict) -> dict[str, str]:
 def learner_version(notebook: dict) -> dict:
     """The learner notebook for a source notebook: stubs instead of solutions, no outputs, no declaration.
 
+    Parameters
+    ----------
+    notebook : dict
+        The parsed source notebook (not changed).
+
+    Returns
+    -------
+    dict
+        A new notebook.
+
     Examples
     --------
     >>> solution = "x = 1\\n### BEGIN SOLUTION\\nanswer_q1 = x\\n### END SOLUTION"
@@ -242,6 +271,23 @@ def grading_cell(notebook: dict) -> str | None:
     ------
     AuthoringError
         When more than one cell is a declaration.
+
+    Parameters
+    ----------
+    notebook : dict
+        The parsed source notebook.
+
+    Returns
+    -------
+    str or None
+        The declaration's source.
+
+    Examples
+    --------
+    >>> nb = {"cells": [{"cell_type": "code", "source": "x = 1"},
+    ...                 {"cell_type": "code", "source": "# grading\\nQUESTIONS = []"}]}
+    >>> grading_cell(nb)
+    '# grading\\nQUESTIONS = []'
     """
     cells = [_text(c) for c in notebook.get("cells", []) if _is_grading(c)]
     if len(cells) > 1:
@@ -256,7 +302,28 @@ def _without_magics(src: str) -> str:
 
 
 def spec_source(notebook: dict, declaration: str, origin: str) -> str:
-    """The text of ``<name>.grader.py``: the source's code cells (solutions kept), then the declaration."""
+    """The text of ``<name>.grader.py``: the source's code cells (solutions kept), then the declaration.
+
+    Parameters
+    ----------
+    notebook : dict
+        The parsed source notebook.
+    declaration : str
+        The grading declaration's source.
+    origin : str
+        The source notebook's name, quoted in the header.
+
+    Returns
+    -------
+    str
+        The spec's Python source.
+
+    Examples
+    --------
+    >>> nb = {"cells": [{"cell_type": "code", "source": "x = 1"}]}
+    >>> print(spec_source(nb, "QUESTIONS = []", "hw.ipynb").splitlines()[2])
+    It holds the solutions and the hidden cases: keep it away from learners.
+    """
     parts = [
         f'"""Graded spec written by `python -m helpers.grade author` from {origin}.\n\n'
         "It holds the solutions and the hidden cases: keep it away from learners.\n"
@@ -428,6 +495,16 @@ def load_spec(path: Path) -> Assignment:
     ------
     AuthoringError
         When the file cannot be read, fails to run, or declares something unusable.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        A ``<name>.grader.py`` written by :func:`author` (it runs: load only specs you wrote).
+
+    Returns
+    -------
+    Assignment
+        The declared assignment.
     """
     try:
         text = Path(path).read_text(encoding="utf-8")
@@ -439,7 +516,24 @@ def load_spec(path: Path) -> Assignment:
 
 
 def author(source: Path, out: Path, grading: Path | None = None) -> tuple[Path, Path, Assignment]:
-    """Write ``out/<name>.ipynb`` (learner) and ``out/<name>.grader.py`` (spec) from a source notebook."""
+    """Write ``out/<name>.ipynb`` (learner) and ``out/<name>.grader.py`` (spec) from a source notebook.
+
+    Parameters
+    ----------
+    source : pathlib.Path
+        The source notebook: solutions between ``### BEGIN SOLUTION`` and ``### END SOLUTION``, and
+        a grading declaration cell (or ``grading``).
+    out : pathlib.Path
+        The folder written to.
+    grading : pathlib.Path, optional
+        The declaration as a Python file, instead of a cell of the notebook.
+
+    Returns
+    -------
+    tuple of (pathlib.Path, pathlib.Path, Assignment)
+        The learner notebook, the spec, and the assignment the spec declares (already loaded and
+        checked, so a broken declaration fails here, not at grading).
+    """
     try:
         notebook = json.loads(Path(source).read_text(encoding="utf-8"))
         learner = learner_version(notebook)
@@ -491,7 +585,19 @@ def hidden_case_count(assignment: Assignment, seed: int = 0) -> dict[str, int]:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m helpers.grade author SOURCE.ipynb --out DIR [--grading FILE.py]``."""
+    """``python -m helpers.grade author SOURCE.ipynb --out DIR [--grading FILE.py]``.
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments after ``author``.
+
+    Returns
+    -------
+    int
+        0 when both files were written, 2 for a usage or authoring error (the message says what
+        to fix).
+    """
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade author",
         description="Write a learner notebook and a graded spec from a source notebook with solution markers "

@@ -39,7 +39,21 @@ FALLBACK = (
 
 @dataclass(frozen=True)
 class Hierarchy:
-    """Where sandbox groups are created: ``version`` 1 or 2 and the parent folder of each controller."""
+    """Where sandbox groups are created: ``version`` 1 or 2 and the parent folder of each controller.
+
+    Parameters
+    ----------
+    version : int
+        The cgroup version, 1 or 2.
+    parents : dict
+        Controller (``memory``, ``pids``, ``cpu``) -> the folder groups are made in (the same
+        folder for every controller in version 2).
+
+    Examples
+    --------
+    >>> Hierarchy(2, {c: "/sys/fs/cgroup/grader" for c in ("memory", "pids", "cpu")}).describe()
+    'cgroup v2 under /sys/fs/cgroup/grader (memory, pids, cpu per sandbox)'
+    """
 
     version: int
     parents: dict[str, str]
@@ -117,6 +131,12 @@ def _detect_v1(mounts: list, own: dict[str, str]) -> tuple[Hierarchy | None, str
 def detect() -> tuple[Hierarchy | None, str]:
     """Where sandbox groups can be made here, or ``(None, why not)``.
 
+    Returns
+    -------
+    tuple of (Hierarchy or None, str)
+        The hierarchy and ``""``, or None and why not (the grader then keeps per-process limits
+        and says so in every report).
+
     Examples
     --------
     >>> found, why = detect()
@@ -140,7 +160,22 @@ def _write(path: str, text: str) -> None:
 
 
 class Group:
-    """One sandbox run's control group: created with its limits, joined by a pid, emptied and removed."""
+    """One sandbox run's control group: created with its limits, joined by a pid, emptied and removed.
+
+    Parameters
+    ----------
+    hierarchy : Hierarchy
+        Where the group is made (from :func:`detect`).
+    memory_bytes : int
+        The memory limit of the whole sandbox (every process together, page cache included).
+    nproc : int
+        The most processes and threads in the group.
+
+    Raises
+    ------
+    OSError
+        When the group cannot be created or limited (nothing is left behind).
+    """
 
     def __init__(self, hierarchy: Hierarchy, memory_bytes: int, nproc: int):
         self.hierarchy = hierarchy

@@ -159,7 +159,31 @@ def _plain_tag(value, t):
 
 
 def tag(value, depth=0):
-    """Describe a learner's value as JSON with exact types, never calling its methods."""
+    """Describe a learner's value as JSON with exact types, never calling its methods.
+
+    Only built-in and NumPy scalars, strings, lists, tuples and dicts are described by value (cut
+    to a fixed number of items and depth); anything else is just its type's name, so a learner's
+    class with a hostile ``__eq__`` or ``__repr__`` runs nothing here.
+
+    Parameters
+    ----------
+    value : Any
+        What the learner's function returned.
+    depth : int
+        The nesting level reached (internal).
+
+    Returns
+    -------
+    dict
+        ``t`` (the kind) and ``v`` (the value; floats as exact hex) or ``type``.
+
+    Examples
+    --------
+    >>> tag(0.5)
+    {'t': 'float', 'v': '0x1.0000000000000p-1'}
+    >>> tag(object())
+    {'t': 'other', 'type': 'builtins.object'}
+    """
     t = type(value)
     found = _plain_tag(value, t)
     if found is not None:
@@ -179,7 +203,23 @@ def tag(value, depth=0):
 
 def untag(arg):
     """Inputs arrive as ``{"set": [...]}`` / ``{"tuple": [...]}`` / ``{"dict": [[k, v], ...]}``
-    or plain JSON."""
+    or plain JSON.
+
+    Parameters
+    ----------
+    arg : Any
+        One decoded JSON argument.
+
+    Returns
+    -------
+    Any
+        The argument with its sets, tuples and dicts rebuilt (nested at will).
+
+    Examples
+    --------
+    >>> untag({"set": [1, 2]}), untag({"tuple": [1, "a"]}), untag([1, {"dict": [["k", 2]]}])
+    ({1, 2}, (1, 'a'), [1, {'k': 2}])
+    """
     if type(arg) is dict and len(arg) == 1:
         ((key, val),) = arg.items()
         if key == "set":
@@ -194,7 +234,24 @@ def untag(arg):
 
 
 def describe(exc) -> str:
-    """``Type: message`` of an exception, cut to 500 characters."""
+    """``Type: message`` of an exception, cut to 500 characters.
+
+    Parameters
+    ----------
+    exc : BaseException
+        The exception.
+
+    Returns
+    -------
+    str
+        Its type's qualified name (bare for built-ins) and message; the grader decides what of it
+        a learner may see.
+
+    Examples
+    --------
+    >>> describe(KeyError("u1"))
+    "KeyError: 'u1'"
+    """
     try:
         text = f"{_type_qualname(type(exc))}: {exc}"
     except BaseException:
@@ -203,7 +260,13 @@ def describe(exc) -> str:
 
 
 class Channel:
-    """The result pipe: one JSON line per event."""
+    """The result pipe: one JSON line per event.
+
+    Parameters
+    ----------
+    fd : int
+        The pipe's write end; only the supervising process holds it.
+    """
 
     def __init__(self, fd: int):
         self.fd = fd
@@ -219,7 +282,15 @@ class Channel:
 
 
 def apply_limits(limits: dict, channel: Channel) -> None:
-    """Resource limits for this process and everything it starts (soft = hard: learners cannot raise them)."""
+    """Resource limits for this process and everything it starts (soft = hard: learners cannot raise them).
+
+    Parameters
+    ----------
+    limits : dict
+        CPU seconds, address space, processes, file size and open files.
+    channel : Channel
+        Where a limit that cannot be set is reported as a warning.
+    """
     try:
         import resource
 
@@ -248,7 +319,30 @@ def apply_limits(limits: dict, channel: Channel) -> None:
 
 
 def run_cell(cell: dict, namespace: dict) -> list:
-    """Run one cell's top-level statements; return the errors (an error never stops the next statement)."""
+    """Run one cell's top-level statements; return the errors (an error never stops the next statement).
+
+    Parameters
+    ----------
+    cell : dict
+        ``index`` and ``statements`` (``line``, ``source``), as
+        :func:`helpers.grade.prepare.prepare_notebook` splits them.
+    namespace : dict
+        The notebook's globals, shared by all cells.
+
+    Returns
+    -------
+    list of dict
+        One ``{"cell", "line", "error"}`` per statement that raised.
+
+    Examples
+    --------
+    >>> namespace = {}
+    >>> run_cell({"index": 1, "statements": [{"line": 1, "source": "x = 1"}, {"line": 2, "source": "1 / 0"},
+    ...                                       {"line": 3, "source": "y = x + 1"}]}, namespace)
+    [{'cell': 1, 'line': 2, 'error': 'ZeroDivisionError: division by zero'}]
+    >>> namespace["y"]
+    2
+    """
     errors = []
     for stmt in cell["statements"]:
         try:
@@ -260,7 +354,30 @@ def run_cell(cell: dict, namespace: dict) -> list:
 
 
 def call_case(obj, args: list) -> dict:
-    """The learner's function on one case: ``{"value": tagged}`` or ``{"error": text}``."""
+    """The learner's function on one case: ``{"value": tagged}`` or ``{"error": text}``.
+
+    Any exception, ``SystemExit`` and ``KeyboardInterrupt`` included, becomes the case's error:
+    the learner's code cannot end the run from inside a case.
+
+    Parameters
+    ----------
+    obj : callable
+        The learner's function.
+    args : list
+        The case's arguments, tagged as :func:`untag` reads them.
+
+    Returns
+    -------
+    dict
+        ``{"value": tagged}`` or ``{"error": "Type: message"}``.
+
+    Examples
+    --------
+    >>> call_case(lambda ranking, k: len(ranking) / k, [[1, 2], 4])
+    {'value': {'t': 'float', 'v': '0x1.0000000000000p-1'}}
+    >>> call_case(lambda: 1 / 0, [])
+    {'error': 'ZeroDivisionError: division by zero'}
+    """
     try:
         return {"value": tag(obj(*[untag(a) for a in args]))}
     except BaseException as exc:
@@ -268,7 +385,28 @@ def call_case(obj, args: list) -> dict:
 
 
 def answer(question: dict, namespace: dict) -> dict:
-    """A question's opening reply: whether its target is there, and a value question's value."""
+    """A question's opening reply: whether its target is there, and a value question's value.
+
+    Parameters
+    ----------
+    question : dict
+        ``name``, ``target`` and ``kind`` (``"function"`` or ``"value"``).
+    namespace : dict
+        The notebook's globals after its cells ran.
+
+    Returns
+    -------
+    dict
+        ``status`` (``ok``, ``missing`` or ``not_callable``) and, for a value question, its
+        tagged value as the one case.
+
+    Examples
+    --------
+    >>> answer({"name": "q2", "target": "n_users", "kind": "value"}, {"n_users": 3})
+    {'status': 'ok', 'cases': [{'value': {'t': 'int', 'v': '3'}}]}
+    >>> answer({"name": "q1", "target": "f", "kind": "function"}, {})["status"]
+    'missing'
+    """
     target = question["target"]
     if target not in namespace:
         return {"status": "missing", "cases": []}
@@ -349,6 +487,15 @@ def runner(job: dict, commands: _Lines, replies: Channel) -> None:
     It never holds the grader's channel: what it writes can only be a reply to the supervisor,
     which takes a reply only when it carries the nonce of the command it answers. A case's
     arguments arrive in the command that runs it (``a <question> <nonce> <JSON arguments>``).
+
+    Parameters
+    ----------
+    job : dict
+        The job: cells, questions and limits.
+    commands : _Lines
+        The supervisor's commands, one line each.
+    replies : Channel
+        The pipe back to the supervisor.
     """
     for path in job["sys_path"]:
         if path not in sys.path:
@@ -462,6 +609,17 @@ def supervise(job: dict, cases: dict, channel: Channel, supervisor: _Supervisor)
     for it) and cannot be traced (seccomp). ``cases`` maps a question's name to its cases (each
     the JSON text of its arguments, one line), which the runner gets one at a time; a question's
     ``public`` lists the indices of its public cases.
+
+    Parameters
+    ----------
+    job : dict
+        The job: cells, questions, deadlines.
+    cases : dict
+        Question name -> its cases, public first.
+    channel : Channel
+        The pipe to the grader.
+    supervisor : _Supervisor
+        The runner's command and reply pipes, and its process.
     """
     errors = []
     skip = job.get("skip", [])
@@ -476,6 +634,7 @@ def supervise(job: dict, cases: dict, channel: Channel, supervisor: _Supervisor)
     for i, question in enumerate(job["questions"]):
         channel.send({"ev": "start", "q": question["name"], "part": 1})
         opened.append(_open(question, i, cases.get(question["name"], []), supervisor))
+        channel.send({**opened[-1], "ev": "public"})  # what may be shown, before any hidden case
     for i, question in enumerate(job["questions"]):
         channel.send({"ev": "start", "q": question["name"], "part": 2})
         channel.send(_finish(question, i, cases.get(question["name"], []), opened[i], supervisor))
@@ -504,6 +663,11 @@ def main(job_bytes: bytes) -> None:
 
     The runner is forked before the cases are read, and closes their descriptor at once: its
     memory never held them. The supervisor reads them once it is not dumpable.
+
+    Parameters
+    ----------
+    job_bytes : bytes
+        The job (cells, questions, limits, descriptors), JSON, read from standard input.
     """
     job = _loads(job_bytes)
     _quiet_stdin()

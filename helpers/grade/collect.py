@@ -19,9 +19,19 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
 
 - **Nothing is ever scored as somebody else's.** A file that matches no roster entry is in
   :attr:`Collection.unmatched`, one that matches several (at the rule that decides, see
-  :meth:`helpers.grade.reports.Roster.match_all`) in :attr:`Collection.ambiguous`; when several
-  files of one source claim one learner, none of them is assigned (each is unmatched, with the
-  others named), so a second file cannot take a classmate's place.
+  :meth:`helpers.grade.reports.Roster.match_all`) in :attr:`Collection.ambiguous`.
+- **A claim by the platform beats a claim by a name; two claims of one kind are a conflict.** A
+  file is identified by the platform (Canvas's user id or name in a Canvas download: its zip, or a
+  folder whose every notebook has a Canvas name; Gradescope's submitters; a per-learner folder's
+  name: nothing a learner types) or by its file name (a roster pattern, or a Canvas-shaped name
+  among files learners named, which a classmate can type too). When several files claim one
+  learner, the platform's wins over names (those files are unmatched, saying why); otherwise none
+  of them is assigned: each is in
+  :attr:`Collection.unassigned` with :attr:`Submission.contested` set to the learner, so the
+  grader keeps that learner's earlier result, marks their row ``conflict`` (never 0, even with
+  ``--missing-zero``) and says which files to rename or remove. A second file never takes a
+  classmate's place, nor costs the classmate a grade. Look-alike names (equal once
+  NFC-normalised) are no conflict: the one spelled exactly as the roster's ``file`` keeps the learner.
 - **Matching uses what the platform controls before what a learner typed**: Canvas's user id
   and Gradescope's ``:sid`` come before any file-name pattern.
 - **Archives are read, never trusted**: a member with an absolute path or ``..`` (zip-slip),
@@ -70,23 +80,72 @@ _CANVAS = re.compile(
     r"^(?P<name>[^_/]+)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$"
 )
 _RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
+PLATFORM, NAME = "platform", "name"  # how a file names its learner (see the module's decisions)
 
 
 # ------------------------------------------------------------------ the interface (g-interfaces.md)
 @dataclass(frozen=True)
 class Submission:
-    """One notebook to grade, and whose it is."""
+    """One notebook to grade, and whose it is.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The notebook to grade (extracted into the run's private work folder if it came in a zip).
+    display : str
+        The name as the LMS handed it over (learner-controlled: data, never markup).
+    learner : str or None
+        The roster id it matched; None when no roster was given or it matched nobody.
+    submitted_at : datetime or None
+        Timezone-aware UTC, from the LMS's metadata when it gives one, else None (file times on
+        disk are never used).
+    lms_late : bool or None
+        Canvas's LATE marker for a Canvas file; None elsewhere.
+    contested : str or None
+        The roster id this file claims together with other files of the same kind (a conflict: the
+        file is nobody's, and that learner keeps their earlier result); None otherwise.
+
+    Examples
+    --------
+    >>> Submission(Path("ann.ipynb"), "ann.ipynb", "s1", None).learner
+    's1'
+    """
 
     path: Path  # the notebook to grade (extracted into the run's private work folder if it came in a zip)
     display: str  # the name as the LMS handed it over (learner-controlled: data, never markup)
     learner: str | None  # the roster id it matched; None when no roster was given
     submitted_at: datetime | None  # timezone-aware UTC, from the LMS's metadata when it gives one, else None
     lms_late: bool | None = None  # Canvas's LATE marker (True/False) for a Canvas file; None elsewhere
+    # the roster id this file claims together with other files (a conflict: it is nobody's); else None
+    contested: str | None = None
 
 
 @dataclass(frozen=True)
 class Collection:
-    """What :func:`collect` found: submissions, and what the instructor must look at."""
+    """What :func:`collect` found: submissions, and what the instructor must look at.
+
+    Parameters
+    ----------
+    submissions : list of Submission
+        The files to grade as somebody's (or everybody's files, without a roster).
+    unmatched : list of (str, str)
+        Names that matched no roster entry, and why.
+    ambiguous : list of (str, list of str)
+        Names that match several roster entries, with those ids: never graded as anybody's, so
+        a file cannot be named to take a classmate's credit.
+    refused : list of (str, str)
+        Names refused before grading (zip-slip, symlink, nested zip, not a notebook...), and why.
+    notes : list of str
+        Facts about the sources (e.g. Canvas gives no times).
+    unassigned : list of Submission
+        The files of ``unmatched`` and ``ambiguous`` as submissions of nobody: an instructor may
+        grade them to look at, never to credit anyone.
+
+    Examples
+    --------
+    >>> Collection([], [("x.ipynb", "no roster entry matches it")], [], []).unmatched[0][0]
+    'x.ipynb'
+    """
 
     submissions: list[Submission]
     unmatched: list[tuple[str, str]]  # (name as handed over, why it matched no roster entry)
@@ -97,10 +156,33 @@ class Collection:
     # may grade them to look at, never to credit anyone
     unassigned: list[Submission] = field(default_factory=list)
 
+    def conflicts(self) -> dict[str, list[str]]:
+        """Each roster id that several files claim (none assigned), with those files' names."""
+        out: dict[str, list[str]] = {}
+        for sub in self.unassigned:
+            if sub.contested is not None:
+                out.setdefault(sub.contested, []).append(sub.display)
+        return out
+
 
 @dataclass(frozen=True)
 class ArchiveLimits:
-    """Bounds on one archive: how many entries, how large each notebook, how much in all."""
+    """Bounds on one archive: how many entries, how large each notebook, how much in all.
+
+    Parameters
+    ----------
+    members : int
+        Entries in one archive, folders included.
+    member_bytes : int
+        Bytes of one extracted notebook (the grader's own limit on a submission).
+    total_bytes : int
+        Bytes extracted from one archive in all.
+
+    Examples
+    --------
+    >>> ArchiveLimits().member_bytes == 25 * 2**20
+    True
+    """
 
     members: int = 5000
     member_bytes: int = 25 * 2**20
@@ -109,7 +191,24 @@ class ArchiveLimits:
 
 @dataclass(frozen=True)
 class CanvasName:
-    """The parts of a Canvas bulk-download file name."""
+    """The parts of a Canvas bulk-download file name.
+
+    Parameters
+    ----------
+    name : str
+        The learner's name as Canvas wrote it (lower case, no spaces).
+    late : bool
+        Whether Canvas marked the submission LATE.
+    user_id, submission_id : str
+        Canvas's numeric ids.
+    original : str
+        The file name the learner uploaded, without Canvas's ``-1`` resubmission counter.
+
+    Examples
+    --------
+    >>> parse_canvas_name("ann_1234_98765_hw1.ipynb").user_id
+    '1234'
+    """
 
     name: str
     late: bool
@@ -120,6 +219,16 @@ class CanvasName:
 
 def parse_canvas_name(file_name: str) -> CanvasName | None:
     """The parts of a Canvas bulk-download name, or ``None`` when it is not one.
+
+    Parameters
+    ----------
+    file_name : str
+        A file's base name.
+
+    Returns
+    -------
+    CanvasName or None
+        Its parts, or None for a name Canvas did not write.
 
     Examples
     --------
@@ -146,6 +255,7 @@ class _Found:
     why: str = ""  # why unmatched
     submitted_at: datetime | None = None
     lms_late: bool | None = None
+    by: str = PLATFORM  # what identified the learners: PLATFORM (nothing a learner types) or NAME
 
 
 @dataclass
@@ -161,11 +271,14 @@ class _Builder:
     def add(self, path: Path, display: str, learners: list[Learner] | None, why: str = "", **extra) -> None:
         self.found.append(_Found(path, display, None if self.roster is None else learners, why, **extra))
 
-    def by_name(self, name: str) -> tuple[list[Learner] | None, str]:
+    def by_name(self, path: Path, display: str, why: str = "", **extra) -> None:
+        """Add a file identified by its name (the roster's file patterns), with ``why`` when unmatched."""
         if self.roster is None:
-            return None, ""
-        found = self.roster.match_all(name)
-        return found, "" if found else "no roster entry's file pattern matches the name"
+            self.add(path, display, None, **extra)
+            return
+        found = self.roster.match_all(path.name)
+        why = why or "no roster entry's file pattern matches the name"
+        self.add(path, display, found, "" if found else why, by=NAME, **extra)
 
 
 def collect(
@@ -174,6 +287,22 @@ def collect(
     """The submissions in ``sources`` (files, folders, Canvas or Gradescope downloads), matched to ``roster``.
 
     Archives are extracted into ``workdir`` (which must exist and stay until grading ends).
+
+    Parameters
+    ----------
+    sources : sequence of pathlib.Path or str
+        Files, folders, and Canvas or Gradescope downloads (folders or zips).
+    roster : Roster or None
+        Who the submissions belong to; None grades every file as nobody's.
+    workdir : pathlib.Path
+        An existing private folder for extracted archives.
+    limits : ArchiveLimits, optional
+        Bounds on each archive (the defaults when None).
+
+    Returns
+    -------
+    Collection
+        The submissions and everything that was not assigned or was refused.
 
     Examples
     --------
@@ -202,8 +331,7 @@ def _source(build: _Builder, path: Path) -> None:
     elif path.suffix.lower() == ".zip":
         _zip_source(build, path)
     else:
-        learners, why = build.by_name(os.path.basename(str(path)))
-        build.add(path, display_name(path), learners, why)
+        build.by_name(path, display_name(path))
 
 
 def _entries(folder: Path) -> list[os.DirEntry]:
@@ -229,7 +357,8 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
         inner = "" if root == folder else display_name(root.name) + "/"
         _gradescope(build, root, prefix + inner)
         return
-    late = sum(_folder_entry(build, entry, prefix, archive) for entry in entries)
+    canvas = archive or _all_canvas_named(entries)
+    late = sum(_folder_entry(build, entry, prefix, archive, canvas) for entry in entries)
     if late:
         build.notes.append(
             f"{prefix or 'the folder'}: {late} Canvas file(s) are marked LATE; Canvas's file names carry "
@@ -239,11 +368,17 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
         )
 
 
-def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool) -> int:
+def _all_canvas_named(entries: list[os.DirEntry]) -> bool:
+    """Whether every notebook of a folder has a Canvas download's name (an unzipped Canvas zip)."""
+    names = [entry.name for entry in entries if entry.name.endswith(".ipynb")]
+    return bool(names) and all(parse_canvas_name(name) is not None for name in names)
+
+
+def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, canvas: bool) -> int:
     """One entry of a submissions folder; returns 1 for a Canvas file marked LATE."""
     shown = prefix + display_name(entry.name)
     if entry.name.endswith(".ipynb"):  # whatever its type: files.py refuses a folder, FIFO or link by name
-        return _top_file(build, Path(entry.path), shown)
+        return _top_file(build, Path(entry.path), shown, canvas)
     if entry.is_dir(follow_symlinks=False):
         _learner_folder(build, Path(entry.path), shown + "/")
     elif entry.name.lower().endswith(".zip"):
@@ -253,34 +388,35 @@ def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: boo
     return 0
 
 
-def _top_file(build: _Builder, path: Path, shown: str) -> int:
-    """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE."""
+def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> int:
+    """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE.
+
+    A Canvas-shaped name is the platform's claim only in a Canvas download (``canvas_folder``: its
+    zip, or a folder whose every notebook has a Canvas name, as an unzipped download has); among
+    files learners named, it may be one a learner typed (``bob_1_1_hw1.ipynb`` beside Bob's own
+    file: red team 6), so it is a claim by a name, which two files of one learner make a conflict.
+    """
     canvas = parse_canvas_name(path.name)
     if canvas is None:
-        learners, why = build.by_name(path.name)
-        build.add(path, shown, learners, why)
+        build.by_name(path, shown)
         return 0
-    learners, why = _canvas_learners(build.roster, canvas, path.name)
-    build.add(path, shown, learners, why, lms_late=canvas.late)
+    found = _canvas_learners(build.roster, canvas)
+    if found or build.roster is None:
+        build.add(path, shown, found, lms_late=canvas.late, by=PLATFORM if canvas_folder else NAME)
+    else:  # the whole name against the file patterns: a claim by a name (the original is the learner's)
+        why = (
+            f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
+            "(columns canvas_id, login) and no file pattern matches"
+        )
+        build.by_name(path, shown, why, lms_late=canvas.late)
     return int(canvas.late)
 
 
-def _canvas_learners(
-    roster: Roster | None, canvas: CanvasName, file_name: str
-) -> tuple[list[Learner] | None, str]:
+def _canvas_learners(roster: Roster | None, canvas: CanvasName) -> list[Learner] | None:
+    """The learners Canvas's own parts of the name identify: the user id, else the name as ``login``."""
     if roster is None:
-        return None, ""
-    for found in (
-        roster.with_field("canvas_id", canvas.user_id),
-        roster.with_field("login", canvas.name),
-        roster.match_all(file_name),
-    ):
-        if found:
-            return found, ""
-    return [], (
-        f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
-        "(columns canvas_id, login) and no file pattern matches"
-    )
+        return None
+    return roster.with_field("canvas_id", canvas.user_id) or roster.with_field("login", canvas.name)
 
 
 def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
@@ -295,12 +431,11 @@ def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
         elif owners:
             build.add(Path(entry.path), shown, owners)
         else:
-            learners, why = build.by_name(entry.name)
             why = (
-                why
-                and f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id and {why}"
+                f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id and "
+                "no roster entry's file pattern matches the name"
             )
-            build.add(Path(entry.path), shown, learners, why)
+            build.by_name(Path(entry.path), shown, why)
 
 
 # ------------------------------------------------------------------ Gradescope
@@ -430,6 +565,21 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[
     ------
     ArchiveError
         For a file that is not a readable zip, or one over :attr:`ArchiveLimits.members` entries.
+
+    Parameters
+    ----------
+    archive : pathlib.Path
+        The zip file.
+    dest : pathlib.Path
+        A folder that does not exist yet.
+    limits : ArchiveLimits
+        Bounds on entries and sizes; a member over them is refused, not cut.
+
+    Returns
+    -------
+    list of (str, str)
+        The refused members and why (a path outside ``dest``, a link, a nested archive, too
+        large...).
     """
     try:
         if not stat.S_ISREG(os.lstat(archive).st_mode):
@@ -516,17 +666,44 @@ def _finish(build: _Builder) -> Collection:
         if ids is None or (len(ids) == 1 and i not in rivals):
             learner = ids[0] if ids else None
             out.submissions.append(Submission(f.path, f.display, learner, f.submitted_at, f.lms_late))
-            continue
-        out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late))
-        if len(ids) > 1:
-            out.ambiguous.append((f.display, ids))
-        elif ids:
-            others = ", ".join(found[j].display for j in rivals[i][:5])
-            why = f"learner {ids[0]} is also claimed by {others}: none of these files is assigned"
-            out.unmatched.append((f.display, why))
         else:
-            out.unmatched.append((f.display, f.why or "no roster entry matches"))
+            _unassigned(out, found, i, ids, rivals.get(i))
     return out
+
+
+def _unassigned(out: Collection, found: list[_Found], i: int, ids: list[str], lost: _Lost | None) -> None:
+    """File ``i`` is nobody's: matching no entry, several, or a learner another file keeps or contests."""
+    f = found[i]
+    contested = ids[0] if lost is not None and lost.contested else None
+    out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late, contested))
+    if len(ids) > 1:
+        out.ambiguous.append((f.display, ids))
+    elif lost is not None:
+        out.unmatched.append((f.display, _rival_reason(found, ids[0], lost)))
+    else:
+        out.unmatched.append((f.display, f.why or "no roster entry matches"))
+
+
+@dataclass(frozen=True)
+class _Lost:
+    """Why a file that claims one learner is not assigned: the files it lost to, and whether it is a
+    conflict (no file won: the learner has none this run) or it lost to the platform's or the roster's
+    exact name."""
+
+    others: list[int]
+    contested: bool
+
+
+def _rival_reason(found: list[_Found], learner: str, lost: _Lost) -> str:
+    others = ", ".join(repr(found[j].display) for j in lost.others[:5])
+    if lost.contested:
+        return (
+            f"learner {learner} is also claimed by {others} (a CONFLICT): none of these files is graded "
+            f"as {learner}'s (an earlier result of {learner} stays); rename or remove all but the right "
+            "one, then grade again"
+        )
+    how = "is identified by the platform" if found[lost.others[0]].by == PLATFORM else "is named exactly"
+    return f"claims learner {learner} by its name, but {others} {how} as {learner}'s"
 
 
 def _unique(found: list[_Found]) -> list[_Found]:
@@ -540,23 +717,31 @@ def _unique(found: list[_Found]) -> list[_Found]:
     return out
 
 
-def _rivals(found: list[_Found]) -> dict[int, list[int]]:
-    """For each file whose single learner another file also claims, the other files."""
+def _rivals(found: list[_Found]) -> dict[int, _Lost]:
+    """For each file whose single learner another file also claims, and that does not keep it: why."""
     claims: dict[str, list[int]] = {}
     for i, f in enumerate(found):
         if f.learners and len({x.id for x in f.learners}) == 1:
             claims.setdefault(f.learners[0].id, []).append(i)
-    out: dict[int, list[int]] = {}
+    out: dict[int, _Lost] = {}
     for ids in (ids for ids in claims.values() if len(ids) > 1):
-        out.update(_losers(ids, _exact_spelling(found, ids)))
+        out.update(_losers(found, ids))
     return out
 
 
-def _losers(ids: list[int], winner: int | None) -> dict[int, list[int]]:
-    """Each file that loses the learner, with the files it lost to (all the others when none wins)."""
-    if winner is None:
-        return {i: [j for j in ids if j != i] for i in ids}
-    return {i: [winner] for i in ids if i != winner}
+def _losers(found: list[_Found], ids: list[int]) -> dict[int, _Lost]:
+    """Of several files claiming one learner, each that loses it: a claim by name loses to the
+    platform's; among the strongest, one spelled exactly as the roster wins over its look-alikes;
+    otherwise the strongest are in conflict and all lose."""
+    strongest = [i for i in ids if found[i].by == PLATFORM] or ids
+    out = {i: _Lost(strongest, False) for i in ids if i not in strongest}
+    winner = _exact_spelling(found, strongest) if len(strongest) > 1 else strongest[0]
+    for i in strongest:
+        if winner is None:
+            out[i] = _Lost([j for j in strongest if j != i], True)
+        elif i != winner:
+            out[i] = _Lost([winner], False)
+    return out
 
 
 def _exact_spelling(found: list[_Found], ids: list[int]) -> int | None:
@@ -569,8 +754,34 @@ def _exact_spelling(found: list[_Found], ids: list[int]) -> int | None:
 
 
 def instructor_lines(collection: Collection) -> list[str]:
-    """What was not graded as anybody's, and why: one line each, for the instructor's terminal."""
-    lines = [f"not assigned to anybody: {name!r}: {why}" for name, why in collection.unmatched]
+    """What was not graded as anybody's, and why: one line each, for the instructor's terminal.
+
+    Parameters
+    ----------
+    collection : Collection
+        What :func:`collect` found.
+
+    Returns
+    -------
+    list of str
+        The unassigned, refused and noted files; each name is quoted with ``repr`` so that control
+        characters cannot move the terminal's cursor.
+
+    Examples
+    --------
+    >>> c = Collection([], [], [("a_s2_s3.ipynb", ["s2", "s3"])], [("../x.ipynb", "outside the archive")])
+    >>> for line in instructor_lines(c):
+    ...     print(line)
+    not assigned to anybody (matches several roster entries: s2, s3): 'a_s2_s3.ipynb'
+    refused: '../x.ipynb': outside the archive
+    """
+    lines = [
+        f"CONFLICT: learner {learner} is claimed by {', '.join(map(repr, names))}: none is graded as theirs "
+        "(their earlier result, if any, stays; never 0); rename or remove all but the right file, then "
+        "grade again"
+        for learner, names in collection.conflicts().items()
+    ]
+    lines += [f"not assigned to anybody: {name!r}: {why}" for name, why in collection.unmatched]
     lines += [
         f"not assigned to anybody (matches several roster entries: {', '.join(ids)}): {name!r}"
         for name, ids in collection.ambiguous
@@ -581,7 +792,30 @@ def instructor_lines(collection: Collection) -> list[str]:
 
 def assigned_roster(roster: Roster, collection: Collection) -> Roster:
     """A roster whose :meth:`~Roster.assign` answers from ``collection`` (the grader's bridge until the
-    gradebook stores each submission's learner): unmatched and ambiguous files are nobody's."""
+    gradebook stores each submission's learner): unmatched and ambiguous files are nobody's.
+
+    Parameters
+    ----------
+    roster : Roster
+        The roster given on the command line.
+    collection : Collection
+        What :func:`collect` matched.
+
+    Returns
+    -------
+    Roster
+        The same learners; each collected file is answered with the learner it was matched to,
+        and a file matched to nobody with None (even when the roster's patterns match it).
+
+    Examples
+    --------
+    >>> from helpers.grade.reports import Learner
+    >>> everyone = Roster([Learner("*.ipynb", "s1", "Ann")])
+    >>> mine, stray = Path("/w/hw.ipynb"), Path("/w/x.ipynb")
+    >>> c = Collection([Submission(mine, "hw.ipynb", "s1", None)], [("x.ipynb", "no match")], [], [])
+    >>> [learner and learner.id for learner in assigned_roster(everyone, c).assign([mine, stray])]
+    ['s1', None]
+    """
     by_path = {os.fsencode(str(s.path)): s.learner for s in collection.submissions}
     by_id = {x.id: x for x in roster.learners}
     return _Pinned(roster.learners, {p: by_id.get(i) if i else None for p, i in by_path.items()})

@@ -14,9 +14,21 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SandboxResult", "clean_text", "validate_event", "take_events", "hung_cell_error"]
+__all__ = [
+    "SandboxResult",
+    "clean_text",
+    "validate_event",
+    "take_events",
+    "with_public",
+    "hung_cell_error",
+    "HIDDEN_END",
+]
 
 _MAX_TEXT = 500
+#: What a learner reads when the notebook's process ended (exited, was killed, hung, ran out of
+#: time or memory) once a hidden input had reached it: how it ended could be chosen from that
+#: input, so it is one fixed phrase; the instructor's report keeps the detail.
+HIDDEN_END = "the notebook's process ended during a hidden check"
 
 
 @dataclass
@@ -26,10 +38,41 @@ class SandboxResult:
     ``questions`` maps a question name to a ``result`` event (``status``
     ``ok``/``missing``/``not_callable`` and ``cases``: one ``{"value": tagged}``
     or ``{"error": text}`` per case) or to ``{"failure": reason}`` when the
-    question did not report.
+    question did not report (``detail``: how it ended, for the instructor only, when the
+    learner reads :data:`HIDDEN_END`).
+
+    Parameters
+    ----------
+    questions : dict
+        Question name -> its ``result`` event or ``{"failure": reason}``.
+    public : dict
+        Question name -> its ``public`` event (status and public cases) from a run that no
+        hidden input had reached: what a learner may be shown of it.
+    withheld : list
+        What the instructor reads and the learner does not: it happened once a hidden input
+        had reached the notebook (a warning, a cut output, a cell of a later run that hung).
+    cell_errors : list
+        The notebook's cell errors (cell, line, cleaned text), from the first run that loaded it.
+    warnings : list
+        Cleaned warning texts (at most 50).
+    output : str
+        The notebook's standard output, cut and cleaned.
+    runs : int
+        Sandbox runs the submission took (one per part of the hidden cases).
+    runs_loaded : bool
+        Whether any run loaded the notebook.
+    hung_cells : list
+        Cells a run stopped in, as cell errors.
+
+    Examples
+    --------
+    >>> SandboxResult().questions
+    {}
     """
 
     questions: dict = field(default_factory=dict)
+    public: dict = field(default_factory=dict)
+    withheld: list = field(default_factory=list)
     cell_errors: list = field(default_factory=list)
     warnings: list = field(default_factory=list)
     output: str = ""
@@ -40,6 +83,18 @@ class SandboxResult:
 
 def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
     """Any string from the sandbox as printable text: cut, lone surrogates and control characters escaped.
+
+    Parameters
+    ----------
+    value : Any
+        A text from the sandbox (anything else is shown through ``str``).
+    limit : int
+        Characters kept.
+
+    Returns
+    -------
+    str
+        Printable text, safe to store and to pass on to the writers of :mod:`helpers.grade.inert`.
 
     Examples
     --------
@@ -93,6 +148,17 @@ def _valid_result(event: dict) -> bool:
     )
 
 
+def _valid_public(event: dict) -> bool:
+    """A question's part 1: like a result, with ``None`` for each hidden case (not run yet)."""
+    cases = event.get("cases")
+    return (
+        isinstance(event.get("q"), str)
+        and event.get("status") in ("ok", "missing", "not_callable")
+        and isinstance(cases, list)
+        and all(c is None or _valid_case(c) for c in cases)
+    )
+
+
 def _valid_loaded(event: dict) -> bool:
     errors = event.get("errors")
     return isinstance(errors, list) and all(
@@ -108,6 +174,7 @@ _SCHEMA = {
     "loaded": _valid_loaded,
     "cell": lambda e: type(e.get("i")) is int,
     "start": lambda e: isinstance(e.get("q"), str) and e.get("part") in (1, 2) and type(e["part"]) is int,
+    "public": _valid_public,
     "result": lambda e: isinstance(e.get("q"), str) and _valid_result(e),
     "warning": lambda e: isinstance(e.get("text"), str),
     "done": lambda e: True,
@@ -120,6 +187,17 @@ def _reject_constant(name: str) -> Any:
 
 def validate_event(line: bytes) -> dict | None:
     """One line from the result channel as a schema-checked event, or ``None`` if it is not one.
+
+    Parameters
+    ----------
+    line : bytes
+        One line of the result channel, written by the learner's process.
+
+    Returns
+    -------
+    dict or None
+        The event, when it is JSON of one of the known shapes with values in range; None for
+        anything else (which the caller counts, never trusts).
 
     Examples
     --------
@@ -137,8 +215,26 @@ def validate_event(line: bytes) -> dict | None:
     return event if _SCHEMA[event["ev"]](event) else None
 
 
-def take_events(events: list[dict], remaining: list[dict], result: SandboxResult, first: bool) -> None:
+def take_events(
+    events: list[dict], remaining: list[dict], result: SandboxResult, first: bool, clean: bool = True
+) -> None:
     """The validated events of one run into ``result`` (cell errors only from the first run that loaded).
+
+    Parameters
+    ----------
+    events : list of dict
+        The run's events, each already checked by :func:`validate_event`.
+    remaining : list of dict
+        The questions this run was asked to answer; a result for any other is ignored, so a
+        notebook cannot report a question it was not asked.
+    result : SandboxResult
+        Filled in place; a question keeps its first result.
+    first : bool
+        Whether this is the first run that loaded the notebook.
+    clean : bool
+        No hidden input had reached the notebook before this run started (no earlier run got to
+        the hidden cases): its ``public`` events are kept. A warning sent once a hidden input had
+        reached the notebook (``after_hidden``, set by the reader) goes to ``withheld``.
 
     Examples
     --------
@@ -154,17 +250,102 @@ def take_events(events: list[dict], remaining: list[dict], result: SandboxResult
         ev = event["ev"]
         if ev == "loaded" and first:
             result.cell_errors = [
-                {"cell": e["cell"], "line": e["line"], "error": clean_text(e["error"])}
+                {"cell": e["cell"], "line": e["line"], "error": _ran_error(clean_text(e["error"]))}
                 for e in event["errors"][:50]
             ]
-        elif ev == "warning" and len(result.warnings) < 50:
-            result.warnings.append(clean_text(event["text"], 300))
-        elif ev == "result" and event["q"] in names and event["q"] not in result.questions:
-            result.questions[event["q"]] = event
+        elif ev == "warning":
+            _take_warning(event, result, clean)
+        elif ev in ("public", "result") and event["q"] in names:
+            _take_question(event, result, clean)
+
+
+#: the errors whose message the feedback shows, as the grader's own parse of a cell found them
+_PARSE_ERRORS = ("SyntaxError:", "IndentationError:", "TabError:")
+
+
+def _ran_error(text: str) -> str:
+    """A cell error the sandbox reported: the grader's parse found none in that cell, so a syntax
+    error here was raised by the cell's code, and its message is any text the code chose (red team 8:
+    the run's data seed); like every run-time error's, it is dropped, the type kept."""
+    return text.split(":", 1)[0] if text.startswith(_PARSE_ERRORS) else text
+
+
+def _take_warning(event: dict, result: SandboxResult, clean: bool) -> None:
+    shown = result.warnings if clean and not event.get("after_hidden") else result.withheld
+    if len(shown) < 50:
+        shown.append(clean_text(event["text"], 300))
+
+
+def _take_question(event: dict, result: SandboxResult, clean: bool) -> None:
+    if event["ev"] == "public" and clean:
+        result.public[event["q"]] = event
+    elif event["ev"] == "result" and event["q"] not in result.questions:
+        result.questions[event["q"]] = event
+
+
+#: A hidden case of a question whose function was gone in the run that reached it.
+_GONE = {"error": "RuntimeError: the function was not there in the run that reached this case"}
+
+
+def with_public(question: dict, event: dict, public: dict | None) -> dict:
+    """A question's result whose status and public cases come from ``public`` (a run no hidden input had
+    reached) and its hidden cases from ``event`` (whichever run reached them).
+
+    Every run after one that got to the hidden cases runs the notebook again once a hidden input
+    reached it (its timing can carry one), so what it shows of a public case, or whether the
+    function is there, is not shown: the first run's is. A hidden case of a function missing in
+    that later run fails.
+
+    Parameters
+    ----------
+    question : dict
+        The question as the job names it (its ``kind``).
+    event : dict
+        Its ``result`` event, or ``{"failure": reason}``.
+    public : dict or None
+        Its ``public`` event from a run no hidden input had reached (``None``: there was none).
+
+    Returns
+    -------
+    dict
+        The ``result`` event to score, or ``{"failure": reason}``.
+
+    Examples
+    --------
+    >>> public = {"ev": "public", "q": "q1", "status": "ok", "cases": [{"value": 1}, None]}
+    >>> later = {"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": 9}, {"value": 2}]}
+    >>> with_public({"kind": "function"}, later, public)["cases"]
+    [{'value': 1}, {'value': 2}]
+    """
+    if "failure" in event:
+        return event
+    if public is None:
+        return {"failure": "no report of its worked examples from before the hidden cases"}
+    if public["status"] != "ok" or question.get("kind") != "function":
+        return {**public, "ev": "result"}
+    got = event["cases"] if event.get("status") == "ok" else [_GONE] * len(public["cases"])
+    if len(got) != len(public["cases"]):
+        return {"failure": "did not report a result for every case"}
+    cases = [mine if mine is not None else theirs for mine, theirs in zip(public["cases"], got, strict=True)]
+    return {**public, "ev": "result", "cases": cases}
 
 
 def hung_cell_error(hung: dict, cells: list[dict], timeout: float) -> dict:
     """A cell the notebook's run stopped in, as a cell error (which cell, why, and what happened next).
+
+    Parameters
+    ----------
+    hung : dict
+        The sandbox's report: the cell's index and the reason it stopped.
+    cells : list of dict
+        The prepared notebook's cells, to find the cell's first line.
+    timeout : float
+        The run's wall clock in seconds, quoted in the message.
+
+    Returns
+    -------
+    dict
+        ``cell``, ``line`` and ``error``, like the cell errors of a loaded notebook.
 
     Examples
     --------

@@ -80,6 +80,20 @@ def canvas_csv(title: str, max_score: float, scores: list[tuple[Learner, float |
 
     ``scores`` holds one ``(learner, score)`` per roster learner; ``None`` is missing (an empty cell).
 
+    Parameters
+    ----------
+    title : str
+        The assignment's column in Canvas.
+    max_score : float
+        The column's points possible.
+    scores : list of (Learner, float or None)
+        Each roster learner's score.
+
+    Returns
+    -------
+    bytes
+        The CSV file, learners sorted by name; every text cell neutralised against formulas.
+
     Examples
     --------
     >>> ann = Learner("ann.ipynb", "s1", "Ann Lee", section="A", login="alee")
@@ -121,7 +135,21 @@ def _test_output(q: dict, examples: list[list[dict]]) -> str:
 # ------------------------------------------------------------------ from the gradebook
 @dataclass(frozen=True)
 class ClassRow:
-    """A learner's current result as exported: hand-graded scores merged, lateness applied."""
+    """A learner's current result as exported: hand-graded scores merged, lateness applied.
+
+    Parameters
+    ----------
+    result : Result
+        The gradebook's current result of the learner.
+    report : dict
+        Its report with the hand-graded scores merged (:func:`merge_manual`).
+    learner : Learner or None
+        Whose it is.
+    lateness : Lateness
+        How late it was handed in.
+    score : float
+        The score after the late penalty.
+    """
 
     result: Result
     report: dict
@@ -132,6 +160,19 @@ class ClassRow:
 
 def merge_manual(result: Result, manual: dict[tuple[str, str, str], dict]) -> dict:
     """The result's report with the instructor's scores of its hand-graded answers (same file only).
+
+    Parameters
+    ----------
+    result : Result
+        A gradebook result.
+    manual : dict
+        ``(learner, question, sha256)`` -> the instructor's ``points``, ``comment`` and ``grader``;
+        a score given to another file of the same learner does not apply.
+
+    Returns
+    -------
+    dict
+        A copy of the result's report with the points, comments and total updated.
 
     Examples
     --------
@@ -159,7 +200,18 @@ def _when(text: str | None) -> datetime | None:
 
 
 def class_rows(book: Gradebook) -> tuple[list[ClassRow], list[Learner]]:
-    """Every learner's current result as exported, and the roster learners with none (missing)."""
+    """Every learner's current result as exported, and the roster learners with none (missing).
+
+    Parameters
+    ----------
+    book : Gradebook
+        The assignment's gradebook.
+
+    Returns
+    -------
+    tuple of (list of ClassRow, list of Learner)
+        The rows, and the roster learners without a submission.
+    """
     policy = late.LatePolicy.from_json(book.meta("late_policy"))
     roster = [Learner(**{k: x[k] for k in ROSTER_FIELDS}) for x in book.roster()]
     by_id = {x.id: x for x in roster}
@@ -203,8 +255,28 @@ def _grades_row(row: ClassRow, file: str, targets: list[str]) -> list[Any]:
     ]  # fmt: skip
 
 
+def _contest_reason(files: list[str]) -> str:
+    names = ", ".join(inert.plain(f, 200) for f in files[:5])
+    return (
+        f"conflict: the files {names} all claim this learner, so none is graded as theirs; rename or "
+        "remove all but the right one, then grade again"
+    )
+
+
+def _missing_row(learner: Learner, files: list[str] | None, score: float | None) -> tuple[str, str, str]:
+    """Status, reason and score of a roster learner with no current result: ``conflict`` (never a
+    score) when several files of a run claimed them, else ``missing``."""
+    if files:
+        return "conflict", _contest_reason(files), ""
+    return "missing", f"no file matched the roster entry {learner.pattern!r}", _score(score)
+
+
 def grades_csv(
-    info: dict, rows: list[ClassRow], missing: list[Learner], missing_score: float | None
+    info: dict,
+    rows: list[ClassRow],
+    missing: list[Learner],
+    missing_score: float | None,
+    contested: dict[str, list[str]] | None = None,
 ) -> bytes:
     """``grades.csv``: a row per current result (ordered by learner), then one per missing learner.
 
@@ -213,18 +285,44 @@ def grades_csv(
     ``score_before_penalty``, ``score`` (after the penalty), ``max_score``, the points of each
     question (named after its function, variable or answer cell) and, for each, ``<target> result``,
     then ``graded_at`` and ``sha256`` (of the file graded). A missing learner's score is empty
-    (or 0 after the deadline with ``--missing-zero``).
+    (or 0 after the deadline with ``--missing-zero``). A learner in ``contested`` (roster id: the
+    files of a run that all claimed them) is ``conflict`` with an empty score when they have no
+    result, and keeps their current result otherwise, its reason naming the files.
+
+    Parameters
+    ----------
+    info : dict
+        The gradebook's assignment record (title, targets, maximum, deadline).
+    rows : list of ClassRow
+        From :func:`class_rows`.
+    missing : list of Learner
+        Roster learners without a submission.
+    missing_score : float or None
+        Their score: None (empty) before the deadline or without ``--missing-zero``, else 0.
+    contested : dict, optional
+        Roster id to the names of the files of a run that all claimed that learner.
+
+    Returns
+    -------
+    bytes
+        The CSV file.
     """
+    contested = contested or {}
     targets = [q["target"] for q in info["questions"]]
     header = [*GRADES_HEAD, *GRADES_LATE, "score", "max_score", *targets, *[f"{t} result" for t in targets]]
     out: list[list[Any]] = [[*header, "graded_at", "sha256"]]
     shown = display_names([row.report.get("file", "") for row in rows])
-    out += [_grades_row(row, file, targets) for row, file in zip(rows, shown, strict=True)]
+    for row, file in zip(rows, shown, strict=True):
+        out.append(_grades_row(row, file, targets))
+        if row.learner and row.learner.id in contested:
+            out[-1][GRADES_HEAD.index("reason")] += (
+                "; " + _contest_reason(contested[row.learner.id]) + " (this result is earlier)"
+            )
     for learner in missing:
-        reason = f"no file matched the roster entry {learner.pattern!r}"
+        status, reason, score = _missing_row(learner, contested.get(learner.id), missing_score)
         blank = [""] * (len(GRADES_LATE) + 2)
-        out.append([learner.id, learner.name, "", "", "missing", reason, "", "", *blank])
-        out[-1][len(GRADES_HEAD) + len(GRADES_LATE)] = _score(missing_score)
+        out.append([learner.id, learner.name, "", "", status, reason, "", "", *blank])
+        out[-1][len(GRADES_HEAD) + len(GRADES_LATE)] = score
         out[-1] += [_score(info["max_score"]), *[""] * len(targets), *["missing"] * len(targets), "", ""]
     return _write_csv(out)
 
@@ -259,12 +357,22 @@ def write_class_files(out: Path, book: Gradebook, now: datetime | None = None) -
     roster, ``canvas.csv``, all from the gradebook (see the module's docstring).
 
     ``now`` decides whether the deadline has passed (for ``--missing-zero``); default: now.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The output folder (holding ``gradebook.sqlite``).
+    book : Gradebook
+        The assignment's gradebook.
+    now : datetime, optional
+        The moment compared with the deadline.
     """
     info = book.assignment
     policy = late.LatePolicy.from_json(book.meta("late_policy"))
     rows, missing = class_rows(book)
     missing_score = _missing_score(policy, now or datetime.now(UTC))
-    write_atomic(out, "grades.csv", grades_csv(info, rows, missing, missing_score))
+    contested = book.meta("contested") or {}
+    write_atomic(out, "grades.csv", grades_csv(info, rows, missing, missing_score, contested))
     feedback = out / "feedback"
     feedback.mkdir(exist_ok=True)
     shown = display_names([row.report.get("file", "") for row in rows])
@@ -274,7 +382,7 @@ def write_class_files(out: Path, book: Gradebook, now: datetime | None = None) -
     _remove_stale(out, book, {row.result.submission for row in rows})
     if book.roster():
         scores: list[tuple[Learner, float | None]] = [(x.learner, x.score) for x in rows if x.learner]
-        scores += [(x, missing_score) for x in missing]
+        scores += [(x, None if x.id in contested else missing_score) for x in missing]
         write_atomic(out, "canvas.csv", canvas_csv(info["title"], info["max_score"], scores))
 
 
@@ -284,6 +392,18 @@ def gradescope_results(report: dict, title: str) -> dict:
     Every test's ``output`` is plain text (``output_format`` ``text``, which Gradescope shows
     verbatim) and the overall ``output`` is the learner's feedback Markdown, in which learner
     text is code spans or escaped (:mod:`helpers.grade.inert`); test names are plain text.
+
+    Parameters
+    ----------
+    report : dict
+        The submission's report.
+    title : str
+        The assignment's title.
+
+    Returns
+    -------
+    dict
+        The ``results.json`` content: ``score``, ``output``, ``output_format`` and ``tests``.
 
     Examples
     --------
@@ -330,6 +450,18 @@ def find_notebook(folder: Path, assignment_name: str) -> tuple[Path | None, str]
 
     ``<assignment>.ipynb`` anywhere in the folder wins; otherwise the only ``.ipynb``
     (checkpoints excluded). Nothing is followed out of the folder.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        Gradescope's ``/autograder/submission``.
+    assignment_name : str
+        The assignment's name.
+
+    Returns
+    -------
+    tuple of (pathlib.Path or None, str)
+        The notebook and an empty reason, or None and what the learner should upload instead.
     """
     found = sorted(
         p

@@ -58,6 +58,19 @@ class NotebookError(ValueError):
     """The file cannot be graded as a notebook (the reason is the message).
 
     ``status`` is the submission's status in ``grades.csv`` (see :mod:`helpers.grade.reports`).
+
+    Parameters
+    ----------
+    message : str
+        What is wrong with the file and, where it helps, how to hand in a gradable one.
+    status : str
+        The status it gives the submission.
+
+    Examples
+    --------
+    >>> error = NotebookError("the file is 30 MiB; the limit is 25 MiB", "too large")
+    >>> str(error), error.status
+    ('the file is 30 MiB; the limit is 25 MiB', 'too large')
     """
 
     def __init__(self, message: str, status: str = "not a notebook"):
@@ -73,6 +86,16 @@ def collect(paths: list[str]) -> list[Path]:
     ``lstat``-ed when read). Entries are sorted by their name's bytes, so the
     order (and hence the report names) does not depend on the locale or the
     file system.
+
+    Parameters
+    ----------
+    paths : list of str
+        Files and folders named on the command line.
+
+    Returns
+    -------
+    list of pathlib.Path
+        The files to grade, each folder's entries in byte order in the folder's place.
     """
     out: list[Path] = []
     for p in paths:
@@ -96,6 +119,19 @@ def read_submission(path: Path, limit: int) -> bytes:
     ------
     NotebookError
         For anything but a readable regular file of at most ``limit`` bytes.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The submission; a symlink, folder, device or FIFO is refused without being followed or
+        opened for reading its content.
+    limit : int
+        The largest size accepted, in bytes.
+
+    Returns
+    -------
+    bytes
+        The file's content.
     """
     try:
         before = os.lstat(path)
@@ -169,6 +205,16 @@ def json_shape_problem(raw: bytes) -> str | None:
     Escapes are blanked first (``\\`` and ``\"``: same length), so every quote left opens or
     closes a string; with strings emptied, brackets and commas are the JSON's structure.
 
+    Parameters
+    ----------
+    raw : bytes
+        A notebook file's bytes.
+
+    Returns
+    -------
+    str or None
+        The problem, phrased for the learner's feedback; None when the JSON may be parsed.
+
     Examples
     --------
     >>> json_shape_problem(b'{"cells": [{"source": "[[[,,,"}]}') is None
@@ -219,6 +265,16 @@ def read_notebook(raw: bytes) -> list[str]:
         For bytes that are not a readable Jupyter notebook (format 4), or hold too many JSON
         values or too deep a nesting (:func:`json_shape_problem`).
 
+    Parameters
+    ----------
+    raw : bytes
+        The file's bytes (already size-limited by :func:`read_submission`).
+
+    Returns
+    -------
+    list of str
+        The source of each code cell, in order (markdown cells and outputs are not read).
+
     Examples
     --------
     >>> raw = b'{"cells": [{"cell_type": "code", "source": ["x = 1\\n", "y = 2"], "outputs": [{}]},'
@@ -249,6 +305,16 @@ def read_notebook(raw: bytes) -> list[str]:
 def display_name(path: Path | str) -> str:
     """A file name as printable text: undecodable bytes and control characters become escapes.
 
+    Parameters
+    ----------
+    path : pathlib.Path or str
+        A path whose file name a learner chose.
+
+    Returns
+    -------
+    str
+        The file name only, printable (the folders above it are the instructor's).
+
     Examples
     --------
     >>> display_name(os.fsdecode(b"caf\\xe9\\n.ipynb"))
@@ -259,7 +325,23 @@ def display_name(path: Path | str) -> str:
 
 
 def csv_safe(text: str) -> str:
-    """Text for a spreadsheet cell: a leading ``= + - @`` (a formula) is quoted with ``'``."""
+    """Text for a spreadsheet cell: a leading ``= + - @`` (a formula) is quoted with ``'``.
+
+    Parameters
+    ----------
+    text : str
+        The cell's text.
+
+    Returns
+    -------
+    str
+        The text, quoted when a spreadsheet would take it for a formula.
+
+    Examples
+    --------
+    >>> csv_safe("=HYPERLINK(1)"), csv_safe("ok")
+    ("'=HYPERLINK(1)", 'ok')
+    """
     return "'" + text if text[:1] in ("=", "+", "-", "@", "\t", "\r") else text
 
 
@@ -280,6 +362,16 @@ def report_names(paths: list[Path]) -> list[str]:
     A name that needed no change and is unique stays as it is; any other gets
     a short hash of the full path's bytes, so colliding or rewritten names
     never overwrite each other's report.
+
+    Parameters
+    ----------
+    paths : list of pathlib.Path
+        The submissions, in the order graded.
+
+    Returns
+    -------
+    list of str
+        One name per path, in the same order.
 
     Examples
     --------
@@ -305,7 +397,24 @@ def report_names(paths: list[Path]) -> list[str]:
 
 
 def write_atomic(folder: Path, name: str, data: bytes) -> Path:
-    """Write ``folder/name`` as a whole or not at all (temporary file, then ``os.replace``)."""
+    """Write ``folder/name`` as a whole or not at all (temporary file, then ``os.replace``).
+
+    A reader (or a second grading run) never sees half a report.
+
+    Parameters
+    ----------
+    folder : pathlib.Path
+        The output folder (it must exist).
+    name : str
+        A name from :func:`report_names` or a fixed one.
+    data : bytes
+        The whole content.
+
+    Returns
+    -------
+    pathlib.Path
+        The file written.
+    """
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".partial-", suffix=".tmp")
     try:
         with os.fdopen(fd, "wb") as fh:

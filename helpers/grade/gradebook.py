@@ -39,6 +39,9 @@ from typing import Any
 __all__ = [
     "SCHEMA_VERSION",
     "FILE_NAME",
+    "SEED_BITS",
+    "draw_seed",
+    "short_seed",
     "Gradebook",
     "GradebookError",
     "Result",
@@ -46,15 +49,21 @@ __all__ = [
     "utc_text",
 ]
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: seeds are TEXT (a 128-bit seed does not fit SQLite's 64-bit integers)
 FILE_NAME = "gradebook.sqlite"
+#: Bits of a drawn seed. The sandbox holds a public hash of it (``grader.data_seed``) that a worked
+#: example can return; every seed of fewer bits could be tried offline until the hash matches, and
+#: the seed gives every hidden case. 2**128 seeds cannot be tried.
+SEED_BITS = 128
+#: Seeds below this (a 32-bit draw of schema 1, a small ``--seed``) can be searched: the run warns.
+_SHORT = 1 << 64
 
 _SCHEMA = """
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE seeds (
-    id INTEGER PRIMARY KEY, seed INTEGER NOT NULL, drawn_at TEXT NOT NULL, how TEXT NOT NULL);
+    id INTEGER PRIMARY KEY, seed TEXT NOT NULL, drawn_at TEXT NOT NULL, how TEXT NOT NULL);
 CREATE TABLE runs (
-    id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, seed INTEGER NOT NULL, isolation TEXT NOT NULL,
+    id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, seed TEXT NOT NULL, isolation TEXT NOT NULL,
     command TEXT NOT NULL, finished_at TEXT, outcome TEXT);
 CREATE TABLE roster (
     position INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL, name TEXT NOT NULL, section TEXT NOT NULL,
@@ -62,7 +71,7 @@ CREATE TABLE roster (
 CREATE TABLE results (
     id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id), assignment TEXT NOT NULL,
     who TEXT NOT NULL, learner TEXT, submission TEXT NOT NULL, display TEXT NOT NULL,
-    sha256 TEXT NOT NULL, submitted_at TEXT, graded_at TEXT NOT NULL, seed INTEGER NOT NULL,
+    sha256 TEXT NOT NULL, submitted_at TEXT, graded_at TEXT NOT NULL, seed TEXT NOT NULL,
     status TEXT NOT NULL, reason TEXT NOT NULL, score REAL NOT NULL, max_score REAL NOT NULL,
     report TEXT NOT NULL);
 CREATE INDEX results_who ON results(who, sha256, seed);
@@ -81,11 +90,71 @@ _RESULT_COLUMNS = (
 
 
 class GradebookError(ValueError):
-    """The gradebook cannot be used for this run (the message says why and what to do)."""
+    """The gradebook cannot be used for this run (the message says why and what to do).
+
+    Examples
+    --------
+    See :class:`Gradebook`: a folder holds one assignment's gradebook, and opening it for another
+    assignment raises this error instead of mixing two assignments' grades.
+    """
+
+
+def draw_seed() -> int:
+    """A fresh seed of the hidden cases: :data:`SEED_BITS` random bits.
+
+    Returns
+    -------
+    int
+        A seed in ``[0, 2**128)``, from :mod:`secrets`.
+
+    Examples
+    --------
+    >>> draw_seed() != draw_seed(), short_seed(draw_seed()) is None
+    (True, True)
+    """
+    return secrets.randbits(SEED_BITS)
+
+
+def short_seed(seed: int) -> str | None:
+    """Why ``seed`` is too short to keep the hidden cases secret, or ``None``.
+
+    Parameters
+    ----------
+    seed : int
+        A seed of the hidden cases (drawn, stored or given with ``--seed``).
+
+    Returns
+    -------
+    str or None
+        The warning to print (what to do included), or ``None`` for a seed of 64 bits or more.
+
+    Examples
+    --------
+    >>> short_seed(5_000_123)[:44]
+    'the seed 5000123 has 23 bits: every seed of '
+    """
+    if seed >= _SHORT:
+        return None
+    return (
+        f"the seed {seed} has {seed.bit_length()} bits: every seed of that size can be tried against the "
+        f"data a notebook reads while graded, which gives the hidden cases away: draw a {SEED_BITS}-bit "
+        "one (--new-seed for a gradebook, whose learners keep their results until regraded; no --seed "
+        "for a Gradescope package)"
+    )
 
 
 def utc_text(moment: datetime | None = None) -> str:
     """A moment as ISO 8601 UTC text with seconds, ``now`` when omitted.
+
+    Parameters
+    ----------
+    moment : datetime, optional
+        An aware moment; now when None.
+
+    Returns
+    -------
+    str
+        ``YYYY-MM-DDTHH:MM:SSZ``.
 
     Examples
     --------
@@ -99,6 +168,18 @@ def utc_text(moment: datetime | None = None) -> str:
 def learner_key(learner: str | None, submission: str) -> str:
     """Whose result a report is: the roster id, else ``file:`` and the submission's report name.
 
+    Parameters
+    ----------
+    learner : str or None
+        The roster id.
+    submission : str
+        The report's name, used when there is no roster id.
+
+    Returns
+    -------
+    str
+        The key under which the learner's results are kept (a regrade replaces only theirs).
+
     Examples
     --------
     >>> learner_key("s01", "ann"), learner_key(None, "Untitled1")
@@ -109,7 +190,42 @@ def learner_key(learner: str | None, submission: str) -> str:
 
 @dataclass(frozen=True)
 class Result:
-    """One graded submission as recorded (a row of ``results``)."""
+    """One graded submission as recorded (a row of ``results``).
+
+    Parameters
+    ----------
+    id, run_id : int
+        The row's id and the grading run that wrote it.
+    who : str
+        :func:`learner_key`: whose result it is.
+    learner : str or None
+        The roster id, None without a roster.
+    submission : str
+        The report's name (:func:`helpers.grade.files.report_names`).
+    display : str
+        The file name as handed over (learner-controlled: data).
+    sha256 : str
+        The hash of the file graded.
+    submitted_at : str or None
+        When the LMS says it was handed in (ISO 8601 UTC), if it says.
+    graded_at : str
+        When it was graded (ISO 8601 UTC).
+    seed : int
+        The seed of its hidden cases.
+    status, reason : str
+        The submission's status and why.
+    score, max_score : float
+        Its points (before any late penalty) and the maximum.
+    report : dict
+        The full JSON report.
+
+    Examples
+    --------
+    >>> r = Result(1, 1, "s1", "s1", "ann", "ann.ipynb", "ab12", None, "2026-03-01T12:00:05Z", 7,
+    ...            "graded", "", 2.0, 5.0, {"questions": []})
+    >>> r.score / r.max_score
+    0.4
+    """
 
     id: int
     run_id: int
@@ -130,7 +246,8 @@ class Result:
     @classmethod
     def _from_row(cls, row: tuple) -> Result:
         names = [f.name for f in fields(cls)]
-        return cls(**dict(zip(names, (*row[:-1], json.loads(row[-1])), strict=True)))
+        values = dict(zip(names, (*row[:-1], json.loads(row[-1])), strict=True))
+        return cls(**{**values, "seed": int(values["seed"])})
 
 
 def _current_key(result: Result) -> tuple:
@@ -139,6 +256,13 @@ def _current_key(result: Result) -> tuple:
 
 class Gradebook:
     """One assignment's gradebook (``OUT/gradebook.sqlite``); open it with :meth:`open`.
+
+    Parameters
+    ----------
+    connection : sqlite3.Connection
+        The open database.
+    path : pathlib.Path
+        Its file.
 
     Examples
     --------
@@ -198,6 +322,8 @@ class Gradebook:
                 self._set_meta("schema_version", SCHEMA_VERSION)
                 self._set_meta("created_at", utc_text())
         self._check_schema()
+        if self.meta("schema_version") == 1:
+            self._migrate_seeds()
         if assignment is not None:
             self._check_assignment(assignment)
 
@@ -208,6 +334,28 @@ class Gradebook:
                 f"{self.path} was written by a newer version of the course (gradebook schema {version}, "
                 f"this one reads {SCHEMA_VERSION}): update the course (git pull; pip install -e .)"
             )
+
+    def _migrate_seeds(self) -> None:
+        """Schema 1 to 2: the ``seed`` columns become TEXT (SQLite's integers hold 64 bits; a seed 128).
+
+        Each table is rebuilt as SQLite's documentation describes (a column's type cannot be
+        altered): the new table, its rows copied, the old one dropped, the new one renamed."""
+        self.db.execute("PRAGMA foreign_keys = OFF")
+        try:
+            with self.db:
+                for table in ("seeds", "runs", "results"):
+                    (sql,) = self.db.execute(
+                        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?", (table,)
+                    ).fetchone()
+                    new = sql.replace(f"CREATE TABLE {table} (", f"CREATE TABLE {table}_2 (", 1)
+                    self.db.execute(new.replace("seed INTEGER NOT NULL", "seed TEXT NOT NULL"))
+                    self.db.execute(f"INSERT INTO {table}_2 SELECT * FROM {table}")
+                    self.db.execute(f"DROP TABLE {table}")
+                    self.db.execute(f"ALTER TABLE {table}_2 RENAME TO {table}")
+                self.db.execute("CREATE INDEX results_who ON results(who, sha256, seed)")
+                self._set_meta("schema_version", SCHEMA_VERSION)
+        finally:
+            self.db.execute("PRAGMA foreign_keys = ON")
 
     def _check_assignment(self, assignment: dict) -> None:
         stored = self.meta("assignment")
@@ -251,6 +399,7 @@ class Gradebook:
             When ``requested`` differs from the stored seed without ``fresh``.
         """
         row = self.db.execute("SELECT seed FROM seeds ORDER BY id DESC LIMIT 1").fetchone()
+        row = None if row is None else (int(row[0]),)
         if row is not None and not fresh:
             if requested is not None and requested != row[0]:
                 raise GradebookError(
@@ -259,18 +408,19 @@ class Gradebook:
                     "results until they are regraded)"
                 )
             return int(row[0])
-        seed = secrets.randbits(32) if requested is None else int(requested)
+        seed = draw_seed() if requested is None else int(requested)
         how = "first run" if row is None else "fresh draw requested (--new-seed)"
         how += "" if requested is None else ", given with --seed"
         with self.db:
             self.db.execute(
-                "INSERT INTO seeds (seed, drawn_at, how) VALUES (?, ?, ?)", (seed, utc_text(), how)
+                "INSERT INTO seeds (seed, drawn_at, how) VALUES (?, ?, ?)", (str(seed), utc_text(), how)
             )
         return seed
 
     def seeds(self) -> list[tuple[int, str, str]]:
         """Every seed the book used: ``(seed, drawn_at, how)``, oldest first."""
-        return [tuple(r) for r in self.db.execute("SELECT seed, drawn_at, how FROM seeds ORDER BY id")]
+        rows = self.db.execute("SELECT seed, drawn_at, how FROM seeds ORDER BY id")
+        return [(int(seed), at, how) for seed, at, how in rows]
 
     # ------------------------------------------------------------ runs and results
     def start_run(self, seed: int, isolation: str, command: str) -> int:
@@ -278,7 +428,7 @@ class Gradebook:
         with self.db:
             cursor = self.db.execute(
                 "INSERT INTO runs (started_at, seed, isolation, command) VALUES (?, ?, ?, ?)",
-                (utc_text(), seed, isolation, command),
+                (utc_text(), str(seed), isolation, command),
             )
         return int(cursor.lastrowid or 0)
 
@@ -294,7 +444,7 @@ class Gradebook:
         row = self.db.execute(
             f"SELECT {_RESULT_COLUMNS} FROM results WHERE who = ? AND sha256 = ? AND seed = ? "
             "ORDER BY id DESC LIMIT 1",
-            (who, sha256, seed),
+            (who, sha256, str(seed)),
         ).fetchone()
         return None if row is None else Result._from_row(row)
 
@@ -304,7 +454,7 @@ class Gradebook:
         """Store one graded report and its checks in one transaction; returns the result's id."""
         values = (
             run_id, report["assignment"], who, learner, report["submission"], report["file"],
-            report.get("sha256", ""), submitted_at, utc_text(), report["seed"], report["status"],
+            report.get("sha256", ""), submitted_at, utc_text(), str(report["seed"]), report["status"],
             report.get("reason", ""), float(report["score"]), float(report["max_score"]),
             json.dumps(report, ensure_ascii=False),
         )  # fmt: skip

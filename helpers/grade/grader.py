@@ -64,7 +64,6 @@ import copy
 import hashlib
 import json
 import re
-import secrets
 import shlex
 import signal
 import sqlite3
@@ -73,7 +72,7 @@ import tempfile
 import time
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -90,7 +89,7 @@ from . import (
     similarity,
 )
 from .files import NotebookError, display_name, read_notebook, read_submission, report_names, write_atomic
-from .gradebook import FILE_NAME, Gradebook, GradebookError, learner_key, utc_text
+from .gradebook import FILE_NAME, Gradebook, GradebookError, draw_seed, learner_key, short_seed, utc_text
 from .isolation import Runtime, SandboxUnavailable
 from .late import LatePolicy
 from .options import add_assignment_option, resolve_assignment
@@ -133,7 +132,27 @@ def data_seed(seed: int) -> str:
 
 
 def make_plan(assignment: Assignment, seed: int) -> Plan:
-    """Build every case from ``seed`` and compute the expected values with the reference."""
+    """Build every case from ``seed`` and compute the expected values with the reference.
+
+    Parameters
+    ----------
+    assignment : Assignment
+        What is graded.
+    seed : int
+        The run's seed.
+
+    Returns
+    -------
+    Plan
+        The cases, expected values and encoded arguments of every question, and the data seed.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> plan = make_plan(ASSIGNMENTS["from-scratch"], seed=1)
+    >>> plan.cases["q1"][0][0], plan.expected["q1"][0]
+    ('worked examples', 0.4)
+    """
     cases: dict[str, list[tuple[str, tuple]]] = {}
     expected: dict[str, list[Any]] = {}
     encoded: dict[str, list[list]] = {}
@@ -210,6 +229,8 @@ def _merge_run(
             "import or use it failed (write the functions yourself)"
         )
     report["warnings"].extend(raw.warnings[:20])
+    if raw.withheld:  # the instructor's: it happened once a hidden input had reached the notebook
+        report["withheld"] = raw.withheld[:20]
     if raw.output.strip():
         report["output"] = raw.output[:2000]
 
@@ -279,7 +300,26 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
 def grade_submission(
     path: Path, plan: Plan, runtime: Runtime, limits: Limits | None = None, name: str | None = None
 ) -> dict:
-    """Grade one notebook. Never raises for a bad submission: every failure is a zero with a reason."""
+    """Grade one notebook. Never raises for a bad submission: every failure is a zero with a reason.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The notebook.
+    plan : Plan
+        The cases and expected values, from :func:`make_plan`.
+    runtime : Runtime
+        The sandbox, from :func:`helpers.grade.isolation.prepare`.
+    limits : Limits, optional
+        The sandbox's limits.
+    name : str, optional
+        The report's name (default: from the file name).
+
+    Returns
+    -------
+    dict
+        The submission's JSON report: score, status, cell errors and one report per question.
+    """
     limits = limits or Limits()
     report = _new_report(plan, runtime, name or path.stem, path)
     started = time.monotonic()
@@ -335,7 +375,13 @@ def _not_graded_lines(collection: Any) -> list[str]:
     def shown(name: str) -> str:
         return name.encode("ascii", "backslashreplace").decode("ascii")
 
-    lines = [f"not graded: {shown(n)}: matches no roster entry ({why})" for n, why in collection.unmatched]
+    claimed = {s.display for s in getattr(collection, "unassigned", []) if getattr(s, "contested", None)}
+    lines = [
+        f"not graded: {shown(n)}: {why}"
+        if n in claimed
+        else f"not graded: {shown(n)}: matches no roster entry ({why})"
+        for n, why in collection.unmatched
+    ]
     lines += [
         f"not graded: {shown(n)}: matches several roster entries ({', '.join(ids)}): fix the roster"
         for n, ids in collection.ambiguous
@@ -389,6 +435,8 @@ class _Run:
     progress: Any
     run_id: int = 0
     count: int = 0
+    previous: dict[str, Any] = field(default_factory=dict)  # each learner's current result before
+    replaced: list[str] = field(default_factory=list)  # learners whose result another file replaced
 
     def finished(self, i: int, report: dict) -> None:
         """Commit one graded submission to the gradebook, then write its JSON report."""
@@ -397,14 +445,81 @@ class _Run:
         when = None if sub.submitted_at is None else utc_text(sub.submitted_at)
         report["submitted_at"] = when
         self.book.record(self.run_id, self.whos[i], sub.learner, when, report)
+        settled = _settle_contest(self.book, sub.learner)
         self.done[i] = report
         write_atomic(self.out, f"{report['submission']}.json", _report_bytes(report))
         self.say(_progress_line(self.count + 1, len(self.subs), report))
+        line = _replacement(self.previous.get(self.whos[i]), self.whos[i], report) or _settling(
+            settled, report
+        )
+        if line:
+            self.replaced.append(line)
+            self.tell(line)
 
     def say(self, line: str) -> None:
         self.count += 1
-        if self.progress is not None:
-            print(line, file=self.progress, flush=True)
+        self.tell(line)
+
+    def tell(self, line: str) -> None:
+        """A line for the instructor: on the progress stream, or standard error when it is off."""
+        print(line, file=sys.stderr if self.progress is None else self.progress, flush=True)
+
+
+def _escaped(name: str) -> str:
+    return repr(name.encode("ascii", "backslashreplace").decode("ascii"))
+
+
+def _replacement(old: Any, who: str, report: dict) -> str:
+    """What the instructor must read when ``who``'s current result (``old``) is replaced by another
+    file's (another sha256): both files and both scores, louder when the file's name differs too."""
+    if old is None or old.sha256 == report.get("sha256", "") or who.startswith("file:"):
+        return ""
+    line = (
+        f"REPLACED: {who}'s result of {_escaped(old.display)} ({old.score:g}/{old.max_score:g}) by "
+        f"{_escaped(report['file'])} ({report['score']:g}/{report['max_score']:g})"
+    )
+    if old.display != report["file"]:
+        line += (
+            f"; another file name: check it is {who}'s own (the earlier result stays in the history: "
+            f"python -m helpers.grade history OUT --learner {who})"
+        )
+    return line
+
+
+def _contested(book: Gradebook, subs: list[Any]) -> dict[str, list[str]]:
+    """Record the learners this run's files claim together (none assigned); returns them. They stay
+    marked in the gradebook (``meta`` ``contested``) until a run grades a file as theirs."""
+    now: dict[str, list[str]] = {}
+    for sub in subs:
+        if getattr(sub, "contested", None):
+            now.setdefault(sub.contested, []).append(sub.display)
+    if now:
+        book.set_meta("contested", {**(book.meta("contested") or {}), **now})
+    return now
+
+
+def _settle_contest(book: Gradebook, learner: str | None) -> tuple[str, list[str]] | None:
+    """A file graded as ``learner``'s ends their conflict of an earlier run: (learner, the files that
+    claimed them then), or None when there was none."""
+    stored = book.meta("contested") or {}
+    if not (learner and learner in stored):
+        return None
+    book.set_meta("contested", {k: v for k, v in stored.items() if k != learner})
+    return learner, list(stored[learner])
+
+
+def _settling(settled: tuple[str, list[str]] | None, report: dict) -> str:
+    """What the instructor must read when a file ends a conflict an earlier run reported: a claimant
+    of that conflict may be the one who hands in the file now (red team 8), so it is said, as a
+    replacement is."""
+    if settled is None:
+        return ""
+    learner, files = settled
+    return (
+        f"REPLACED: {learner}'s CONFLICT of an earlier run ({', '.join(map(_escaped, files))}) is ended by "
+        f"{_escaped(report['file'])} ({report['score']:g}/{report['max_score']:g}); check it is {learner}'s "
+        f"own (python -m helpers.grade history OUT --learner {learner})"
+    )
 
 
 def _sha256(path: Path, limits: Limits) -> str:
@@ -425,12 +540,15 @@ def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regr
     """Report names, learners, and which submissions are already graded with this file and seed."""
     names = report_names([s.path for s in subs])
     whos = [learner_key(s.learner, n) for s, n in zip(subs, names, strict=True)]
-    taken = {r.submission: r.who for r in book.current()}
+    current = {r.who: r for r in book.current()}
+    taken = {r.submission: r.who for r in current.values()}
     names = [_report_name(taken, n, w) for n, w in zip(names, whos, strict=True)]
     skipped = {}
     for i, (sub, who) in enumerate(zip(subs, whos, strict=True)):
         known = None if regrade else book.already_graded(who, _sha256(sub.path, limits), plan.seed)
-        if known is not None:
+        # kept only while it is the learner's current result; an older one is graded again, so the file
+        # handed in now becomes current (red team 8: A, then B, then A again kept B's score)
+        if known is not None and current.get(who) is not None and current[who].id == known.id:
             skipped[i] = known.report
     return names, whos, skipped
 
@@ -501,6 +619,12 @@ def grade_many(
     submissions : sequence or Collection
         Notebook paths, Submissions of :mod:`helpers.grade.collect` (``path``, ``display``,
         ``learner``, ``submitted_at``), or its Collection (files it did not grade are listed).
+    assignment : Assignment
+        What is graded.
+    out : pathlib.Path
+        The output folder (created), holding the gradebook.
+    jobs : int
+        Submissions graded at once, each in its own sandbox.
     seed : int, optional
         The seed of the hidden cases: only for the gradebook's first run, or with ``new_seed``;
         by default the gradebook's seed (drawn at its first run).
@@ -508,12 +632,18 @@ def grade_many(
         Draw a fresh seed (or take ``seed``) and record it.
     regrade : bool
         Grade again submissions already graded with the same file and seed (skipped otherwise).
+    limits : Limits, optional
+        The sandbox's limits (the defaults when None).
     mode : {"bubblewrap", "unsafe-no-sandbox"}
         The isolation; ``unsafe-no-sandbox`` only for a class you trust.
+    progress : file
+        Where one line per graded submission is written.
     roster : Roster, optional
         Who handed in which file (:class:`helpers.grade.reports.Roster`); stored in the gradebook.
     policy : LatePolicy, optional
         Deadline and late policy (:mod:`helpers.grade.late`); stored in the gradebook.
+    command : str
+        The command line, recorded with the run in the gradebook.
 
     Returns
     -------
@@ -538,11 +668,18 @@ def grade_many(
             roster = reports.Roster([reports.Learner(**x) for x in book.roster()])
         subs = _as_submissions(submissions, roster)
         plan = make_plan(assignment, book.seed(seed, new_seed))
+        if short_seed(plan.seed) and progress is not None:
+            print(f"warning: {short_seed(plan.seed)}", file=progress, flush=True)
         names, whos, skipped = _plan_run(book, subs, plan, limits, regrade)
         run = _Run(
             book, plan, subs, names, whos, [skipped.get(i, {}) for i in range(len(subs))], Path(out), progress
         )
+        run.previous = {r.who: r for r in book.current()}
+        for i in skipped:
+            _settle_contest(book, subs[i].learner)
+        contested = _contested(book, subs)
         _grade_run(run, mode, limits, jobs, command)
+        _summary(run, contested)
     finally:
         book.close()
     return run.done
@@ -579,6 +716,21 @@ def _grade_run(run: _Run, mode: str, limits: Limits, jobs: int, command: str) ->
             file=run.progress,
             flush=True,
         )
+
+
+def _summary(run: _Run, contested: dict[str, list[str]]) -> None:
+    """The run's end, loud about what the instructor must decide: learners several files claim, and
+    results that another file replaced."""
+    for learner, files in contested.items():
+        run.tell(
+            f"CONFLICT: {learner} is claimed by {', '.join(map(_escaped, files))}: none is graded as "
+            f"{learner}'s (an earlier result stays; never 0 with --missing-zero); rename or remove all "
+            "but the right file, then grade again"
+        )
+    if run.replaced:
+        run.tell(f"{len(run.replaced)} learner(s) have a result from another file than before:")
+        for line in run.replaced:
+            run.tell("  " + line)
 
 
 def _close_run(run: _Run, outcome: str) -> None:
@@ -868,7 +1020,9 @@ def _unsubmitted(plan: Plan, mode: str, reason: str) -> dict:
 def _write_run_autograder(path: Path, assignment: str, seed: int | None) -> int:
     """The package's ``run_autograder`` (:func:`helpers.grade.gradescope_package.run_autograder`), with
     ``seed`` or one drawn now: every submission it grades meets the same hidden cases."""
-    seed = secrets.randbits(32) if seed is None else seed
+    seed = draw_seed() if seed is None else seed
+    if short_seed(seed):
+        print(f"warning: {short_seed(seed)}", file=sys.stderr)
     path.write_text(gradescope_package.run_autograder(assignment, seed), encoding="utf-8")
     path.chmod(0o755)
     print(
@@ -887,7 +1041,7 @@ def gradescope(argv: list[str]) -> int:
     if args.write_run_autograder:
         return _write_run_autograder(Path(args.write_run_autograder), args.assignment, args.seed)
     limits, mode = _limits(parser, args), _mode(args)
-    plan = make_plan(assignment, secrets.randbits(32) if args.seed is None else args.seed)
+    plan = make_plan(assignment, draw_seed() if args.seed is None else args.seed)
     notebook, problem = exports.find_notebook(Path(args.submission), assignment.name)
     try:
         with isolation.prepare(mode, assignment.sandbox_packages) as runtime:
@@ -968,7 +1122,20 @@ def export_main(argv: list[str]) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """The command line; returns the exit status."""
+    """The command line; returns the exit status.
+
+    Parameters
+    ----------
+    argv : list of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        0 when every submission was graded (whatever its score); 2 for a usage error or no sandbox,
+        1 for an unusable gradebook or a full disk, 130 after Ctrl-C and 143 after SIGTERM (what was
+        graded is kept: the same command grades the rest). A subcommand returns its own status.
+    """
     argv = sys.argv[1:] if argv is None else list(argv)
     commands = {
         "author": authoring.main,

@@ -35,11 +35,12 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import shlex
 import sys
 import zipfile
 from pathlib import Path
+
+from .gradebook import draw_seed, short_seed
 
 __all__ = ["build", "run_autograder", "setup_sh", "fallback_results", "main"]
 
@@ -66,7 +67,18 @@ NO_PYTHON_REASON = (
 
 
 def setup_sh() -> str:
-    """Gradescope's ``setup.sh``: bubblewrap, a Python >= 3.11, the course from the zip's files."""
+    """Gradescope's ``setup.sh``: bubblewrap, a Python >= 3.11, the course from the zip's files.
+
+    Returns
+    -------
+    str
+        The shell script, run once as root when Gradescope builds the autograder's image.
+
+    Examples
+    --------
+    >>> "apt-get install -y -q bubblewrap" in setup_sh()
+    True
+    """
     return """#!/usr/bin/env bash
 # Gradescope runs this once, as root, in /autograder/source (the unpacked autograder.zip).
 set -euo pipefail
@@ -110,6 +122,18 @@ def run_autograder(assignment: str, seed: int) -> str:
     Every submission is graded with the one ``seed`` drawn when the package was built: a learner who
     resubmits meets the same hidden cases and data, so resubmitting a typed guess until it lands
     does not work (a new draw per submission would let it).
+
+    Parameters
+    ----------
+    assignment : str
+        A built-in name or ``spec/<file>``.
+    seed : int
+        The package's seed.
+
+    Returns
+    -------
+    str
+        The shell script.
 
     Examples
     --------
@@ -174,6 +198,16 @@ def _fallback(reason: str) -> dict:
 def fallback_results(reason: str) -> str:
     """``results.json`` text for a submission the autograder could not grade: 0 and the reason.
 
+    Parameters
+    ----------
+    reason : str
+        Why the submission could not be graded (shown to the learner).
+
+    Returns
+    -------
+    str
+        The JSON text.
+
     Examples
     --------
     >>> data = json.loads(fallback_results("bubblewrap is not installed"))
@@ -220,6 +254,22 @@ def build(assignment: str, out: Path, repo: Path = REPO, seed: int | None = None
     ------
     ValueError
         For an unknown assignment (the message lists the choices).
+
+    Parameters
+    ----------
+    assignment : str
+        A built-in assignment's name or the path of an authored spec.
+    out : pathlib.Path
+        The zip file written.
+    repo : pathlib.Path
+        The course's repository, whose ``helpers`` and ``topkeval`` go into the zip.
+    seed : int, optional
+        The seed of the hidden cases.
+
+    Returns
+    -------
+    pathlib.Path
+        The zip file.
     """
     from .assignments import ASSIGNMENTS
     from .authoring import load_spec
@@ -241,7 +291,7 @@ def build(assignment: str, out: Path, repo: Path = REPO, seed: int | None = None
     out.parent.mkdir(parents=True, exist_ok=True)
     with zipfile.ZipFile(out, "w") as zf:
         _write(zf, "setup.sh", setup_sh().encode(), 0o755)
-        seed = secrets.randbits(32) if seed is None else seed
+        seed = draw_seed() if seed is None else seed
         _write(zf, "run_autograder", run_autograder(target, seed).encode(), 0o755)
         _write(zf, SEED_FILE, (json.dumps({"assignment": target, "seed": seed}) + "\n").encode())
         _write(zf, NO_PYTHON, fallback_results(NO_PYTHON_REASON).encode())
@@ -267,7 +317,18 @@ def _fallback_main(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str]) -> int:
-    """``python -m helpers.grade gradescope-package --assignment A --out autograder.zip``."""
+    """``python -m helpers.grade gradescope-package --assignment A --out autograder.zip``.
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments after ``gradescope-package``.
+
+    Returns
+    -------
+    int
+        0 when the zip was written (a usage error exits with status 2, through argparse).
+    """
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade gradescope-package",
         description="Write Gradescope's autograder.zip (setup.sh, run_autograder, the course and the spec).",
@@ -291,6 +352,8 @@ def main(argv: list[str]) -> int:
         parser.error(str(exc))
     with zipfile.ZipFile(path) as zf:
         seed = json.loads(zf.read(SEED_FILE))["seed"]
+    if short_seed(seed):
+        print(f"warning: {short_seed(seed)}", file=sys.stderr)
     print(
         f"wrote {path} ({os.path.getsize(path) // 1024} KiB, seed {seed}, also in {SEED_FILE}): "
         "upload it as Gradescope's autograder zip"

@@ -56,6 +56,19 @@ def _escape_char(c: str) -> str:
 def plain(text: Any, limit: int = 2000) -> str:
     """Printable text: invisible and control characters shown escaped, cut to ``limit`` characters.
 
+    Parameters
+    ----------
+    text : Any
+        Learner-controlled text; anything else is shown through ``str``.
+    limit : int
+        Characters kept (before escaping); a longer text is cut and ends with an ellipsis.
+
+    Returns
+    -------
+    str
+        The text with every control, format, separator, surrogate, private-use and unassigned
+        character written as its escape (``\\x1b``), so a terminal or a viewer shows it as it is.
+
     Examples
     --------
     >>> plain("ok\\x1b[31m\\u202eevil\\nnext")
@@ -72,6 +85,19 @@ def plain(text: Any, limit: int = 2000) -> str:
 
 def md_text(text: Any, limit: int = 2000) -> str:
     """Markdown text that renders as the characters it holds and nothing else (no link, emphasis, HTML).
+
+    Parameters
+    ----------
+    text : Any
+        Learner-controlled text; anything else is shown through ``str``.
+    limit : int
+        Characters kept (before escaping); a longer text is cut and ends with an ellipsis.
+
+    Returns
+    -------
+    str
+        Markdown prose whose every markup character is backslash-escaped, and ``< > &`` character
+        references.
 
     Examples
     --------
@@ -93,6 +119,20 @@ def md_code(text: Any, limit: int = 2000, *, in_table: bool = False) -> str:
     (``in_table=True``) a ``|`` is written ``\\|``, which GitHub-flavoured tables read as a pipe
     inside the cell, code spans included.
 
+    Parameters
+    ----------
+    text : Any
+        Learner-controlled text; anything else is shown through ``str``.
+    limit : int
+        Characters kept (before escaping); a longer text is cut and ends with an ellipsis.
+    in_table : bool
+        Escape ``|`` too, for a cell of a Markdown table.
+
+    Returns
+    -------
+    str
+        The code span, fences and padding included.
+
     Examples
     --------
     >>> md_code("a`b")
@@ -113,6 +153,18 @@ def md_code(text: Any, limit: int = 2000, *, in_table: bool = False) -> str:
 def html_text(text: Any, limit: int = 2000) -> str:
     """Text for HTML element content or a quoted attribute value.
 
+    Parameters
+    ----------
+    text : Any
+        Learner-controlled text; anything else is shown through ``str``.
+    limit : int
+        Characters kept (before escaping); a longer text is cut and ends with an ellipsis.
+
+    Returns
+    -------
+    str
+        The text with ``< > & " '`` as character references.
+
     Examples
     --------
     >>> html_text('<img src=x onerror="alert(1)">')
@@ -127,6 +179,18 @@ def csv_cell(text: Any, limit: int = 2000) -> str:
     A cell whose first character other than spaces is ``= + - @`` (or that starts with a tab
     or carriage return) gets a leading ``'``; control characters are escaped by :func:`plain`.
     Numbers are written by the caller as numbers, never through this function.
+
+    Parameters
+    ----------
+    text : Any
+        Learner-controlled text; anything else is shown through ``str``.
+    limit : int
+        Characters kept (before escaping); a longer text is cut and ends with an ellipsis.
+
+    Returns
+    -------
+    str
+        The cell's text, with a leading ``'`` when a spreadsheet would read a formula.
 
     Examples
     --------
@@ -160,6 +224,19 @@ def type_name(name: Any, *, exception: bool = False) -> str:
     ``numpy.float64``); a name the learner's code chose (any other class) becomes "a class
     defined in the notebook" (with ``exception=True``: "an exception class defined in the notebook").
 
+    Parameters
+    ----------
+    name : Any
+        The type's name as the sandbox reported it; anything but a string counts as a name the
+        notebook chose.
+    exception : bool
+        Word the replacement for an exception class.
+
+    Returns
+    -------
+    str
+        The name itself when it is a built-in or NumPy type, otherwise the fixed phrase.
+
     Examples
     --------
     >>> type_name("KeyError"), type_name("numpy.float64"), type_name("numpy.linalg.LinAlgError")
@@ -177,6 +254,16 @@ def type_name(name: Any, *, exception: bool = False) -> str:
 
 def exception_label(error: Any) -> str:
     """The shown type of an error text ``"Type: message"`` (the message, which could echo inputs, dropped).
+
+    Parameters
+    ----------
+    error : Any
+        The error text as the sandbox reported it (``"Type: message"``).
+
+    Returns
+    -------
+    str
+        The type as :func:`type_name` shows it.
 
     Examples
     --------

@@ -89,6 +89,13 @@ _PROBE = "import sys; sys.path.append({site!r}); import {modules}; print('ok')"
 class SandboxUnavailable(RuntimeError):
     """No sandbox can be started here: the message says why, ``fix`` what to do about it.
 
+    Parameters
+    ----------
+    message : str
+        Why no sandbox can start.
+    fix : str
+        What the instructor can do about it (install bubblewrap, allow user namespaces...).
+
     Examples
     --------
     >>> str(SandboxUnavailable("bwrap is missing", fix=INSTALL_HELP)) == "bwrap is missing"
@@ -108,6 +115,35 @@ class Runtime:
     ``links`` are ``(target, sandbox path)`` symlinks; ``hidden`` are sandbox
     paths covered by an empty read-only tmpfs; ``site`` maps each allowed
     package to its host path (bound under ``/sandbox/site``).
+
+    Parameters
+    ----------
+    mode : str
+        :data:`BUBBLEWRAP` or :data:`UNSAFE`.
+    python : str
+        The interpreter the sandbox runs.
+    site : dict
+        Allowed package -> its host path.
+    binds, links, hidden : list
+        As above.
+    bwrap : str, optional
+        The ``bwrap`` executable (bubblewrap mode).
+    run_as : int, optional
+        The uid the sandbox's processes run as.
+    site_dir : str
+        Where the packages appear in the sandbox.
+    cgroups : Hierarchy, optional
+        Where each run gets its control group, when the machine allows it.
+    resources : str
+        What bounds a submission's memory and CPU, in words, for the reports.
+    seccomp : bool
+        Whether the system-call filter is applied.
+
+    Examples
+    --------
+    >>> r = Runtime(BUBBLEWRAP, "/usr/bin/python3", {"numpy": "/usr/lib/python3/dist-packages/numpy"})
+    >>> r.sys_path
+    ['/sandbox/site']
     """
 
     mode: str
@@ -457,6 +493,13 @@ def prepare(mode: str, packages: tuple[str, ...], probe_timeout: float = 60.0) -
     mode : {"bubblewrap", "unsafe-no-sandbox"}
     packages : tuple of str
         Top-level packages learners may import (``numpy``, ...); what they import comes along.
+    probe_timeout : float
+        Seconds the probe sandbox may take to start.
+
+    Yields
+    ------
+    Runtime
+        The runtime, valid until the ``with`` block ends (its temporary files are then removed).
 
     Raises
     ------
@@ -559,6 +602,20 @@ def bwrap_argv(
     ``seccomp_fd`` holds the filter (:func:`helpers.grade.seccomp.filter_fd`); with
     ``info_fd`` bwrap reports the sandbox's first process, which waits on ``block_fd``
     until the grader has put it into its control group.
+
+    Parameters
+    ----------
+    runtime : Runtime
+        What the sandbox holds.
+    tmp_bytes : int
+        The size of the sandbox's ``/tmp``.
+    seccomp_fd, block_fd, info_fd : int, optional
+        Descriptors passed to bwrap, as described above.
+
+    Returns
+    -------
+    list of str
+        The argument vector.
 
     Examples
     --------

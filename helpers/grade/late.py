@@ -33,6 +33,17 @@ def parse_deadline(text: str) -> datetime:
     ValueError
         For text that is not ISO 8601 or has no timezone.
 
+    Parameters
+    ----------
+    text : str
+        An ISO 8601 date and time with a timezone (``Z`` or an offset); a deadline without one
+        would mean different moments on the instructor's and the LMS's clocks.
+
+    Returns
+    -------
+    datetime
+        The same moment, in UTC.
+
     Examples
     --------
     >>> parse_deadline("2026-03-01T23:59:00+01:00")
@@ -59,6 +70,21 @@ def parse_deadline(text: str) -> datetime:
 def parse_duration(text: str) -> timedelta:
     """A grace period: a number and a unit ``s``, ``m`` (the default), ``h`` or ``d``.
 
+    Parameters
+    ----------
+    text : str
+        ``"15m"``, ``"2h"``, ``"1d"``, ``"30s"`` or a bare number of minutes.
+
+    Returns
+    -------
+    timedelta
+        The duration.
+
+    Raises
+    ------
+    ValueError
+        For anything else, or a negative duration.
+
     Examples
     --------
     >>> parse_duration("15m"), parse_duration("2h"), parse_duration("0")
@@ -72,7 +98,34 @@ def parse_duration(text: str) -> timedelta:
 
 @dataclass(frozen=True)
 class LatePolicy:
-    """A deadline, a grace period, a penalty per day late (percent) and its cap (percent)."""
+    """A deadline, a grace period, a penalty per day late (percent) and its cap (percent).
+
+    Parameters
+    ----------
+    deadline : datetime or None
+        The deadline in UTC (:func:`parse_deadline`); None: no late policy at all.
+    grace : timedelta
+        Time after the deadline still counted as on time (a clock skew, an upload in progress).
+    per_day : float
+        Percent of the score taken per started day after the grace period, 0 to 100.
+    cap : float
+        The largest penalty in percent, 0 to 100.
+    missing_zero : bool
+        Give 0 to a roster learner with no submission (needs a deadline: before it, a missing
+        submission may still come).
+
+    Raises
+    ------
+    ValueError
+        For a percentage outside 0 to 100, a negative grace period, or ``missing_zero`` without
+        a deadline.
+
+    Examples
+    --------
+    >>> policy = LatePolicy(parse_deadline("2026-03-01T12:00:00Z"), parse_duration("10m"), per_day=10, cap=30)
+    >>> policy.cap
+    30
+    """
 
     deadline: datetime | None = None
     grace: timedelta = timedelta(0)
@@ -120,7 +173,22 @@ class LatePolicy:
 
 @dataclass(frozen=True)
 class Lateness:
-    """How late one submission is: ``days`` started days late, ``penalty`` percent, and a sentence."""
+    """How late one submission is: ``days`` started days late, ``penalty`` percent, and a sentence.
+
+    Parameters
+    ----------
+    days : int
+        Started days late after the grace period (0: on time).
+    penalty : float
+        The penalty in percent, already capped.
+    note : str
+        The sentence the learner's feedback shows (empty when on time).
+
+    Examples
+    --------
+    >>> apply(10.0, 10.0, Lateness(1, 10.0, "1 day late: -10%"))
+    9.0
+    """
 
     days: int
     penalty: float
@@ -129,6 +197,19 @@ class Lateness:
 
 def assess(submitted_at: datetime | None, policy: LatePolicy) -> Lateness:
     """The lateness of a submission handed in at ``submitted_at`` under ``policy``.
+
+    Parameters
+    ----------
+    submitted_at : datetime or None
+        When the LMS says the submission was handed in (aware, any timezone); None when it gave
+        no time, which is never penalised.
+    policy : LatePolicy
+        The deadline and penalty.
+
+    Returns
+    -------
+    Lateness
+        Days late, penalty and the sentence shown.
 
     Examples
     --------
@@ -157,6 +238,21 @@ def assess(submitted_at: datetime | None, policy: LatePolicy) -> Lateness:
 
 def apply(score: float, max_score: float, lateness: Lateness) -> float:
     """The score after the late penalty (never below 0), rounded to 2 decimals.
+
+    Parameters
+    ----------
+    score : float
+        The points before the penalty.
+    max_score : float
+        The assignment's maximum: the penalty is a percentage of it, not of the score, so two
+        learners equally late lose the same points.
+    lateness : Lateness
+        From :func:`assess`.
+
+    Returns
+    -------
+    float
+        The penalised score.
 
     Examples
     --------

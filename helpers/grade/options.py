@@ -17,7 +17,23 @@ __all__ = ["add_assignment_option", "resolve_assignment"]
 
 
 def add_assignment_option(parser: argparse.ArgumentParser) -> None:
-    """``--assignment``: a built-in name or the path of an authored spec (written by ``author``)."""
+    """``--assignment``: a built-in name or the path of an authored spec (written by ``author``).
+
+    Shared by every command that grades, so each names an assignment the same way.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser; ``--assignment`` becomes a required option.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_assignment_option(parser)
+    >>> parser.parse_args(["--assignment", "from-scratch"]).assignment
+    'from-scratch'
+    """
     parser.add_argument(
         "--assignment",
         required=True,
@@ -27,7 +43,26 @@ def add_assignment_option(parser: argparse.ArgumentParser) -> None:
 
 
 def resolve_assignment(parser: argparse.ArgumentParser, value: str) -> Assignment:
-    """The assignment named by ``--assignment``; a usage error (exit 2) with the fix otherwise."""
+    """The assignment named by ``--assignment``; a usage error (exit 2) with the fix otherwise.
+
+    Parameters
+    ----------
+    parser : argparse.ArgumentParser
+        The command's parser, whose ``error`` exits with the message and status 2.
+    value : str
+        A built-in assignment's name, or the path of a ``*.grader.py`` spec.
+
+    Returns
+    -------
+    Assignment
+        The built-in assignment or the loaded spec.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> resolve_assignment(argparse.ArgumentParser(), "from-scratch").name
+    'from-scratch'
+    """
     if value in ASSIGNMENTS:
         return ASSIGNMENTS[value]
     if not value.endswith(".py"):

@@ -45,7 +45,7 @@ def _statements(tree: ast.Module, kept: list[str]) -> list[dict]:
     return [{"line": a, "source": "\n".join(kept[a - 1 : b]) + "\n"} for a, b in spans]
 
 
-def _syntax_error(index: int, exc: SyntaxError | ValueError) -> dict:
+def _syntax_error(index: int, exc: Exception) -> dict:
     msg = getattr(exc, "msg", str(exc))
     return {
         "cell": index,
@@ -60,6 +60,22 @@ def prepare_notebook(
     """Strip magics, parse and split cells into top-level statements.
 
     Returns ``(cells for the sandbox, warnings, syntax errors, parsed trees)``.
+
+    Parameters
+    ----------
+    sources : list of str
+        The code cells' sources.
+
+    Returns
+    -------
+    cells : list of dict
+        Per cell, its ``index`` and top-level ``statements`` (``line``, ``source``).
+    warnings : list of str
+        The magics and shell lines removed.
+    errors : list of dict
+        The cells that do not parse (``cell``, ``line``, ``error``); they are not run.
+    trees : list of (int, ast.Module)
+        The parsed cells with their numbers.
 
     Examples
     --------
@@ -78,7 +94,7 @@ def prepare_notebook(
             continue
         try:
             tree = ast.parse("\n".join(kept), filename=f"<cell {index}>")
-        except (SyntaxError, ValueError) as exc:
+        except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:  # too deep to parse: red team 7
             errors.append(_syntax_error(index, exc))
             continue
         if tree.body:
@@ -89,6 +105,16 @@ def prepare_notebook(
 
 def helpers_names(trees: list[tuple[int, ast.Module]]) -> set[str]:
     """Names the notebook binds by importing ``helpers`` at the top level (they fail where it is absent).
+
+    Parameters
+    ----------
+    trees : list of (int, ast.Module)
+        The parsed cells with their numbers, as :func:`prepare_notebook` returns them.
+
+    Returns
+    -------
+    set of str
+        The bound names, so the feedback can say why each is undefined while graded.
 
     Examples
     --------
@@ -110,6 +136,16 @@ def helpers_names(trees: list[tuple[int, ast.Module]]) -> set[str]:
 
 def encode_argument(arg: Any) -> Any:
     """A case's argument as JSON the sandbox decodes (sets, tuples and dicts tagged; sets sorted).
+
+    Parameters
+    ----------
+    arg : Any
+        A case's argument, built by a check from the seed.
+
+    Returns
+    -------
+    Any
+        JSON-ready data that :func:`helpers.grade.child.untag` turns back into the argument.
 
     Examples
     --------

@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from . import inert
+from .decode import HIDDEN_END
+from .scoring import GATED_REASON
 
 __all__ = [
     "Learner",
@@ -54,6 +56,7 @@ STATUSES = (
     "unreadable",
     "timed out",
     "crashed",
+    "stopped",
     "internal error",
 )
 
@@ -73,6 +76,8 @@ _CRASH = re.compile(r"killed|exited with code|stopped reporting|crash|sent more 
 
 # ------------------------------------------------------------------ statuses
 def _failure_kind(text: str) -> str:
+    if HIDDEN_END in text:  # how it ended is the instructor's (``detail``): one word for the learner
+        return "stopped"
     if _TIMEOUT.search(text):
         return "timed out"
     return "crashed" if _CRASH.search(text) else "no report"
@@ -80,6 +85,17 @@ def _failure_kind(text: str) -> str:
 
 def question_result(question: dict) -> tuple[str, str]:
     """The learner-facing result of one question report, and its reason.
+
+    Parameters
+    ----------
+    question : dict
+        One question's report.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The result in a fixed vocabulary (``right``, ``partly right``, ``wrong``, ``not attempted``,
+        ``timed out``...) and the reason in words.
 
     Examples
     --------
@@ -90,6 +106,9 @@ def question_result(question: dict) -> tuple[str, str]:
     >>> question_result({"status": "no report",
     ...                  "reason": "did not report: timed out after 10 s (wall clock)"})
     ('timed out', 'did not report: timed out after 10 s (wall clock)')
+    >>> question_result({"status": "same answer for every input", "reason": "returns one value",
+    ...                  "points": 0.0, "max_points": 2.0, "checks": []})
+    ('wrong', 'no hidden check passed')
     """
     status = question.get("status", "")
     if status == "no report":
@@ -98,14 +117,22 @@ def question_result(question: dict) -> tuple[str, str]:
     result = _QUESTION_RESULTS.get(status, status or "not graded")
     if status == "not attempted":
         return result, "still the stub (raises NotImplementedError or is ...)"
-    if "reason" in question:
+    if "reason" in question and status != "same answer for every input":
         return result, question["reason"]
-    failed = [c["name"] for c in question.get("checks", []) if not c["passed"] and c["max_points"] > 0]
+    return result, _checks_reason(question, status)
+
+
+def _checks_reason(question: dict, status: str) -> str:
+    """A question's reason from its checks (passed or failed) alone.
+
+    A function that returned one value on every hidden case reads the same as any question scoring
+    zero: whether the hidden cases got one value back is the instructor's (``status``)."""
+    scored = [c for c in question.get("checks", []) if c["max_points"] > 0]
     if status == "ok":
-        return result, "every hidden check passed"
+        return "every hidden check passed"
     if status == "partial":
-        return result, "failed: " + "; ".join(failed)
-    return result, "no hidden check passed"
+        return "failed: " + "; ".join(c["name"] for c in scored if not c["passed"])
+    return GATED_REASON if any(c["passed"] for c in scored) else "no hidden check passed"
 
 
 def _given_status(report: dict) -> tuple[str, str] | None:
@@ -126,6 +153,16 @@ def submission_status(report: dict) -> tuple[str, str]:
     (``report["status"]``); one whose every question failed the same way while the
     notebook ran (a top-level infinite loop, a crash) is ``timed out`` or ``crashed``;
     anything else that ran is ``graded``, with the questions that did not report named.
+
+    Parameters
+    ----------
+    report : dict
+        The submission's JSON report.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The status and its reason (empty when there is nothing to add).
 
     Examples
     --------
@@ -155,12 +192,41 @@ def submission_status(report: dict) -> tuple[str, str]:
 
 # ------------------------------------------------------------------ roster
 class RosterError(ValueError):
-    """The roster file cannot be used (the message says what to fix)."""
+    """The roster file cannot be used (the message says what to fix).
+
+    Examples
+    --------
+    >>> Roster.from_text("id\\ns1\\n")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    helpers.grade.reports.RosterError: the roster needs a header with at least the columns ...
+    """
 
 
 @dataclass(frozen=True)
 class Learner:
-    """One roster row: who a submission belongs to."""
+    """One roster row: who a submission belongs to.
+
+    Parameters
+    ----------
+    pattern : str
+        The roster's ``file`` cell: an exact file name or a glob pattern.
+    id : str
+        The learner's id, written to ``grades.csv``.
+    name : str
+        The learner's name.
+    section : str
+        Their section (optional).
+    login : str
+        Canvas's SIS Login ID (optional; the Canvas export needs it or ``canvas_id``).
+    canvas_id : str
+        Canvas's numeric user ID (optional).
+
+    Examples
+    --------
+    >>> Learner("ann.ipynb", "s1", "Ann").id
+    's1'
+    """
 
     pattern: str
     id: str
@@ -194,6 +260,11 @@ class Roster:
     Optional columns: ``section``, ``login`` (Canvas's SIS Login ID) and ``canvas_id``
     (Canvas's numeric ID). A file's base name is compared NFC-normalised; an exact
     name wins over a pattern; a name that two patterns match is nobody's (:meth:`match_all`).
+
+    Parameters
+    ----------
+    learners : list of Learner
+        The roster's rows, usually read with :meth:`from_text` or :meth:`from_file`.
 
     Examples
     --------
@@ -341,6 +412,16 @@ def display_names(files: list[str]) -> list[str]:
     or with the same UTS #39 skeleton, like ``paul`` with a Cyrillic ``а``) would display
     identically: each gets a visible marker with its escaped form.
 
+    Parameters
+    ----------
+    files : list of str
+        The file names, as handed over.
+
+    Returns
+    -------
+    list of str
+        One display name per file, in order.
+
     Examples
     --------
     >>> display_names(["caf\\u00e9.ipynb", "cafe\\u0301.ipynb", "b.ipynb"])
@@ -367,6 +448,17 @@ def display_names(files: list[str]) -> list[str]:
 # ------------------------------------------------------------------ grades.csv
 def write_csv(rows: list[list[Any]]) -> bytes:
     """CSV bytes (UTF-8) in which no text cell can become a spreadsheet formula.
+
+    Parameters
+    ----------
+    rows : list of list
+        The rows; numbers are written as numbers, every other cell through
+        :func:`helpers.grade.inert.csv_cell`.
+
+    Returns
+    -------
+    bytes
+        The CSV file, UTF-8 with CRLF line ends.
 
     Examples
     --------
@@ -400,6 +492,30 @@ def grades_csv(
     Columns: ``learner_id``, ``name``, ``submission``, ``file`` (NFC, look-alikes marked), ``status``,
     ``reason``, ``isolation``, ``seed``, ``score``, ``max_score``, the points of each question
     (named after its function or variable) and, for each, ``<target> result``.
+
+    Parameters
+    ----------
+    targets : list of str
+        The questions' targets, in order (one points column and one result column each).
+    reports : list of dict
+        The submissions' JSON reports.
+    learners : list of Learner or None
+        Whose each report is (None: not matched to the roster).
+    absent : sequence of Learner
+        Roster learners with no submission.
+    max_score : float
+        The assignment's maximum, for the absent learners' rows.
+
+    Returns
+    -------
+    bytes
+        The CSV file (UTF-8), every text cell neutralised against formulas.
+
+    Examples
+    --------
+    >>> absent = [Learner("ann.ipynb", "s1", "Ann")]
+    >>> print(grades_csv(["precision_at_k"], [], [], absent=absent, max_score=2.0).decode().splitlines()[1])
+    s1,Ann,,,no submission,no file matched the roster entry 'ann.ipynb',,,0,2,0,not attempted
     """
     header = ["learner_id", "name", "submission", "file", "status", "reason", "isolation", "seed"]
     header += ["score", "max_score", *targets, *[f"{t} result" for t in targets]]
@@ -443,67 +559,39 @@ def missing_rows(roster: Roster | None, learners: list[Learner | None]) -> list[
 
 
 # ------------------------------------------------------------------ feedback
-_EXAMPLE = re.compile(r"; e\.g\. (.*)$")
 
 
-#: What a learner reads of a hidden case's problem: a fixed vocabulary (what the problem text of a
-#: hidden case starts with -> what is shown), so no name or number the notebook's code chose
-#: on a hidden input (an exception's class, a returned type, NaN or infinity) reaches the feedback.
-HIDDEN_PROBLEMS = (
-    ("raised ", "raised an exception"),
-    ("returned a value outside [0, 1]", "returned a value outside [0, 1]"),
-    ("returned a negative value", "returned a negative value"),
-    ("not answered (still ...)", "not answered (still ...)"),
-)
-_NOT_A = re.compile(r"^returned .*, not an? (?:finite )?(number|dict)$")
-WRONG_VALUE = "a wrong value (details of hidden cases are not shown)"
-
-
-def hidden_problem(problem: str) -> str:
-    """The learner's word for a hidden case's problem (the instructor's report keeps the detail).
-
-    Examples
-    --------
-    >>> hidden_problem("raised OverflowError"), hidden_problem("wrong value")
-    ('raised an exception', 'wrong value')
-    >>> hidden_problem("returned a builtins.bytearray, not a number")
-    'returned a value that is not a number'
-    >>> hidden_problem("returned nan, not a finite number")
-    'returned a value that is not a number'
-    >>> hidden_problem("the keys must be exactly ['u1']")
-    'a wrong value (details of hidden cases are not shown)'
-    """
-    if problem == "wrong value":  # the plain verdict (a hint after it could name the expected value)
-        return problem
-    for start, shown in HIDDEN_PROBLEMS:
-        if problem.startswith(start):
-            return shown
-    found = _NOT_A.match(problem)
-    if found:
-        return f"returned a value that is not a {found.group(1)}"
-    return WRONG_VALUE
+#: What a learner reads of a failed hidden check: only that it failed. How many of its cases failed,
+#: and how (an exception, a value that is not a number, a wrong value), stays in the instructor's
+#: report: the notebook's code could choose it from a hidden input, a few bits per check.
+HIDDEN_FAILED = "failed"
 
 
 def safe_check_feedback(check: dict) -> str:
-    """A check's feedback as a learner may read it: a hidden check's example problem is replaced by
-    its word in a fixed vocabulary (:func:`hidden_problem`), so no hidden input or expected value,
-    nor any name the notebook's code chose on a hidden case, is shown.
+    """A check's feedback as a learner may read it: a failed hidden check is only ``failed``, so
+    nothing of how its cases failed (which could be chosen from a hidden input) is shown.
+
+    Parameters
+    ----------
+    check : dict
+        One check's entry of a question report.
+
+    Returns
+    -------
+    str
+        The feedback as shown to the learner.
 
     Examples
     --------
-    >>> safe_check_feedback({"hidden": True, "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
-    'failed on 2 of 5 cases (x); e.g. raised an exception'
-    >>> leaky = "failed on 1 of 5 cases (x); e.g. the keys must be exactly ['u1']"
-    >>> safe_check_feedback({"hidden": True, "feedback": leaky})
-    'failed on 1 of 5 cases (x); e.g. a wrong value (details of hidden cases are not shown)'
+    >>> safe_check_feedback({"hidden": True, "passed": False,
+    ...                      "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
+    'failed'
+    >>> safe_check_feedback({"hidden": False, "passed": False, "feedback": "failed on 1 of 2 cases (x)"})
+    'failed on 1 of 2 cases (x)'
     """
-    text = check["feedback"]
-    if not check.get("hidden"):
-        return text
-    match = _EXAMPLE.search(text)
-    if match:
-        text = text[: match.start()] + "; e.g. " + hidden_problem(match.group(1))
-    return text
+    if check.get("hidden") and not check.get("passed"):
+        return HIDDEN_FAILED
+    return check["feedback"]
 
 
 def error_types(question: dict) -> str:
@@ -549,6 +637,22 @@ def learner_examples(questions: list[dict]) -> list[list[list[dict]]]:
     carry a hidden input and ``got`` is shown. A question graded before that order (its report
     has no ``public_errors``) keeps ``got`` only for cases that ran before any hidden one.
     Inputs and expected values of worked examples are the notebook's own and always shown.
+
+    Parameters
+    ----------
+    questions : list of dict
+        The question reports of one submission.
+
+    Returns
+    -------
+    list
+        Per question, per check, the failed worked examples (input, expected, and ``got`` where
+        it may be shown).
+
+    Examples
+    --------
+    >>> learner_examples([{"checks": []}])
+    [[]]
     """
     seen_hidden, out = False, []
     for q in questions:
@@ -594,14 +698,19 @@ def check_outcome(check: dict, reason: str | None = None) -> tuple[str, str]:
     >>> check_outcome({"passed": True, "points": 1.0, "max_points": 1.0, "feedback": "passed (8 cases)"})
     ('', 'passed')
     >>> check_outcome({"passed": False, "hidden": True, "points": 0, "max_points": 1,
-    ...                "feedback": "failed on 2 of 5 cases (x); e.g. wrong value"})
-    ('2 of 5 cases', 'failed: wrong value')
+    ...                "feedback": "failed on 2 of 5 cases (x); e.g. raised KeyError"})
+    ('', 'failed')
+    >>> check_outcome({"passed": False, "points": 0, "max_points": 0,
+    ...                "feedback": "not scored: failed on 1 of 2 cases (x); e.g. wrong value"})
+    ('1 of 2 cases', 'failed: wrong value')
     """
     if check["passed"]:
         if check["max_points"] > 0 and check["points"] == 0:
             return "", GATED
         return "", "passed" if check["max_points"] > 0 else "passed (not scored)"
-    text = safe_check_feedback(check)
+    if check.get("hidden"):
+        return "", HIDDEN_FAILED
+    text = check["feedback"]
     found = _FAILED.match(text)
     if found:
         return f"{found.group(1)} of {found.group(2)} cases", f"failed: {found.group(3)}"
@@ -685,6 +794,32 @@ def feedback_markdown(report: dict, learner: Learner | None, file: str, title: s
     Every learner-controlled string (file and learner names, check outcomes, examples, exception
     names) is a code span or escaped text (:mod:`helpers.grade.inert`); a reason repeated by
     every question (a notebook that did not run) is said once.
+
+    Parameters
+    ----------
+    report : dict
+        The submission's JSON report.
+    learner : Learner or None
+        Whose it is (None: the file name stands for the learner).
+    file : str
+        The file's display name.
+    title : str
+        The assignment's title.
+
+    Returns
+    -------
+    str
+        The Markdown file's text.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> from helpers.grade.scoring import fail_question
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> report = {"score": 0.0, "max_score": 2.0, "questions": [fail_question(q, "not defined", "missing")]}
+    >>> text = feedback_markdown(report, None, "hw1 [x](javascript:1).ipynb", "From scratch")
+    >>> print(text.splitlines()[0])  # the learner's file name is a code span: no link
+    # From scratch: feedback for ` hw1 [x](javascript:1).ipynb `
     """
     status, reason = submission_status(report)
     who = f"{learner.name} ({learner.id})" if learner else file

@@ -48,7 +48,31 @@ _CSP = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame
 
 @dataclass(frozen=True)
 class Answer:
-    """One hand-graded answer to score: whose, which question, the text, and its current score."""
+    """One hand-graded answer to score: whose, which question, the text, and its current score.
+
+    Parameters
+    ----------
+    who : str
+        The learner's key in the gradebook.
+    learner : str
+        The learner's id or file name, as shown.
+    display : str
+        The file name as handed over.
+    sha256 : str
+        The hash of the file the answer comes from (a score applies to that file only).
+    question : dict
+        The question's report (target, title, rubric, maximum).
+    text : str
+        The learner's answer, verbatim (shown as text, never markup).
+    score : dict or None
+        The latest score given (points, comment, grader), None when not scored yet.
+
+    Examples
+    --------
+    >>> a = Answer("s1", "s1", "ann.ipynb", "ab12", {"target": "why"}, "NDCG, because...", None)
+    >>> a.score is None
+    True
+    """
 
     who: str
     learner: str
@@ -66,7 +90,18 @@ class Answer:
 
 
 def answers(book: Gradebook) -> list[Answer]:
-    """The current answers of every hand-graded question, with the latest score given to each."""
+    """The current answers of every hand-graded question, with the latest score given to each.
+
+    Parameters
+    ----------
+    book : Gradebook
+        The assignment's gradebook.
+
+    Returns
+    -------
+    list of Answer
+        In learner order, then question order.
+    """
     questions = {q["question"]: q for q in book.assignment["questions"] if q.get("kind") == "text"}
     manual = book.manual_scores()
     out = []
@@ -128,7 +163,22 @@ def _answer_html(answer: Answer, token: str) -> str:
 
 
 def render_page(book: Gradebook, token: str, message: str = "") -> str:
-    """The review page: every current hand-graded answer with its rubric and a scoring form."""
+    """The review page: every current hand-graded answer with its rubric and a scoring form.
+
+    Parameters
+    ----------
+    book : Gradebook
+        The assignment's gradebook.
+    token : str
+        The server's token, put in each form.
+    message : str
+        A line shown above the answers (the last action's outcome).
+
+    Returns
+    -------
+    str
+        The HTML page; every learner text in it is escaped.
+    """
     items = answers(book)
     todo = sum(1 for a in items if a.score is None)
     title = html_text(book.assignment["title"])
@@ -158,6 +208,20 @@ def save_score(out: Path, form: dict[str, str], grader: str) -> str:
     ------
     ValueError
         For a form that names no current answer, or points that are not a number in range.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The grading output folder.
+    form : dict
+        The posted form: which answer, the points and a comment.
+    grader : str
+        Who gave the score.
+
+    Returns
+    -------
+    str
+        The anchor of the scored answer, so the page returns to it.
     """
     with Gradebook.open(out) as book:
         match = [
@@ -190,7 +254,19 @@ def _points(text: str, maximum: float) -> float:
 
 
 class ReviewServer(ThreadingHTTPServer):
-    """The review page's HTTP server: one gradebook folder, one token, 127.0.0.1 only."""
+    """The review page's HTTP server: one gradebook folder, one token, 127.0.0.1 only.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The grading output folder, holding ``gradebook.sqlite``.
+    port : int
+        The port on 127.0.0.1 (0: any free port).
+    token : str, optional
+        The secret every request must carry (default: a new random one, printed in the URL).
+    grader : str, optional
+        The name recorded with each score (default: the user running the server).
+    """
 
     daemon_threads = True
 
@@ -288,13 +364,36 @@ def serve(out: Path, port: int = 0) -> ReviewServer:
     ------
     GradebookError
         When ``out`` holds no gradebook.
+
+    Parameters
+    ----------
+    out : pathlib.Path
+        The grading output folder.
+    port : int
+        The port on 127.0.0.1 (0: any free port).
+
+    Returns
+    -------
+    ReviewServer
+        The server, bound but not serving.
     """
     Gradebook.open(Path(out)).close()
     return ReviewServer(Path(out), port)
 
 
 def main(argv: list[str]) -> int:
-    """``python -m helpers.grade review OUT [--port N]``: serve the review page until Ctrl-C."""
+    """``python -m helpers.grade review OUT [--port N]``: serve the review page until Ctrl-C.
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments after ``review``.
+
+    Returns
+    -------
+    int
+        0 after Ctrl-C, 2 for a usage error or a folder without a gradebook.
+    """
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade review",
         description="Score hand-graded answers in a local page (127.0.0.1, with a token in its address); "

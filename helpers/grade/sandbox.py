@@ -59,7 +59,15 @@ from pathlib import Path
 from typing import Any
 
 from . import cgroup, isolation, seccomp
-from .decode import SandboxResult, clean_text, hung_cell_error, take_events, validate_event
+from .decode import (
+    HIDDEN_END,
+    SandboxResult,
+    clean_text,
+    hung_cell_error,
+    take_events,
+    validate_event,
+    with_public,
+)
 from .isolation import Runtime
 
 __all__ = ["Limits", "SandboxResult", "run_submission", "validate_event", "clean_text", "BOOTSTRAP"]
@@ -93,6 +101,15 @@ class Limits:
 
     The command line's options, defaults and help are made from these fields
     (``metadata["flag"]``); fields without a flag are fixed.
+
+    Parameters
+    ----------
+    timeout, memory_mb, output_bytes, nproc, tmp_mb, notebook_mb : float or int
+        Set from the command line (``--timeout``, ``--memory-mb``, ``--output-bytes``,
+        ``--max-processes``, ``--tmp-mb``, ``--max-notebook-mb``); each field's help, below, is
+        what ``--help`` prints, and its unit.
+    result_bytes, code_bytes : int
+        Fixed bounds (no flag), described by their fields' help too.
 
     Examples
     --------
@@ -294,9 +311,13 @@ class _Reader:
         self.cell: int | None = None
         self.current: str | None = None
         self.loaded = self.finished = False
+        #: the supervisor announced a function's hidden cases (part 2): a hidden input may reach the notebook
+        self.hidden = False
+        self.functions = {q["name"] for q in job["questions"] if q["kind"] == "function"}
         self.deadline = min(time.monotonic() + limits.timeout, end)
         self.end = end
         self.reason = ""
+        self.timed_out = False
 
     def _phase(self, event: dict) -> bool:
         """Whether a phase event comes in order (then it is taken); later phases may skip earlier ones."""
@@ -313,6 +334,7 @@ class _Reader:
         self.loaded = True
         self.cell = None
         self.current = key[1] if ev == "start" else None
+        self.hidden = self.hidden or (ev == "start" and key[2] == 2 and key[1] in self.functions)
         self.deadline = min(time.monotonic() + self.limits.timeout, self.end)
         return True
 
@@ -322,11 +344,13 @@ class _Reader:
             if not self._phase(event):
                 self.invalid += 1
                 return
-        elif ev == "result":
-            if event["q"] != self.current:
+        elif ev in ("result", "public"):
+            if event["q"] != self.current or (ev == "public" and self.hidden):
                 self.invalid += 1
                 return
-            self.current = None
+            self.current = None if ev == "result" else self.current
+        elif ev == "warning" and self.hidden:
+            event = {**event, "after_hidden": True}
         elif ev == "done":
             self.finished = self.loaded
         if len(self.events) < _MAX_EVENTS:
@@ -336,6 +360,9 @@ class _Reader:
         self.total += len(chunk)
         if self.total > self.limits.result_bytes:
             self.reason = "sent more than the result channel accepts"
+            # what is dropped unread may announce a function's hidden cases (red team 6): the run
+            # counts as one a hidden input may have reached
+            self.hidden = True
             return
         self.buffer += chunk
         start = 0
@@ -357,6 +384,34 @@ class _Reader:
         del self.buffer[:start]
         self.scanned = len(self.buffer)
 
+    def after_end(self) -> None:
+        """Once the run is killed at its deadline: whether the channel still holds part 2's announcement.
+
+        The supervisor writes a function's announcement before it sends that function's first hidden
+        case, so a hidden case the notebook got before the kill left its announcement in the channel,
+        even when the deadline came before the grader read it (red team 6). What is left is read to
+        the end of the file, within the size cap, for at most a second; a channel that cannot be read
+        to its end counts as holding one.
+        """
+        left = bytes(self.buffer)
+        stop = time.monotonic() + 1.0
+        while self.total + len(left) <= self.limits.result_bytes:
+            ready, _, _ = select.select([self.fd], [], [], max(0.0, stop - time.monotonic()))
+            chunk = os.read(self.fd, 65536) if ready else None
+            if not chunk:
+                self.hidden = self.hidden or chunk is None  # None: neither data nor end of file in time
+                break
+            left += chunk
+        else:
+            self.hidden = True
+        self.hidden = self.hidden or any(self._announces_hidden(line) for line in left.split(b"\n"))
+
+    def _announces_hidden(self, line: bytes) -> bool:
+        event = validate_event(line) if line[:1] == b"{" else None
+        if event is None or event["ev"] != "start":
+            return False
+        return event.get("part") == 2 and event.get("q") in self.functions
+
     def _expired(self) -> str:
         if self.end <= self.deadline:
             return "the submission's total time limit was used up"
@@ -368,6 +423,7 @@ class _Reader:
             left = min(self.deadline, self.end) - time.monotonic()
             if left <= 0:
                 self.reason = self._expired()
+                self.timed_out = True
                 return
             watched = [self.fd] + ([output.fd] if output.fd >= 0 else [])
             ready, _, _ = select.select(watched, [], [], left)
@@ -522,16 +578,20 @@ def _watch(reader: _Reader, output: _Output, proc: subprocess.Popen, launch: _La
             reader.reason = _describe_exit(proc.returncode)
     finally:
         exceeded = launch.finish(proc)
+    if reader.timed_out:
+        reader.after_end()
     if exceeded and not reader.finished:
         reader.reason = f"the submission's memory limit ({launch.limits.memory_mb} MiB in all) was exceeded"
 
 
-def _keep_output(output: _Output, result: SandboxResult, limits: Limits) -> None:
+def _keep_output(output: _Output, result: SandboxResult, limits: Limits, hidden: bool) -> None:
+    """The run's printed output into the report (the instructor's); the cut is said to the learner only
+    when no hidden input had reached the notebook (``hidden``): how much it printed could carry one."""
     text = output.data.decode("utf-8", "backslashreplace")
     if text:
         result.output += clean_text(text, max(0, _OUTPUT_SHOWN - len(result.output)))
     if output.total >= limits.output_bytes:
-        result.warnings.append(
+        (result.withheld if hidden else result.warnings).append(
             f"the printed output was cut after {limits.output_bytes} bytes (--output-bytes): "
             "printing more failed inside the notebook"
         )
@@ -544,8 +604,11 @@ def _run_once(
     limits: Limits,
     result: SandboxResult,
     end: float,
+    tainted: bool = False,
 ) -> _Reader:
-    """One sandbox run; the reader holds the events, the phase it stopped in and the reason."""
+    """One sandbox run; the reader holds the events, the phase it stopped in and the reason.
+
+    ``tainted``: an earlier run of the submission got to the hidden cases."""
     workdir = tempfile.mkdtemp(prefix="helpers-grade-") if runtime.mode == isolation.UNSAFE else None
     pipes = _Pipes(job, cases)
     reader = _Reader(pipes.channel_r, limits, result, pipes.job, end)
@@ -561,7 +624,7 @@ def _run_once(
         pipes.close()
         if workdir:
             shutil.rmtree(workdir, ignore_errors=True)
-    _keep_output(output, result, limits)
+    _keep_output(output, result, limits, tainted or reader.hidden)
     if reader.invalid:
         result.warnings.append(
             f"ignored {reader.invalid} invalid or out-of-order message(s) on the result channel"
@@ -580,6 +643,9 @@ class _Runs:
         self.skip: list[int] = []
         self.result = SandboxResult()
         self.end = time.monotonic() + limits.timeout * (len(questions) + 1)
+        #: a run got to the hidden cases: from then on a hidden input may have reached the notebook
+        #: (a run after it starts when it ended, and its code can read the clock)
+        self.tainted = False
 
     def job(self) -> tuple[dict, dict[str, list[str]]]:
         """The public job of the next run (no case in it) and, apart, the cases of its questions."""
@@ -605,35 +671,55 @@ class _Runs:
 
     def step(self) -> bool:
         """One run; whether another is needed."""
-        reader = _run_once(*self.job(), self.runtime, self.limits, self.result, self.end)
-        take_events(reader.events, self.remaining, self.result, first=not self.result.runs_loaded)
+        tainted = self.tainted
+        reader = _run_once(*self.job(), self.runtime, self.limits, self.result, self.end, tainted)
+        take_events(reader.events, self.remaining, self.result, not self.result.runs_loaded, not tainted)
         self.result.runs += 1
         self.result.runs_loaded = self.result.runs_loaded or reader.loaded
+        self.tainted = tainted or reader.hidden
         todo = [q for q in self.remaining if q["name"] not in self.result.questions]
         return bool(todo) and self._next(reader, todo)
 
     def _next(self, reader: _Reader, todo: list[dict]) -> bool:
+        """After a run that stopped early: what failed, and whether a new run goes on.
+
+        Once a hidden input may have reached the notebook (:attr:`tainted`), how the run ended is
+        the learner's only as :data:`~helpers.grade.decode.HIDDEN_END` (the exit status, the
+        signal, a time or memory limit, a hung cell: the instructor's ``detail`` keeps it)."""
+        reason = reader.reason or "the process stopped reporting"
         if not reader.loaded and reader.cell is not None and time.monotonic() < self.end:
             # The run stopped inside a cell: report it, run the notebook again without it.
-            self.result.hung_cells.append(
-                {"cell": reader.cell, "reason": reader.reason or "stopped reporting"}
-            )
+            if self.tainted:
+                self.result.withheld.append(f"cell {reader.cell} did not finish in a later run: {reason}")
+            else:
+                self.result.hung_cells.append({"cell": reader.cell, "reason": reason})
             self.skip.append(reader.cell)
             return True
         if not reader.loaded:
-            return self._fail(todo, f"running the notebook failed: {reader.reason}")
+            return self._fail(todo, f"running the notebook failed: {reason}")
         if time.monotonic() >= self.end:
             return self._fail(todo, "the submission's total time limit was used up")
         # The sandbox died or hung inside one question (or between two): that one fails, the rest go on.
         stuck = reader.current if reader.current in {q["name"] for q in todo} else todo[0]["name"]
-        self.result.questions[stuck] = {"failure": reader.reason or "the process stopped reporting"}
+        self.result.questions[stuck] = self._failure(reason)
         self.remaining = [q for q in todo if q["name"] != stuck]
         return bool(self.remaining)
 
+    def _failure(self, reason: str) -> dict:
+        """A question's failure as reported: the learner reads :data:`HIDDEN_END` once tainted."""
+        return {"failure": HIDDEN_END, "detail": reason} if self.tainted else {"failure": reason}
+
     def _fail(self, todo: list[dict], reason: str) -> bool:
         for q in todo:
-            self.result.questions[q["name"]] = {"failure": reason}
+            self.result.questions[q["name"]] = self._failure(reason)
         return False
+
+    def merge_public(self, questions: list[dict]) -> None:
+        """Every question's status and public cases from a run no hidden input had reached."""
+        found = self.result.questions
+        for q in questions:
+            if q["name"] in found:
+                found[q["name"]] = with_public(q, found[q["name"]], self.result.public.get(q["name"]))
 
 
 def run_submission(
@@ -662,7 +748,9 @@ def run_submission(
         ``{"name", "kind": "function"|"value", "target", "cases": [[arg, ...], ...], "public": [i, ...]}``.
         Arguments are JSON values; ``{"set": [...]}`` becomes a set. ``public`` (optional, default
         none) lists the indices of the public cases: every question's public cases run before any
-        hidden case of any question, so what they return or raise may be shown to the learner.
+        hidden case of any question, so what they return or raise may be shown to the learner; a
+        question's status and public cases are those of a run no hidden input had reached
+        (:func:`helpers.grade.decode.with_public`).
     runtime : Runtime
         From :func:`helpers.grade.isolation.prepare`.
     limits : Limits
@@ -681,6 +769,7 @@ def run_submission(
     runs = _Runs(cells, questions, runtime, limits, seed)
     while runs.remaining and runs.step():
         pass
+    runs.merge_public(questions)
     result = runs.result
     result.cell_errors += [hung_cell_error(h, cells, limits.timeout) for h in result.hung_cells]
     return result

@@ -30,9 +30,10 @@ The rules, in the order they apply:
    is treated as hidden (its right value is drawn at grading time). Type names
    a learner's code chose are never shown (:func:`helpers.grade.inert.type_name`).
    Public cases run before any hidden one (:mod:`helpers.grade.child`): the type
-   check's text, the notes and ``public_errors`` come from them only; what a
-   hidden case did reaches the learner only as a fixed word
-   (:func:`helpers.grade.reports.hidden_problem`).
+   check, the notes, ``public_errors`` and the "not attempted" verdict come from
+   them only; of a hidden check the learner reads only passed or failed
+   (:func:`helpers.grade.reports.safe_check_feedback`), how its cases failed
+   stays in this report for the instructor.
 """
 
 from __future__ import annotations
@@ -82,7 +83,19 @@ GATED_REASON = (
 
 @dataclass(frozen=True)
 class Opaque:
-    """A value that did not come back as a plain value: only its type's name is known."""
+    """A value that did not come back as a plain value: only its type's name is known.
+
+    Parameters
+    ----------
+    type_name : str
+        The type as :func:`helpers.grade.inert.type_name` shows it (never a name the learner's code
+        chose).
+
+    Examples
+    --------
+    >>> Opaque("a class defined in the notebook")
+    Opaque(type_name='a class defined in the notebook')
+    """
 
     type_name: str
 
@@ -117,6 +130,16 @@ def _decode_dict(pairs: list[tuple[Any, Any]]) -> Any:
 
 def decode(tag: dict) -> Any:
     """A validated tag (see :func:`helpers.grade.sandbox.validate_event`) as a Python value.
+
+    Parameters
+    ----------
+    tag : dict
+        A tagged value: ``t`` names the kind, ``v`` holds it (floats as hex, exact).
+
+    Returns
+    -------
+    Any
+        The value; anything that is not a plain value becomes an :class:`Opaque`.
 
     Examples
     --------
@@ -267,13 +290,10 @@ def _public(q: Question, cases: list[_Case]) -> list[_Case]:
     return [c for c in cases if c.check not in hidden]
 
 
-#: The type check's text when only hidden cases had a problem (theirs could carry a hidden input).
-HIDDEN_TYPE_ISSUE = "a hidden case did not return a value of the right type or range"
-
-
 def _type_entry(q: Question, cases: list[_Case]) -> dict:
-    shown = [c.type_issue for c in _public(q, cases) if c.type_issue]
-    issues = shown or ([HIDDEN_TYPE_ISSUE] if any(c.type_issue for c in cases) else [])
+    """The type check, judged on the public cases only (what a hidden case returned could be chosen
+    from its input; the hidden checks' own entries say what went wrong there)."""
+    issues = [c.type_issue for c in _public(q, cases) if c.type_issue]
     feedback = "passed" if not issues else f"failed: {issues[0]}"
     return {
         "name": q.type_check,
@@ -380,7 +400,30 @@ def _head(q: Question) -> dict:
 
 
 def fail_question(q: Question, reason: str, status: str) -> dict:
-    """Zero points: every check failed with ``reason``."""
+    """Zero points: every check failed with ``reason``.
+
+    Parameters
+    ----------
+    q : Question
+        The question.
+    reason : str
+        Why it failed, shown as every check's feedback.
+    status : str
+        The question's status (``"missing"``, ``"not_callable"``, ...).
+
+    Returns
+    -------
+    dict
+        The question's report, in the shape of :func:`score_question`'s, with 0 points.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> report = fail_question(q, "precision_at_k is not defined", "missing")
+    >>> report["points"], report["status"]
+    (0.0, 'missing')
+    """
     scored = set(_scored_checks(q))
     share = q.points / len(scored)
     checks = [
@@ -410,7 +453,10 @@ def fail_question(q: Question, reason: str, status: str) -> dict:
 
 def _early_failure(q: Question, raw: dict, n_cases: int) -> dict | None:
     if "failure" in raw:
-        return fail_question(q, f"did not report: {raw['failure']}", "no report")
+        failed = fail_question(q, f"did not report: {raw['failure']}", "no report")
+        if "detail" in raw:  # how a process ended once a hidden input reached it: the instructor's only
+            failed["detail"] = clean_text(raw["detail"], 300)
+        return failed
     if raw["status"] == "missing":
         kind = "function" if q.kind == "function" else "answer variable"
         return fail_question(q, f"{kind} {q.target} is not defined in the notebook", "missing")
@@ -449,14 +495,16 @@ def _checks(q: Question, judged: list[_Case]) -> list[dict]:
     return checks
 
 
-#: A note on hidden cases (which NumPy type a hidden case returned could carry its input).
-HIDDEN_NOTE = "returned a NumPy number on a hidden case (accepted)"
-
-
 def _notes(q: Question, judged: list[_Case]) -> list[str]:
-    """The notes a learner reads: a public case's own, one fixed note for any hidden case's."""
-    public = {id(j) for j in _public(q, judged)}
-    return sorted({j.note if id(j) in public else HIDDEN_NOTE for j in judged if j.note})
+    """The notes a learner reads: those of public cases (a hidden case's could carry its input)."""
+    return sorted({j.note for j in _public(q, judged) if j.note})
+
+
+def _not_attempted(q: Question, judged: list[_Case], points: float) -> bool:
+    """Still the stub: every public case not attempted and no points (how the hidden cases failed,
+    which the notebook's code could choose from their inputs, does not decide it)."""
+    shown = _public(q, judged)
+    return bool(shown) and all(j.not_attempted for j in shown) and points == 0
 
 
 def _totals(q: Question, checks: list[dict]) -> tuple[float, str]:
@@ -469,7 +517,7 @@ def _totals(q: Question, checks: list[dict]) -> tuple[float, str]:
 
 def _verdicts(q: Question, report: dict, judged: list[_Case]) -> None:
     """The question-wide verdicts that override the checks: not attempted, one answer for everything."""
-    if all(j.not_attempted for j in judged):
+    if _not_attempted(q, judged, report["points"]):
         report["status"] = "not attempted"
     elif q.kind == "function" and _constant_answer(q, judged):
         report.update(
@@ -494,6 +542,39 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     ``{"failure": reason}``. The steps: early failures (no report, missing, not a
     function), each case judged, each check's entry (gated checks at zero), the totals,
     then the question-wide verdicts.
+
+    Parameters
+    ----------
+    q : Question
+        The question.
+    cases : list of (str, tuple)
+        ``(check name, arguments)`` per case.
+    expected : list
+        The reference's value for each case, in the same order.
+    raw : dict
+        The question's validated ``result`` event, or ``{"failure": reason}``.
+
+    Returns
+    -------
+    dict
+        The question's report: points, maximum, status, errors, and one entry per check with
+        its points and feedback (never a hidden input or an expected value).
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> from helpers.grade.child import tag
+    >>> from helpers.grade.spec import build_cases
+    >>> a = ASSIGNMENTS["from-scratch"]
+    >>> q = a.question("precision_at_k")
+    >>> cases = build_cases(a, q, seed=1)
+    >>> expected = [q.reference(*args) for _, args in cases]
+    >>> right = {"ev": "result", "q": q.name, "status": "ok", "cases": [{"value": tag(v)} for v in expected]}
+    >>> report = score_question(q, cases, expected, right)
+    >>> report["points"] == report["max_points"]
+    True
+    >>> score_question(q, cases, expected, {"failure": "the notebook did not report"})["points"]
+    0.0
     """
     if q.kind == "value":
         cases = [(q.checks[0].name, ())]

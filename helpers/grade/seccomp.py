@@ -133,6 +133,16 @@ def _deny_arg(nr: int, arg: int, test: int, values: tuple[int, ...], mask: bool)
 def program(arch: str) -> bytes:
     """The filter for ``arch`` (``x86_64`` or ``aarch64``) as the bytes of a ``struct sock_filter`` array.
 
+    Parameters
+    ----------
+    arch : str
+        The machine's architecture, as ``platform.machine()`` names it.
+
+    Returns
+    -------
+    bytes
+        The BPF program, 8 bytes per instruction.
+
     Examples
     --------
     >>> prog = program("x86_64")
@@ -164,6 +174,16 @@ def program(arch: str) -> bytes:
 def supported(machine: str | None = None) -> bool:
     """Whether this machine's architecture has a filter.
 
+    Parameters
+    ----------
+    machine : str, optional
+        An architecture name; this machine's when None.
+
+    Returns
+    -------
+    bool
+        True for x86_64 and aarch64.
+
     Examples
     --------
     >>> supported("x86_64"), supported("riscv64")
@@ -177,6 +197,16 @@ def filter_fd() -> int:
     """A read-only file descriptor holding this machine's filter, at offset 0 (for ``bwrap --seccomp``).
 
     The caller passes it to bwrap (``pass_fds``) and closes it; a memfd, so no file is left behind.
+
+    Returns
+    -------
+    int
+        The descriptor.
+
+    Raises
+    ------
+    ValueError
+        On an architecture without a filter (see :func:`supported`).
     """
     data = program(platform.machine())
     fd = os.memfd_create("grade-seccomp", os.MFD_CLOEXEC)

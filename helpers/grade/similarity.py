@@ -1,19 +1,34 @@
 """Similar code across a class: ``python -m helpers.grade similarity``.
 
 Nothing is executed: each notebook is read like the grader reads it (regular files only, magics
-stripped, cells that do not parse skipped), and the last top-level definition of every graded
-function is *normalised*: docstrings dropped, the function's own name, its arguments and its local
+stripped, cells that do not parse skipped). The function each graded name is bound to at the end of
+the notebook is found as a run top to bottom would bind it: ``def`` and assignments at every nesting
+level of module-level code (inside ``if``, ``try``, ``with``, ``for``...), aliases (``f = _impl``),
+lambdas, and ``globals()[name] = ...``, ``globals().update(...)``, ``setattr(sys.modules[...], ...)``
+with constant names. Every other function defined anywhere in the notebook is kept too, so that how
+a function is bound never hides it (below).
+
+Each function is *normalised*: statements without effect dropped (docstrings and other constant or
+call-free expressions, ``pass``, assignments to names the function never reads, code after
+``return``/``raise``/``break``/``continue``), the function's own name, its arguments and its local
 names renamed in order of first use (``v0``, ``v1``, ...), builtins, attributes and constants kept.
-Renaming variables, reformatting or rewording comments therefore changes nothing. The normalised
-code is a sequence of AST node tokens; two functions' similarity is
+Renaming variables, reformatting, rewording comments or padding with no-ops therefore changes
+nothing. The normalised code is a sequence of AST node tokens; two functions' similarity is
 :class:`difflib.SequenceMatcher`'s ratio of their sequences.
 
-A pair of submissions scores the mean over the graded functions both define (weighted by length);
-functions shorter than ``min_tokens`` (a one-line formula everybody writes alike) and unchanged
-stubs are left out. Pairs at or above ``threshold`` are reported, and so is every submission whose
-code matches the course's own solutions (the source notebook of a built-in assignment, or the
-solutions in an authored spec) or the ``helpers`` library's implementation of the same function.
-A high score is a reason to look, not proof: short exercises have few natural solutions.
+Two bodies of code (two submissions, or a submission and a reference) are reported when
+
+- the mean over the graded functions both define (weighted by length) reaches ``threshold``; or
+- functions are near-verbatim copies (:data:`COPY_SCORE`), whatever their names, each function
+  matched to its most similar one on the other side: one of at least :data:`COPY_TOKENS` tokens,
+  copies of at least :data:`COPY_TOTAL` tokens in all, or copies that make up ``threshold`` of
+  one side's graded code. The report lists which functions match.
+
+Functions shorter than ``min_tokens`` (a one-line formula everybody writes alike) and unchanged
+stubs are left out. The references are the course's own code: the solution notebook of a built-in
+assignment (or the solutions in an authored spec), the library's implementation of the same function,
+and every function of the course package learners can read (``helpers/course``). A high score is a
+reason to look, not proof: short exercises have few natural solutions.
 """
 
 from __future__ import annotations
@@ -22,12 +37,14 @@ import argparse
 import ast
 import builtins
 import difflib
+import functools
 import inspect
 import itertools
 import json
 import sys
 import time
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,6 +66,10 @@ EXACT_TOKENS = 2_000  # SequenceMatcher (cost ~ product of lengths) only when bo
 KGRAM, WINDOW = 4, 4  # fingerprints: hashes of 4-token k-grams, winnowed over windows of 4
 PREFILTER = 0.5  # a pair goes to the exact comparison when its fingerprint score >= PREFILTER * threshold
 TIME_BUDGET = 120.0  # seconds of exact comparisons; later pairs keep their fingerprint estimate
+COPY_SCORE = 0.95  # a function this similar to one on the other side is a near-verbatim copy
+COPY_TOKENS = 60  # one copied function this long is reported on its own
+COPY_TOTAL = 200  # copied functions this long together are reported
+COURSE = REPO / "helpers" / "course"  # the course package's code, which learners can read
 
 
 class _Renamer(ast.NodeTransformer):
@@ -85,8 +106,95 @@ class _Renamer(ast.NodeTransformer):
         return node
 
 
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_EFFECTS = (ast.Call, ast.Await, ast.Yield, ast.YieldFrom, ast.NamedExpr)
+
+
+class _Pruner(ast.NodeTransformer):
+    """Drop the statements of a function that have no effect (see the module's docstring)."""
+
+    def __init__(self, unread: set[str]) -> None:
+        self.unread = unread
+        self.removed = 0
+
+    def _dead(self, node: ast.stmt) -> bool:
+        if isinstance(node, ast.Pass):
+            return True
+        if isinstance(node, ast.Expr):
+            return not any(isinstance(n, _EFFECTS) for n in ast.walk(node.value))
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            return False
+        return all(isinstance(t, ast.Name) and t.id in self.unread for t in targets)
+
+    def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
+        kept: list[ast.stmt] = []
+        for node in body:
+            if not self._dead(node):
+                kept.append(node)
+            if isinstance(node, _ENDS):
+                break
+        self.removed += len(body) - len(kept)
+        return kept
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
+        for name in ("body", "orelse", "finalbody"):
+            body = getattr(node, name, None)
+            if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                setattr(node, name, self._body(body) or ([ast.Pass()] if name == "body" else []))
+        return node
+
+
+def _unread(function: ast.AST) -> set[str]:
+    """Names the function stores and never reads (``global``/``nonlocal`` ones are read elsewhere)."""
+    stored: set[str] = set()
+    read: set[str] = set()
+    for node in ast.walk(function):
+        if isinstance(node, ast.Name):
+            (read if not isinstance(node.ctx, ast.Store) else stored).add(node.id)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            read.update(node.names)
+    return stored - read
+
+
+def _clone(node: Any) -> Any:
+    """A copy of a syntax tree's nodes and lists (without positions), many times faster than
+    :func:`copy.deepcopy`, which dominated the run's time."""
+    if isinstance(node, list):
+        return [_clone(x) for x in node]
+    if not isinstance(node, ast.AST):
+        return node
+    new = node.__class__.__new__(node.__class__)
+    for name in node._fields:
+        setattr(new, name, _clone(getattr(node, name, None)))
+    return new
+
+
+def _pruned(function: ast.FunctionDef) -> ast.FunctionDef:
+    """A copy of ``function`` without its statements of no effect (until nothing more goes)."""
+    tree = _clone(function)
+    for _ in range(3):  # a removed assignment may leave another name unread
+        pruner = _Pruner(_unread(tree))
+        tree = pruner.visit(tree)
+        if not pruner.removed:
+            break
+    return tree
+
+
 def normalise(function: ast.FunctionDef) -> str:
     """The normalised source of a function (names renamed, docstring and annotations dropped).
+
+    Parameters
+    ----------
+    function : ast.FunctionDef
+        A function of a submission (not changed).
+
+    Returns
+    -------
+    str
+        Its source with every local name renamed in order of appearance, so renaming variables
+        does not hide a copy.
 
     Examples
     --------
@@ -98,24 +206,35 @@ def normalise(function: ast.FunctionDef) -> str:
     def v0(v1, v2):
         v3 = v1[:v2]
         return len(v3) / v2
+    >>> padded = "def h(xs, k):\\n    pass\\n    _t = None\\n    top = xs[:k]\\n"
+    >>> padded += "    return len(top) / k\\n    0"
+    >>> c = ast.parse(padded).body[0]
+    >>> normalise(c) == normalise(a)
+    True
     """
-    import copy
-
-    tree = _Renamer().visit(copy.deepcopy(function))
+    tree = _Renamer().visit(_pruned(function))
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
 def function_tokens(function: ast.FunctionDef) -> list[str]:
     """The normalised function as a sequence of node tokens (node type, plus name/constant/attribute).
 
+    Parameters
+    ----------
+    function : ast.FunctionDef
+        A function of a submission.
+
+    Returns
+    -------
+    list of str
+        The tokens of :func:`normalise`'s tree, in walk order.
+
     Examples
     --------
     >>> function_tokens(ast.parse("def f(x):\\n    return x.y + 1").body[0])[:4]
     ['Module', 'FunctionDef', 'arguments', 'Return']
     """
-    import copy
-
-    tree = _Renamer().visit(copy.deepcopy(function))
+    tree = _Renamer().visit(_pruned(function))
     out = ["Module"]  # the tokens of the normalised source parsed as a module, without printing it
     for node in ast.walk(tree):
         token = type(node).__name__
@@ -131,6 +250,16 @@ def function_tokens(function: ast.FunctionDef) -> list[str]:
 
 def similarity(a: list[str], b: list[str]) -> float:
     """How alike two token sequences are, in [0, 1] (1.0: the same normalised code).
+
+    Parameters
+    ----------
+    a, b : list of str
+        Two token sequences.
+
+    Returns
+    -------
+    float
+        ``difflib``'s ratio of the sequences.
 
     Examples
     --------
@@ -194,36 +323,136 @@ def _as_function(name: str, node: ast.Lambda) -> ast.FunctionDef:
     return function
 
 
-def _bind(bound: dict[str, ast.FunctionDef | None], targets: list[ast.expr], value: ast.expr) -> None:
-    """Record what an assignment binds: an alias of a known function, a lambda, or something else."""
+_Bound = dict[str, ast.FunctionDef | None]
+
+
+def _bind_value(bound: _Bound, name: str, value: ast.expr) -> None:
+    """``name`` now holds ``value``: an alias of a known function, a lambda, or something else."""
+    if isinstance(value, ast.Name):
+        bound[name] = bound.get(value.id)
+    elif isinstance(value, ast.Lambda):
+        bound[name] = _as_function(name, value)
+    else:
+        bound[name] = None
+
+
+def _is_namespace(node: ast.expr) -> bool:
+    """``globals()`` (or ``vars()``, ``locals()``: the module's namespace at module level)."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in ("globals", "vars", "locals")
+        and not node.args
+    )
+
+
+def _namespace_key(target: ast.expr) -> str | None:
+    """``globals()["name"]``: the constant name; else ``None``."""
+    if isinstance(target, ast.Subscript) and _is_namespace(target.value):
+        key = target.slice.value if isinstance(target.slice, ast.Constant) else None
+        return key if isinstance(key, str) else None
+    return None
+
+
+def _bind(bound: _Bound, targets: list[ast.expr], value: ast.expr) -> None:
+    """Record what an assignment binds: ``name = ...`` or ``globals()["name"] = ...``."""
     for target in targets:
-        if not isinstance(target, ast.Name):
+        name = target.id if isinstance(target, ast.Name) else _namespace_key(target)
+        if name is not None:
+            _bind_value(bound, name, value)
+
+
+def _update_pairs(call: ast.Call) -> list[tuple[object, ast.expr]]:
+    """``globals().update({"name": f}, name=f)``: the (name, value) pairs it binds."""
+    func = call.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "update" and _is_namespace(func.value)):
+        return []
+    first = call.args[0] if len(call.args) == 1 else None
+    items = zip(first.keys, first.values, strict=True) if isinstance(first, ast.Dict) else []
+    pairs: list[tuple[object, ast.expr]] = [(k.value, v) for k, v in items if isinstance(k, ast.Constant)]
+    return pairs + [(kw.arg, kw.value) for kw in call.keywords if kw.arg]
+
+
+def _setattr_pairs(call: ast.Call) -> list[tuple[object, ast.expr]]:
+    """``setattr(sys.modules[__name__], "name", f)``: the (name, value) it binds."""
+    if not (isinstance(call.func, ast.Name) and call.func.id == "setattr" and len(call.args) == 3):
+        return []
+    owner, name, value = call.args
+    is_module = (
+        isinstance(owner, ast.Subscript)
+        and isinstance(owner.value, ast.Attribute)
+        and owner.value.attr == "modules"
+    )
+    return [(name.value, value)] if is_module and isinstance(name, ast.Constant) else []
+
+
+def _bind_call(bound: _Bound, call: ast.expr) -> None:
+    """Bindings by a call with constant names: ``globals().update``, ``setattr(sys.modules[...], ...)``."""
+    if isinstance(call, ast.Call):
+        for name, value in _update_pairs(call) + _setattr_pairs(call):
+            if isinstance(name, str):
+                _bind_value(bound, name, value)
+
+
+def _statements(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Module-level statements in order, with those nested in blocks (``if``, ``try``, ``with``,
+    ``for``, ``while``, ``match``); never into a function's or a class's body."""
+    for node in body:
+        yield node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        if isinstance(value, ast.Name):
-            bound[target.id] = bound.get(value.id)
-        elif isinstance(value, ast.Lambda):
-            bound[target.id] = _as_function(target.id, value)
-        else:
-            bound[target.id] = None
+        blocks = [getattr(node, "body", [])]
+        blocks += [h.body for h in getattr(node, "handlers", [])] + [
+            c.body for c in getattr(node, "cases", [])
+        ]
+        blocks += [getattr(node, "orelse", []), getattr(node, "finalbody", [])]
+        for block in blocks:
+            if isinstance(block, list):
+                yield from _statements(block)
 
 
-def _bindings(trees: list[tuple[int, ast.Module]]) -> dict[str, ast.FunctionDef | None]:
-    """The function each top-level name is bound to at the end of the notebook, aliases resolved.
+def _bindings(trees: list[tuple[int, ast.Module]]) -> _Bound:
+    """The function each module-level name is bound to at the end of the notebook, aliases resolved.
 
     ``def _impl(...)`` then ``precision_at_k = _impl`` binds ``precision_at_k`` to ``_impl``'s
     code; a later ``def`` or assignment re-binds the name (the last binding wins, as when the
-    notebook runs top to bottom); ``name = lambda ...`` counts as a function.
+    notebook runs top to bottom); ``name = lambda ...`` counts as a function; definitions in
+    blocks count, and so do ``globals()`` and ``setattr`` bindings with constant names.
     """
-    bound: dict[str, ast.FunctionDef | None] = {}
+    bound: _Bound = {}
     for _, tree in trees:
-        for node in tree.body:
+        for node in _statements(tree.body):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 bound[node.name] = node  # type: ignore[assignment]
             elif isinstance(node, ast.Assign):
                 _bind(bound, node.targets, node.value)
             elif isinstance(node, ast.AnnAssign) and node.value is not None:
                 _bind(bound, [node.target], node.value)
+            elif isinstance(node, ast.Expr):
+                _bind_call(bound, node.value)
     return bound
+
+
+def _all_functions(trees: list[tuple[int, ast.Module]], bound: _Bound) -> dict[str, ast.FunctionDef]:
+    """Every function the notebook defines, anywhere (blocks, other functions), and every lambda
+    bound to a name, by name (``name (2)`` for a second one of the same name); stubs left out."""
+    found: dict[str, ast.FunctionDef] = {}
+    nodes = [
+        n
+        for _, tree in trees
+        for n in ast.walk(tree)
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    ]
+    nodes += [n for n in bound.values() if n is not None and not hasattr(n, "lineno")]
+    for node in nodes:
+        if _is_stub(node):  # type: ignore[arg-type]
+            continue
+        key, n = node.name, 1
+        while key in found:
+            n += 1
+            key = f"{node.name} ({n})"
+        found[key] = node  # type: ignore[assignment]
+    return found
 
 
 def functions_in(sources: list[str], targets: set[str]) -> dict[str, ast.FunctionDef]:
@@ -238,10 +467,54 @@ def functions_in(sources: list[str], targets: set[str]) -> dict[str, ast.Functio
     >>> sorted(functions_in([code], {"f", "g", "h"}))
     ['f', 'g']
     """
+    return notebook_functions(sources, targets)[0]
 
+
+def notebook_functions(
+    sources: list[str], targets: set[str]
+) -> tuple[dict[str, ast.FunctionDef], dict[str, ast.FunctionDef]]:
+    """The functions bound to ``targets`` (:func:`functions_in`), and every other function the
+    notebook defines (by name, whatever binds it or where), for comparison regardless of names.
+
+    Examples
+    --------
+    >>> code = "if True:\\n    def _p(a):\\n        return a\\n    globals()['f'] = _p\\n"
+    >>> code += "def g(b):\\n    return b"
+    >>> graded, others = notebook_functions([code], {"f"})
+    >>> sorted(graded), sorted(others)
+    (['f'], ['g'])
+    """
     _, _, _, trees = prepare_notebook(sources)
+    trees = sorted([*trees, *_exec_trees(trees)], key=lambda cell: cell[0])  # after the cell that runs it
     bound = _bindings(trees)
-    return {name: node for name in targets if (node := bound.get(name)) is not None and not _is_stub(node)}
+    graded = {name: node for name in targets if (node := bound.get(name)) is not None and not _is_stub(node)}
+    seen = {id(node) for node in graded.values()}
+    others = {k: n for k, n in _all_functions(trees, bound).items() if id(n) not in seen}
+    return graded, others
+
+
+def _exec_trees(trees: list[tuple[int, ast.Module]], depth: int = 2) -> list[tuple[int, ast.Module]]:
+    """Code a notebook runs from string literals (``exec("...")``, ``exec(compile("...", ...))``), read
+    as more cells of the cell that runs it, so a copy passed to ``exec`` is compared like one written
+    out (red team 6); ``depth`` bounds literals inside literals. Code built at run time (decoded,
+    joined) cannot be read here."""
+    found = []
+    for index, tree in trees:
+        for node in ast.walk(tree):
+            text = _exec_literal(node)
+            try:
+                found += [(index, ast.parse(text))] if text is not None else []
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                continue
+    return found + (_exec_trees(found, depth - 1) if found and depth > 0 else [])
+
+
+def _exec_literal(node: ast.AST) -> str | None:
+    """The string literal ``exec``, ``eval`` or ``compile`` is called with, if any."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args):
+        return None
+    arg, runs = node.args[0], node.func.id in ("exec", "eval", "compile")
+    return arg.value if runs and isinstance(arg, ast.Constant) and isinstance(arg.value, str) else None
 
 
 @dataclass
@@ -249,11 +522,22 @@ class Entry:
     """One body of code compared: a submission or a reference (its fingerprints computed once)."""
 
     label: str
-    tokens: dict[str, list[str]]
+    tokens: dict[str, list[str]]  # graded name -> the tokens of the function bound to it
+    others: dict[str, list[str]] = field(default_factory=dict)  # every other function, by name
     prints: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    other_prints: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
+    note: str = ""  # why it is compared only in part (code the report cannot read), or ""
 
     def __post_init__(self) -> None:
         self.prints = {name: fingerprints(tokens) for name, tokens in self.tokens.items()}
+        self.other_prints = {name: fingerprints(tokens) for name, tokens in self.others.items()}
+
+    def pool(self, min_tokens: int) -> list[tuple[str, list[str], frozenset[int], bool]]:
+        """Every function of at least ``min_tokens``: (name, tokens, fingerprints, graded?)."""
+        graded = [(k, t, self.prints[k], True) for k, t in self.tokens.items() if len(t) >= min_tokens]
+        return graded + [
+            (k, t, self.other_prints[k], False) for k, t in self.others.items() if len(t) >= min_tokens
+        ]
 
 
 def _shared(a: Entry, b: Entry, min_tokens: int) -> list[str]:
@@ -276,11 +560,22 @@ def estimate(a: Entry, b: Entry, min_tokens: int) -> float | None:
     return _weighted(a, b, per) if per else None
 
 
+_EXACT: dict[tuple[int, int], float] = {}  # exact scores of one compare_class run, by the lists' ids
+
+
+def _exact(x: list[str], y: list[str]) -> float:
+    """:func:`similarity`, computed once per pair of token lists in a :func:`compare_class` run."""
+    key = (id(x), id(y))
+    if key not in _EXACT:
+        _EXACT[key] = similarity(x, y)
+    return _EXACT[key]
+
+
 def _function_score(a: Entry, b: Entry, target: str) -> float:
     x, y = a.tokens[target], b.tokens[target]
     if max(len(x), len(y)) > EXACT_TOKENS:  # the entries' fingerprints, computed once
         return round(dice(a.prints[target], b.prints[target]), 3)
-    return round(similarity(x, y), 3)
+    return round(_exact(x, y), 3)
 
 
 def _pair(a: Entry, b: Entry, min_tokens: int) -> tuple[float, dict[str, float]] | None:
@@ -289,31 +584,100 @@ def _pair(a: Entry, b: Entry, min_tokens: int) -> tuple[float, dict[str, float]]
 
 
 def _candidates(
-    pairs: list[tuple[Entry, Entry]], threshold: float, min_tokens: int
+    pairs: list[tuple[Entry, Entry]], threshold: float, min_tokens: int, copied: dict
 ) -> list[tuple[float, Entry, Entry]]:
-    """The pairs whose fingerprint estimate could reach the threshold, most promising first."""
+    """The pairs whose fingerprint estimate could reach the threshold, and those with copied
+    functions (``copied``, by the pair's ids), most promising first."""
     found = []
     for a, b in pairs:
         guess = estimate(a, b, min_tokens)
-        if guess is not None and guess >= PREFILTER * threshold:
-            found.append((guess, a, b))
+        if (guess is not None and guess >= PREFILTER * threshold) or (id(a), id(b)) in copied:
+            found.append((guess or 0.0, a, b))
     return sorted(found, key=lambda x: -x[0])
 
 
+def _function_similarity(x: tuple, y: tuple, deadline: float) -> float:
+    """Two pooled functions' similarity: exact while the budget lasts and both are short enough,
+    else their fingerprints' Dice."""
+    if time.monotonic() > deadline or max(len(x[1]), len(y[1])) > EXACT_TOKENS:
+        return dice(x[2], y[2])
+    if (id(x[1]), id(y[1])) not in _EXACT:
+        bound = difflib.SequenceMatcher(None, x[1], y[1], autojunk=False).quick_ratio()
+        if bound < COPY_SCORE:  # an upper bound of the ratio: no copy, no exact comparison
+            return bound
+    return _exact(x[1], y[1])
+
+
+def _matches(a: Entry, b: Entry, min_tokens: int, deadline: float) -> list[tuple[str, str, float, int]]:
+    """Near-verbatim copies (:data:`COPY_SCORE`) between ``a``'s and ``b``'s functions, names aside:
+    ``(a's function, b's function, score, tokens)``, the best match of each function of ``a``.
+    Only functions of compatible lengths that share fingerprints are compared exactly."""
+    best: dict[str, tuple[str, str, float, int]] = {}
+    pool_b = b.pool(min_tokens)
+    for x in a.pool(min_tokens):
+        if time.monotonic() >= deadline:  # the budget bounds the filter too (red team 6: 1,200 functions)
+            break
+        for y in pool_b:
+            lx, ly = len(x[1]), len(y[1])
+            if 2 * min(lx, ly) < COPY_SCORE * (lx + ly) or dice(x[2], y[2]) < PREFILTER:
+                continue
+            score = round(_function_similarity(x, y, deadline), 3)
+            if score >= COPY_SCORE and score > best.get(x[0], ("", "", 0.0, 0))[2]:
+                best[x[0]] = (x[0], y[0], score, min(lx, ly))
+    return list(best.values())
+
+
+def _covered(entry: Entry, names: set[str], min_tokens: int) -> float:
+    """The share of ``entry``'s graded code (tokens) in the functions ``names``."""
+    sizes = {k: len(t) for k, t in entry.tokens.items() if len(t) >= min_tokens}
+    total = sum(sizes.values())
+    return sum(n for k, n in sizes.items() if k in names) / total if total else 0.0
+
+
+def copied(a: Entry, b: Entry, threshold: float, min_tokens: int, deadline: float) -> list[list]:
+    """The near-verbatim function copies that make a pair worth reporting whatever its mean
+    (see the module's docstring), as ``[a's function, b's function, score]``; ``[]`` otherwise.
+
+    Examples
+    --------
+    >>> body = [f"t{i}" for i in range(70)]
+    >>> a = Entry("a", {"f": body, "g": [f"x{i}" for i in range(70)]})
+    >>> b = Entry("b", {}, others={"_impl": list(body)})
+    >>> copied(a, b, 0.9, 25, float("inf"))
+    [['f', '_impl', 1.0]]
+    """
+    found = _matches(a, b, min_tokens, deadline)
+    if not found:
+        return []
+    long = max(m[3] for m in found) >= COPY_TOKENS or sum(m[3] for m in found) >= COPY_TOTAL
+    share = max(
+        _covered(a, {m[0] for m in found}, min_tokens), _covered(b, {m[1] for m in found}, min_tokens)
+    )
+    return [[m[0], m[1], m[2]] for m in found] if long or share >= threshold else []
+
+
 def _scored(
-    candidates: list[tuple[float, Entry, Entry]], threshold: float, min_tokens: int, budget: float
-) -> tuple[list[tuple[Entry, Entry, float, dict[str, float]]], int]:
-    """Exact scores of the candidates at or above ``threshold`` while the time budget lasts; after
-    it, a candidate keeps its fingerprint estimate (counted in the second value)."""
-    end, out, estimated = time.monotonic() + budget, [], 0
+    candidates: list[tuple[float, Entry, Entry]],
+    threshold: float,
+    min_tokens: int,
+    deadline: float,
+    copies: dict,
+) -> tuple[list[tuple[Entry, Entry, float, dict[str, float], list]], int]:
+    """Exact scores of the candidates while the time budget lasts (after it, a candidate keeps its
+    fingerprint estimate, counted in the second value); those at or above ``threshold`` or with
+    copied functions (``copies``) are kept."""
+    out, estimated = [], 0
     for guess, a, b in candidates:
-        if time.monotonic() > end:
+        if time.monotonic() > deadline:
             estimated += 1
             scored = (guess, {t: guess for t in _shared(a, b, min_tokens)})
         else:
             scored = _pair(a, b, min_tokens)  # type: ignore[assignment]
-        if scored and scored[0] >= threshold:
-            out.append((a, b, *scored))
+        found = copies.get((id(a), id(b)), [])
+        if found and not (scored and scored[1]):
+            scored = (round(sum(m[2] for m in found) / len(found), 3), {})
+        if scored and (scored[0] >= threshold or found):
+            out.append((a, b, *scored, found))
     return out, estimated
 
 
@@ -324,27 +688,64 @@ def compare_class(
     min_tokens: int = 25,
     budget: float = TIME_BUDGET,
 ) -> dict:
-    """Pairs of submissions at or above ``threshold``, and submissions that match a reference.
+    """Pairs of submissions reported (see the module's docstring), and submissions that match a reference.
 
-    Every pair is first scored by fingerprints (linear in code size); only the pairs whose
-    estimate reaches ``PREFILTER * threshold`` are compared exactly, most promising first, for
-    at most ``budget`` seconds (the rest keep their estimate, and ``estimated`` says how many).
-    Returns ``{"pairs": [...], "references": [...], "compared": n, ...}``, most similar first.
+    Every pair is first scored by fingerprints (linear in code size) and its functions matched
+    names aside (only functions of compatible lengths sharing fingerprints are compared exactly);
+    only the pairs whose estimate reaches ``PREFILTER * threshold``, or with copied functions, are
+    compared exactly, most promising first, for at most ``budget`` seconds in all (the rest keep
+    their estimate, and ``estimated`` says how many). Returns ``{"pairs": [...], "references":
+    [...], "compared": n, ...}``, most similar first; each pair lists its ``copies``.
+
+    Parameters
+    ----------
+    entries : list of Entry
+        The class's submissions, each with the tokens of its graded functions.
+    references : list of Entry
+        The course's own code (solutions and library).
+    threshold : float
+        The similarity at which a pair is reported.
+    min_tokens : int
+        Functions shorter than this are not compared (a one-line answer is alike by necessity).
+    budget : float
+        Seconds for the exact comparisons.
+
+    Returns
+    -------
+    dict
+        ``pairs`` (each with its ``copies``), ``groups``, ``references``, ``compared``, ``estimated``
+        and ``threshold``.
+
+    Examples
+    --------
+    >>> mine = "def f(xs, k):\\n    s = 0\\n    for x in xs[:k]:\\n        s += x\\n    return s / k"
+    >>> copied = "def g(a, n):\\n    t = 0\\n    for i in a[:n]:\\n        t += i\\n    return t / n"
+    >>> def entry(label, code):
+    ...     return Entry(label, {"f": function_tokens(ast.parse(code).body[0])})
+    >>> result = compare_class([entry("ann", mine), entry("bo", copied)], [], min_tokens=5)
+    >>> [(p["a"], p["b"], p["score"]) for p in result["pairs"]]
+    [('ann', 'bo', 1.0)]
     """
-    class_pairs = list(itertools.combinations(entries, 2))
-    ref_pairs = [(e, r) for e in entries for r in references]
-    found, estimated = _scored(
-        _candidates(ref_pairs + class_pairs, threshold, min_tokens), threshold, min_tokens, budget
-    )
+    deadline = time.monotonic() + budget
+    _EXACT.clear()
+    pairs_in = [(e, r) for e in entries for r in references] + list(itertools.combinations(entries, 2))
+    copies = {}
+    for a, b in pairs_in:
+        functions = copied(a, b, threshold, min_tokens, deadline)
+        if functions:
+            copies[(id(a), id(b))] = functions
+    candidates = _candidates(pairs_in, threshold, min_tokens, copies)
+    found, estimated = _scored(candidates, threshold, min_tokens, deadline, copies)
+    _EXACT.clear()
     refs = {id(r) for r in references}
     pairs: list[dict[str, Any]] = [
-        {"a": a.label, "b": b.label, "score": score, "functions": per}
-        for a, b, score, per in found
+        {"a": a.label, "b": b.label, "score": score, "functions": per, "copies": cp}
+        for a, b, score, per, cp in found
         if id(b) not in refs
     ]
     matches: list[dict[str, Any]] = [
-        {"submission": a.label, "reference": b.label, "score": score, "functions": per}
-        for a, b, score, per in found
+        {"submission": a.label, "reference": b.label, "score": score, "functions": per, "copies": cp}
+        for a, b, score, per, cp in found
         if id(b) in refs
     ]
     pairs.sort(key=lambda p: (-p["score"], p["a"], p["b"]))
@@ -404,8 +805,39 @@ def _library_reference(targets: set[str]) -> Entry | None:
     return Entry("helpers library", _tokens(found)) if found else None
 
 
+@functools.cache
+def _course_reference(folder: Path = COURSE) -> Entry | None:
+    """Every function of the course package learners read and run (``helpers/course``), by
+    ``module.name``: compared names aside, so a course function renamed is still the course's."""
+    found: dict[str, ast.FunctionDef] = {}
+    for path in sorted(folder.glob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef) and not _is_stub(node):
+                found.setdefault(f"{path.stem}.{node.name}", node)
+    tokens = _tokens(found)
+    return Entry(f"course package {folder.relative_to(REPO)}", {}, others=tokens) if tokens else None
+
+
 def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
-    """The course's own code for the targets: its solution notebook (or authored spec) and the library."""
+    """The course's own code: the assignment's solution notebook (or authored spec), the library's
+    implementation of the targets, and the course package's functions (``helpers/course``).
+
+    Parameters
+    ----------
+    assignment_arg : str
+        The ``--assignment`` value.
+    targets : set of str
+        The graded functions' names.
+
+    Returns
+    -------
+    list of Entry
+        The solution's code, the library's and the course package's, when found.
+    """
 
     refs = []
     if assignment_arg.endswith(".py"):
@@ -415,11 +847,11 @@ def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
         path = REPO / "exercises" / "source" / f"{assignment_arg}.ipynb"
         sources = read_notebook(path.read_bytes()) if path.is_file() else []
         label = f"solution notebook exercises/source/{assignment_arg}.ipynb"
-    found = functions_in(sources, targets)
-    if found:
-        refs.append(Entry(label, _tokens(found)))
-    library = _library_reference(targets)
-    return refs + ([library] if library else [])
+    graded, others = notebook_functions(sources, targets)
+    if graded or others:
+        refs.append(Entry(label, _tokens(graded), others=_tokens(others)))
+    extra = [_library_reference(targets), _course_reference()]
+    return refs + [e for e in extra if e is not None]
 
 
 def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
@@ -433,13 +865,52 @@ def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
     too_much = Limits().code_problem(sources)
     if too_much:
         return f"{label}: {too_much}"
-    found = functions_in(sources, targets)
-    size = sum(1 for node in found.values() for _ in ast.walk(node))  # counted before normalising
-    if size > MAX_TOKENS:
-        return (
-            f"{label}: its graded functions hold {size} syntax-tree nodes (at most {MAX_TOKENS} are compared)"
+    try:
+        graded, others = notebook_functions(sources, targets)
+        size = _size([*graded.values(), *others.values()])  # counted before normalising
+        if size > MAX_TOKENS:
+            return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
+        return Entry(
+            label, _tokens(graded), others=_tokens(others), note=_partly_read(label, sources, targets, graded)
         )
-    return Entry(label, _tokens(found))
+    except (RecursionError, MemoryError):
+        return f"{label}: its code is nested too deeply to read (not compared)"
+
+
+#: names through which a notebook runs code that is not written out as code (a string, a module)
+DYNAMIC = frozenset({"exec", "eval", "compile", "__import__", "import_module", "run_path", "run_module"})
+
+
+def _partly_read(label: str, sources: list[str], targets: set[str], graded: dict) -> str:
+    """A line for the report when graded names are bound by code run from data (red team 7: ``exec``
+    of a constant, of bytes, by an alias...), which no static reading can follow: compare by hand.
+    Only when a graded name is bound nowhere in the code and the code names one of :data:`DYNAMIC`
+    (``re.compile`` and other methods called ``compile`` do not count)."""
+    unbound = sorted(targets - set(graded))
+    if not unbound:
+        return ""
+    trees = prepare_notebook(sources)[3]
+    names = {n.id for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Name)}
+    names |= {n.attr for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Attribute)} - {"compile"}
+    used = sorted(names & DYNAMIC)
+    if not used:
+        return ""
+    return (
+        f"{label}: compared in part: it runs code through {', '.join(used)}, and no statement binds "
+        f"{', '.join(unbound)}: compare it by hand"
+    )
+
+
+def _sorted_reads(read: list[Entry | str]) -> tuple[list[Entry], list[str]]:
+    """The submissions compared, and the lines of the report's "not compared, or in part" section."""
+    entries = [e for e in read if isinstance(e, Entry)]
+    return entries, [e for e in read if isinstance(e, str)] + [e.note for e in entries if e.note]
+
+
+def _size(functions: list[ast.FunctionDef]) -> int:
+    """Syntax-tree nodes of ``functions`` together, counting stopped past :data:`MAX_TOKENS`."""
+    nodes = (1 for node in functions for _ in ast.walk(node))
+    return sum(itertools.islice(nodes, MAX_TOKENS + 1))
 
 
 def _estimated_note(result: dict) -> list[str]:
@@ -460,13 +931,18 @@ def _per(pair: dict) -> str:
     return ", ".join(f"{md_text(k)} {v:.2f}" for k, v in pair["functions"].items())
 
 
+def _copies(pair: dict) -> str:
+    return ", ".join(f"{md_text(x)} = {md_text(y)} {v:.2f}" for x, y, v in pair.get("copies", [])[:12])
+
+
 def report_markdown(result: dict, skipped: list[str]) -> str:
     """The report as Markdown."""
     lines = [
         f"# Similarity report ({result['compared']} submissions, threshold {result['threshold']:g})",
         "",
-        "Scores compare normalised code (names renamed, comments and docstrings dropped); a high score is a",
-        "reason to look at both notebooks, not proof of copying.",
+        "Scores compare normalised code (names renamed, comments, docstrings and no-op statements dropped):",
+        "the mean over the graded functions both define, and near-verbatim functions whatever their names",
+        "(listed). A high score is a reason to look at both notebooks, not proof of copying.",
         "",
         *_estimated_note(result),
         "## Groups (submissions linked by similar pairs)",
@@ -475,27 +951,39 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
         "",
         "## Pairs of submissions",
         "",
-        "| score | submission | submission | per function |",
-        "|---|---|---|---|",
+        "| score | submission | submission | per function | near-verbatim functions |",
+        "|---|---|---|---|---|",
     ]
     for p in result["pairs"]:
-        lines.append(f"| {p['score']:.3f} | {_cell(p['a'])} | {_cell(p['b'])} | {_per(p)} |")
+        lines.append(f"| {p['score']:.3f} | {_cell(p['a'])} | {_cell(p['b'])} | {_per(p)} | {_copies(p)} |")
     lines += [
         "",
         "## Matches with the course's own code",
         "",
-        "| score | submission | reference | per function |",
+        "| score | submission | reference | per function | near-verbatim functions |",
     ]
-    lines.append("|---|---|---|---|")
+    lines.append("|---|---|---|---|---|")
     for m in result["references"]:
-        lines.append(f"| {m['score']:.3f} | {_cell(m['submission'])} | {_cell(m['reference'])} | {_per(m)} |")
+        cells = f"{_cell(m['submission'])} | {_cell(m['reference'])} | {_per(m)} | {_copies(m)}"
+        lines.append(f"| {m['score']:.3f} | {cells} |")
     if skipped:
-        lines += ["", "## Not compared", ""] + [f"- {md_code(s)}" for s in skipped]
+        lines += ["", "## Not compared, or compared in part", ""] + [f"- {md_code(s)}" for s in skipped]
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
 
 
 def main(argv: list[str]) -> int:
-    """``python -m helpers.grade similarity --assignment A --out DIR SUBMISSIONS...``."""
+    """``python -m helpers.grade similarity --assignment A --out DIR SUBMISSIONS...``.
+
+    Parameters
+    ----------
+    argv : list of str
+        The arguments after ``similarity``.
+
+    Returns
+    -------
+    int
+        0 when the report was written (a usage error exits with status 2, through argparse).
+    """
 
     parser = argparse.ArgumentParser(
         prog="python -m helpers.grade similarity",
@@ -532,8 +1020,7 @@ def main(argv: list[str]) -> int:
     read = [
         _read(p, label, targets, int(args.max_mb * 2**20)) for p, label in zip(paths, labels, strict=True)
     ]
-    entries = [e for e in read if isinstance(e, Entry)]
-    skipped = [e for e in read if isinstance(e, str)]
+    entries, skipped = _sorted_reads(read)
     references = reference_code(args.assignment, targets)
     result = compare_class(entries, references, args.threshold, args.min_tokens, args.time_budget)
     out = Path(args.out)

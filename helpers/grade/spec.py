@@ -52,6 +52,24 @@ class Check:
     ``rng`` (hand cases); hidden ones draw from it. A *general* check draws
     random inputs of every kind: a function that returns one value on all of
     them does not compute anything (see :mod:`helpers.grade.scoring`).
+
+    Parameters
+    ----------
+    name : str
+        What the check verifies, as the feedback names it (``"k larger than the list"``).
+    make : callable
+        ``make(rng)`` -> list of argument tuples.
+    hidden : bool
+        Whether its cases are hidden from the learner (then they are drawn anew for each run's
+        seed, and only the check's name and verdict are shown).
+    general : bool
+        Whether it draws random inputs of every kind.
+
+    Examples
+    --------
+    >>> shorter = Check("a list shorter than k", lambda rng: [(["a"], {"a"}, 4)])
+    >>> shorter.make(None), shorter.hidden
+    ([(['a'], {'a'}, 4)], False)
     """
 
     name: str
@@ -68,6 +86,37 @@ class Question:
     and with the grading run's seed for an answer variable (whose data change with each run).
     A hand-graded question (``kind="text"``) has no checks: its ``reference`` returns the model
     answer, and its ``rubric`` is what the instructor scores against in the review page.
+
+    Parameters
+    ----------
+    name : str
+        The question's name in the reports (``"q1"``).
+    title : str
+        A one-line description.
+    target : str
+        The function or variable the learner defines.
+    points : float
+        Its points, shared by its scored checks.
+    reference : callable
+        Computes the expected value.
+    checks : tuple of Check
+        Its checks (none for a hand-graded question).
+    kind : str
+        ``"function"``, ``"value"`` or ``"text"`` (hand-graded).
+    result : str
+        What a returned value must be: ``"unit"`` (a float in [0, 1]), ``"nonneg"``, ``"number"``,
+        ``"exact"`` (an id, compared exactly) or ``"float_dict"``.
+    abs_tol, rel_tol : float
+        The tolerances of :func:`math.isclose` for a number.
+    rubric : str
+        For a hand-graded question, what the instructor scores against.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> q.kind, q.type_check
+    ('function', 'returns a float in [0, 1]')
     """
 
     name: str
@@ -102,6 +151,26 @@ class Assignment:
     ``sandbox_packages`` are the top-level import names learners may use while graded;
     the sandbox holds them and the packages they require, read from the installed
     packages' metadata (never a hand list), and never the grader (``helpers.grade``).
+
+    Parameters
+    ----------
+    name : str
+        The name ``--assignment`` takes (``"from-scratch"``).
+    title : str
+        A one-line description for the reports.
+    questions : tuple of Question
+        The graded questions, in the notebook's order.
+    notes : str
+        A sentence on what the assignment allows (``"helpers may be used; the answers are numbers."``).
+    sandbox_packages : tuple of str
+        The packages a learner may import.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> a = ASSIGNMENTS["from-scratch"]
+    >>> a.question("precision_at_k").target
+    'precision_at_k'
     """
 
     name: str
@@ -137,6 +206,20 @@ def build_cases(assignment: Assignment, question: Question, seed: int) -> list[t
     assignment, question and check names, so adding a check does not change
     the cases of the others.
 
+    Parameters
+    ----------
+    assignment : Assignment
+        The assignment (its name seeds the streams).
+    question : Question
+        The question.
+    seed : int
+        The grading run's seed (drawn once per assignment and kept in the gradebook).
+
+    Returns
+    -------
+    list of (str, tuple)
+        The cases, check by check.
+
     Examples
     --------
     >>> from helpers.grade.assignments import ASSIGNMENTS
@@ -159,6 +242,18 @@ def public_indices(question: Question, cases: list[tuple[str, tuple]]) -> list[i
     """Positions of the public cases (those of checks that are not hidden) among ``cases``.
 
     The sandbox runs them before any hidden case, so what the learner's code did on them may be shown.
+
+    Parameters
+    ----------
+    question : Question
+        The question whose checks say which are hidden.
+    cases : list of (str, tuple)
+        As :func:`build_cases` returns them.
+
+    Returns
+    -------
+    list of int
+        The indices, in order.
 
     Examples
     --------
@@ -206,6 +301,21 @@ def compare(question: Question, value: Any, expected: Any) -> str | None:
     match, and numbers are compared with :func:`math.isclose` at the
     question's tolerances; item ids must match exactly.
 
+    Parameters
+    ----------
+    question : Question
+        Gives the kind of result and the tolerances.
+    value : Any
+        The learner's value, decoded.
+    expected : Any
+        The reference's value.
+
+    Returns
+    -------
+    str or None
+        None when right; otherwise a description of the learner's value (never the expected
+        one).
+
     Examples
     --------
     >>> from helpers.grade.assignments import ASSIGNMENTS
@@ -225,7 +335,30 @@ def compare(question: Question, value: Any, expected: Any) -> str | None:
 
 
 def type_problem(question: Question, value: Any) -> str | None:
-    """Problem for the question's type/range check (``None`` if fine)."""
+    """Problem for the question's type/range check (``None`` if fine).
+
+    The check every returned value must pass whatever the case: a float in [0, 1] for a
+    ``"unit"`` result, a non-negative one for ``"nonneg"``.
+
+    Parameters
+    ----------
+    question : Question
+        The question whose ``result`` names the rule.
+    value : Any
+        The learner's value, decoded.
+
+    Returns
+    -------
+    str or None
+        What is wrong, or None.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> q = ASSIGNMENTS["from-scratch"].question("precision_at_k")
+    >>> type_problem(q, 1.5), type_problem(q, 0.5)
+    ('returned a value outside [0, 1]', None)
+    """
     value, problem = as_number(value)
     if problem:
         return problem
@@ -239,6 +372,16 @@ def type_problem(question: Question, value: Any) -> str | None:
 # ---------------------------------------------------------------- hand-graded answers
 def answer_marker(target: str) -> str:
     """The line that makes a markdown cell the answer cell of ``target``.
+
+    Parameters
+    ----------
+    target : str
+        The hand-graded question's target.
+
+    Returns
+    -------
+    str
+        An HTML comment, invisible in the rendered notebook.
 
     Examples
     --------
@@ -270,6 +413,18 @@ def text_answers(notebook: dict, targets: list[str]) -> dict[str, str]:
 
     An answer left as :data:`ANSWER_PLACEHOLDER` (or empty) is ``""``; a target with no marked
     cell is absent. The text is the learner's, kept verbatim: data, never markup.
+
+    Parameters
+    ----------
+    notebook : dict
+        The parsed notebook.
+    targets : list of str
+        The hand-graded questions' targets.
+
+    Returns
+    -------
+    dict
+        Target -> answer text.
 
     Examples
     --------

@@ -110,24 +110,28 @@ def test_incorrect_message_never_shows_the_expected_value(qid):
     for mistake in q.mistakes:
         message = _check(q, q.answer_from(mistake.function)).message
         if isinstance(q, FunctionQuestion):
-            failing = [
-                args
-                for args in q.cases
-                if any(q._call_text(args) + verb in message for verb in (" returned", " raised"))
-            ]
-            assert len(failing) == 1, message
-            shown = message.replace(q._call_text(failing[0]), "")
-            expected = q.reference(*failing[0])
-            # the learner's (wrong) value, or the error it raised, is shown; the expected one never is
-            if " raised " not in message:
-                assert format_value(mistake.function(*failing[0])) in shown
-            for text in _expected_texts(expected):
-                assert text not in shown, (text, message)
+            _assert_function_message_hides_the_expected_value(q, mistake, message)
         elif isinstance(q, ValueQuestion):
             expected = q.reference()
             for text in _expected_texts(expected):
                 assert text not in message, (text, message)
             assert q.prompt in message
+
+
+def _assert_function_message_hides_the_expected_value(q, mistake, message: str) -> None:
+    failing = [
+        args
+        for args in q.cases
+        if any(q._call_text(args) + verb in message for verb in (" returned", " raised"))
+    ]
+    assert len(failing) == 1, message
+    shown = message.replace(q._call_text(failing[0]), "")
+    expected = q.reference(*failing[0])
+    # the learner's (wrong) value, or the error it raised, is shown; the expected one never is
+    if " raised " not in message:
+        assert format_value(mistake.function(*failing[0])) in shown
+    for text in _expected_texts(expected):
+        assert text not in shown, (text, message)
 
 
 @pytest.mark.parametrize("qid", sorted(QUESTIONS))

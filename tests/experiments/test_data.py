@@ -123,7 +123,7 @@ def test_missing_file_says_where_to_get_it(tmp_path):
         load_movielens_latest(tmp_path / "nothing.csv")
     with pytest.raises(FileNotFoundError, match=r"folder without a 'u.data'"):
         load_movielens_100k(tmp_path)
-    with pytest.raises(TypeError, match="needs a path"):
+    with pytest.raises(TypeError, match=r"path must be a path \(a non-empty str or a pathlib.Path\); got 42"):
         load_movielens_100k(42)
 
 

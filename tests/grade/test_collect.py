@@ -197,6 +197,38 @@ def test_two_files_claiming_one_learner_are_both_unassigned(tmp_path, roster):
     found = C.collect([tmp_path], roster, tmp_path)
     assert found.submissions == []
     assert sorted(why.split(" is also")[0] for _, why in found.unmatched) == ["learner s02"] * 2
+    # red team 5: a conflict, not a file of nobody's: the grader keeps s02's earlier result and says so
+    assert found.conflicts() == {"s02": ["a_s02.ipynb", "b_s02.ipynb"]}
+    assert all(s.contested == "s02" and s.learner is None for s in found.unassigned)
+    assert any(line.startswith("CONFLICT: learner s02") for line in C.instructor_lines(found))
+
+
+def test_canvas_identifies_by_its_user_id_before_a_name_a_classmate_typed(tmp_path):
+    """A Canvas name starts with Canvas's user id, which no learner chooses: Mallory (user 1099, not in the
+    roster's canvas_id column) uploads a file she named for Bo; Bo's own file, identified by his user id,
+    keeps him and hers is nobody's (losing to the platform is no conflict). Two files both identified by
+    Bo's user id (two attachments) are a conflict: the instructor decides."""
+    roster = Roster.from_text(ROSTER)
+    folder = tmp_path / "canvas"
+    folder.mkdir()
+    (folder / "chenbo_1002_7_hw.ipynb").write_bytes(STUB)
+    (folder / "mallory_1099_8_hw_s02.ipynb").write_bytes(PERFECT)  # matches *_s02*.ipynb by its name
+    found = C.collect([folder], roster, tmp_path)
+    assert _who(found) == {"chenbo_1002_7_hw.ipynb": "s02"}
+    assert found.conflicts() == {}
+    assert "identified by the platform" in dict(found.unmatched)["mallory_1099_8_hw_s02.ipynb"]
+    (folder / "chenbo_1002_7_hw-1.ipynb").write_bytes(PERFECT)
+    found = C.collect([folder], roster, tmp_path)
+    assert _who(found) == {}
+    assert found.conflicts() == {"s02": ["chenbo_1002_7_hw-1.ipynb", "chenbo_1002_7_hw.ipynb"]}
+
+
+def test_a_look_alike_of_the_exact_roster_name_is_no_conflict(tmp_path):
+    roster = Roster.from_text("file,id\ncaf\u00e9.ipynb,s1\n")
+    (tmp_path / "caf\u00e9.ipynb").write_bytes(PERFECT)
+    (tmp_path / "cafe\u0301.ipynb").write_bytes(STUB)  # NFD: the same name once normalised
+    found = C.collect([tmp_path], roster, tmp_path)
+    assert _who(found) == {"caf\u00e9.ipynb": "s1"} and found.conflicts() == {}
 
 
 # ------------------------------------------------ hostile archives, honest classmates beside

@@ -82,24 +82,16 @@ def _grade_cli(tmp_path: Path, mode: str, *paths: Path, extra: tuple[str, ...] =
 
 
 # ------------------------------------------------------------------ item 5: one term end to end
-def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode, capsys):
-    folder = _class(tmp_path, CLASS)
-    out = tmp_path / "out"
-    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
-    grades_before = _lines_by_id(out / "grades.csv", 0)
-    canvas_before = _lines_by_id(out / "canvas.csv", 2)
+def _assert_the_first_grading(out: Path, canvas_before: dict) -> None:
     rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
     assert rows["s01"]["score"] == "14" and 0 < float(rows["s02"]["score"]) < 14
     assert rows["s05"]["status"] == "missing" and rows["s05"]["score"] == ""  # missing, not 0
     assert canvas_before["s05"].rstrip("\r\n").endswith(",")  # an empty Canvas cell
     assert (out / "feedback" / "bo.md").is_file()
 
-    # a day later: Bo hands in a corrected notebook under another name; only it is graded
-    late = tmp_path / "a-day-later"
-    late.mkdir()
-    shutil.copyfile(CORPUS / "perfect.ipynb", late / "bo_fixed.ipynb")
-    assert _grade_cli(tmp_path, trusted_mode, late / "bo_fixed.ipynb") == 0
 
+def _assert_only_bo_changed(out: Path, grades_before: dict, canvas_before: dict) -> None:
+    """Every other learner's grades.csv and canvas.csv line is byte for byte the same; Bo's files replaced."""
     grades_after = _lines_by_id(out / "grades.csv", 0)
     canvas_after = _lines_by_id(out / "canvas.csv", 2)
     assert set(grades_after) == set(grades_before) and set(canvas_after) == set(canvas_before)
@@ -109,6 +101,10 @@ def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode
     assert grades_after["learner_id"] == grades_before["learner_id"]  # the header
     assert canvas_after["SIS User ID"] == canvas_before["SIS User ID"]
     assert canvas_after[""] == canvas_before[""]  # Points Possible
+    _assert_bo_replaced(out)
+
+
+def _assert_bo_replaced(out: Path) -> None:
     bo = {r["learner_id"]: r for r in _rows(out / "grades.csv")}["s02"]
     assert bo["score"] == "14" and bo["file"] == "bo_fixed.ipynb"
     # the old report and feedback are replaced, not left beside the new ones
@@ -116,6 +112,8 @@ def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode
     assert (out / "feedback" / "bo_fixed.md").is_file() and (out / "bo_fixed.json").is_file()
     assert len(list((out / "feedback").glob("*.md"))) == 4
 
+
+def _assert_the_term_history(out: Path, capsys) -> None:
     with gb.Gradebook.open(out) as book:
         history = book.history("s02")
         assert [r.display for r in history] == ["bo.ipynb", "bo_fixed.ipynb"]
@@ -128,7 +126,76 @@ def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode
     assert "bo.ipynb" in shown and "* " in shown and shown.count("\n") == 7
 
 
+def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode, capsys):
+    folder = _class(tmp_path, CLASS)
+    out = tmp_path / "out"
+    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
+    grades_before = _lines_by_id(out / "grades.csv", 0)
+    canvas_before = _lines_by_id(out / "canvas.csv", 2)
+    _assert_the_first_grading(out, canvas_before)
+    old = {r["learner_id"]: r for r in _rows(out / "grades.csv")}["s02"]["score"]
+
+    # a day later: Bo hands in a corrected notebook under another name; only it is graded
+    late = tmp_path / "a-day-later"
+    late.mkdir()
+    shutil.copyfile(CORPUS / "perfect.ipynb", late / "bo_fixed.ipynb")
+    capsys.readouterr()
+    assert _grade_cli(tmp_path, trusted_mode, late / "bo_fixed.ipynb") == 0
+    # the documented workflow still merges, and says loudly whose result another file replaced
+    said = capsys.readouterr().err
+    assert f"REPLACED: s02's result of 'bo.ipynb' ({old}/14) by 'bo_fixed.ipynb' (14/14)" in said, said
+    assert "another file name" in said and said.count("REPLACED") == 2  # when graded, and in the summary
+
+    _assert_only_bo_changed(out, grades_before, canvas_before)
+    _assert_the_term_history(out, capsys)
+
+
 # ------------------------------------------------------------------ item 2: stable hidden cases
+def _assert_bo_conflicted(out: Path, said: str) -> None:
+    """Neither of Bo's two claimants is his: an empty cell, a reason naming the files, never 0."""
+    assert "CONFLICT: s02 is claimed by 'bo (1).ipynb', 'bo.ipynb'" in said, said
+    rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
+    assert rows["s02"]["status"] == "conflict" and rows["s02"]["score"] == ""
+    assert "bo (1).ipynb" in rows["s02"]["reason"]
+    assert "no file matched" not in rows["s02"]["reason"]
+    assert rows["s05"]["score"] == "0" and rows["s01"]["score"] == "14"  # missing-zero still applies
+    canvas = _lines_by_id(out / "canvas.csv", 2)
+    assert canvas["s02"].rstrip("\r\n").endswith(",")  # empty, not 0
+
+
+def _assert_bo_graded_again(out: Path) -> None:
+    rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
+    assert rows["s02"]["score"] == "14" and "conflict" not in rows["s02"]["reason"]
+    with gb.Gradebook.open(out) as book:
+        assert book.meta("contested") == {}
+
+
+def _assert_bo_kept_his_result(out: Path) -> None:
+    rows = {r["learner_id"]: r for r in _rows(out / "grades.csv")}
+    assert rows["s02"]["score"] == "14" and rows["s02"]["file"] == "bo.ipynb"
+    assert "conflict: the files bo (2).ipynb, bo.ipynb" in rows["s02"]["reason"]
+
+
+def test_files_that_claim_one_learner_never_cost_them_their_grade(tmp_path, trusted_mode, capsys):
+    """Red team 5: two files of a run claim Bo (``bo*.ipynb``). Neither is graded as his; his earlier
+    result stays, with a reason naming both files; without one his row is ``conflict`` and never 0, even
+    with --missing-zero after the deadline; the next run that grades one file as his ends the conflict."""
+    folder = _class(tmp_path, {"ann.ipynb": "perfect.ipynb", "bo.ipynb": "perfect.ipynb"})
+    shutil.copyfile(CORPUS / "unchanged_stub.ipynb", folder / "bo (1).ipynb")
+    out, past = tmp_path / "out", ("--deadline", "2020-01-01T00:00:00+00:00", "--missing-zero")
+    assert _grade_cli(tmp_path, trusted_mode, folder, extra=past) == 0
+    _assert_bo_conflicted(out, capsys.readouterr().err)
+
+    (folder / "bo (1).ipynb").unlink()  # the instructor removes the stray file and grades again
+    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
+    _assert_bo_graded_again(out)
+
+    # a later conflict keeps Bo's result and says so on his row
+    shutil.copyfile(CORPUS / "unchanged_stub.ipynb", folder / "bo (2).ipynb")
+    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
+    _assert_bo_kept_his_result(out)
+
+
 def test_the_same_file_a_week_apart_gets_identical_partial_credit(tmp_path, trusted_mode, monkeypatch):
     notebook = tmp_path / "bo.ipynb"
     shutil.copyfile(CORPUS / "partially_correct.ipynb", notebook)
@@ -179,15 +246,9 @@ def test_a_rerun_skips_what_is_graded_and_regrade_grades_again(tmp_path, trusted
         assert len(book.history()) == 4 and len(book.current()) == 2
 
 
-def test_sigterm_mid_run_keeps_what_was_graded_and_a_rerun_finishes(tmp_path, trusted_mode):
-    files = {"a1.ipynb": "perfect.ipynb"}
-    files |= {f"z{i}.ipynb": "infinite_loop_in_function.ipynb" for i in range(3)}
-    folder = _class(tmp_path, files)
-    out = tmp_path / "out"
-    command = [sys.executable, "-m", "helpers.grade", "--assignment", "from-scratch", "--out", str(out)]
-    command += ["--timeout", "2", *_unsafe(trusted_mode), str(folder)]
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "topkeval" / "src")])}
-    proc = subprocess.Popen(command, cwd=tmp_path, env=env, stderr=subprocess.PIPE, text=True)
+def _sigterm_after_the_first_result(command, cwd, env, out):
+    """Start the run, send SIGTERM once the gradebook holds one result; the process and its stderr."""
+    proc = subprocess.Popen(command, cwd=cwd, env=env, stderr=subprocess.PIPE, text=True)
     try:
         deadline = time.monotonic() + 120
         while _results(out) < 1 and time.monotonic() < deadline and proc.poll() is None:
@@ -198,6 +259,27 @@ def test_sigterm_mid_run_keeps_what_was_graded_and_a_rerun_finishes(tmp_path, tr
     finally:
         if proc.poll() is None:
             proc.kill()
+    return proc, err
+
+
+def _assert_a_rerun_finishes(command, cwd, env, out, kept, files):
+    again = subprocess.run(command, cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stderr
+    assert again.stderr.count("already graded (same file") == len(kept)
+    with gb.Gradebook.open(out) as book:
+        assert sorted(r.display for r in book.history()) == sorted(files)  # each graded exactly once
+    assert {r["file"] for r in _rows(out / "grades.csv")} == set(files)
+
+
+def test_sigterm_mid_run_keeps_what_was_graded_and_a_rerun_finishes(tmp_path, trusted_mode):
+    files = {"a1.ipynb": "perfect.ipynb"}
+    files |= {f"z{i}.ipynb": "infinite_loop_in_function.ipynb" for i in range(3)}
+    folder = _class(tmp_path, files)
+    out = tmp_path / "out"
+    command = [sys.executable, "-m", "helpers.grade", "--assignment", "from-scratch", "--out", str(out)]
+    command += ["--timeout", "2", *_unsafe(trusted_mode), str(folder)]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT), str(ROOT / "topkeval" / "src")])}
+    proc, err = _sigterm_after_the_first_result(command, tmp_path, env, out)
     assert proc.returncode == 143, err
     assert "interrupted" in err and "Run the same command again" in err
     with gb.Gradebook.open(out) as book:
@@ -207,12 +289,7 @@ def test_sigterm_mid_run_keeps_what_was_graded_and_a_rerun_finishes(tmp_path, tr
     assert outcome == "interrupted"
     rows = _rows(out / "grades.csv")  # the exports hold what was graded before the signal
     assert {r["file"] for r in rows} == set(kept)
-    again = subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
-    assert again.returncode == 0, again.stderr
-    assert again.stderr.count("already graded (same file") == len(kept)
-    with gb.Gradebook.open(out) as book:
-        assert sorted(r.display for r in book.history()) == sorted(files)  # each graded exactly once
-    assert {r["file"] for r in _rows(out / "grades.csv")} == set(files)
+    _assert_a_rerun_finishes(command, tmp_path, env, out, kept, files)
 
 
 def _results(out: Path) -> int:

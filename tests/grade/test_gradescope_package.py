@@ -66,6 +66,12 @@ def package(tmp_path_factory):
     return out
 
 
+def _assert_a_portable_script(script: str) -> None:
+    """Valid bash that names no path of this machine."""
+    assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
+    assert str(ROOT) not in script and "/work" not in script and sys.executable not in script
+
+
 def test_the_package_holds_setup_run_autograder_and_the_course_only(package):
     with zipfile.ZipFile(package) as zf:
         names = set(zf.namelist())
@@ -76,8 +82,7 @@ def test_the_package_holds_setup_run_autograder_and_the_course_only(package):
     assert not any(n.startswith(("tests/", "exercises/", "notebooks/")) or "__pycache__" in n for n in names)
     assert modes["setup.sh"] & stat.S_IXUSR and modes["run_autograder"] & stat.S_IXUSR
     for script in (setup, run):
-        assert subprocess.run(["bash", "-n"], input=script, text=True).returncode == 0
-        assert str(ROOT) not in script and "/work" not in script and sys.executable not in script
+        _assert_a_portable_script(script)
     assert "apt-get install -y -q bubblewrap" in setup and "sys.version_info < (3, 11)" in setup
     assert "pip install --quiet ./topkeval ." in setup  # the zip's own copies
     assert "${AUTOGRADER_ROOT:-/autograder}" in run and '"$SRC/.venv/bin/python"' in run.replace("PY=", "")

@@ -74,6 +74,27 @@ def _rows(path: Path) -> dict[str, dict]:
     return {r["learner_id"]: r for r in csv.DictReader(io.StringIO(path.read_text(encoding="utf-8")))}
 
 
+def _canvas(out: Path) -> dict[str, str]:
+    """canvas.csv's last column (the score) by its third (the learner id)."""
+    return {r[2]: r[-1] for r in csv.reader(io.StringIO((out / "canvas.csv").read_text(encoding="utf-8")))}
+
+
+def _late_columns(rows: dict[str, dict]) -> dict[str, tuple]:
+    return {
+        k: (r["days_late"], r["late_penalty_percent"], r["score_before_penalty"], r["score"])
+        for k, r in rows.items()
+    }
+
+
+def _perfect_submissions(tmp_path: Path, times: dict) -> list[Submission]:
+    """A copy of the perfect notebook per name, submitted at its time, as learners s1, s2, ..."""
+    subs = []
+    for i, (name, when) in enumerate(times.items(), start=1):
+        shutil.copyfile(CORPUS / "perfect.ipynb", tmp_path / f"{name}.ipynb")
+        subs.append(Submission(tmp_path / f"{name}.ipynb", f"{name}.ipynb", f"s{i}", when))
+    return subs
+
+
 def test_late_submissions_are_shown_and_penalised_and_missing_gets_zero_after_the_deadline(
     tmp_path, trusted_mode
 ):
@@ -82,19 +103,13 @@ def test_late_submissions_are_shown_and_penalised_and_missing_gets_zero_after_th
     )
     times = {"ann": DEADLINE + timedelta(minutes=15), "bo": DEADLINE + timedelta(minutes=15, seconds=1),
              "cy": DEADLINE + timedelta(days=2)}  # fmt: skip
-    subs = []
-    for i, (name, when) in enumerate(times.items(), start=1):
-        shutil.copyfile(CORPUS / "perfect.ipynb", tmp_path / f"{name}.ipynb")
-        subs.append(Submission(tmp_path / f"{name}.ipynb", f"{name}.ipynb", f"s{i}", when))
+    subs = _perfect_submissions(tmp_path, times)
     policy = late.LatePolicy(DEADLINE, timedelta(minutes=15), per_day=10, cap=25, missing_zero=True)
     out = tmp_path / "out"
     a = ASSIGNMENTS["from-scratch"]
     grade.grade_many(subs, a, out, jobs=2, mode=trusted_mode, progress=None, roster=roster, policy=policy)
     rows = _rows(out / "grades.csv")
-    seen = {
-        k: (r["days_late"], r["late_penalty_percent"], r["score_before_penalty"], r["score"])
-        for k, r in rows.items()
-    }
+    seen = _late_columns(rows)
     assert seen == {
         "s1": ("0", "0", "14", "14"),
         "s2": ("1", "10", "14", "12.6"),
@@ -102,7 +117,7 @@ def test_late_submissions_are_shown_and_penalised_and_missing_gets_zero_after_th
         "s4": ("", "", "", "0"),  # missing, and --missing-zero after the deadline
     }
     assert rows["s2"]["submitted_at"] == "2026-03-02T00:14:01Z" and rows["s4"]["status"] == "missing"
-    canvas = {r[2]: r[-1] for r in csv.reader(io.StringIO((out / "canvas.csv").read_text(encoding="utf-8")))}
+    canvas = _canvas(out)
     assert (canvas["s1"], canvas["s2"], canvas["s3"], canvas["s4"]) == ("14", "12.6", "11.2", "0")
     feedback = (out / "feedback" / "bo.md").read_text(encoding="utf-8")
     assert (
@@ -115,7 +130,7 @@ def test_late_submissions_are_shown_and_penalised_and_missing_gets_zero_after_th
         assert late.LatePolicy.from_json(book.meta("late_policy")) == policy
         exports.write_class_files(out, book, now=DEADLINE - timedelta(hours=1))
     assert _rows(out / "grades.csv")["s4"]["score"] == ""
-    canvas = {r[2]: r[-1] for r in csv.reader(io.StringIO((out / "canvas.csv").read_text(encoding="utf-8")))}
+    canvas = _canvas(out)
     assert canvas["s4"] == "" and canvas["s2"] == "12.6"
     assert grade.main(["export", str(out)]) == 0  # today is after the deadline: 0 again
     assert _rows(out / "grades.csv")["s4"]["score"] == "0"

@@ -139,15 +139,35 @@ def _active_tokens(text: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ the class
+def _passed_for_points(check) -> bool:
+    """A check that passed and was worth points."""
+    return check["passed"] and check["max_points"] > 0
+
+
 def test_points_without_computing_score_nothing_beside_an_honest_classmate(graded):
     _, by_file, _, _ = graded
     assert by_file["honest.ipynb"]["score"] == 14.0
     zeros = by_file["zeros.ipynb"]
     assert zeros["score"] <= 0.5, [(q["target"], q["points"]) for q in zeros["questions"]]
-    gated = [c for q in zeros["questions"] for c in q["checks"] if c["passed"] and c["max_points"] > 0]
+    gated = [c for q in zeros["questions"] for c in q["checks"] if _passed_for_points(c)]
     assert gated and all(c["points"] == 0 and "randomised check" in c["feedback"] for c in gated)
-    held = [q for q in zeros["questions"] if any(c["passed"] and c["max_points"] > 0 for c in q["checks"])]
+    held = [q for q in zeros["questions"] if any(_passed_for_points(c) for c in q["checks"])]
     assert held and all(q["reason"] == scoring.GATED_REASON for q in held)
+
+
+def _assert_inert_results(name, data):
+    """One results.json entry: no active markdown, plain text tests without control characters or HTML."""
+    assert _active_tokens(data["output"]) == [], name
+    for test in data["tests"]:
+        assert test["output_format"] == "text"
+        assert all(unicodedata.category(c) not in ("Cc", "Cf") or c == "\n" for c in test["output"])
+        assert "<img" not in test["output"] and "javascript" not in test["output"], test["output"]
+
+
+def _assert_hostile_feedback_is_inert(text):
+    assert "an exception class defined in the notebook" in text and "a class defined in the notebook" in text
+    assert "onerror" not in text.replace(inert.md_code(HOSTILE_FILE), "")  # only inside the file's code span
+    assert "line 1" in text and "SyntaxError" in text and "never closed" in text or "invalid syntax" in text
 
 
 def test_learner_names_are_inert_in_every_output(graded):
@@ -158,15 +178,8 @@ def test_learner_names_are_inert_in_every_output(graded):
     for name, text in feedback.items():
         assert _active_tokens(text) == [], name
     for name, data in results.items():
-        assert _active_tokens(data["output"]) == [], name
-        for test in data["tests"]:
-            assert test["output_format"] == "text"
-            assert all(unicodedata.category(c) not in ("Cc", "Cf") or c == "\n" for c in test["output"])
-            assert "<img" not in test["output"] and "javascript" not in test["output"], test["output"]
-    text = feedback[HOSTILE_FILE]
-    assert "an exception class defined in the notebook" in text and "a class defined in the notebook" in text
-    assert "onerror" not in text.replace(inert.md_code(HOSTILE_FILE), "")  # only inside the file's code span
-    assert "line 1" in text and "SyntaxError" in text and "never closed" in text or "invalid syntax" in text
+        _assert_inert_results(name, data)
+    _assert_hostile_feedback_is_inert(feedback[HOSTILE_FILE])
     rows = list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
     assert {r["file"] for r in rows} >= {"'@SUM(1+1).ipynb", HOSTILE_FILE}
     assert not any(v[:1] in "=+-@" for r in rows for v in r.values() if v)

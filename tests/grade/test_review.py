@@ -207,11 +207,28 @@ def test_the_page_needs_the_token_and_this_host(server):
     )
 
 
+def _others(rows: dict) -> dict:
+    """Every row but Ann's (s1)."""
+    return {k: v for k, v in rows.items() if k != "s1"}
+
+
+def _assert_refused(server, out, bad: str) -> None:
+    status, _, page = _request(server, "POST", "/score", _form(server, out, "s1", bad))
+    assert status == 400 and "points must be a number from 0 to 3" in page, bad
+
+
+def _assert_the_score_is_shown(server, out) -> None:
+    """Ann's feedback has her new total, its comment as text; the review page shows the score."""
+    feedback = (out / "feedback" / "ann.md").read_text(encoding="utf-8")
+    assert "4.5 / 5" in feedback and "<b>" not in feedback
+    page = _request(server, "GET", "/?" + urlencode({"token": server.token}))[2]
+    assert "1 not scored yet" in page and "scored 2.5 / 3" in page
+
+
 def test_scores_are_validated_and_update_the_gradebook_and_exports(server, out):
     canvas_before, grades_before = _csv(out / "canvas.csv"), _csv(out / "grades.csv")
     for bad in ("3.5", "-1", "nan", "inf", "three", ""):
-        status, _, page = _request(server, "POST", "/score", _form(server, out, "s1", bad))
-        assert status == 400 and "points must be a number from 0 to 3" in page, bad
+        _assert_refused(server, out, bad)
     assert _request(server, "POST", "/score", _form(server, out, "s1", "2", token="wrong"))[0] == 403
     forged = _form(server, out, "s1", "2") | {"who": "s2"}
     assert _request(server, "POST", "/score", forged)[0] == 400  # Bo's answer was not attempted
@@ -227,16 +244,9 @@ def test_scores_are_validated_and_update_the_gradebook_and_exports(server, out):
     assert given["points"] == 2.5 and given["comment"] == "<b>names both</b>"
     canvas, grades = _csv(out / "canvas.csv"), _grades(out)
     assert canvas["s1"][-1] == "4.5" and grades["s1"]["why_ndcg result"] == "hand graded"
-    assert {k: v for k, v in canvas.items() if k != "s1"} == {
-        k: v for k, v in canvas_before.items() if k != "s1"
-    }
-    assert {k: v for k, v in _csv(out / "grades.csv").items() if k != "s1"} == {
-        k: v for k, v in grades_before.items() if k != "s1"
-    }
-    feedback = (out / "feedback" / "ann.md").read_text(encoding="utf-8")
-    assert "4.5 / 5" in feedback and "<b>" not in feedback
-    page = _request(server, "GET", "/?" + urlencode({"token": server.token}))[2]
-    assert "1 not scored yet" in page and "scored 2.5 / 3" in page
+    assert _others(canvas) == _others(canvas_before)
+    assert _others(_csv(out / "grades.csv")) == _others(grades_before)
+    _assert_the_score_is_shown(server, out)
 
 
 # ------------------------------------------------------------------ the review page in Chromium

@@ -272,3 +272,159 @@ def test_a_huge_notebook_is_refused_with_bounded_memory(tmp_path):
     assert peak_mib < 400, peak_mib
     skipped = json.loads((out / "similarity.json").read_text())["skipped"]
     assert any("huge.ipynb" in s and "KiB of code" in s for s in skipped)
+
+
+# ------------------------------------------------------------------ red team 5: evasions, and honest work
+HONEST_A = """
+def precision_at_k(ranking, relevant, k):
+    hits = 0
+    for item in ranking[:k]:
+        if item in relevant:
+            hits += 1
+    return hits / k
+
+def recall_at_k(ranking, relevant, k):
+    if not relevant:
+        return 0.0
+    found = [item for item in ranking[:k] if item in relevant]
+    return len(found) / len(relevant)
+
+def hit_at_k(ranking, relevant, k):
+    return 1.0 if any(item in relevant for item in ranking[:k]) else 0.0
+
+def reciprocal_rank_at_k(ranking, relevant, k):
+    for position in range(min(k, len(ranking))):
+        if ranking[position] in relevant:
+            return 1.0 / (position + 1)
+    return 0.0
+
+def average_precision_at_k(ranking, relevant, k):
+    if not relevant:
+        return 0.0
+    total, seen = 0.0, 0
+    for position, item in enumerate(ranking[:k]):
+        if item in relevant and item not in ranking[:position]:
+            seen += 1
+            total += seen / (position + 1)
+    return total / min(len(relevant), k)
+
+def dcg_at_k(ranking, relevant, k):
+    grades = relevant if isinstance(relevant, dict) else dict.fromkeys(relevant, 1)
+    score = 0.0
+    for position, item in enumerate(ranking[:k]):
+        score += grades.get(item, 0) / math.log2(position + 2)
+    return score
+
+def ndcg_at_k(ranking, relevant, k):
+    grades = relevant if isinstance(relevant, dict) else dict.fromkeys(relevant, 1)
+    best = sorted(grades, key=grades.get, reverse=True)
+    ideal = dcg_at_k(best, grades, k)
+    if ideal == 0:
+        return 0.0
+    return dcg_at_k(ranking, grades, k) / ideal
+"""
+
+HONEST_B = """
+def _gains(relevant):
+    if isinstance(relevant, dict):
+        return dict(relevant)
+    return {x: 1 for x in relevant}
+
+def precision_at_k(ranking, relevant, k):
+    return sum(1 for x in ranking[:k] if x in relevant) / k
+
+def recall_at_k(ranking, relevant, k):
+    return sum(1 for x in set(ranking[:k]) if x in relevant) / len(relevant) if relevant else 0.0
+
+def hit_at_k(ranking, relevant, k):
+    return float(bool(set(ranking[:k]) & set(relevant)))
+
+def reciprocal_rank_at_k(ranking, relevant, k):
+    ranks = [i for i, x in enumerate(ranking[:k], start=1) if x in relevant]
+    return 1 / ranks[0] if ranks else 0.0
+
+def average_precision_at_k(ranking, relevant, k):
+    precisions = []
+    counted = set()
+    for i, x in enumerate(ranking[:k], start=1):
+        if x in relevant and x not in counted:
+            counted.add(x)
+            precisions.append(len(counted) / i)
+    return sum(precisions) / min(k, len(relevant)) if relevant else 0.0
+
+def dcg_at_k(ranking, relevant, k):
+    g = _gains(relevant)
+    return sum(g.get(x, 0) / math.log2(i + 1) for i, x in enumerate(ranking[:k], start=1))
+
+def ndcg_at_k(ranking, relevant, k):
+    g = _gains(relevant)
+    ideal = sum(v / math.log2(i + 1) for i, v in enumerate(sorted(g.values(), reverse=True)[:k], start=1))
+    return dcg_at_k(ranking, g, k) / ideal if ideal > 0 else 0.0
+"""
+
+
+def test_honest_work_written_independently_is_no_pair_and_no_match(tmp_path):
+    """Known-wrong for the rules that find evasions: two honest notebooks written independently, the
+    corpus's honest one, and the untouched learner notebook are no pair, and match neither the solution,
+    the library nor the course package, although short formulas (hit@k) come out alike."""
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    _notebook(subs / "ann.ipynb", HONEST_A)
+    _notebook(subs / "bo.ipynb", HONEST_B)
+    (subs / "cy.ipynb").write_bytes(
+        (ROOT / "tests" / "grade" / "grading_corpus" / "perfect.ipynb").read_bytes()
+    )
+    (subs / "dee.ipynb").write_bytes((ROOT / "exercises" / "from-scratch.ipynb").read_bytes())
+    out = tmp_path / "out"
+    assert grade.main(["similarity", "--assignment", "from-scratch", "--out", str(out), str(subs)]) == 0
+    result = json.loads((out / "similarity.json").read_text())
+    assert result["compared"] == 4 and result["pairs"] == [] and result["references"] == []
+
+
+def test_no_op_statements_and_dead_code_are_normalised_away():
+    plain = ast.parse("def f(xs, k):\n    top = xs[:k]\n    return len(top) / k").body[0]
+    padded = ast.parse(
+        "def g(items, n):\n    pass\n    _trace = None\n    'note'\n    42\n    head = items[:n]\n"
+        "    _trace = head\n    return len(head) / n\n    print('never')\n    _trace = None"
+    ).body[0]
+    assert similarity.normalise(plain) == similarity.normalise(padded)
+    kept = ast.parse("def h(xs):\n    global seen\n    seen = xs\n    log(xs)\n    return xs").body[0]
+    # a global's assignment and a call have effects: kept
+    assert (
+        similarity.normalise(kept) == "def v0(v1):\n    global seen\n    v2 = v1\n    v3(v1)\n    return v1"
+    )
+
+
+def test_bindings_in_blocks_and_through_the_namespace_are_resolved():
+    code = (
+        "import sys\n"
+        "try:\n    def _a(x):\n        return x + 1\nexcept Exception:\n    pass\n"
+        "with open('x') as fh:\n    def _b(x):\n        return x + 2\n"
+        "for _ in range(1):\n    def _c(x):\n        return x + 3\n"
+        "globals()['f'] = _a\nglobals().update({'g': _b}, h=_c)\n"
+        "setattr(sys.modules[__name__], 'i', _a)\n"
+        "if True:\n    j = lambda x: x * 2\n"
+        "class K:\n    def method(self):\n        return 1\n"
+    )
+    graded, others = similarity.notebook_functions([code], {"f", "g", "h", "i", "j"})
+    assert {k: similarity.normalise(v).split("\n")[1].strip() for k, v in graded.items()} == {
+        "f": "return v1 + 1", "g": "return v1 + 2", "h": "return v1 + 3", "i": "return v1 + 1",
+        "j": "return v1 * 2",
+    }  # fmt: skip
+    assert list(others) == ["method"]  # the other defs are bound to graded names: compared once
+
+
+def test_copied_functions_are_reported_whatever_the_mean_and_short_formulas_are_not():
+    long = [f"t{i}" for i in range(similarity.COPY_TOKENS)]
+    short = [f"s{i}" for i in range(30)]
+    own = {f"own{j}": [f"o{j}_{i}" for i in range(80)] for j in range(4)}
+    a = similarity.Entry("a", {"f": long, "h": short, **own})
+    b = similarity.Entry("b", {"g": list(long), "h": list(short)})  # f copied under another name
+    result = similarity.compare_class([a, b], [], threshold=0.9)
+    assert [(p["a"], p["b"]) for p in result["pairs"]] == [("a", "b")]
+    assert sorted(map(tuple, result["pairs"][0]["copies"])) == [("f", "g", 1.0), ("h", "h", 1.0)]
+    assert "f = g 1.00" in similarity.report_markdown(result, [])
+    # one short formula written alike (30 tokens) among a learner's own code: no pair
+    c = similarity.Entry("c", {"h": list(short), **own})
+    d = similarity.Entry("d", {"h": list(short), **{k: [x + "'" for x in v] for k, v in own.items()}})
+    assert similarity.compare_class([c, d], [], threshold=0.9)["pairs"] == []

@@ -69,20 +69,23 @@ def ndcg(ranking, grades, k, gain="linear", ideal="all"):
     return dcg(ranking, grades, k, gain) / best if best > 0 else 0.0
 
 
+def _bpref_judged(ranking, judgments):
+    """bpref's relevant set, its judged-not-relevant set and the size of the pool it counts against."""
+    if isinstance(judgments, dict):
+        relevant = {item for item, grade in judgments.items() if grade > 0}
+        nonrelevant = {item for item, grade in judgments.items() if grade == 0}
+        return relevant, nonrelevant, min(len(relevant), len(nonrelevant))
+    relevant = set(judgments)
+    return relevant, {item for item in ranking if item not in relevant}, len(relevant)
+
+
 def bpref(ranking, judgments, k):
     """Buckley and Voorhees' bpref, read straight off its definition, over the top k.
 
     ``judgments`` maps item -> grade (0 = judged not relevant, absent = unjudged); a set lists the
     relevant items and judges every other item not relevant, with at least |R| of those.
     """
-    if isinstance(judgments, dict):
-        relevant = {item for item, grade in judgments.items() if grade > 0}
-        nonrelevant = {item for item, grade in judgments.items() if grade == 0}
-        pool = min(len(relevant), len(nonrelevant))
-    else:
-        relevant = set(judgments)
-        nonrelevant = {item for item in ranking if item not in relevant}
-        pool = len(relevant)
+    relevant, nonrelevant, pool = _bpref_judged(ranking, judgments)
     top = list(ranking)[:k]
     total = Fraction(0)
     for i, item in enumerate(top):

@@ -129,15 +129,23 @@ def test_every_marked_docstring_is_rendered_by_the_package():
 
 
 # ---- the course uses the public API only
+def _private_names(node: ast.AST) -> list[str]:
+    """The private topkeval modules and names one import statement reaches (dunders included)."""
+    if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("topkeval"):
+        parts = node.module.split(".")
+        found = [node.module] if any(p.startswith("_") for p in parts) else []
+        return found + [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
+    if isinstance(node, ast.Import):
+        return [a.name for a in node.names if a.name.startswith("topkeval") and "._" in a.name]
+    return []
+
+
 def _private_imports(path: Path) -> list[str]:
-    found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("topkeval"):
-            parts = node.module.split(".")
-            found += [node.module] if any(p.startswith("_") for p in parts) else []
-            found += [f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_")]
-        elif isinstance(node, ast.Import):
-            found += [a.name for a in node.names if a.name.startswith("topkeval") and "._" in a.name]
+    found = [
+        name
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+        for name in _private_names(node)
+    ]
     return [name for name in found if not name.rsplit(".", 1)[-1].startswith("__")]  # __all__ is public
 
 

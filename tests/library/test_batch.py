@@ -139,6 +139,26 @@ def test_dataframe_path_equals_per_user_functions(cases, k, options, ids):
     assert list(got.index) == list(want.index)
 
 
+def _grouped_user(rng, u, length, ranks, last):
+    """User ``u``'s (ranking, relevance), its recommendation rows and its truth rows."""
+    ranking = [f"i{i}" for i in rng.choice(20, length, replace=False)]
+    relevant = {
+        f"i{i}": float(rng.integers(1, 4)) for i in rng.choice(20, int(rng.integers(1, 6)), replace=False)
+    }
+    rank = np.arange(1, length + 1) * (3 if ranks == "gaps" else 1)
+    rows = list(zip(ranking, rank, strict=True))
+    if ranks == "one_user_reversed" and last:
+        rows = rows[::-1]  # worst first: falls back to sorting, still read in rank order
+    recs = [(f"u{u}", item, r) for item, r in rows]
+    return (ranking, relevant), recs, [(f"u{u}", item, g) for item, g in relevant.items()]
+
+
+def _uneven(users, truth):
+    """u0 loses its relevant items (scored 0 by empty="zero"); "u9" has relevant items, no list."""
+    truth = [row for row in truth if row[0] != "u0"] + [("u9", "i1", 2.0)]
+    return [(users[0][0], {})] + users[1:] + [([], {"i1": 2.0})], truth
+
+
 # ---- evaluate(): the DataFrame front end ------------------------------------------
 @settings(max_examples=60, deadline=None)
 @given(
@@ -156,25 +176,17 @@ def test_dataframe_path_with_grouped_lists_of_one_length(length, k, ranks, optio
     n_users = int(rng.integers(1, 8))
     users, recs, truth = [], [], []
     for u in range(n_users):
-        ranking = [f"i{i}" for i in rng.choice(20, length, replace=False)]
-        relevant = {
-            f"i{i}": float(rng.integers(1, 4)) for i in rng.choice(20, int(rng.integers(1, 6)), replace=False)
-        }
-        users.append((ranking, relevant))
-        rank = np.arange(1, length + 1) * (3 if ranks == "gaps" else 1)
-        rows = list(zip(ranking, rank, strict=True))
-        if ranks == "one_user_reversed" and u == n_users - 1:
-            rows = rows[::-1]  # worst first: falls back to sorting, still read in rank order
-        recs += [(f"u{u}", item, r) for item, r in rows]
-        truth += [(f"u{u}", item, g) for item, g in relevant.items()]
+        user, user_recs, user_truth = _grouped_user(rng, u, length, ranks, last=u == n_users - 1)
+        users.append(user)
+        recs += user_recs
+        truth += user_truth
     blocks = [recs[u * length : (u + 1) * length] for u in range(n_users)]
     recs = [row for u in rng.permutation(n_users) for row in blocks[u]]  # users in any order
     recs = pd.DataFrame(recs, columns=["user", "item", "rank"])
     if ranks == "uint":
         recs["rank"] = recs["rank"].astype(np.uint16)
-    if uneven:  # u0 loses its relevant items (scored 0 by empty="zero"); "u9" has relevant items, no list
-        truth = [row for row in truth if row[0] != "u0"] + [("u9", "i1", 2.0)]
-        users = [(users[0][0], {})] + users[1:] + [([], {"i1": 2.0})]
+    if uneven:
+        users, truth = _uneven(users, truth)
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
     got = h.evaluate(recs, truth, k=k, empty="zero", metrics=ALL, **options)
     want = expected_frame(users, [k], {**options, "max_grade": got.attrs["err_max_grade"]})

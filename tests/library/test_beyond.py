@@ -82,36 +82,49 @@ def test_item_popularity_counts_users_once():
     assert item_popularity(log).to_dict() == {"a": 0.5, "b": 1.0}
 
 
+def _categories(member):
+    """Item -> the set of categories its row of the membership matrix marks."""
+    return {i: {c for c in range(member.shape[1]) if member[i, c]} for i in range(member.shape[0])}
+
+
+def _rankings(top):
+    """The rows of a padded top-K array as lists, empty slots (-1) dropped."""
+    return [[int(i) for i in row if i >= 0] for row in top]
+
+
+def _counts(rankings, catalog, k):
+    """How many rankings hold each catalog item in their top k."""
+    return [sum(1 for r in rankings if i in r[:k]) for i in catalog]
+
+
+def _assert_one_list_against_oracles(ranking, k, pop, features, cats):
+    head = ranking[:k]
+    assert novelty_at_k(ranking, k, popularity=pop) == pytest.approx(
+        sum(math.log2(1 / pop[i]) for i in head) / len(head), abs=1e-12
+    )
+    assert arp_at_k(ranking, k, popularity=pop) == pytest.approx(sum(pop[i] for i in head) / len(head))
+    assert intra_list_diversity_at_k(ranking, k, features=features) == pytest.approx(
+        ild_oracle(head, lambda a, b: cosine_distance(features[a], features[b])), abs=1e-12
+    )
+    jaccard = lambda a, b: 1 - len(cats[a] & cats[b]) / len(cats[a] | cats[b]) if cats[a] | cats[b] else 0.0
+    assert intra_list_diversity_at_k(ranking, k, categories=cats) == pytest.approx(
+        ild_oracle(head, jaccard), abs=1e-12
+    )
+
+
 @pytest.mark.parametrize("seed", [0, 1])
 def test_per_user_against_oracles(seed):
     top, share, vectors, member = random_case(seed, n_users=30)
     pop = dict(enumerate(share))
     features = {i: vectors[i].tolist() for i in range(len(share))}
-    cats = {i: {c for c in range(member.shape[1]) if member[i, c]} for i in range(len(share))}
-    rankings = [[int(i) for i in row if i >= 0] for row in top]
-    for ranking in rankings:
-        if not ranking:
-            continue
+    cats = _categories(member)
+    rankings = _rankings(top)
+    for ranking in (r for r in rankings if r):
         for k in (1, 4, 8):
-            head = ranking[:k]
-            assert novelty_at_k(ranking, k, popularity=pop) == pytest.approx(
-                sum(math.log2(1 / pop[i]) for i in head) / len(head), abs=1e-12
-            )
-            assert arp_at_k(ranking, k, popularity=pop) == pytest.approx(
-                sum(pop[i] for i in head) / len(head)
-            )
-            assert intra_list_diversity_at_k(ranking, k, features=features) == pytest.approx(
-                ild_oracle(head, lambda a, b: cosine_distance(features[a], features[b])), abs=1e-12
-            )
-            jaccard = lambda a, b: (
-                1 - len(cats[a] & cats[b]) / len(cats[a] | cats[b]) if cats[a] | cats[b] else 0.0
-            )
-            assert intra_list_diversity_at_k(ranking, k, categories=cats) == pytest.approx(
-                ild_oracle(head, jaccard), abs=1e-12
-            )
+            _assert_one_list_against_oracles(ranking, k, pop, features, cats)
     catalog = range(len(share))
     for k in (1, 3, 8):
-        counts = [sum(1 for r in rankings if i in r[:k]) for i in catalog]
+        counts = _counts(rankings, catalog, k)
         assert catalog_coverage(rankings, catalog, k) == pytest.approx(
             sum(c > 0 for c in counts) / len(counts)
         )
@@ -119,32 +132,29 @@ def test_per_user_against_oracles(seed):
 
 
 # ----------------------------------------------------------------- batch
+def _assert_batch_row_equals_per_user(vec_row, cat_row, ranking, k, pop, features, cats):
+    if not ranking:
+        assert np.isnan(vec_row[f"novelty@{k}"]) and vec_row[f"ild@{k}"] == 0
+        return
+    assert abs(vec_row[f"novelty@{k}"] - novelty_at_k(ranking, k, popularity=pop)) < 1e-12
+    assert abs(vec_row[f"arp@{k}"] - arp_at_k(ranking, k, popularity=pop)) < 1e-12
+    assert abs(vec_row[f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, features=features)) < 1e-12
+    assert abs(cat_row[f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, categories=cats)) < 1e-12
+
+
 @pytest.mark.parametrize("seed", [2, 3])
 def test_batch_equals_per_user(seed):
     top, share, vectors, member = random_case(seed)
     pop = dict(enumerate(share))
     features = {i: vectors[i] for i in range(len(share))}
-    cats = {i: {c for c in range(member.shape[1]) if member[i, c]} for i in range(len(share))}
+    cats = _categories(member)
     ks = [1, 3, 8]
     by_vec = evaluate_beyond(top, popularity=share, k=ks, item_vectors=vectors)
     by_cat = evaluate_beyond(top, popularity=share, k=ks, item_categories=member)
-    for u, row in enumerate(top):
-        ranking = [int(i) for i in row if i >= 0]
+    rankings = _rankings(top)
+    for u, ranking in enumerate(rankings):
         for k in ks:
-            if ranking:
-                assert abs(by_vec.loc[u, f"novelty@{k}"] - novelty_at_k(ranking, k, popularity=pop)) < 1e-12
-                assert abs(by_vec.loc[u, f"arp@{k}"] - arp_at_k(ranking, k, popularity=pop)) < 1e-12
-                assert (
-                    abs(by_vec.loc[u, f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, features=features))
-                    < 1e-12
-                )
-                assert (
-                    abs(by_cat.loc[u, f"ild@{k}"] - intra_list_diversity_at_k(ranking, k, categories=cats))
-                    < 1e-12
-                )
-            else:
-                assert np.isnan(by_vec.loc[u, f"novelty@{k}"]) and by_vec.loc[u, f"ild@{k}"] == 0
-    rankings = [[int(i) for i in row if i >= 0] for row in top]
+            _assert_batch_row_equals_per_user(by_vec.loc[u], by_cat.loc[u], ranking, k, pop, features, cats)
     for k in ks:
         assert coverage_batch(top, len(share), k=k) == pytest.approx(
             catalog_coverage(rankings, range(len(share)), k)
@@ -518,28 +528,38 @@ def test_exposure_weights_are_the_dcg_discount_and_rbp_patience():
     )
 
 
+def _random_exposure_case(rng):
+    """A padded top-K array (None when the width exceeds the catalog), its catalog size and a k."""
+    n_users, n_items, width = int(rng.integers(1, 12)), int(rng.integers(3, 15)), int(rng.integers(1, 7))
+    top = np.array([rng.permutation(n_items)[:width] for _ in range(n_users)]) if width <= n_items else None
+    if top is None:
+        return None, n_items, None
+    top[rng.random(top.shape) < 0.2] = -1  # empty slots
+    return top, n_items, int(rng.integers(1, width + 2))
+
+
+def _exposure_oracle(top, n_items, k, weighting):
+    """Each item's summed weight over the rows' top k; an empty slot still holds its rank."""
+    want = np.zeros(n_items)
+    for row in top:
+        for rank, item in enumerate(row[:k], 1):
+            if item >= 0:
+                want[item] += WEIGHT[weighting](rank, 0.6)
+    return want
+
+
 @pytest.mark.parametrize("weighting", ["log2", "rbp", "uniform"])
 def test_exposure_batch_equals_the_per_list_version(weighting):
     from topkeval.beyond import exposure_batch, exposure_gini_batch
 
     rng = np.random.default_rng(13)
     for _ in range(20):
-        n_users, n_items, width = int(rng.integers(1, 12)), int(rng.integers(3, 15)), int(rng.integers(1, 7))
-        top = (
-            np.array([rng.permutation(n_items)[:width] for _ in range(n_users)]) if width <= n_items else None
-        )
+        top, n_items, k = _random_exposure_case(rng)
         if top is None:
             continue
-        top[rng.random(top.shape) < 0.2] = -1  # empty slots
-        k = int(rng.integers(1, width + 2))
         lists = [[int(i) for i in row[:k] if i >= 0] for row in top]
         got = exposure_batch(top, n_items, k=k, weighting=weighting, p=0.6)  # k may exceed K
-        # an empty slot still holds its rank (a later item keeps its position), as in the loops below
-        want = np.zeros(n_items)
-        for row in top:
-            for rank, item in enumerate(row[:k], 1):
-                if item >= 0:
-                    want[item] += WEIGHT[weighting](rank, 0.6)
+        want = _exposure_oracle(top, n_items, k, weighting)
         assert got.tolist() == pytest.approx(want.tolist())
         if not (top[:, :k] < 0).any():
             assert got.tolist() == pytest.approx(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import io
 import shutil
 import subprocess
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 
 import topkeval
-from topkeval import trec
+from topkeval import _registry, conventions, trec
 from topkeval.__main__ import main
 
 from .test_trec import PYTREC, pytrec_values, random_files
@@ -29,7 +30,7 @@ def files(tmp_path: Path, seed: int = 3) -> tuple[Path, Path]:
 def parse(output: str) -> dict[tuple[str, str], float]:
     rows = [line.split("\t") for line in output.strip().splitlines()]
     assert all(len(row) == 3 for row in rows), output
-    return {(measure, query): float(value) for measure, query, value in rows}
+    return {(measure.strip(), query): float(value) for measure, query, value in rows}  # trec_eval pads names
 
 
 @pytest.mark.compare
@@ -203,3 +204,80 @@ def test_the_drop_in_imports_no_pandas(tmp_path):
     assert done.stdout.startswith("map ")
     pyarrow = __import__("importlib").util.find_spec("pyarrow") is not None
     assert done.stderr.strip() == ("False" if pyarrow else "True")
+
+
+# ------------------------------------------------------------ measure names from the registry (issue 36)
+def _names_of(key: str) -> list[str]:
+    """Every way a measure may name the metric: its ir_measures spelling, its key and its aliases."""
+    metric = _registry.METRICS[key]
+    cutoff = "@5" if metric.needs_cutoff else ""
+    return [name + cutoff for name in (metric.measure_name, key, *metric.aliases)]
+
+
+@pytest.mark.parametrize("key", list(_registry.METRICS))
+def test_every_registry_metric_reaches_the_command_line(key, tmp_path, capsys):
+    """Each name reaches the metric: trec_eval's own measure of that name (``Rprec``, ``map``, ``bpref``)
+    or the ir_measures parser; the measure's spelling runs end to end (a convention that lacks the metric
+    refuses it with evaluate_as's message, never as an unknown measure)."""
+    from topkeval import treceval
+    from topkeval.__main__ import _ir_measure, _is_trec_eval_name
+
+    for name in _names_of(key):
+        assert _ir_measure(trec, name).metric == key, name
+        if _is_trec_eval_name(name):
+            assert treceval.parse_measures([name]), name
+    qrels, run = files(tmp_path)
+    spelled = _names_of(key)[0]
+    status = main(["-m", spelled, str(qrels), str(run)])
+    out, err = capsys.readouterr()
+    if status == 0:
+        assert out.split("\t")[0].strip() == spelled.split("@")[0] + ("@5" if "@" in spelled else "")
+    else:
+        assert "unknown measure" not in err and "illegal measure" not in err, err
+        assert "trec_eval" in err and repr(key) in err, err  # the library's refusal, naming the metric
+
+
+def test_the_parser_has_no_list_of_its_own_a_new_entry_is_parsed(monkeypatch, tmp_path, capsys):
+    """A metric added to the registry (here a copy of precision) is parsed, printed and, once a library
+    computes it, scored from the command line, with no edit to topkeval.trec or topkeval.__main__."""
+    fake = dataclasses.replace(
+        _registry.METRICS["precision"], key="fake", measure="Fake", aliases=("phony",), needs_cutoff=True
+    )
+    monkeypatch.setitem(_registry.METRICS, "fake", fake)
+    assert trec.parse_measure("fake@3") == trec.parse_measure("PHONY@3") == trec.Measure("fake", 3)
+    assert str(trec.parse_measure("fake@3")) == "Fake@3"
+    with pytest.raises(topkeval.InvalidInputError, match="needs a cutoff, e.g. Fake@10"):
+        trec.parse_measure("Fake")
+    with pytest.raises(topkeval.InvalidInputError, match=r"ir_measures: .*, Fake@k\."):
+        trec.parse_measure("Nonesuch")
+    monkeypatch.setitem(conventions.WHOLE_LIST, "trec_eval", (*conventions.WHOLE_LIST["trec_eval"], "fake"))
+    qrels, run = files(tmp_path)
+    assert main(["-q", "-m", "Fake@5", "-m", "P@5", str(qrels), str(run)]) == 0
+    got = parse(capsys.readouterr().out)
+    assert {q for m, q in got if m == "Fake@5"} == {q for m, q in got if m == "P@5"}
+    assert all(got[("Fake@5", q)] == got[("P@5", q)] for m, q in got if m == "P@5")
+
+
+@pytest.mark.compare
+def test_r_precision_is_trec_evals_rprec_by_every_name(tmp_path, capsys):
+    """R-precision, added by the registry alone, by trec_eval's drop-in name (Rprec), by its aliases
+    (R-prec, r_precision: the ir_measures parser) and by ir_measures' Rprec under ir_measures' conventions,
+    against trec_eval's own Rprec (pytrec_eval)."""
+    qrels, run = files(tmp_path, seed=7)
+    want = pytrec_values(trec.read_qrels(qrels), trec.read_run(run))["Rprec"]
+    for args in (["-m", "Rprec"], ["-m", "R-prec"], ["-m", "r_precision"]):
+        assert main(["-q", *args, str(qrels), str(run)]) == 0
+        got = parse(capsys.readouterr().out)
+        assert {q for _, q in got} == set(want.index) | {"all"}, args
+        for query, value in want.items():
+            assert got[("Rprec", query)] == pytest.approx(value, abs=5e-5), (args, query)
+        assert got[("Rprec", "all")] == pytest.approx(want.mean(), abs=5e-5)
+    ir_measures = pytest.importorskip("ir_measures")
+    assert main(["-q", "--convention", "ir_measures", "-m", "Rprec", str(qrels), str(run)]) == 0
+    got = parse(capsys.readouterr().out)
+    qrels_frame = trec.read_qrels(qrels).rename(columns={"user": "query_id", "item": "doc_id"})
+    run_frame = trec.read_run(run).rename(columns={"user": "query_id", "item": "doc_id"})
+    theirs = {m.query_id: m.value for m in ir_measures.iter_calc([ir_measures.Rprec], qrels_frame, run_frame)}
+    assert {q for _, q in got} - {"all"} == set(theirs)
+    for query, value in theirs.items():
+        assert got[("Rprec", query)] == pytest.approx(value, abs=5e-5), query

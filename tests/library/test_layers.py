@@ -75,19 +75,23 @@ def imports(path: Path, base: Path) -> list[tuple[str, int, bool]]:
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno, id(node) in top) for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                parts = package.split(".")
-                parts = parts[: len(parts) - node.level + 1]
-                target = ".".join(parts + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            if target in PACKAGES or (node.level and not node.module):
-                found += [(f"{target}.{alias.name}", node.lineno, id(node) in top) for alias in node.names]
-            else:
-                found.append((target, node.lineno, id(node) in top))
+            found += _from_import(node, package, id(node) in top)
         elif isinstance(node, ast.Call) and _dynamic_import(node):
             found.append((_dynamic_target(node, package), node.lineno, False))
     return found
+
+
+def _from_import(node: ast.ImportFrom, package: str, at_top: bool) -> list[tuple[str, int, bool]]:
+    """The (absolute module name, line, at module level) rows of one ``from ... import ...``."""
+    if node.level:
+        parts = package.split(".")
+        parts = parts[: len(parts) - node.level + 1]
+        target = ".".join(parts + ([node.module] if node.module else []))
+    else:
+        target = node.module or ""
+    if target in PACKAGES or (node.level and not node.module):
+        return [(f"{target}.{alias.name}", node.lineno, at_top) for alias in node.names]
+    return [(target, node.lineno, at_top)]
 
 
 def _dynamic_import(node: ast.Call) -> bool:
@@ -130,6 +134,22 @@ def all_modules() -> list[tuple[Path, Path]]:
 MODULES = all_modules()
 
 
+def _import_problem(module: str, room: str, name: str, line: int, top: bool) -> list[str]:
+    """What is wrong with one import of ``module`` (in ``room``): nothing, or one sentence."""
+    first = name.split(".")[0]
+    if first in PACKAGES:
+        target = room_of(resolve(name))
+        if (module, resolve(name)) in LAZY_SHIMS and not top:
+            return []
+        if module in STDLIB_ONLY or target not in ALLOWED[room]:
+            return [f"line {line}: {module} ({room}) imports {name} ({target})"]
+    elif first not in set(sys.stdlib_module_names) | {"__future__"}:
+        allowed = EXTRA_MODULES.get(module, THIRD_PARTY[room])
+        if module in STDLIB_ONLY or (top and first not in allowed):
+            return [f"line {line}: {module} imports {first} at module level"]
+    return []
+
+
 @pytest.mark.parametrize("path, base", MODULES, ids=[str(p.relative_to(ROOT)) for p, _ in MODULES])
 def test_room_imports_only_what_its_rule_allows(path, base):
     module = module_name(path, base)
@@ -137,20 +157,9 @@ def test_room_imports_only_what_its_rule_allows(path, base):
     assert room in ALLOWED, (
         f"{module}: new room {room!r}; add it to ALLOWED here and to helpers/__init__.py's table"
     )
-    stdlib = set(sys.stdlib_module_names) | {"__future__"}
-    problems = []
-    for name, line, top in imports(path, base):
-        first = name.split(".")[0]
-        if first in PACKAGES:
-            target = room_of(resolve(name))
-            if (module, resolve(name)) in LAZY_SHIMS and not top:
-                continue
-            if module in STDLIB_ONLY or target not in ALLOWED[room]:
-                problems.append(f"line {line}: {module} ({room}) imports {name} ({target})")
-        elif first not in stdlib:
-            allowed = EXTRA_MODULES.get(module, THIRD_PARTY[room])
-            if module in STDLIB_ONLY or (top and first not in allowed):
-                problems.append(f"line {line}: {module} imports {first} at module level")
+    problems = [
+        p for name, line, top in imports(path, base) for p in _import_problem(module, room, name, line, top)
+    ]
     assert not problems, "layer rule broken (see helpers/__init__.py):\n" + "\n".join(problems)
 
 

@@ -8,6 +8,7 @@ column equal to the per-user function. (Spark and Dask take every registry metri
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 
 import pandas as pd
@@ -73,3 +74,58 @@ def test_its_options_are_validated_by_the_registry(key):
                 metrics=[key],
                 **{name: "not-a-value" if name in _registry.OPTIONS else -1.0},
             )
+
+
+# ------------------------------------------------------------------ what a kernel reads (issue 36)
+def test_every_kernel_input_names_fields_of_cut():
+    assert set(_kernels.INPUTS) == set(_registry.KERNEL_INPUTS)
+    cut_fields = {f.name for f in dataclasses.fields(_kernels.Cut)}
+    optional = {name for names in _kernels.INPUTS.values() for name in names}
+    assert optional <= cut_fields
+    for key, metric in _registry.METRICS.items():
+        assert set(metric.needs) <= set(_registry.KERNEL_INPUTS), key
+
+
+class _Recorded(_kernels.Cut):
+    """A Cut that records which of the optional inputs are read."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        object.__setattr__(self, "_read", set())
+
+    def __getattribute__(self, name: str):
+        if name in _OPTIONAL:
+            object.__getattribute__(self, "_read").add(name)
+        return object.__getattribute__(self, name)
+
+
+_OPTIONAL = {name for names in _kernels.INPUTS.values() for name in names}
+
+
+@pytest.mark.parametrize("key", KEYS)
+def test_its_declared_needs_are_what_its_kernel_reads_and_all_the_batch_prepares(key, monkeypatch):
+    """Asked for alone, a metric's kernel gets the inputs its entry declares (filled) and no other (None),
+    and reads exactly their fields: a declared need the kernel ignores, or a field it reads without
+    declaring it (which the batch would leave None), fails here."""
+    from topkeval import batch
+
+    kernel, calls = getattr(_kernels, _registry.METRICS[key].kernel), []
+
+    def recorded(cut):
+        object.__getattribute__(cut, "_read").clear()
+        values = kernel(cut)
+        filled = {name for name in _OPTIONAL if object.__getattribute__(cut, name) is not None}
+        calls.append((set(object.__getattribute__(cut, "_read")), filled))
+        return values
+
+    monkeypatch.setattr(batch, "Cut", _Recorded)
+    monkeypatch.setattr(_kernels, _registry.METRICS[key].kernel, recorded)
+    items, grades = [0, 1, 2, 3], [3, 1, 0, 2]  # grades of items 0..3 (2: judged not relevant); 5, 6 unjudged
+    batch.evaluate_arrays(
+        [[0, 5, 1, 2, 6]], [0, len(items)], items, k=4, relevant_grades=grades, metrics=[key], max_grade=3
+    )
+    declared = {name for need in _registry.METRICS[key].needs for name in _kernels.INPUTS[need]}
+    assert calls, f"{key}'s kernel was not called"
+    for read, filled in calls:
+        assert read == declared, f"{key}: declares {sorted(declared)}, its kernel reads {sorted(read)}"
+        assert filled == declared, f"{key}: the batch prepared {sorted(filled)} for {sorted(declared)}"

@@ -69,7 +69,7 @@ def test_synthetic_log_split_is_clean():
         ({"test_fraction": 0.0}, r"test_fraction must be in \(0, 1\)"),
         ({"cutoff": 100}, "leaves test empty"),
         ({"cutoff": 0}, "leaves train empty"),
-        ({"cutoff": 3, "cold": "skip"}, "cold must be 'drop' or 'keep'"),
+        ({"cutoff": 3, "cold": "skip"}, "cold must be one of 'drop', 'keep'; got 'skip'"),
     ],
 )
 def test_errors(log, kwargs, message):

@@ -198,6 +198,16 @@ def test_no_difference_at_all_is_a_tie_without_a_sample_size():
     assert same.ahead is None and "would need" not in same.text
 
 
+def _assert_power_is_planned_at_the_family_alpha(first, alone):
+    # the power statement is planned at the family's level, alpha / 31 (Holm's first step), not at 0.05
+    assert first.mde_alpha == pytest.approx(0.05 / 31)
+    assert first.mde == pytest.approx(minimum_detectable_effect(first.sd, 600, alpha=0.05 / 31))
+    assert first.mde > alone.mde == pytest.approx(minimum_detectable_effect(alone.sd, 600))
+    assert f"at the family's alpha = 0.05/31 (Holm's first step) is {first.mde:.4f}" in first.text
+    assert first.users_needed_for(0.02) == users_needed(0.02, first.sd, alpha=0.05 / 31)
+    assert first.users_needed_for(0.02) > alone.users_needed_for(0.02)
+
+
 def test_a_family_applies_holm_and_can_turn_ahead_into_a_tie():
     a, b = _users(600, 0.02, seed=6)
     alone = verdict(a, b, n_permutations=2000, seed=1)
@@ -212,13 +222,7 @@ def test_a_family_applies_holm_and_can_turn_ahead_into_a_tie():
         "but not after Holm's correction" in first.text
         and "over the 31 comparisons of '31 pairs'" in first.text
     )
-    # the power statement is planned at the family's level, alpha / 31 (Holm's first step), not at 0.05
-    assert first.mde_alpha == pytest.approx(0.05 / 31)
-    assert first.mde == pytest.approx(minimum_detectable_effect(first.sd, 600, alpha=0.05 / 31))
-    assert first.mde > alone.mde == pytest.approx(minimum_detectable_effect(alone.sd, 600))
-    assert f"at the family's alpha = 0.05/31 (Holm's first step) is {first.mde:.4f}" in first.text
-    assert first.users_needed_for(0.02) == users_needed(0.02, first.sd, alpha=0.05 / 31)
-    assert first.users_needed_for(0.02) > alone.users_needed_for(0.02)
+    _assert_power_is_planned_at_the_family_alpha(first, alone)
     # verdicts already computed can be adjusted as a family too
     again = verdicts([alone, *family[1:]], family="31 pairs")
     assert [v.p_holm for v in again] == [v.p_holm for v in family]
@@ -232,18 +236,7 @@ def _holm_bound_oracle(p_values, floored):
     return [after < before * (1 - 1e-9) for before, after in zip(holm(p_values), holm(lowered), strict=True)]
 
 
-def test_holm_adjusted_p_from_a_permutation_floor_is_written_as_a_bound():
-    clear = {(f"A{i}", f"B{i}"): _users(400, 0.1, seed=200 + i) for i in range(3)}  # all at the floor
-    weak = {("C", "D"): _users(400, 0.012, seed=7)}  # an exact p-value between the floor and 1
-    family = verdicts({**clear, **weak}, family="4 pairs", n_permutations=999, seed=0)
-    floor = 1 / 1000
-    assert [v.p_value for v in family[:3]] == [floor] * 3 and family[3].p_value > 4 * floor
-    for v in family[:3]:  # 4 x 1/1000 = 0.0040 is a bound: the true p-values are below the floor
-        assert v.p_holm_bound and v.p_holm == pytest.approx(4 * floor)
-        assert "p < 0.001, Holm-adjusted p ≤ 0.0040 over the 4 comparisons" in v.text
-        assert "Holm-adjusted p = " not in v.text
-    exact = family[3]
-    assert not exact.p_holm_bound and f"Holm-adjusted p = {exact.p_holm:.4f}" in exact.text
+def _assert_holm_bounds_agree_with_the_naive_oracle():
     # the naive oracle agrees, also on families where an exact p-value inherits the floor's bound
     cases = [
         ([0.001, 0.00105, 0.5], [True, False, False]),  # 3 x 0.001 > 2 x 0.00105: the second is a bound
@@ -258,6 +251,21 @@ def test_holm_adjusted_p_from_a_permutation_floor_is_written_as_a_bound():
         True,
         False,
     ]
+
+
+def test_holm_adjusted_p_from_a_permutation_floor_is_written_as_a_bound():
+    clear = {(f"A{i}", f"B{i}"): _users(400, 0.1, seed=200 + i) for i in range(3)}  # all at the floor
+    weak = {("C", "D"): _users(400, 0.012, seed=7)}  # an exact p-value between the floor and 1
+    family = verdicts({**clear, **weak}, family="4 pairs", n_permutations=999, seed=0)
+    floor = 1 / 1000
+    assert [v.p_value for v in family[:3]] == [floor] * 3 and family[3].p_value > 4 * floor
+    for v in family[:3]:  # 4 x 1/1000 = 0.0040 is a bound: the true p-values are below the floor
+        assert v.p_holm_bound and v.p_holm == pytest.approx(4 * floor)
+        assert "p < 0.001, Holm-adjusted p ≤ 0.0040 over the 4 comparisons" in v.text
+        assert "Holm-adjusted p = " not in v.text
+    exact = family[3]
+    assert not exact.p_holm_bound and f"Holm-adjusted p = {exact.p_holm:.4f}" in exact.text
+    _assert_holm_bounds_agree_with_the_naive_oracle()
     # a bound is rounded up, never down: 0.00123 is written 0.0013; tiny values keep two digits
     assert _format_p_bound(0.00123) == "p ≤ 0.0013" and _format_p_bound(3.01e-5) == "p ≤ 3.1e-05"
     assert _format_p_bound(0.004) == "p ≤ 0.0040"

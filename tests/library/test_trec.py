@@ -22,6 +22,7 @@ PYTREC = {
     "nDCG@10": "ndcg_cut_10",
     "RR": "recip_rank",
     "Bpref": "bpref",
+    "Rprec": "Rprec",  # R-precision (issue 36): trec_eval's Rprec is its oracle
 }
 
 
@@ -61,7 +62,7 @@ def pytrec_values(qrels: pd.DataFrame, run: pd.DataFrame, judged_only: bool = Fa
     run_dict: dict = {}
     for q, d, s in run[["user", "item", "score"]].itertuples(index=False):
         run_dict.setdefault(q, {})[d] = float(s)
-    names = {"P", "recall", "success", "map", "map_cut", "ndcg", "ndcg_cut", "recip_rank", "bpref"}
+    names = {"P", "recall", "success", "map", "map_cut", "ndcg", "ndcg_cut", "recip_rank", "bpref", "Rprec"}
     result = pytrec_eval.RelevanceEvaluator(qrel_dict, names, judged_docs_only_flag=judged_only).evaluate(
         run_dict
     )
@@ -139,9 +140,15 @@ def test_measure_names_are_ir_measures_and_case_insensitive():
     ]
     with pytest.raises(InvalidInputError, match="unknown measure 'MAPP'.*ir_measures"):
         trec.parse_measure("MAPP")
-    with pytest.raises(InvalidInputError, match="unknown measure 'rbp_residual@5'"):
-        trec.parse_measure("rbp_residual@5")  # a registry metric with no ir_measures name
-    with pytest.raises(topkeval.InputTypeError, match="a measure is a str"):
+    # every registry metric has a name (tests/library/test_cli.py walks them): R-precision by trec_eval's
+    # and ir_measures' Rprec and its aliases, RBP's residual by its key
+    assert [trec.parse_measure(m) for m in ("Rprec", "R-prec", "r_precision@5", "rbp_residual@5")] == [
+        trec.Measure("rprec"),
+        trec.Measure("rprec"),
+        trec.Measure("rprec", 5),
+        trec.Measure("rbp_residual", 5),
+    ]
+    with pytest.raises(topkeval.InputTypeError, match="text must be a non-empty str such as .nDCG@10."):
         trec.parse_measure(10)  # type: ignore[arg-type]
     with pytest.raises(InvalidInputError, match="needs a cutoff, e.g. P@10"):
         trec.parse_measure("P")

@@ -2,12 +2,11 @@
 
 trec_eval's test suite: the ``quicktest`` commands of trec_eval's Makefile and the expected outputs in its
 ``test/`` folder. No package registry ships them (pytrec_eval's sdists download trec_eval while they build),
-so the test reads a checkout of trec_eval 10.0 (usnistgov/trec_eval) from
-``$TOPKEVAL_TREC_EVAL_DIR`` or ``.cache/trec_eval`` (``make trec-eval-suite`` says how). Where it is missing
-the test is SKIPPED loudly, on CI too: unlike the browser, bubblewrap or Java, ``.ci/run`` cannot install it,
-because CI reaches only package registries (PyPI, Debian), none of which ships trec_eval's test folder, and
-nothing of trec_eval is committed here. The comparison with pytrec_eval below (trec_eval's own C code) runs
-everywhere.
+so ``make test`` downloads trec_eval 10.0's Makefile and ``test/`` from GitHub into ``.cache/trec_eval``,
+checked file by file (``tools/trec_eval_suite.py``); ``$TOPKEVAL_TREC_EVAL_DIR`` points elsewhere. Where it
+is missing (offline, or GitHub unreachable, as on a CI that reaches only package registries) the test is
+SKIPPED loudly, on CI too: nothing of trec_eval is committed here. The comparison with pytrec_eval below
+(trec_eval's own C code) runs everywhere.
 
 pytrec_eval is trec_eval's C code (9.0.8): every measure both compute is compared query by query on
 generated runs with ties, grades -2..3, unjudged documents, ``-l 2`` and ``-J``.
@@ -15,6 +14,7 @@ generated runs with ties, grades -2..3, unjudged documents, ``-l 2`` and ``-J``.
 
 from __future__ import annotations
 
+import importlib.util
 import math
 import os
 import shlex
@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from topkeval import InvalidInputError, treceval
+from topkeval import InvalidInputError, _trec_files, treceval
 from topkeval.__main__ import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -52,14 +52,27 @@ ALL_LINES = quicktest_lines()
 SUPPORTED = [(args, out) for args, out in ALL_LINES if not any(a.startswith(UNSUPPORTED) for a in args)]
 
 
+#: every test below runs once through each file reader (the readers each test names, in order)
+READERS = {"numpy": ("numpy",), "pyarrow": ("pyarrow",), "pandas": ()}
+
+
+@pytest.fixture(autouse=True, params=list(READERS))
+def reader(request, monkeypatch, require):
+    """numpy's reader, pyarrow's and pandas' (the fallback) must give one result: each test runs with each."""
+    if request.param == "pyarrow":
+        available = importlib.util.find_spec("pyarrow")
+        require("pyarrow", available, 'pip install "./topkeval[arrow]" (make test installs it)')
+    monkeypatch.setattr(_trec_files, "reader_order", lambda size: READERS[request.param])
+    return request.param
+
+
 def need_suite(require):
     """Skip loudly without trec_eval's checkout, on CI too (no registry CI can reach ships it)."""
     if not SUPPORTED:
         pytest.skip(
             "TREC_EVAL'S TEST SUITE MISSING: TEST SKIPPED. No package registry ships trec_eval's test/ "
-            "folder, "
-            "so CI cannot install it; put a checkout of trec_eval 10.0 at .cache/trec_eval (or set "
-            "TOPKEVAL_TREC_EVAL_DIR) to run trec_eval's quicktest lines; see `make trec-eval-suite`."
+            "folder and GitHub was unreachable; `make trec-eval-suite` downloads it into .cache/trec_eval "
+            "(or set TOPKEVAL_TREC_EVAL_DIR to a checkout of trec_eval 10.0)."
         )
 
 

@@ -146,6 +146,15 @@ def test_bad_inputs_raise_clear_errors(call, error, match):
 
 
 # ----------------------------------------------------------------- batch (the registry's kernels)
+def _assert_row_equals_the_oracles(row, ranking, relevance, k, g_max):
+    relevant = {i for i, g in relevance.items() if g > 0}
+    assert abs(row[f"err@{k}"] - err_oracle(ranking, relevance, k, g_max)) < 1e-12
+    assert abs(row[f"rbp@{k}"] - rbp_oracle(ranking, relevant, k, 0.6)) < 1e-12
+    # graded CSR entries are judgments (grade 0 = judged not relevant); other items are unjudged
+    want = rbp_residual_oracle(ranking, relevance, k, 0.6)
+    assert abs(row[f"rbp_residual@{k}"] - want) < 1e-12
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 @pytest.mark.parametrize("max_grade", [None, 4, 6])
 def test_batch_equals_the_oracles(seed, max_grade):
@@ -168,13 +177,8 @@ def test_batch_equals_the_oracles(seed, max_grade):
     g_max = max_grade if max_grade is not None else max(g for _, rel in users for g in rel.values())
     assert frame.attrs["err_max_grade"] == g_max
     for u, (ranking, relevance) in enumerate(users):
-        relevant = {i for i, g in relevance.items() if g > 0}
         for k in ks:
-            assert abs(frame.loc[u, f"err@{k}"] - err_oracle(ranking, relevance, k, g_max)) < 1e-12
-            assert abs(frame.loc[u, f"rbp@{k}"] - rbp_oracle(ranking, relevant, k, 0.6)) < 1e-12
-            # graded CSR entries are judgments (grade 0 = judged not relevant); other items are unjudged
-            want = rbp_residual_oracle(ranking, relevance, k, 0.6)
-            assert abs(frame.loc[u, f"rbp_residual@{k}"] - want) < 1e-12
+            _assert_row_equals_the_oracles(frame.loc[u], ranking, relevance, k, g_max)
 
 
 def test_err_scale_is_the_scale_not_the_user():

@@ -244,7 +244,7 @@ def test_arrays_n_items_too_small():
 
 
 def test_arrays_block_size():
-    with raises(ValueError, "block_size must be an int >= 1; got 0."):
+    with raises(ValueError, "block_size must be an int >= 1 (users per block); got 0."):
         h.evaluate_arrays(np.array([[1]]), [0, 1], [1], block_size=0)
 
 

@@ -27,19 +27,12 @@ def make_data(n_users: int = 240, n_items: int = 30, seed: int = 16, ids: str = 
     recs, truth = [], []
     for u in range(n_users):
         kind = u % 8
-        if kind != 1:  # kind 1: relevant items, no list
-            n = int(rng.integers(0 if kind == 7 else 1, 13))  # short lists, up to 12 (kind 7 may be empty)
-            items = rng.choice(n_items, size=n, replace=False)
-            scores = rng.integers(0, 5, size=n) / 4  # few distinct scores: ties
-            recs += [(u, int(i), float(s)) for i, s in zip(items, scores, strict=True)]
+        listed = _user_list(rng, u, kind, n_items) if kind != 1 else []  # kind 1: relevant items, no list
         if kind in (2, 7):  # no truth row at all
+            recs += listed
             continue
-        n = int(rng.integers(1, 8))
-        items = rng.choice(n_items, size=n, replace=False)
-        grades = rng.integers(0, 4, size=n) if kind not in (3, 4) else np.zeros(n, dtype=int)
-        if kind == 4:  # grade-0 rows only, and no list
-            recs = [r for r in recs if r[0] != u]
-        truth += [(u, int(i), int(g)) for i, g in zip(items, grades, strict=True)]
+        truth += _user_truth(rng, u, kind, n_items)
+        recs += listed if kind != 4 else []  # kind 4: grade-0 rows only, and no list
     recs = pd.DataFrame(recs, columns=["user", "item", "score"])
     truth = pd.DataFrame(truth, columns=["user", "item", "relevance"])
     if ids == "str":
@@ -47,6 +40,22 @@ def make_data(n_users: int = 240, n_items: int = 30, seed: int = 16, ids: str = 
             frame["user"] = "u" + frame["user"].astype(str)
             frame["item"] = "i" + frame["item"].astype(str).str.zfill(2)
     return recs, truth
+
+
+def _user_list(rng, u: int, kind: int, n_items: int) -> list[tuple]:
+    """One user's recommendations: a short list (up to 12; kind 7's may be empty) with few distinct scores."""
+    n = int(rng.integers(0 if kind == 7 else 1, 13))
+    items = rng.choice(n_items, size=n, replace=False)
+    scores = rng.integers(0, 5, size=n) / 4  # few distinct scores: ties
+    return [(u, int(i), float(s)) for i, s in zip(items, scores, strict=True)]
+
+
+def _user_truth(rng, u: int, kind: int, n_items: int) -> list[tuple]:
+    """One user's truth rows: graded, or grade 0 only for kinds 3 and 4."""
+    n = int(rng.integers(1, 8))
+    items = rng.choice(n_items, size=n, replace=False)
+    grades = rng.integers(0, 4, size=n) if kind not in (3, 4) else np.zeros(n, dtype=int)
+    return [(u, int(i), int(g)) for i, g in zip(items, grades, strict=True)]
 
 
 def with_ranks(recs: pd.DataFrame) -> pd.DataFrame:

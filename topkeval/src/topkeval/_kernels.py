@@ -19,6 +19,7 @@ from ._registry import Settings
 
 __all__ = [
     "Cut",
+    "INPUTS",
     "precision",
     "recall",
     "hit",
@@ -71,6 +72,16 @@ class Cut:
         (1 - p) times the sum of p**(i - 1) over the ranks i <= k that hold
         an item the truth does not judge (RBP's residual); None when every
         item is judged (a truth of relevant items only).
+    judged_above : array of int or None, one entry per hit in the top k
+        How many judged items (grade 0 too) are above the hit (bpref); None
+        when every item is judged.
+    nonrelevant : array of int, shape (n,) or None
+        How many judged non-relevant items each user has (bpref's N); None
+        when every item not relevant is judged.
+
+    Which of the optional fields a batch fills is decided by the metrics
+    asked for: each declares what its kernel reads
+    (:attr:`topkeval._registry.Metric.needs`, fields in :data:`INPUTS`).
     """
 
     k: int
@@ -99,6 +110,16 @@ class Cut:
     def per_user(self, weights: np.ndarray) -> np.ndarray:
         """Sum ``weights`` (one per hit in the top k) per user."""
         return np.bincount(self.row, weights=weights, minlength=self.n)
+
+
+#: The fields of :class:`Cut` that each kernel input of the registry fills
+#: (:data:`topkeval._registry.KERNEL_INPUTS`); a batch leaves them None unless a metric asked for needs them.
+INPUTS: dict[str, tuple[str, ...]] = {
+    "gains": ("gains", "ideal"),
+    "grades": ("grades", "top_grade"),
+    "unjudged": ("unjudged",),
+    "judged": ("judged_above", "nonrelevant"),
+}
 
 
 def _ratio(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

@@ -11,6 +11,11 @@ rendered (with who uses each option value) in :mod:`topkeval._docs`.
 Adding a metric is: an entry in :data:`METRICS`, its per-user function (in
 :mod:`topkeval.metrics`, :mod:`topkeval.dcg` or :mod:`topkeval.user_models`),
 its kernel in :mod:`topkeval._kernels`, and a test against a naive oracle.
+The entry also says what the kernel reads besides the hits
+(:attr:`Metric.needs`, keys of :data:`KERNEL_INPUTS`: the batch prepares
+only those) and how a measure names it on the command line
+(:attr:`Metric.measure`, :attr:`Metric.needs_cutoff`; :mod:`topkeval.trec`
+reads them).
 
 Metric names: a name is looked up without regard to case, ``-`` or spaces,
 and the common names of each metric map to it (:attr:`Metric.aliases`: ``map``
@@ -29,6 +34,7 @@ F = TypeVar("F", bound=Callable[..., object])
 
 __all__ = [
     "METRICS",
+    "KERNEL_INPUTS",
     "OPTIONS",
     "BATCH_OPTIONS",
     "PARAMETERS",
@@ -127,6 +133,21 @@ class Metric:
     value_range: str = ""  # the values it can take
     rewards: str = ""  # what a high value rewards
     leave_one_out: str = ""  # its value with one relevant item at rank r
+    #: its name in ir_measures' notation, for the command line and :mod:`topkeval.trec` ("nDCG", "Rprec");
+    #: empty: the key is the name
+    measure: str = ""
+    needs_cutoff: bool = False  # True: no whole-list form in trec_eval or ir_measures, so a measure says @k
+    needs: tuple[str, ...] = ()  # what its kernel reads besides the hits: keys of KERNEL_INPUTS
+
+    @property
+    def measure_name(self) -> str:
+        """How a measure of ir_measures' notation names it (``P``, ``nDCG``; the key when it has none)."""
+        return self.measure or self.key
+
+    @property
+    def parameters(self) -> tuple[str, ...]:
+        """Its numeric options (keys of :data:`PARAMETERS`), e.g. RBP's ``p``."""
+        return tuple(name for name in self.options if name in PARAMETERS)
 
     @property
     def no_relevant(self) -> str:
@@ -135,6 +156,17 @@ class Metric:
             return "raises ValueError (0/0)"
         return self.empty_value if isinstance(self.empty_value, str) else repr(self.empty_value)
 
+
+#: What a kernel may read besides where the hits are (:attr:`Metric.needs`): the batch computes each
+#: only when a metric asked for declares it (:mod:`topkeval.batch`; :data:`topkeval._kernels.INPUTS`
+#: names the fields of :class:`topkeval._kernels.Cut` each fills).
+KERNEL_INPUTS: dict[str, str] = {
+    "gains": "the gain of each hit (from its grade, through the gain option) and each user's ideal DCG",
+    "grades": "the grade of each hit and the top of the grade scale (ERR's max_grade, settled per batch)",
+    "unjudged": "the weight of the unjudged items in the top k (from the judged items, grade 0 too)",
+    "judged": "how many judged items are above each hit and how many judged non-relevant items each user "
+    "has (from the judged items, grade 0 too)",
+}
 
 OPTIONS: dict[str, Option] = {
     "denominator": Option(
@@ -319,6 +351,8 @@ METRICS: dict[str, Metric] = {
         value_range="[0, 1]; at most |R|/k",
         rewards="many relevant items in the list, in any order",
         leave_one_out="HR@k / k",
+        measure="P",
+        needs_cutoff=True,
     ),
     "recall": Metric(
         key="recall",
@@ -332,6 +366,8 @@ METRICS: dict[str, Metric] = {
         value_range="[0, 1]; at most k/|R|",
         rewards="finding the user's relevant items, in any order",
         leave_one_out="HR@k",
+        measure="R",
+        needs_cutoff=True,
     ),
     "hit": Metric(
         key="hit",
@@ -345,6 +381,8 @@ METRICS: dict[str, Metric] = {
         value_range="{0, 1}",
         rewards="at least one relevant item in the list",
         leave_one_out="itself",
+        measure="Success",
+        needs_cutoff=True,
     ),
     "rr": Metric(
         key="rr",
@@ -358,6 +396,7 @@ METRICS: dict[str, Metric] = {
         value_range="0, or 1/r for a first hit at rank r <= k",
         rewards="the first relevant item being near the top",
         leave_one_out="1/r if r <= k",
+        measure="RR",
     ),
     "ap": Metric(
         key="ap",
@@ -372,6 +411,7 @@ METRICS: dict[str, Metric] = {
         value_range="[0, 1]",
         rewards="every relevant item high, early ones most",
         leave_one_out="RR@k",
+        measure="AP",
     ),
     "ndcg": Metric(
         key="ndcg",
@@ -386,6 +426,8 @@ METRICS: dict[str, Metric] = {
         value_range="[0, 1]",
         rewards="graded relevance with a smooth position discount",
         leave_one_out="1/log2(r + 1) if r <= k",
+        measure="nDCG",
+        needs=("gains",),
     ),
     "err": Metric(
         key="err",
@@ -404,6 +446,9 @@ METRICS: dict[str, Metric] = {
         value_range="[0, 1)",
         rewards="one satisfying item early (cascade user)",
         leave_one_out="R/r with R = 1/2: half of RR@k",
+        measure="ERR",
+        needs_cutoff=True,
+        needs=("grades",),
     ),
     "rbp": Metric(
         key="rbp",
@@ -422,6 +467,7 @@ METRICS: dict[str, Metric] = {
         value_range="[0, 1 - p^k]",
         rewards="relevant items within a patient user's reach",
         leave_one_out="(1 - p) p^(r - 1) if r <= k",
+        measure="RBP",
     ),
     "rbp_residual": Metric(
         key="rbp_residual",
@@ -438,6 +484,8 @@ METRICS: dict[str, Metric] = {
         value_range="[p^k, 1]",
         rewards="(not a score) how much RBP@k could still grow: report it beside RBP",
         leave_one_out="p^k when every listed item is judged",
+        measure="RBP_residual",
+        needs=("unjudged",),
     ),
     "rprec": Metric(
         key="rprec",
@@ -453,6 +501,7 @@ METRICS: dict[str, Metric] = {
         rewards="the |R| relevant items filling the first |R| ranks",
         leave_one_out="1 if the item is at rank 1, else 0",
         by_default=False,
+        measure="Rprec",
     ),
     "bpref": Metric(
         key="bpref",
@@ -469,6 +518,8 @@ METRICS: dict[str, Metric] = {
         rewards="relevant items above the judged non-relevant ones, whatever the unjudged items do",
         leave_one_out="1 if no judged non-relevant item is above it (within k), else 0",
         by_default=False,
+        measure="Bpref",
+        needs=("judged",),
     ),
 }
 
@@ -714,6 +765,24 @@ def metric_key(name: str) -> str | None:
 def metric_names() -> tuple[str, ...]:
     """Every name :func:`metric_key` accepts (keys and aliases), for suggestions."""
     return tuple(name for key, metric in METRICS.items() for name in (key, *metric.aliases))
+
+
+def measure_notation() -> str:
+    """Every metric as a measure of ir_measures' notation is written (the command line, :mod:`topkeval.trec`).
+
+    ``@k`` is a cutoff (``[@k]``: optional, the whole list without it); a
+    numeric option appears with its default.
+
+    >>> measure_notation().split(", ")[:4]
+    ['P@k', 'R@k', 'Success@k', 'RR[@k]']
+    """
+    return ", ".join(_notation(metric) for metric in METRICS.values())
+
+
+def _notation(metric: Metric) -> str:
+    defaults = [(name, PARAMETERS[name].default) for name in metric.parameters]
+    params = ",".join(f"{name}={value:g}" for name, value in defaults if value is not None)
+    return metric.measure_name + (f"({params})" if params else "") + ("@k" if metric.needs_cutoff else "[@k]")
 
 
 def option(name: str) -> Option:

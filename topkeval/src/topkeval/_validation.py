@@ -8,7 +8,13 @@ value (a ranking as a list, ``k`` as a builtin int), and keeps the declaration
 on the function (``function.__constraints__``), so one test can feed every
 public function each invalid value its constraints imply. A parameter error is
 worded by one template, :data:`MESSAGE`: what must hold, the value received,
-and a hint when a cause is likely.
+and a hint when a cause is likely. The kinds of constraint: :class:`Integer`,
+:class:`Real`, :class:`Number` (a registry parameter), :class:`OneOf`,
+:class:`Flag`, :class:`Text`, :class:`FilePath`, :class:`Cutoffs`,
+:class:`Metrics`, :class:`Ranking`, :class:`Judgments`, and :class:`Maybe`
+(None allowed); :func:`settings_constraints` declares the registry's options
+of an entry point. Checks that read several parameters together, or the
+data's contents (duplicate ids, grades), stay in the function.
 
 The checks of one kind of input shared by several entry points live here too
 (rankings, relevance grades, ``top_items`` matrices, metric names, options).
@@ -26,6 +32,7 @@ import functools
 import inspect
 import math
 import numbers
+import os
 from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeAlias, TypeVar
@@ -201,6 +208,7 @@ def check_number(
     *,
     low_open: bool = False,
     high_open: bool = False,
+    meaning: str = "",
 ) -> float:
     """A real number in a range as a builtin float, or an error naming the range.
 
@@ -214,6 +222,8 @@ def check_number(
         The ends of the range.
     low_open, high_open : bool
         Whether that end is excluded.
+    meaning : str
+        Words added after the range in the message, e.g. ``" (e.g. 0.95)"``.
 
     Returns
     -------
@@ -230,7 +240,7 @@ def check_number(
     ...
     topkeval.InvalidInputError: p must be in (0, 1); got 1.5.
     """
-    span = _span(low, high, low_open, high_open)
+    span = _span(low, high, low_open, high_open) + meaning
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
         raise parameter_error(name, f"a number in {span}", value, wrong_type=True)
     number = float(value)
@@ -889,7 +899,165 @@ class Number:
         return [(spec.low - 1, InvalidInputError), (float("nan"), InvalidInputError), ("x", InputTypeError)]
 
 
-Constraint: TypeAlias = Integer | OneOf | Ranking | Judgments | Number
+@dataclass(frozen=True)
+class Real:
+    """A real number (not a bool, not NaN) in a range, passed on as a float; ``meaning`` follows the range."""
+
+    low: float = -math.inf
+    high: float = math.inf
+    low_open: bool = False
+    high_open: bool = False
+    meaning: str = ""
+
+    def check(self, name: str, value: Any) -> float:
+        opens = self.low_open, self.high_open
+        return check_number(
+            value, name, self.low, self.high, low_open=opens[0], high_open=opens[1], meaning=self.meaning
+        )
+
+    def expected(self) -> str:
+        return f"in {_span(self.low, self.high, self.low_open, self.high_open)}{self.meaning}"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        wrong: list[tuple[Any, type[Exception]]] = [(float("nan"), InvalidInputError), ("x", InputTypeError)]
+        if math.isfinite(self.low):
+            wrong.append((self.low - 1, InvalidInputError))
+        if math.isfinite(self.high):
+            wrong.append((self.high + 1, InvalidInputError))
+        return [*wrong, (True, InputTypeError)]
+
+
+@dataclass(frozen=True)
+class Flag:
+    """True or False (a NumPy bool too; not 0 or 1), passed on as a bool."""
+
+    def check(self, name: str, value: Any) -> bool:
+        if not isinstance(value, (bool, np.bool_)):
+            raise parameter_error(name, self.expected(), value, wrong_type=True)
+        return bool(value)
+
+    def expected(self) -> str:
+        return "True or False"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [("yes", InputTypeError), (1, InputTypeError)]
+
+
+@dataclass(frozen=True)
+class Text:
+    """A str: a column name, a library, a measure (non-empty unless ``empty_ok``)."""
+
+    meaning: str = ""
+    empty_ok: bool = False
+
+    def check(self, name: str, value: Any) -> str:
+        if not isinstance(value, str):
+            raise parameter_error(name, self.expected(), value, wrong_type=True)
+        if not self.empty_ok and not value.strip():
+            raise parameter_error(name, self.expected(), value)
+        return value
+
+    def expected(self) -> str:
+        return f"a {'' if self.empty_ok else 'non-empty '}str{self.meaning}"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [(3, InputTypeError)] + ([] if self.empty_ok else [("", InvalidInputError)])
+
+
+@dataclass(frozen=True)
+class FilePath:
+    """A path: a non-empty str or an ``os.PathLike`` (whether the file exists is checked where it is read)."""
+
+    def check(self, name: str, value: Any) -> Any:
+        if not isinstance(value, str | os.PathLike):
+            raise parameter_error(name, self.expected(), value, wrong_type=True)
+        if not str(value).strip():
+            raise parameter_error(name, self.expected(), value)
+        return value
+
+    def expected(self) -> str:
+        return "a path (a non-empty str or a pathlib.Path)"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [(3, InputTypeError), ("", InvalidInputError)]
+
+
+@dataclass(frozen=True)
+class Cutoffs:
+    """One cutoff or several (see :func:`check_ks`); passed on unchanged."""
+
+    def check(self, name: str, value: Any) -> Any:
+        check_ks(value)
+        return value
+
+    def expected(self) -> str:
+        return "an int >= 1"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [
+            (0, InvalidInputError),
+            (2.0, InputTypeError),
+            ([], InvalidInputError),
+            ([3, 0], InvalidInputError),
+        ]
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """Metric names of the registry, or None for the default ones (see :func:`check_metrics`); unchanged."""
+
+    def check(self, name: str, value: Any) -> Any:
+        check_metrics(value)
+        return value
+
+    def expected(self) -> str:
+        return f"names such as {_listing(_registry.metric_keys())}"
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return [(["nonsense"], InvalidInputError), ([], InvalidInputError), ([3], InputTypeError)]
+
+
+@dataclass(frozen=True)
+class Maybe:
+    """None, or a value ``inner`` accepts (its messages are the inner constraint's)."""
+
+    inner: Integer | OneOf | Number | Real | Text | Cutoffs | FilePath
+
+    def check(self, name: str, value: Any) -> Any:
+        return None if value is None else self.inner.check(name, value)
+
+    def expected(self) -> str:
+        return self.inner.expected()
+
+    def invalid(self) -> list[tuple[Any, type[Exception]]]:
+        return self.inner.invalid()
+
+
+Constraint: TypeAlias = (
+    Integer | OneOf | Ranking | Judgments | Number | Real | Flag | Text | FilePath | Cutoffs | Metrics | Maybe
+)
+
+
+def settings_constraints(inputs: str) -> dict[str, Constraint]:
+    """The constraints of every registry option an entry point with ``inputs`` ("frames" or "arrays") takes.
+
+    >>> sorted(settings_constraints("arrays"))[:3]
+    ['denominator', 'discount', 'empty']
+    """
+    return {
+        name: Number(name) if name in PARAMETERS else OneOf(name) for name in _registry.option_names(inputs)
+    }
+
+
+def column_constraints(*names: str) -> dict[str, Constraint]:
+    """The constraints of the column-name arguments ``names`` (each a non-empty str).
+
+    >>> column_constraints("user_col")["user_col"].expected()
+    'a non-empty str (a column name)'
+    """
+    return {name: Text(" (a column name)") for name in names}
+
+
 #: The constraints every per-user metric function declares for its first three arguments.
 PER_USER: dict[str, Constraint] = {"ranking": Ranking(), "relevant": Judgments(), "k": Integer(1, CUTOFF)}
 

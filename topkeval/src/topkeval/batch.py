@@ -47,24 +47,30 @@ from ._frames import arrow_numbers, as_pandas, decoded, is_string_view, mask_row
 from ._kernels import Cut
 from ._registry import Settings
 from ._validation import (
+    Cutoffs,
     DuplicateRecommendationError,
     DuplicateRelevantError,
     InputTypeError,
+    Integer,
     InvalidInputError,
+    Maybe,
+    Metrics,
+    OneOf,
     check_columns,
     check_grades,
     check_id_array,
-    check_int,
     check_ks,
     check_metrics,
-    check_option,
     check_settings,
+    column_constraints,
     describe_examples,
     duplicate_in_frames,
     duplicate_recommendation,
     duplicate_relevant,
     err_scale,
     plain,
+    settings_constraints,
+    validate_params,
 )
 
 __all__ = ["evaluate", "evaluate_arrays"]
@@ -121,6 +127,15 @@ class _Request:
     keys: tuple[str, ...]
     settings: Settings
 
+    @property
+    def needs(self) -> frozenset[str]:
+        """What the kernels asked for read besides the hits (the registry's ``needs`` of each metric)."""
+        return frozenset(need for key in self.keys for need in _registry.METRICS[key].needs)
+
+    def reads(self, option: str) -> bool:
+        """Whether a metric asked for takes the option (so its value changes what is computed)."""
+        return any(option in _registry.METRICS[key].options for key in self.keys)
+
 
 class _Shared:
     """What every block needs besides its own hits: options, discounts, gains and grades of the relevant
@@ -138,9 +153,11 @@ class _Shared:
         self.ideal_width = max(1, min(max(request.ks), most_relevant))
         self.disc = discounts(max(width, self.ideal_width), settings.discount)
         self.idcg_table = ideal_dcg_table(self.ideal_width, settings.discount)
-        self.rel_gains = gains(grades, settings.gain) if (grades is not None and "ndcg" in keys) else None
-        self.grades = grades if "err" in keys else None
-        self.top_grade = _top_grades(indptr.size - 1, settings.max_grade, grades) if "err" in keys else None
+        needs = request.needs
+        self.rel_gains = gains(grades, settings.gain) if (grades is not None and "gains" in needs) else None
+        self.grades = grades if "grades" in needs else None
+        n_users = indptr.size - 1
+        self.top_grade = _top_grades(n_users, settings.max_grade, grades) if "grades" in needs else None
         self.kernels = {key: getattr(_kernels, _registry.METRICS[key].kernel) for key in keys}
         #: RBP's residual: per cutoff, the weight of each user's unjudged items (None: every item judged)
         self.unjudged: dict[int, np.ndarray] | None = None
@@ -157,7 +174,7 @@ class _Shared:
         self, judged: tuple[np.ndarray, np.ndarray] | None, n_items: int, block_size: int
     ) -> None:
         """Keep the judged items for bpref, when it is asked for and not every item is judged."""
-        if judged is not None and "bpref" in self.request.keys:
+        if judged is not None and "judged" in self.request.needs:
             self.judged, self.judged_bitmap = judged, _Bitmap(n_items, judged[0], block_size)
 
     def judged_cumulative(self, block: np.ndarray, b0: int) -> np.ndarray | None:
@@ -180,7 +197,7 @@ class _Shared:
 def _list_width(request: _Request, length: int) -> int:
     """How much of each list is read: the whole list for NDCG's ``ideal="listed"``,
     else up to the largest k."""
-    full = "ndcg" in request.keys and request.settings.ideal == "listed"
+    full = request.reads("ideal") and request.settings.ideal == "listed"
     return length if full else min(length, max(request.ks))
 
 
@@ -211,7 +228,7 @@ def _unjudged_weight(
     The listed items' weight minus the judged ones' (RBP with every judged item counted as a hit).
     None when the residual is not asked for or every item is judged (``judged`` is None).
     """
-    if judged is None or "rbp_residual" not in request.keys:
+    if judged is None or "unjudged" not in request.needs:
         return None
     p = request.settings.p
     present = top[:, : max(request.ks)] >= 0  # never wider than the lists: a huge k costs nothing
@@ -227,7 +244,7 @@ def _unjudged_weight(
 
 def _needs_judgments(request: _Request) -> bool:
     """Whether the judged items (grade 0 too) are read: RBP's residual, bpref, or condensed lists."""
-    return bool({"rbp_residual", "bpref"} & set(request.keys)) or request.settings.unjudged == "condense"
+    return bool({"unjudged", "judged"} & request.needs) or request.settings.unjudged == "condense"
 
 
 def _judged_in(
@@ -547,6 +564,16 @@ def _check_rows(block: np.ndarray, b0: int) -> None:
 
 
 # --------------------------------------------------------------- fast path API
+@validate_params(
+    {
+        "k": Maybe(Cutoffs()),
+        "metrics": Metrics(),
+        "n_items": Maybe(Integer(1, " (the size of the item id space)")),
+        "block_size": Integer(1, " (users per block)"),
+        "duplicates": OneOf("duplicates", ("check_hits", "check_all", "none")),
+        **settings_constraints("arrays"),
+    }
+)
 @_registry.document("metrics")
 def evaluate_arrays(
     top_items: Any,
@@ -656,8 +683,6 @@ def evaluate_arrays(
     request, attrs = _with_err_scale(_Request(ks, check_metrics(metrics), settings), grades)
     judged = _judged_csr(request, relevant_indptr, relevant_items, relevant_grades, n_users)
     n_items = _check_n_items(n_items, top, items if judged is None else judged[1])
-    block_size = check_int(block_size, "block_size")
-    duplicates = check_option("duplicates", duplicates, ("check_hits", "check_all", "none"))
     mode = {"check_hits": "hits", "check_all": "all", "none": "none"}[duplicates]
     ids = None
     if n_items > _SPARSE_IDS and n_items > top.size + items.size:
@@ -672,7 +697,7 @@ def evaluate_arrays(
 
 def _with_err_scale(request: _Request, grades: np.ndarray | None) -> tuple[_Request, dict[str, Any]]:
     """ERR's g_max settled once for the whole batch (:func:`_err_max_grade`), and ``attrs`` recording it."""
-    if "err" not in request.keys:
+    if "grades" not in request.needs:
         return request, {}
     top = _err_max_grade(grades, request.settings.max_grade)
     return replace(request, settings=request.settings.replaced(max_grade=top)), {"err_max_grade": top}
@@ -694,11 +719,11 @@ def _judged_csr(
 
 
 def _check_n_items(n_items: Any, top: np.ndarray, items: np.ndarray) -> int:
-    """The size of the item id space: given (and checked), or the largest id + 1."""
+    """The size of the item id space: given (an int >= 1, declared on evaluate_arrays), or the largest id + 1;
+    a given size must hold every id."""
     largest = max(int(top.max(initial=-1)), int(items.max(initial=-1)))
     if n_items is None:
         return largest + 1
-    n_items = check_int(n_items, "n_items")
     if largest >= n_items:
         raise InvalidInputError(
             f"n_items is {n_items} but an item id is {largest}; ids must be below n_items."
@@ -1020,6 +1045,14 @@ def _top_from_runs(
     return top, list_length, False
 
 
+@validate_params(
+    {
+        "k": Cutoffs(),
+        "metrics": Metrics(),
+        **settings_constraints("frames"),
+        **column_constraints("user_col", "item_col", "rank_col", "score_col", "relevance_col"),
+    }
+)
 @_registry.document("metrics", "empty", "ties", "unjudged")
 def evaluate(
     recommendations: pd.DataFrame,

@@ -44,15 +44,22 @@ from ._arrays import cut, top_matrix
 from ._cutoff import discounts
 from ._docs import document
 from ._validation import (
+    CUTOFF,
+    Constraint,
+    Cutoffs,
     InputTypeError,
+    Integer,
     InvalidInputError,
+    Maybe,
+    Number,
+    OneOf,
+    Ranking,
+    Real,
     check_columns,
-    check_k,
     check_ks,
-    check_number,
-    check_option,
-    check_parameters,
     check_ranking,
+    column_constraints,
+    validate_params,
 )
 
 __all__ = [
@@ -78,11 +85,18 @@ __all__ = [
     "BEYOND_METRICS",
 ]
 
+#: The constraints the functions below share (declared beside each, by name).
+_K = Integer(1, CUTOFF)
+_P = Number("p")
+_ALPHA = Real(0, 1, low_open=True, high_open=True, meaning=" (the share of p mixed into q)")
+_N_ITEMS = Integer(1, " (the catalogue size)")
+
 #: The registry entries (``topkeval._registry.BEYOND_METRICS``): which function computes which metric.
 BEYOND_METRICS = _registry.BEYOND_METRICS
 
 
 # ----------------------------------------------------------------- inputs
+@validate_params(column_constraints("user_col", "item_col"))
 def item_popularity(
     interactions: pd.DataFrame, *, user_col: str = "user", item_col: str = "item"
 ) -> pd.Series:
@@ -133,14 +147,16 @@ def _share(popularity: Mapping, item: Hashable) -> float:
     return share
 
 
-def _listed(ranking: Any, k: Any) -> list:
-    items = check_ranking(ranking)[: check_k(k)]
+def _listed(ranking: Sequence[Hashable], k: int) -> list:
+    """The top k of a ranking its public function checked (declared ``Ranking()``, ``k``)."""
+    items = list(ranking[:k])
     if not items:
         raise InvalidInputError("the ranking is empty, so it has no recommended item to describe.")
     return items
 
 
 # ----------------------------------------------------------------- per user
+@validate_params({"ranking": Ranking(), "k": _K})
 def novelty_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) -> float:
     """Mean self-information of the top ``k`` items: mean of -log2(popularity share).
 
@@ -169,6 +185,7 @@ def novelty_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) ->
     return float(sum(-math.log2(_share(popularity, item)) for item in items) / len(items))
 
 
+@validate_params({"ranking": Ranking(), "k": _K})
 def arp_at_k(ranking: Sequence[Hashable], k: int, *, popularity: Mapping) -> float:
     """Average recommendation popularity: the mean popularity share of the top ``k`` items.
 
@@ -220,6 +237,7 @@ def _jaccard_distance(a: frozenset, b: frozenset) -> float:
     return 0.0 if union == 0 else 1.0 - len(a & b) / union
 
 
+@validate_params({"ranking": Ranking(), "k": _K})
 def intra_list_diversity_at_k(
     ranking: Sequence[Hashable],
     k: int,
@@ -281,7 +299,6 @@ def _counts(
     rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int, weights: np.ndarray | None = None
 ) -> dict:
     """Each catalogue item's number of top-k slots, or (given ``weights[rank - 1]``) its summed weight."""
-    k = check_k(k)
     counts: dict[Hashable, float] = dict.fromkeys(catalog, 0)
     if not counts:
         raise InvalidInputError("catalog is empty; give the ids of every item that could be recommended.")
@@ -293,6 +310,7 @@ def _counts(
     return counts
 
 
+@validate_params({"k": _K})
 def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int) -> float:
     """Share of the catalogue that appears in at least one top ``k``.
 
@@ -323,8 +341,10 @@ def catalog_coverage(rankings: Iterable[Sequence[Hashable]], catalog: Collection
 
 
 _GINI = _registry.BEYOND_OPTIONS["gini_denominator"]
+_DENOMINATOR = OneOf("denominator", _GINI.values)
 
 
+@validate_params({"denominator": _DENOMINATOR})
 @document("gini_denominator")
 def gini_of_counts(counts: Any, *, denominator: str = _GINI.default) -> float:
     """Gini index of a vector of non-negative counts (one per catalogue item, zeros included).
@@ -368,7 +388,6 @@ def gini_of_counts(counts: Any, *, denominator: str = _GINI.default) -> float:
 
 def _gini(counts: np.ndarray, denominator: str = _GINI.default) -> float:
     """sum over i of (2i - n - 1) c_(i) / (d * sum c), counts sorted ascending; d = n or n - 1."""
-    denominator = check_option("denominator", denominator, _GINI.values)
     total = counts.sum()
     if total == 0:
         raise InvalidInputError(
@@ -386,6 +405,7 @@ def _gini(counts: np.ndarray, denominator: str = _GINI.default) -> float:
     return gini if denominator == "n" else gini * n / (n - 1)
 
 
+@validate_params({"k": _K, "denominator": _DENOMINATOR})
 @document("gini_denominator")
 def gini_index(
     rankings: Iterable[Sequence[Hashable]], catalog: Collection, k: int, *, denominator: str = _GINI.default
@@ -437,6 +457,9 @@ def gini_index(
 # ----------------------------------------------------------------- exposure
 _EXPOSURE = _registry.BEYOND_OPTIONS["exposure_weighting"]
 _CALIBRATION = _registry.BEYOND_OPTIONS["calibration_weighting"]
+#: exposure's and calibration's browsing models and their persistence
+_CALIBRATED: dict[str, Constraint] = {"weighting": OneOf("weighting", _CALIBRATION.values), "p": _P}
+_EXPOSED: dict[str, Constraint] = {"weighting": OneOf("weighting", _EXPOSURE.values), "p": _P}
 _PERSISTENCE = cast(float, _registry.PARAMETERS["p"].default)  # RBP's persistence, 0.8
 #: Steck's smoothing of the list's genre mix towards the history's, so that the divergence stays finite.
 CALIBRATION_ALPHA = 0.01
@@ -444,21 +467,21 @@ CALIBRATION_ALPHA = 0.01
 
 def _position_weights(n: int, weighting: Any, p: Any, allowed: tuple[str, ...]) -> np.ndarray:
     """The attention w(r) of ranks 1..n under a browsing model (registry ``_POSITION_WEIGHTS``)."""
-    weighting = check_option("weighting", weighting, allowed)
+    if weighting not in allowed:  # pragma: no cover - every caller declares weighting
+        raise RuntimeError(f"weighting {weighting!r} is not one of {allowed}")
     if weighting == "log2":
         return discounts(n, "log2")
     if weighting == "rbp":
-        persistence = check_parameters(p=p)["p"]
-        assert persistence is not None  # p has no None meaning
-        return persistence ** np.arange(n, dtype=np.float64)
+        return float(p) ** np.arange(n, dtype=np.float64)
     return np.ones(n)
 
 
 def _exposures(rankings: Any, catalog: Collection, k: Any, weighting: Any, p: Any) -> dict:
-    weights = _position_weights(check_k(k), weighting, p, _EXPOSURE.values)
+    weights = _position_weights(k, weighting, p, _EXPOSURE.values)
     return _counts(rankings, catalog, k, weights)
 
 
+@validate_params({"k": _K, **_EXPOSED})
 @document("exposure_weighting")
 def item_exposure(
     rankings: Iterable[Sequence[Hashable]],
@@ -513,6 +536,7 @@ def item_exposure(
     )
 
 
+@validate_params({"k": _K, **_EXPOSED, "denominator": _DENOMINATOR})
 @document("exposure_weighting", "gini_denominator")
 def exposure_gini(
     rankings: Iterable[Sequence[Hashable]],
@@ -614,6 +638,7 @@ def _target_totals(catalog: Sequence, groups: Mapping, merit: Mapping | None) ->
     return totals
 
 
+@validate_params({"k": _K, **_EXPOSED})
 @document("exposure_weighting")
 def group_exposure(
     rankings: Iterable[Sequence[Hashable]],
@@ -699,6 +724,7 @@ def group_exposure(
     return frame
 
 
+@validate_params({"k": _K, **_EXPOSED})
 @document("exposure_weighting")
 def exposure_disparity(
     rankings: Iterable[Sequence[Hashable]],
@@ -803,6 +829,7 @@ def _kl(target: dict, mix: dict, alpha: float) -> float:
     return max(total, 0.0)  # >= 0 in exact arithmetic; rounding can leave -1e-17
 
 
+@validate_params({"ranking": Ranking(), "k": _K, "alpha": _ALPHA, **_CALIBRATED})
 @document("calibration_weighting")
 def calibration_kl_at_k(
     history: Collection[Hashable],
@@ -882,12 +909,12 @@ def calibration_kl_at_k(
             "no item of the history has a genre, so the user's genre mix p(g|u) is undefined; "
             "leave this user out (calibration_by_user gives NaN for such users)."
         )
-    shown = check_ranking(ranking)[: check_k(k)]
+    shown = ranking[:k]
     weights = _position_weights(len(shown), weighting, p, _CALIBRATION.values)
-    alpha = check_number(alpha, "alpha", 0, 1, low_open=True, high_open=True)
     return float(_kl(target, _genre_mix(shown, genres, weights), alpha))
 
 
+@validate_params({"k": _K, "alpha": _ALPHA, **_CALIBRATED})
 @document("calibration_weighting")
 def calibration_by_user(
     histories: Mapping,
@@ -944,7 +971,6 @@ def calibration_by_user(
                 f"{name} must be a mapping user -> items (a dict, or a pandas Series such as "
                 f"log.groupby('user')['item'].agg(list)); got {type(given).__name__}."
             )
-    alpha = check_number(alpha, "alpha", 0, 1, low_open=True, high_open=True)  # even with no scored user
     values = {}
     for user, ranking in rankings.items():
         history = _history_items(histories.get(user, ()))
@@ -957,6 +983,7 @@ def calibration_by_user(
     return pd.Series(values, name="calibration_kl", dtype=float)
 
 
+@validate_params({"k": _K, "alpha": _ALPHA, **_CALIBRATED})
 @document("calibration_weighting")
 def mean_calibration_kl(
     histories: Mapping,
@@ -1019,9 +1046,8 @@ def mean_calibration_kl(
 
 
 # ----------------------------------------------------------------- batch
-def _n_items(top: np.ndarray, n_items: Any) -> int:
-    if isinstance(n_items, bool) or not isinstance(n_items, numbers.Integral) or n_items < 1:
-        raise InvalidInputError(f"n_items must be an int >= 1 (the catalogue size); got {n_items!r}.")
+def _n_items(top: np.ndarray, n_items: int) -> int:
+    """The catalogue size (an int >= 1, declared by each caller), which must hold every listed id."""
     if top.size and int(top.max()) >= n_items:
         raise InvalidInputError(
             f"n_items is {n_items} but an item id is {int(top.max())}; ids must be below n_items."
@@ -1029,6 +1055,7 @@ def _n_items(top: np.ndarray, n_items: Any) -> int:
     return int(n_items)
 
 
+@validate_params({"n_items": _N_ITEMS, "k": Maybe(_K)})
 def coverage_batch(top_items: Any, n_items: int, *, k: int | None = None) -> float:
     """Catalogue coverage of an integer (users x K) matrix (negative ids are empty slots).
 
@@ -1058,6 +1085,7 @@ def coverage_batch(top_items: Any, n_items: int, *, k: int | None = None) -> flo
     return float(np.unique(top[top >= 0]).size / n)
 
 
+@validate_params({"n_items": _N_ITEMS, "k": Maybe(_K), "denominator": _DENOMINATOR})
 def gini_batch(
     top_items: Any, n_items: int, *, k: int | None = None, denominator: str = _GINI.default
 ) -> float:
@@ -1092,6 +1120,7 @@ def gini_batch(
     return _gini(np.bincount(top[top >= 0], minlength=n), denominator)
 
 
+@validate_params({"n_items": _N_ITEMS, "k": Maybe(_K), **_EXPOSED})
 @document("exposure_weighting")
 def exposure_batch(
     top_items: Any,
@@ -1139,6 +1168,7 @@ def exposure_batch(
     return np.bincount(top[shown], weights=slot[shown], minlength=n).astype(np.float64)
 
 
+@validate_params({"n_items": _N_ITEMS, "k": Maybe(_K), **_EXPOSED, "denominator": _DENOMINATOR})
 @document("gini_denominator")
 def exposure_gini_batch(
     top_items: Any,
@@ -1238,6 +1268,7 @@ def _check_shares(used: np.ndarray) -> None:
         raise InvalidInputError("every recommended item needs a popularity share in (0, 1].")
 
 
+@validate_params({"k": Maybe(Cutoffs())})
 def evaluate_beyond(
     top_items: Any,
     *,

@@ -24,12 +24,28 @@ import pandas as pd
 
 from . import _registry
 from ._cutoff import dcg_of, discounts, normalised
-from ._validation import InputTypeError, InvalidInputError
+from ._validation import (
+    CUTOFF,
+    Flag,
+    InputTypeError,
+    Integer,
+    InvalidInputError,
+    Maybe,
+    Metrics,
+    OneOf,
+    Text,
+    column_constraints,
+    validate_params,
+)
+
+#: A library's name: a key or an alias of :data:`LIBRARIES` (which one is looked up by hand: the aliases).
+_LIBRARY = Text(" naming a library of topkeval.conventions.LIBRARIES")
 
 __all__ = [
     "LIBRARIES",
     "CONVENTIONS",
     "NOT_REPRODUCED",
+    "WHOLE_LIST",
     "STEPS",
     "Library",
     "Convention",
@@ -530,6 +546,15 @@ CONVENTIONS: tuple[Convention, ...] = (
     ),
 )
 
+#: Metrics a library computes as topkeval defines them over a whole list, which :data:`CONVENTIONS` has no
+#: row for (its rows are compared at a cutoff k): the command line and :func:`topkeval.trec.evaluate_run`
+#: score them with topkeval's definition under the library's order of ties and its rules for which
+#: queries count (trec_eval's ``rbp``, ``Rprec`` and ``bpref``; ir_measures' ``Rprec`` and ``Bpref``).
+WHOLE_LIST: dict[str, tuple[str, ...]] = {
+    "trec_eval": ("rbp", "rprec", "bpref"),
+    "ir_measures": ("rprec", "bpref"),
+}
+
 NOT_REPRODUCED: tuple[NotReproduced, ...] = (
     NotReproduced(
         "trec_eval",
@@ -641,6 +666,7 @@ def supported_metrics(library: str) -> tuple[str, ...]:
     return tuple(m for m in _registry.metric_keys() if m in have)
 
 
+@validate_params({"library": _LIBRARY, "variant": Maybe(Text())})
 def convention(library: str, metric: str, variant: str | None = None) -> Convention:
     """The table row for ``library`` and ``metric`` (its usual function, or ``variant``).
 
@@ -703,6 +729,7 @@ def _check_metric(metric: Any) -> str:
     return check_metric(metric)
 
 
+@validate_params({"defaults_only": Flag()})
 def library_table(defaults_only: bool = True) -> pd.DataFrame:
     """The table as a DataFrame: one row per library and metric, with our options.
 
@@ -777,6 +804,17 @@ def _gap_row(n: NotReproduced) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ evaluate_as
+@validate_params(
+    {
+        "library": _LIBRARY,
+        "k": Integer(1, CUTOFF),
+        "metrics": Metrics(),
+        "per_user": Flag(),
+        "crash": OneOf("crash", ("raise", "skip")),
+        "ties": Maybe(OneOf("ties")),
+        **column_constraints("user_col", "item_col", "rank_col", "score_col", "relevance_col"),
+    }
+)
 def evaluate_as(
     library: str,
     recommendations: pd.DataFrame,
@@ -861,10 +899,6 @@ ValueError when no item is hit); for 'cornac' the supported metrics are 'precisi
     """
     key = _library_key(library)
     lib = LIBRARIES[key]
-    from ._validation import check_k, check_option
-
-    k = check_k(k)
-    crash = check_option("crash", crash, ("raise", "skip"))
     rows = _rows_asked(key, metrics, variants)
     ties = _ties_given(lib, ties)
     cols = dict(
@@ -1229,6 +1263,7 @@ def used_by(choice: _registry.Choice) -> str:
     return "; ".join(p for p in parts if p) or "none of the libraries in topkeval.conventions"
 
 
+@validate_params({"option": Text(" (an option of the registry)"), "value": Text()})
 def libraries_using(option: str, value: str) -> str:
     """The library functions in :data:`CONVENTIONS` that use ``option=value``, grouped by library.
 

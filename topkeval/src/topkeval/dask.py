@@ -11,7 +11,15 @@ from collections.abc import Sequence
 import pandas as pd
 
 import topkeval
-from topkeval._validation import InputTypeError, InvalidInputError
+from topkeval._validation import (
+    Cutoffs,
+    Flag,
+    InputTypeError,
+    Integer,
+    InvalidInputError,
+    Maybe,
+    validate_params,
+)
 
 __all__ = ["evaluate"]
 
@@ -20,6 +28,13 @@ def _score(recs: pd.DataFrame, truth: pd.DataFrame, k, options: dict) -> pd.Data
     return topkeval.evaluate(recs, truth, k, **options)
 
 
+@validate_params(
+    {
+        "k": Cutoffs(),
+        "partitioned_by_user": Flag(),
+        "npartitions": Maybe(Integer(1, " (partitions after the shuffle)")),
+    }
+)
 def evaluate(
     recommendations,
     truth,

@@ -19,7 +19,17 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._validation import InputTypeError, InvalidInputError
+from ._validation import (
+    FilePath,
+    Flag,
+    InputTypeError,
+    InvalidInputError,
+    Maybe,
+    OneOf,
+    Real,
+    Text,
+    validate_params,
+)
 
 __all__ = [
     "load_movielens_100k",
@@ -85,6 +95,7 @@ def _finish(users, items, ratings, times) -> pd.DataFrame:
     return pd.DataFrame({"user": users, "item": items, "rating": ratings, "timestamp": times})
 
 
+@validate_params({"path": FilePath()})
 def load_movielens_100k(path) -> pd.DataFrame:
     r"""Read MovieLens 100K's ``u.data`` into columns user, item, rating, timestamp.
 
@@ -157,6 +168,7 @@ def load_movielens_100k(path) -> pd.DataFrame:
     return _finish(*cols)
 
 
+@validate_params({"path": FilePath()})
 def load_movielens_latest(path) -> pd.DataFrame:
     r"""Read ml-latest(-small)'s ``ratings.csv`` into columns user, item, rating, timestamp.
 
@@ -293,6 +305,15 @@ def _published_md5(url: str, timeout: float, work: Path) -> str:
     return word
 
 
+@validate_params(
+    {
+        "name": OneOf("name", tuple(MOVIELENS)),
+        "cache_dir": Maybe(FilePath()),
+        "base_url": Text(" (the folder of the archives, ending in /)"),
+        "md5": Maybe(Text()),
+        "timeout": Real(0, low_open=True, meaning=" (seconds)"),
+    }
+)
 def download_movielens(
     name: str,
     cache_dir=None,
@@ -333,13 +354,11 @@ def download_movielens(
     Examples
     --------
     >>> from topkeval.datasets import download_movielens
-    >>> download_movielens("ml-1m")
+    >>> download_movielens("netflix")
     Traceback (most recent call last):
     ...
-    topkeval.InvalidInputError: name must be one of 'ml-100k', 'ml-latest-small'; got 'ml-1m'.
+    topkeval.InvalidInputError: name must be one of 'ml-100k', 'ml-latest-small'; got 'netflix'.
     """
-    if name not in MOVIELENS:
-        raise InvalidInputError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
     spec = MOVIELENS[name]
     cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     final = cache / name
@@ -382,6 +401,9 @@ def _unpack(archive: Path, unpacked: Path, spec: dict) -> Path:
     return found[0].parent
 
 
+@validate_params(
+    {"name": OneOf("name", tuple(MOVIELENS)), "cache_dir": Maybe(FilePath()), "download": Flag()}
+)
 def load_movielens(name: str, cache_dir=None, *, download: bool = True, **options) -> pd.DataFrame:
     """The ratings of a MovieLens archive from the cache, downloading it first if allowed.
 
@@ -408,8 +430,6 @@ def load_movielens(name: str, cache_dir=None, *, download: bool = True, **option
     >>> len(ratings)  # doctest: +SKIP
     100000
     """
-    if name not in MOVIELENS:
-        raise InvalidInputError(f"name must be one of {', '.join(repr(n) for n in MOVIELENS)}; got {name!r}.")
     cache = Path(cache_dir).expanduser() if cache_dir is not None else default_cache_dir()
     folder = cache / name
     if not (folder / MOVIELENS[name]["ratings"]).is_file():

@@ -50,7 +50,7 @@ import numpy as np
 
 from ._cutoff import discounts
 from ._registry import OPTIONS
-from ._validation import InvalidInputError, check_int, check_number
+from ._validation import Constraint, Integer, InvalidInputError, Maybe, Real, validate_params
 
 __all__ = [
     "OffPolicyEstimate",
@@ -150,8 +150,15 @@ def _log(rewards, target_probability, logging_probability) -> tuple[np.ndarray, 
     return reward, target / logging
 
 
+#: The constraints the estimators share (declared beside each, by name).
+_CONFIDENCE: dict[str, Constraint] = {
+    "confidence": Real(0, 1, low_open=True, high_open=True, meaning=" (e.g. 0.95)")
+}
+_ETA = Real(0, 10, meaning=" (the position-bias exponent, e.g. 1.0)")
+
+
 def _z(confidence: float) -> float:
-    confidence = check_number(confidence, "confidence (e.g. 0.95)", 0, 1, low_open=True, high_open=True)
+    """The normal quantile of a two-sided interval (``confidence`` declared by each estimator)."""
     return NormalDist().inv_cdf((1 + confidence) / 2)
 
 
@@ -215,6 +222,7 @@ def importance_weights(target_probability, logging_probability) -> list[float]:
     return [float(w) for w in target / logging]
 
 
+@validate_params(_CONFIDENCE)
 def ips(rewards, target_probability, logging_probability, *, confidence: float = 0.95) -> OffPolicyEstimate:
     """Inverse propensity scoring: the new policy's mean reward, estimated from another policy's log.
 
@@ -255,6 +263,7 @@ def ips(rewards, target_probability, logging_probability, *, confidence: float =
     return _result(estimate, se, weight, reward.size, confidence, "IPS")
 
 
+@validate_params(_CONFIDENCE)
 def snips(rewards, target_probability, logging_probability, *, confidence: float = 0.95) -> OffPolicyEstimate:
     """Self-normalised IPS: ``sum_i w_i r_i / sum_i w_i``.
 
@@ -308,6 +317,9 @@ def snips(rewards, target_probability, logging_probability, *, confidence: float
     return _result(estimate, se, weight, n, confidence, "SNIPS")
 
 
+@validate_params(
+    {"clip": Real(0, low_open=True, meaning=" (the largest weight allowed, e.g. 10)"), **_CONFIDENCE}
+)
 def clipped_ips(
     rewards, target_probability, logging_probability, *, clip: float, confidence: float = 0.95
 ) -> OffPolicyEstimate:
@@ -347,7 +359,6 @@ def clipped_ips(
     >>> clipped_ips([1, 0, 1], [0.9, 0.05, 0.05], [0.1, 0.5, 0.4], clip=5).estimate  # (5 + 0.125) / 3
     1.7083333333333333
     """
-    clip = check_number(clip, "clip (the largest weight allowed, e.g. 10)", 0, low_open=True)
     reward, weight = _log(rewards, target_probability, logging_probability)
     clipped = np.minimum(weight, clip)
     estimate, se = _mean_with_se(clipped * reward)
@@ -355,6 +366,7 @@ def clipped_ips(
 
 
 # ------------------------------------------------------------------ ranked lists
+@validate_params({"k": Integer(1, " (logged ranks)"), "eta": _ETA})
 def position_propensities(k: int, eta: float) -> list[float]:
     """Examination probabilities of ranks 1..k under the position-based model: ``(1/r) ** eta``.
 
@@ -381,8 +393,6 @@ def position_propensities(k: int, eta: float) -> list[float]:
     >>> position_propensities(4, eta=1.0)
     [1.0, 0.5, 0.3333333333333333, 0.25]
     """
-    k = check_int(k, "k")
-    eta = check_number(eta, "eta (the position-bias exponent, e.g. 1.0)", 0, 10)
     return [float(r**-eta) for r in range(1, k + 1)]
 
 
@@ -461,6 +471,7 @@ def _session_matrices(clicks, new_ranks) -> tuple[np.ndarray, np.ndarray]:
     return click.astype(np.float64), rank.astype(np.int64)
 
 
+@validate_params({"eta": Maybe(_ETA), **_CONFIDENCE})
 def pbm_ips(
     clicks,
     new_ranks,
@@ -543,6 +554,7 @@ def pbm_ips(
     return _result(estimate, se, weights, per_session.size, confidence, name)
 
 
+@validate_params({"eta": Maybe(_ETA)})
 def pbm_ips_per_session(
     clicks,
     new_ranks,
@@ -611,6 +623,7 @@ def _predictions(values, name: str, n: int) -> np.ndarray:
     return array
 
 
+@validate_params(_CONFIDENCE)
 def direct_method(predicted_target_reward, *, confidence: float = 0.95) -> OffPolicyEstimate:
     """The direct method: the mean of a reward model's prediction for the new policy, over the contexts.
 
@@ -648,6 +661,7 @@ def direct_method(predicted_target_reward, *, confidence: float = 0.95) -> OffPo
     return _result(estimate, se, np.ones(predicted.size), predicted.size, confidence, "DM")
 
 
+@validate_params(_CONFIDENCE)
 def doubly_robust(
     rewards,
     target_probability,

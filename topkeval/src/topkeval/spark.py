@@ -77,7 +77,19 @@ import pyarrow.compute as pc
 import topkeval
 from topkeval import _docs
 from topkeval._registry import Settings
-from topkeval._validation import InputTypeError, InvalidInputError
+from topkeval._validation import (
+    Cutoffs,
+    FilePath,
+    InputTypeError,
+    Integer,
+    InvalidInputError,
+    Maybe,
+    Metrics,
+    Text,
+    column_constraints,
+    settings_constraints,
+    validate_params,
+)
 
 __all__ = [
     "evaluate",
@@ -246,6 +258,7 @@ def _python_problem(python: str | None = None) -> tuple[str, str | None]:
     return f"{found} ({version})", None
 
 
+@validate_params({"python": Maybe(FilePath())})
 def preflight(python: str | None = None) -> dict[str, str]:
     """Check what a local Spark session needs before any Java starts; raise one error saying what is wrong.
 
@@ -295,6 +308,7 @@ def preflight(python: str | None = None) -> dict[str, str]:
     return {"pyspark": pyspark_version, "java": java, "python": worker}
 
 
+@validate_params({"master": Text(" (a Spark master URL)"), "app_name": Text()})
 def session(master: str = "local[*]", app_name: str = "topkeval", config: dict | None = None):
     """A SparkSession, started only after :func:`preflight` passes (else its one message, no stack trace).
 
@@ -654,12 +668,10 @@ def _result_schema(user_type, names: Sequence[str], user_col: str):
 def _check_columns_and_buckets(
     recommendations, truth, order_col: str, relevance_col: str, buckets: Any
 ) -> None:
-    """The rank (or score) and relevance columns are numeric; ``buckets`` is None or an int >= 1."""
+    """The rank (or score) and relevance columns are numeric (``buckets`` is declared on evaluate)."""
     _check_numeric(recommendations, order_col, "recommendations")
     if relevance_col in truth.columns:
         _check_numeric(truth, relevance_col, "truth")
-    if buckets is not None and (isinstance(buckets, bool) or not isinstance(buckets, int) or buckets < 1):
-        raise InvalidInputError(f"buckets must be an int >= 1 or None; got {buckets!r}.")
 
 
 def _raise_on_empty_rows(recs, rows, user_col: str, relevance_col: str) -> None:
@@ -674,6 +686,15 @@ def _raise_on_empty_rows(recs, rows, user_col: str, relevance_col: str) -> None:
     )
 
 
+@validate_params(
+    {
+        "k": Cutoffs(),
+        "metrics": Metrics(),
+        **settings_constraints("frames"),
+        **column_constraints("user_col", "item_col", "rank_col", "score_col", "relevance_col"),
+        "buckets": Maybe(Integer(1, " (hash buckets of users)")),
+    }
+)
 @_docs.document("empty", "ties")
 def evaluate(
     recommendations,
@@ -915,6 +936,15 @@ def _check_list_column(frame, column: str, what: str) -> None:
         )
 
 
+@validate_params(
+    {
+        "k": Cutoffs(),
+        "metrics": Metrics(),
+        **settings_constraints("arrays"),
+        **column_constraints("user_col", "items_col", "relevant_col"),
+        "grades_col": Maybe(Text(" (a column name)")),
+    }
+)
 def evaluate_arrays(
     lists,
     k: int | Sequence[int],

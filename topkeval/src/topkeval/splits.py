@@ -7,11 +7,20 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from ._validation import InvalidInputError, check_columns, check_number
+from ._validation import (
+    InvalidInputError,
+    Maybe,
+    OneOf,
+    Real,
+    check_columns,
+    column_constraints,
+    validate_params,
+)
 
 __all__ = ["leave_one_out_split"]
 
 
+@validate_params(column_constraints("user_col", "item_col", "time_col"))
 def leave_one_out_split(
     interactions: pd.DataFrame,
     *,
@@ -103,6 +112,15 @@ def leave_one_out_split(
     return interactions.loc[~held], interactions.loc[held]
 
 
+@validate_params(
+    {
+        "test_fraction": Maybe(
+            Real(0, 1, low_open=True, high_open=True, meaning=" (the share of rows, by time)")
+        ),
+        "cold": OneOf("cold", ("drop", "keep")),
+        **column_constraints("user_col", "item_col", "time_col"),
+    }
+)
 def temporal_split(
     interactions: pd.DataFrame,
     *,
@@ -186,8 +204,6 @@ def temporal_split(
         [user_col, item_col, time_col],
         " (user_col=..., item_col=..., time_col=...)",
     )
-    if cold not in ("drop", "keep"):
-        raise InvalidInputError(f"cold must be 'drop' or 'keep'; got {cold!r}.")
     if (test_fraction is None) == (cutoff is None):
         raise InvalidInputError(
             "give exactly one of test_fraction (e.g. test_fraction=0.2: the last 20% of rows in time) "
@@ -226,7 +242,6 @@ __all__.append("temporal_split")
 def _fraction_cutoff(times: pd.Series, test_fraction: Any) -> Any:
     """The timestamp at which the last ``test_fraction`` of the rows start
     (a builtin or a pandas Timestamp)."""
-    test_fraction = check_number(test_fraction, "test_fraction", 0, 1, low_open=True, high_open=True)
     ordered = np.sort(times.to_numpy(), kind="stable")
     n_test = max(1, int(round(float(test_fraction) * len(ordered))))
     cutoff = ordered[len(ordered) - n_test]

@@ -34,7 +34,16 @@ from statistics import NormalDist
 import numpy as np
 import pandas as pd
 
-from ._validation import InputTypeError, InvalidInputError, check_int, check_number
+from ._validation import (
+    Constraint,
+    InputTypeError,
+    Integer,
+    InvalidInputError,
+    Maybe,
+    Real,
+    Text,
+    validate_params,
+)
 
 __all__ = [
     "ConfidenceInterval",
@@ -147,12 +156,16 @@ def _paired(a, b) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def _check_confidence(confidence: float) -> float:
-    return check_number(confidence, "confidence (e.g. 0.95)", 0, 1, low_open=True, high_open=True)
-
-
-def _check_resamples(n_resamples: int) -> int:
-    return check_int(n_resamples, "n_resamples", 100, " (thousands are usual)")
+#: The constraints of the settings the functions below share (declared beside each, by name).
+_CONFIDENCE = Real(0, 1, low_open=True, high_open=True, meaning=" (e.g. 0.95)")
+_RESAMPLES = Integer(100, " (thousands are usual)")
+_SEED = Integer(0, " (the random generator's seed: the same seed gives the same numbers)")
+_ALPHA = Real(0, 1, low_open=True, high_open=True, meaning=" (the test's two-sided level, e.g. 0.05)")
+_POWER = Real(0, 1, low_open=True, high_open=True, meaning=" (e.g. 0.8)")
+_SD = Real(0, meaning=" (the standard deviation of the per-user differences a - b)")
+_RESAMPLING: dict[str, Constraint] = {"confidence": _CONFIDENCE, "n_resamples": _RESAMPLES, "seed": _SEED}
+_PERMUTATIONS = Integer(1, " (the permutation test's resamples)")
+_PLANNING: dict[str, Constraint] = {"alpha": _ALPHA, "power": _POWER}
 
 
 def _bootstrap_means(values: np.ndarray, n_resamples: int, seed: int) -> np.ndarray:
@@ -167,6 +180,7 @@ def _bootstrap_means(values: np.ndarray, n_resamples: int, seed: int) -> np.ndar
 
 
 # ------------------------------------------------------------------ public
+@validate_params({"confidence": _CONFIDENCE})
 def percentile_interval(samples, confidence: float = 0.95) -> tuple[float, float]:
     """The central ``confidence`` interval of resampled statistics: two quantiles.
 
@@ -192,7 +206,6 @@ def percentile_interval(samples, confidence: float = 0.95) -> tuple[float, float
     x = np.asarray(samples, dtype=np.float64)
     if x.ndim != 1 or x.size == 0 or not np.isfinite(x).all():
         raise InvalidInputError("samples must be a non-empty 1-D sequence of finite numbers.")
-    confidence = _check_confidence(confidence)
     tail = (1 - confidence) / 2
     low, high = np.quantile(x, [tail, 1 - tail])
     return float(low), float(high)
@@ -235,6 +248,7 @@ def _count_extreme(d: np.ndarray, signs: np.ndarray) -> int:
     return int((np.abs(signs @ d / d.size) >= observed - tolerance).sum())
 
 
+@validate_params(_RESAMPLING)
 def bootstrap_ci(
     values, *, confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
 ) -> ConfidenceInterval:
@@ -273,13 +287,12 @@ def bootstrap_ci(
     True
     """
     x = _values(values)
-    confidence = _check_confidence(confidence)
-    n_resamples = _check_resamples(n_resamples)
     means = _bootstrap_means(x, n_resamples, seed)
     low, high = percentile_interval(means, confidence)
     return ConfidenceInterval(float(x.mean()), low, high, confidence, int(x.size), n_resamples)
 
 
+@validate_params(_RESAMPLING)
 def paired_bootstrap_ci(
     a, b, *, confidence: float = 0.95, n_resamples: int = 2000, seed: int = 0
 ) -> ConfidenceInterval:
@@ -317,6 +330,7 @@ def paired_bootstrap_ci(
     return bootstrap_ci(x - y, confidence=confidence, n_resamples=n_resamples, seed=seed)
 
 
+@validate_params({"n_resamples": _RESAMPLES, "seed": _SEED})
 def permutation_test(a, b, *, n_resamples: int = 10000, seed: int = 0) -> float:
     """Two-sided paired permutation (sign-flip) test of "A and B are equally good".
 
@@ -348,7 +362,6 @@ def permutation_test(a, b, *, n_resamples: int = 10000, seed: int = 0) -> float:
     1.0
     """
     x, y = _paired(a, b)
-    n_resamples = _check_resamples(n_resamples)
     d = x - y
     rng = np.random.default_rng(seed)
     extreme = 0
@@ -440,6 +453,7 @@ def paired_t_test(a, b) -> TTestResult:
     return TTestResult(float(t), int(df), float(min(1.0, max(0.0, p))))
 
 
+@validate_params({**_RESAMPLING, "n_permutations": _PERMUTATIONS})
 def compare(
     a, b, *, confidence: float = 0.95, n_resamples: int = 2000, n_permutations: int = 10000, seed: int = 0
 ) -> PairedComparison:
@@ -514,18 +528,7 @@ def _t_quantile(q: float, df: int) -> float:
     return 0.5 * (low + high)
 
 
-def _check_power_settings(alpha: float, power: float) -> tuple[float, float]:
-    alpha = check_number(
-        alpha, "alpha (the test's two-sided level, e.g. 0.05)", 0, 1, low_open=True, high_open=True
-    )
-    power = check_number(power, "power (e.g. 0.8)", 0, 1, low_open=True, high_open=True)
-    return alpha, power
-
-
-def _check_sd(sd: float) -> float:
-    return check_number(sd, "sd (the standard deviation of the per-user differences a - b)", 0)
-
-
+@validate_params({"sd": _SD, "n": Integer(2, " (users scored by both systems)"), **_PLANNING})
 def minimum_detectable_effect(sd: float, n: int, *, alpha: float = 0.05, power: float = 0.8) -> float:
     """The smallest true mean difference a paired comparison of ``n`` users detects with the given power.
 
@@ -565,13 +568,11 @@ def minimum_detectable_effect(sd: float, n: int, *, alpha: float = 0.05, power: 
     >>> minimum_detectable_effect(0.2, 6000) < minimum_detectable_effect(0.2, 1500) / 1.9
     True
     """
-    sd = _check_sd(sd)
-    n = check_int(n, "n (users scored by both systems)", 2)
-    alpha, power = _check_power_settings(alpha, power)
     df = n - 1
     return float((_t_quantile(1.0 - alpha / 2.0, df) + _t_quantile(power, df)) * sd / math.sqrt(n))
 
 
+@validate_params({"effect": Real(meaning=" (the difference to detect)"), "sd": _SD, **_PLANNING})
 def users_needed(effect: float, sd: float, *, alpha: float = 0.05, power: float = 0.8) -> int:
     """How many users a paired comparison needs to detect a true difference of ``effect``.
 
@@ -599,11 +600,9 @@ def users_needed(effect: float, sd: float, *, alpha: float = 0.05, power: float 
     >>> minimum_detectable_effect(0.22, 15824) <= 0.0049 < minimum_detectable_effect(0.22, 15823)
     True
     """
-    effect = abs(check_number(effect, "effect (the difference to detect)", -math.inf))
+    effect = abs(effect)
     if effect == 0.0:
         raise InvalidInputError("effect must not be 0: no sample size detects a difference of exactly 0.")
-    sd = _check_sd(sd)
-    alpha, power = _check_power_settings(alpha, power)
     z = NormalDist().inv_cdf(1.0 - alpha / 2.0) + NormalDist().inv_cdf(power)
     n = max(2, math.ceil((z * sd / effect) ** 2))  # the normal answer; t needs a few more
     while minimum_detectable_effect(sd, n, alpha=alpha, power=power) > effect:
@@ -620,6 +619,7 @@ def _ceil_2_digits(x: float) -> float:
     return math.ceil(round(x / 10.0**exponent, 9)) * 10.0**exponent
 
 
+@validate_params({"p_value": Real(0, 1), "n_permutations": Maybe(_PERMUTATIONS)})
 def format_p_value(p_value: float, n_permutations: int | None = None) -> str:
     """A p-value as text; ``p < 1/(B+1)`` when none of ``B`` permutations was as extreme.
 
@@ -649,9 +649,9 @@ def format_p_value(p_value: float, n_permutations: int | None = None) -> str:
     >>> format_p_value(0.0004, n_permutations=100000)
     'p = 0.0004'
     """
-    p = check_number(p_value, "p_value", 0, 1)
+    p = p_value
     if n_permutations is not None:
-        floor = 1.0 / (check_int(n_permutations, "n_permutations", 1) + 1)
+        floor = 1.0 / (n_permutations + 1)
         if p <= floor * (1 + 1e-9):
             return f"p < {_ceil_2_digits(floor):g}"
     if p == 0.0 or p >= 0.0001:
@@ -850,6 +850,14 @@ class Verdict:
         return self.text
 
 
+@validate_params(
+    {
+        "metric": Text(" (how the text names the metric; empty: not named)", empty_ok=True),
+        **_RESAMPLING,
+        "n_permutations": Maybe(_PERMUTATIONS),
+        **_PLANNING,
+    }
+)
 def verdict(
     a,
     b,
@@ -908,7 +916,6 @@ def verdict(
     >>> verdict(a, b, n_permutations=None).p_value < 1e-40   # the paired t-test's: no 1/(B+1) floor
     True
     """
-    alpha, power = _check_power_settings(alpha, power)
     x, y = _paired(a, b)
     ci = bootstrap_ci(x - y, confidence=confidence, n_resamples=n_resamples, seed=seed)
     if n_permutations is None:
@@ -941,6 +948,7 @@ def verdict(
     )
 
 
+@validate_params({"family": Text(" (what the comparisons have in common, for the text)")})
 def verdicts(comparisons, *, family: str, **settings) -> list[Verdict]:
     """Verdicts for a family of comparisons, with Holm-adjusted p-values.
 

@@ -53,17 +53,15 @@ import numpy as np
 import pandas as pd
 
 from . import _registry, conventions
-from ._validation import InputTypeError, InvalidInputError, plain
+from ._validation import Flag, InvalidInputError, OneOf, Text, plain, validate_params
 
 __all__ = ["read_run", "read_qrels", "parse_measure", "Measure", "evaluate_run", "format_trec"]
 
-#: the metrics a measure may name, as ir_measures spells them; a name maps to its key through the
-#: registry's names (ir_measures' P, R, Success; trec_eval's map, recip_rank, ndcg_cut; any case)
-_SPELLING = {"precision": "P", "recall": "R", "hit": "Success", "rr": "RR", "ap": "AP", "ndcg": "nDCG"}
-_SPELLING.update(err="ERR", rbp="RBP", bpref="Bpref")
-_NEEDS_K = ("precision", "recall", "hit", "err")  # no whole-list form in trec_eval / ir_measures
-_PARAMETERS = {"rbp": ("p",)}
-_MEASURE = re.compile(r"^\s*([A-Za-z_]+)\s*(?:\(([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
+#: NAME, NAME@k or NAME(param=value, ...)@k. Every metric of the registry may be named, by its
+#: ``measure`` (ir_measures' spelling: P, nDCG, Rprec), its key or any of its aliases (trec_eval's map,
+#: recip_rank, ndcg_cut; R-prec), in any case; the registry also says which need a cutoff (``needs_cutoff``)
+#: and which numeric parameters each takes (its ``options`` that are ``PARAMETERS``).
+_MEASURE = re.compile(r"^\s*([A-Za-z_][A-Za-z_-]*)\s*(?:\(([^)]*)\))?\s*(?:@\s*(\d+))?\s*$")
 
 
 # ------------------------------------------------------------------ reading
@@ -140,6 +138,7 @@ def _check_unique(frame: pd.DataFrame, name: str, what: str) -> None:
         )
 
 
+@validate_params({"keep_rank": Flag()})
 def read_run(source: str | IO[str], keep_rank: bool = False) -> pd.DataFrame:
     """Read a TREC run file into the frame :func:`topkeval.evaluate` takes.
 
@@ -254,22 +253,28 @@ class Measure:
 
     def __str__(self) -> str:
         args = ",".join(f"{key}={value:g}" for key, value in self.params.items())
-        return _SPELLING[self.metric] + (f"({args})" if args else "") + (f"@{self.k}" if self.k else "")
+        name = _registry.METRICS[self.metric].measure_name
+        return name + (f"({args})" if args else "") + (f"@{self.k}" if self.k else "")
 
 
+@validate_params({"text": Text(" such as 'nDCG@10' (a measure)")})
 def parse_measure(text: str) -> Measure:
     """Read a measure in ir_measures' notation (case-insensitive), e.g. ``nDCG@10`` or ``RBP(p=0.8)@10``.
 
     Parameters
     ----------
     text : str
-        ``NAME``, ``NAME@k`` or ``NAME(param=value)@k``. Names: ``P``,
-        ``R``, ``Success``, ``ERR`` (these need ``@k``), ``AP``, ``nDCG``,
-        ``RR``, ``RBP``, ``Bpref`` (without ``@k``: the whole list, as
-        trec_eval's ``bpref``). ``RBP`` takes
-        ``p``, the persistence (default 0.8). The other names of these
-        metrics that :func:`topkeval.evaluate` accepts work too (trec_eval's
-        ``map``, ``recip_rank``, ``ndcg_cut``; ``MRR``, ``hit_rate``, ...).
+        ``NAME``, ``NAME@k`` or ``NAME(param=value)@k``. Every metric of
+        the registry has a name here, its ``measure`` (ir_measures'
+        spelling: ``P``, ``R``, ``Success``, ``AP``, ``nDCG``, ``RR``,
+        ``ERR``, ``RBP``, ``Rprec``, ``Bpref``, ...), and the other names
+        :func:`topkeval.evaluate` accepts for it work too (trec_eval's
+        ``map``, ``recip_rank``, ``ndcg_cut``; ``MRR``, ``R-prec``, ...).
+        Without ``@k`` a measure covers the whole list (as trec_eval's
+        ``map``, ``Rprec``, ``bpref``); those the registry marks
+        ``needs_cutoff`` (``P``, ``R``, ``Success``, ``ERR``) must have
+        one. The parameters are the metric's numeric options (``RBP``'s
+        ``p``, the persistence, default 0.8).
 
     Returns
     -------
@@ -293,25 +298,23 @@ def parse_measure(text: str) -> Measure:
     >>> str(parse_measure("map"))  # trec_eval's name
     'AP'
     """
-    if not isinstance(text, str):
-        raise InputTypeError(f"a measure is a str such as 'nDCG@10'; got {type(text).__name__}.")
     found = _MEASURE.match(text)
-    known = ", ".join(["P@k", "R@k", "Success@k", "AP", "AP@k", "nDCG", "nDCG@k", "RR", "RR@k", "ERR@k"])
-    known += ", RBP(p=0.8)@k, Bpref"
     metric = _registry.metric_key(found.group(1)) if found else None
-    if not found or metric not in _SPELLING:
+    if not found or metric is None:
+        known = _registry.measure_notation()
         raise InvalidInputError(f"unknown measure {text!r}; measures are written as in ir_measures: {known}.")
     k = int(found.group(3)) if found.group(3) else None
     if k is not None and k < 1:
         raise InvalidInputError(f"measure {text!r}: the cutoff after @ must be >= 1.")
-    if k is None and metric in _NEEDS_K:
-        raise InvalidInputError(f"measure {text!r} needs a cutoff, e.g. {_SPELLING[metric]}@10.")
+    entry = _registry.METRICS[metric]
+    if k is None and entry.needs_cutoff:
+        raise InvalidInputError(f"measure {text!r} needs a cutoff, e.g. {entry.measure_name}@10.")
     return Measure(metric, k, _parameters(text, metric, found.group(2)))
 
 
 def _parameters(text: str, metric: str, given: str | None) -> dict:
     params: dict = {}
-    allowed = _PARAMETERS.get(metric, ())
+    allowed = _registry.METRICS[metric].parameters
     for part in filter(None, (given or "").split(",")):
         key, _, value = (s.strip() for s in part.partition("="))
         if key.lower() not in allowed:
@@ -342,9 +345,9 @@ def _one(
 ) -> pd.Series:
     """Per-query values of one measure (NaN: left out, as the library leaves the query out)."""
     if library == "trec_eval" and measure.metric == "err":
-        return _gdeval_err(run, qrels, k)
+        return _gdeval_err(run, qrels, k, measure)
     supported = measure.metric in conventions.supported_metrics(library)
-    if not supported and (library, measure.metric) not in _ALSO:
+    if not supported and measure.metric not in conventions.WHOLE_LIST.get(library, ()):
         # the library lacks it: evaluate_as refuses, with its message
         conventions.evaluate_as(library, run, qrels, k, metrics=[measure.metric], per_user=True, crash=crash)
     # ir_measures hands RR without a cutoff to pytrec_eval (ties by docno, descending; RR@k goes to msmarco)
@@ -381,17 +384,19 @@ def _with_library_rules(measure: Measure, run: pd.DataFrame, qrels: pd.DataFrame
     return values
 
 
-#: (library, metric) pairs a library has that the convention table does not list: topkeval's definition with
-#: the library's order and query rules (trec_eval's rbp and bpref, ir_measures' Bpref)
-_ALSO = {("trec_eval", "rbp"), ("trec_eval", "bpref"), ("ir_measures", "bpref")}
 #: gdeval (the TREC Web track's evaluation script) grades up to 4: ERR's gain is (2^g - 1) / 2^4
 GDEVAL_MAX_GRADE = 4
 
 
-def _gdeval_err(run: pd.DataFrame, qrels: pd.DataFrame, k: int) -> pd.Series:
+def _gdeval_err(run: pd.DataFrame, qrels: pd.DataFrame, k: int, measure: Measure) -> pd.Series:
     """ERR@k as gdeval computes it (trec_eval has no ERR): ties by docno descending, gain (2^g - 1) / 2^4
     for grades 1..4 (0 and negative grades gain nothing), over the queries with a grade > 0 that the run
     lists (others: NaN, left out)."""
+    if measure.params:
+        raise InvalidInputError(
+            f"measure {str(measure)!r}: under trec_eval's conventions ERR is gdeval's, whose grade scale "
+            f"is fixed at {GDEVAL_MAX_GRADE}; drop the parameters, or choose another convention."
+        )
     if "relevance" in qrels.columns and (qrels["relevance"] > GDEVAL_MAX_GRADE).any():
         raise InvalidInputError(
             f"ERR follows gdeval, which takes grades up to {GDEVAL_MAX_GRADE}; "
@@ -419,6 +424,13 @@ _COLUMNS = dict(
 )
 
 
+@validate_params(
+    {
+        "convention": Text(" naming a library of topkeval.conventions.LIBRARIES"),
+        "judged_only": Flag(),
+        "crash": OneOf("crash", ("raise", "skip")),
+    }
+)
 def evaluate_run(
     qrels: pd.DataFrame,
     run: pd.DataFrame,
@@ -503,6 +515,7 @@ def _judged_only(
     return pd.concat(frames).sort_index()
 
 
+@validate_params({"per_query": Flag()})
 def format_trec(values: pd.DataFrame, per_query: bool = False) -> str:
     """Write per-query values as trec_eval prints them: ``measure<TAB>query<TAB>value`` lines.
 

@@ -57,6 +57,7 @@ import numpy as np
 
 from . import _cutoff, _trec_files
 from ._errors import InvalidInputError
+from ._validation import FilePath, validate_params
 
 __all__ = ["Options", "Measure", "parse_measures", "evaluate", "format_lines", "MEASURES", "NICKNAMES"]
 
@@ -424,11 +425,20 @@ class _Rows:
 
     def _run_rows(self, index, q_run, d_run, score, n_doc, name, run) -> None:
         qi = index[q_run]
-        keep = np.flatnonzero(qi >= 0)
-        order = keep[_trec_order(qi[keep], score[keep], d_run[keep], n_doc)]
-        q, d = qi[order], d_run[order]
-        _no_twice_in_run(q, d, n_doc, name, run, order)
-        rel = self._grades(q_run[order] * max(n_doc, 1) + d)
+        if (qi >= 0).all():  # every query of the run is scored (the usual case): no copies of its rows
+            order = _trec_order(qi, score, d_run, n_doc)
+        else:
+            keep = np.flatnonzero(qi >= 0)
+            order = keep[_trec_order(qi[keep], score[keep], d_run[keep], n_doc)]
+            del keep
+        q = qi[order]
+        del qi  # the run's rows are 2 x 10^6 at 2,000 queries: each array freed as soon as it is used up
+        keys = q_run[order] * max(n_doc, 1)
+        keys += d_run[order]
+        _no_twice_in_run(keys, name, run, order)
+        del order
+        rel = self._grades(keys)
+        del keys
         q, rel = self._add_bogus(q, rel)
         pos = _positions(q, self.nq)
         if self.options.max_docs is not None:
@@ -445,10 +455,13 @@ class _Rows:
 
     def _grades(self, keys: np.ndarray) -> np.ndarray:
         at = np.searchsorted(self._qrels_key, keys)
-        at_clipped = np.minimum(at, len(self._qrels_key) - 1)
-        found = self._qrels_key[at_clipped] == keys
-        grade = self._qrels_grade[at_clipped]
-        return np.where(found, np.where(grade >= 0, grade, -2), -1).astype(np.int64)
+        np.minimum(at, len(self._qrels_key) - 1, out=at)
+        found = self._qrels_key[at] == keys
+        rel = self._qrels_grade[at].astype(np.int64, copy=False)
+        del at
+        rel[rel < 0] = -2
+        rel[~found] = -1
+        return rel
 
     def _add_bogus(self, q: np.ndarray, rel: np.ndarray):
         """trec_eval -c: a query of the qrels that the run lacks gets one unjudged document."""
@@ -466,11 +479,17 @@ def _trec_order(q: np.ndarray, score: np.ndarray, d: np.ndarray, n_doc: int) -> 
 
     One sort of a packed int64 key (query, score rank, docno) where it fits, else three (``lexsort``).
     """
-    distinct, score_rank = np.unique(score, return_inverse=True)
-    n_q = int(q.max()) + 1 if len(q) else 1
-    if n_q * len(distinct) * max(n_doc, 1) >= 2**62:
+    distinct, key = np.unique(score, return_inverse=True)
+    n_q, n_doc, n_scores = int(q.max()) + 1 if len(q) else 1, max(n_doc, 1), len(distinct)
+    if n_q * n_scores * n_doc >= 2**62:
         return np.lexsort((-d, -score, q))
-    key = (q * len(distinct) + (len(distinct) - 1 - score_rank)) * max(n_doc, 1) + (max(n_doc, 1) - 1 - d)
+    # key = (q * n_scores + (n_scores - 1 - score rank)) * n_doc + (n_doc - 1 - d), in place
+    key = key.astype(np.int64, copy=False)
+    np.subtract(n_scores - 1, key, out=key)
+    key += q * n_scores
+    key *= n_doc
+    key += n_doc - 1
+    key -= d
     return np.argsort(key, kind="stable")
 
 
@@ -482,15 +501,11 @@ def _positions(q: np.ndarray, nq: int) -> np.ndarray:
 def _names(column, codes: np.ndarray, wanted: np.ndarray) -> list[str]:
     first = np.full(int(codes.max()) + 1 if len(codes) else 0, -1, np.int64)
     first[codes[::-1]] = np.arange(len(codes))[::-1]
-    rows = first[wanted]
-    if isinstance(column, np.ndarray):
-        return [str(column[i]) for i in rows]
-    return [str(v) for v in _trec_files.arrow_take(column, rows).to_pylist()]
+    return _trec_files.texts(column, first[wanted])
 
 
 def _value(column, row: int) -> str:
-    value = column[int(row)]
-    return str(value.as_py() if hasattr(value, "as_py") else value)
+    return _trec_files.texts(column, np.array([row]))[0]
 
 
 def _no_twice(sorted_keys: np.ndarray, name: str, table, order: np.ndarray, verb: str = "judges") -> None:
@@ -505,8 +520,8 @@ def _no_twice(sorted_keys: np.ndarray, name: str, table, order: np.ndarray, verb
         )
 
 
-def _no_twice_in_run(q, d, n_doc, name, run, order) -> None:
-    keys = q * max(n_doc, 1) + d
+def _no_twice_in_run(keys, name, run, order) -> None:
+    """Refuse a document a query retrieves twice (``keys``: query code x documents + document code)."""
     ordered = np.sort(keys)
     if (ordered[1:] == ordered[:-1]).any():  # rare: find the rows to name them
         by_key = np.argsort(keys, kind="stable")
@@ -1010,6 +1025,7 @@ class Result:
     runid: str
 
 
+@validate_params({"qrels": FilePath(), "run": FilePath()})
 def evaluate(
     qrels: str | os.PathLike,
     run: str | os.PathLike,
@@ -1049,7 +1065,8 @@ def evaluate(
     0.5
     """
     measures = measures or parse_measures([])
-    qrels_table, run_table = _trec_files.read_qrels(qrels), _trec_files.read_run(run)
+    readers = _trec_files.reader_order(_trec_files.file_size(qrels, run))  # both files by one reader
+    qrels_table, run_table = _trec_files.read_qrels(qrels, readers), _trec_files.read_run(run, readers)
     rows = _Rows(qrels_table, run_table, options, (str(qrels), str(run)))
     scores = _Scores(rows, options)
     values: dict[str, Any] = {}

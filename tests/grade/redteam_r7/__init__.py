@@ -1,0 +1,1 @@
+"""The seventh red team (review of the fixes of red team 6)."""
