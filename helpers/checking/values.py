@@ -129,9 +129,14 @@ def as_number(value: Any) -> tuple[float | None, str | None]:
     (None, 'returned a str, not a number')
     >>> as_number(float("nan"))
     (None, 'returned nan, not a finite number')
+    >>> as_number(10**400)
+    (None, 'returned an int too large for a float, not a finite number')
     """
     if type(value) in (int, float) or _is_numpy_number(value):
-        number = float(value)
+        try:
+            number = float(value)
+        except OverflowError:  # an int beyond a float's range
+            return None, "returned an int too large for a float, not a finite number"
         if not math.isfinite(number):
             return None, f"returned {number!r}, not a finite number"
         return number, None

@@ -474,38 +474,22 @@ def _leave_one_out() -> Assignment:
 
 
 # ---- choosing and interpreting metrics
-def _frames(seed: int | None, model: str):
-    import pandas as pd
+def _answer(name: str) -> Callable[[Any], float]:
+    """The expected value of answer ``name``, from the instructor's answer key
+    (:mod:`helpers.grade.answer_key`, never in the learner release: its code is the metric choice
+    the question grades)."""
 
-    recs, relevant = choosing_metrics_data(seed)
-    rows = [(u, item, r) for u, items in recs[model].items() for r, item in enumerate(items, start=1)]
-    truth = [(u, item) for u, items in relevant.items() for item in items]
-    return pd.DataFrame(rows, columns=["user", "item", "rank"]), pd.DataFrame(truth, columns=["user", "item"])
+    def reference(seed):
+        try:
+            from . import answer_key
+        except ImportError:
+            raise RuntimeError(
+                "choosing-metrics' answer key (helpers/grade/answer_key.py) is not in this copy of the "
+                "course (a learner release leaves it out): grade from the instructor's copy"
+            ) from None
+        return answer_key.ANSWERS[name](seed)
 
-
-def _mean(seed: int | None, model: str, metric: str, k: int, **options) -> float:
-    import helpers
-
-    recs, truth = _frames(seed, model)
-    users = sorted(choosing_metrics_data(seed)[1])
-    table = helpers.evaluate(recs, truth, k, metrics=[metric], **options)
-    column = table[f"{metric}@{k}"]
-    if options.get("empty") == "skip":
-        return float(column.mean())
-    return float(column.reindex(users, fill_value=0.0).mean())
-
-
-def _answer_q3(seed: int | None) -> int:
-    import helpers
-
-    recs, relevant = choosing_metrics_data(seed)
-    wins = 0
-    for user, rel in relevant.items():
-        if rel and helpers.ndcg_at_k(recs["A"][user], set(rel), 5) > helpers.ndcg_at_k(
-            recs["B"][user], set(rel), 5
-        ):
-            wins += 1
-    return wins
+    return reference
 
 
 def _choosing() -> Assignment:
@@ -516,7 +500,7 @@ def _choosing() -> Assignment:
             "Five slots, every liked item counts: mean P@5 of model A",
             "answer_q1",
             2.0,
-            lambda seed: _mean(seed, "A", "precision", 5, empty="zero"),
+            _answer("q1"),
             value_check,
             kind="value",
             result="number",
@@ -527,7 +511,7 @@ def _choosing() -> Assignment:
             "Users stop at the first liked item: MRR@5 of B minus MRR@5 of A",
             "answer_q2",
             2.0,
-            lambda seed: _mean(seed, "B", "rr", 5, empty="zero") - _mean(seed, "A", "rr", 5, empty="zero"),
+            _answer("q2"),
             value_check,
             kind="value",
             result="number",
@@ -538,7 +522,7 @@ def _choosing() -> Assignment:
             "Number of users for whom A has the higher NDCG@5",
             "answer_q3",
             2.0,
-            _answer_q3,
+            _answer("q3"),
             value_check,
             kind="value",
             result="number",
@@ -549,10 +533,7 @@ def _choosing() -> Assignment:
             "MAP@5 of A: denominator |R| minus denominator min(k, |R|)",
             "answer_q4",
             2.0,
-            lambda seed: (
-                _mean(seed, "A", "ap", 5, empty="skip", denominator="n_relevant")
-                - _mean(seed, "A", "ap", 5, empty="skip", denominator="min_k_n_relevant")
-            ),
+            _answer("q4"),
             value_check,
             kind="value",
             result="number",
@@ -563,7 +544,7 @@ def _choosing() -> Assignment:
             "Mean recall@5 of B over the users who have relevant items",
             "answer_q5",
             2.0,
-            lambda seed: _mean(seed, "B", "recall", 5, empty="skip"),
+            _answer("q5"),
             value_check,
             kind="value",
             result="number",

@@ -244,18 +244,22 @@ def describe(exc) -> str:
     Returns
     -------
     str
-        Its type's qualified name (bare for built-ins) and message; the grader decides what of it
-        a learner may see.
+        Its type's name (bare for a built-in type, ``module.qualname`` for any other, so a class the
+        notebook names ``ValueError`` is not one) and message; the grader decides what of it a
+        learner may see.
 
     Examples
     --------
     >>> describe(KeyError("u1"))
     "KeyError: 'u1'"
     """
+    t = type(exc)
+    builtin = not _type_flags(t) & _HEAPTYPE and _type_module(t) == "builtins"
+    name = _type_qualname(t) if builtin else _type_label(t)  # a class named ValueError is __main__.ValueError
     try:
-        text = f"{_type_qualname(type(exc))}: {exc}"
+        text = f"{name}: {exc}"
     except BaseException:
-        text = _type_label(type(exc))
+        text = name
     return text[:500]
 
 

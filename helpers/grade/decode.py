@@ -21,6 +21,7 @@ __all__ = [
     "take_events",
     "with_public",
     "hung_cell_error",
+    "DRAWN_END",
     "HIDDEN_END",
 ]
 
@@ -29,6 +30,9 @@ _MAX_TEXT = 500
 #: time or memory) once a hidden input had reached it: how it ended could be chosen from that
 #: input, so it is one fixed phrase; the instructor's report keeps the detail.
 HIDDEN_END = "the notebook's process ended during a hidden check"
+#: The same for an assignment whose data are drawn at grading (answer variables): they reach the
+#: notebook with its first cell, so how any run ended could carry them (red team 9).
+DRAWN_END = "the notebook's process ended while it held the data drawn at grading"
 
 
 @dataclass
@@ -106,9 +110,14 @@ def clean_text(value: Any, limit: int = _MAX_TEXT) -> str:
     return "".join(c if c.isprintable() or c in "\n\t" else repr(c)[1:-1] for c in text)
 
 
+#: The runner's own cap on a container (``child._MAX_ITEMS``): a reply that
+#: breaks it was not written by the runner's tagger but forged by learner code (red team 9).
+_MAX_ITEMS = 10_000
+
+
 def _valid_items(tag: dict, depth: int) -> bool:
     items = tag.get("v")
-    if not isinstance(items, list):
+    if not isinstance(items, list) or len(items) > _MAX_ITEMS:
         return False
     if tag["t"] == "list":
         return all(_valid_tag(x, depth + 1) for x in items)
@@ -216,7 +225,12 @@ def validate_event(line: bytes) -> dict | None:
 
 
 def take_events(
-    events: list[dict], remaining: list[dict], result: SandboxResult, first: bool, clean: bool = True
+    events: list[dict],
+    remaining: list[dict],
+    result: SandboxResult,
+    first: bool,
+    clean: bool = True,
+    drawn: bool = False,
 ) -> None:
     """The validated events of one run into ``result`` (cell errors only from the first run that loaded).
 
@@ -235,6 +249,9 @@ def take_events(
         No hidden input had reached the notebook before this run started (no earlier run got to
         the hidden cases): its ``public`` events are kept. A warning sent once a hidden input had
         reached the notebook (``after_hidden``, set by the reader) goes to ``withheld``.
+    drawn : bool
+        The run held exercise data drawn at grading from its first cell: its cell errors and
+        warnings go to ``withheld`` (which cell raised, and what, could carry those data).
 
     Examples
     --------
@@ -249,12 +266,16 @@ def take_events(
     for event in events:
         ev = event["ev"]
         if ev == "loaded" and first:
-            result.cell_errors = [
+            errors = [
                 {"cell": e["cell"], "line": e["line"], "error": _ran_error(clean_text(e["error"]))}
                 for e in event["errors"][:50]
             ]
+            if drawn:
+                result.withheld += [f"cell {e['cell']}, line {e['line']}: {e['error']}" for e in errors]
+            else:
+                result.cell_errors = errors
         elif ev == "warning":
-            _take_warning(event, result, clean)
+            _take_warning(event, result, clean and not drawn)
         elif ev in ("public", "result") and event["q"] in names:
             _take_question(event, result, clean)
 
@@ -285,6 +306,8 @@ def _take_question(event: dict, result: SandboxResult, clean: bool) -> None:
 
 #: A hidden case of a question whose function was gone in the run that reached it.
 _GONE = {"error": "RuntimeError: the function was not there in the run that reached this case"}
+#: A public case the clean run did not report (red team 9: a later run's value never fills it in).
+_UNREPORTED = {"error": "RuntimeError: no result was reported for this worked example"}
 
 
 def with_public(question: dict, event: dict, public: dict | None) -> dict:
@@ -293,8 +316,9 @@ def with_public(question: dict, event: dict, public: dict | None) -> dict:
 
     Every run after one that got to the hidden cases runs the notebook again once a hidden input
     reached it (its timing can carry one), so what it shows of a public case, or whether the
-    function is there, is not shown: the first run's is. A hidden case of a function missing in
-    that later run fails.
+    function is there, is not shown: the first run's is. A public case that run did not report
+    fails: it is never filled in from a later run (red team 9). A hidden case of a function missing
+    in that later run fails.
 
     Parameters
     ----------
@@ -314,7 +338,7 @@ def with_public(question: dict, event: dict, public: dict | None) -> dict:
     --------
     >>> public = {"ev": "public", "q": "q1", "status": "ok", "cases": [{"value": 1}, None]}
     >>> later = {"ev": "result", "q": "q1", "status": "ok", "cases": [{"value": 9}, {"value": 2}]}
-    >>> with_public({"kind": "function"}, later, public)["cases"]
+    >>> with_public({"kind": "function", "public": [0]}, later, public)["cases"]
     [{'value': 1}, {'value': 2}]
     """
     if "failure" in event:
@@ -326,7 +350,11 @@ def with_public(question: dict, event: dict, public: dict | None) -> dict:
     got = event["cases"] if event.get("status") == "ok" else [_GONE] * len(public["cases"])
     if len(got) != len(public["cases"]):
         return {"failure": "did not report a result for every case"}
-    cases = [mine if mine is not None else theirs for mine, theirs in zip(public["cases"], got, strict=True)]
+    shown = set(question.get("public", []))
+    cases = [
+        (mine or _UNREPORTED) if i in shown else theirs
+        for i, (mine, theirs) in enumerate(zip(public["cases"], got, strict=True))
+    ]
     return {**public, "ev": "result", "cases": cases}
 
 
@@ -354,6 +382,7 @@ def hung_cell_error(hung: dict, cells: list[dict], timeout: float) -> dict:
     """
     cell = next((c for c in cells if c["index"] == hung["cell"]), {"statements": [{"line": 1}]})
     return {
+        "by": "grader",
         "cell": hung["cell"],
         "line": cell["statements"][0]["line"] if cell["statements"] else 1,
         "error": f"this cell did not finish: {clean_text(hung['reason'], 200)}; it was skipped and the "

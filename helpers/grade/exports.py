@@ -315,9 +315,9 @@ def grades_csv(
     for row, file in zip(rows, shown, strict=True):
         out.append(_grades_row(row, file, targets))
         if row.learner and row.learner.id in contested:
-            out[-1][GRADES_HEAD.index("reason")] += (
-                "; " + _contest_reason(contested[row.learner.id]) + " (this result is earlier)"
-            )
+            at = GRADES_HEAD.index("reason")
+            said = _contest_reason(contested[row.learner.id]) + " (this result is earlier)"
+            out[-1][at] = "; ".join(part for part in (out[-1][at], said) if part)
     for learner in missing:
         status, reason, score = _missing_row(learner, contested.get(learner.id), missing_score)
         blank = [""] * (len(GRADES_LATE) + 2)

@@ -81,6 +81,7 @@ from . import (
     collect,
     exports,
     gradescope_package,
+    inert,
     isolation,
     late,
     reports,
@@ -97,7 +98,7 @@ from .prepare import encode_argument as _encode
 from .prepare import helpers_names as _helpers_names
 from .prepare import prepare_notebook
 from .sandbox import Limits, SandboxResult, run_submission
-from .spec import Assignment, Question, answer_marker, build_cases, public_indices, text_answers
+from .spec import Assignment, Question, answer_marker, build_cases, compare, public_indices, text_answers
 
 __all__ = ["grade_submission", "grade_many", "prepare_notebook", "read_notebook", "make_plan", "main"]
 
@@ -113,6 +114,17 @@ class Plan:
     expected: dict[str, list[Any]]
     encoded: dict[str, list[list]]
     data_seed: str
+    #: the data seeds of the runs of an assignment with answer variables: two draws, on which every
+    #: answer differs (:func:`_second_draw`), so a typed number is never right on both
+    data_seeds: tuple[str, ...] = ()
+
+
+#: What every learner of an assignment with answer variables reads, whatever happened: the run held
+#: data drawn at grading from its first cell, so its cell errors and how it ended are the instructor's.
+DRAWN_NOTE = (
+    "this assignment's data are drawn at grading, so the cells that raised an error while it was "
+    "graded are not listed: Restart & Run All at home shows them"
+)
 
 
 def data_seed(seed: int) -> str:
@@ -129,6 +141,34 @@ def data_seed(seed: int) -> str:
     (True, False, 32)
     """
     return hashlib.sha256(f"exercise data of grading run {seed}".encode()).hexdigest()[:32]
+
+
+#: How many draws :func:`_second_draw` tries for one whose every answer differs from the first's.
+_DRAWS = 50
+
+
+def _second_draw(values: list[Question], seed: int, first: list[Any]) -> tuple[str, list[Any]]:
+    """A second data seed of a run, and its answers: the first draw whose every answer is apart from
+    the first data's (:func:`_apart`: no value is right for both), so an answer variable scores only when the
+    notebook computes it (red team 9: the commonest value of an answer was right on up to 31 % of
+    seeds; typed numbers then scored 1.7 of 10 on average). After :data:`_DRAWS` tries, the last."""
+    data, answers = "", first
+    for attempt in range(_DRAWS):
+        text = f"second exercise data {attempt} of grading run {seed}"
+        data = hashlib.sha256(text.encode()).hexdigest()[:32]
+        answers = [q.reference(data) for q in values]
+        if all(_apart(q, a, b) for q, a, b in zip(values, first, answers, strict=True)):
+            break
+    return data, answers
+
+
+def _apart(q: Question, a: Any, b: Any) -> bool:
+    """Whether no one value is judged right both for ``a`` and for ``b``: numbers whose tolerance
+    intervals do not meet (their midpoint is wrong for one of them), anything else unequal."""
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        middle = (a + b) / 2
+        return compare(q, middle, a) is not None or compare(q, middle, b) is not None
+    return compare(q, a, b) is not None
 
 
 def make_plan(assignment: Assignment, seed: int) -> Plan:
@@ -157,6 +197,7 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
     expected: dict[str, list[Any]] = {}
     encoded: dict[str, list[list]] = {}
     data = data_seed(seed)
+    values = [q for q in assignment.questions if q.kind == "value"]
     for q in assignment.questions:
         built = build_cases(assignment, q, seed)
         cases[q.name] = built
@@ -166,7 +207,13 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
         else:
             expected[q.name] = [q.reference(*copy.deepcopy(args)) for _, args in built]
             encoded[q.name] = [[_encode(a) for a in args] for _, args in built]
-    return Plan(assignment, seed, cases, expected, encoded, data)
+    if not values:
+        return Plan(assignment, seed, cases, expected, encoded, data)
+    second, answers = _second_draw(values, seed, [expected[q.name][0] for q in values])
+    for q, answer in zip(values, answers, strict=True):
+        expected[q.name].append(answer)
+        cases[q.name] = cases[q.name] * 2
+    return Plan(assignment, seed, cases, expected, encoded, data, (data, second))
 
 
 # ------------------------------------------------------------------ one submission
@@ -284,8 +331,10 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         for q in a.questions
         if q.kind != "text"
     ]
-    raw = run_submission(cells, jobs, runtime, limits, seed=plan.data_seed)
+    raw = _run_draws(cells, jobs, runtime, limits, plan)
     _merge_run(report, raw, _helpers_names(trees), a.allow_helpers, _self_check_imports(trees))
+    if plan.data_seeds:
+        report["warnings"].append(DRAWN_NOTE)
     answers = _text_answers(raw_bytes, a)
     for q in a.questions:
         if q.kind == "text":
@@ -295,6 +344,35 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         report["questions"].append(
             scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], result)
         )
+
+
+def _run_draws(cells: list[dict], jobs: list[dict], runtime: Runtime, limits: Limits | None, plan: Plan):
+    """The notebook's run; with answer variables, one run per data draw, each answer's values as cases.
+
+    Without answer variables the sandbox gets no data seed. With them, the notebook runs on each
+    draw of :attr:`Plan.data_seeds` in a sandbox of its own, and an answer is right only when it is
+    right on every draw: a typed number is right on one at most (:func:`_second_draw`)."""
+    if not plan.data_seeds:
+        return run_submission(cells, jobs, runtime, limits)
+    runs = [run_submission(cells, jobs, runtime, limits, seed=data) for data in plan.data_seeds]
+    first = runs[0]
+    for later in runs[1:]:
+        first.withheld += [f"data draw {len(runs)}: {text}" for text in later.withheld + later.warnings][:20]
+        for name, result in first.questions.items():
+            first.questions[name] = _with_draw(result, later.questions.get(name, {"failure": "no result"}))
+    return first
+
+
+def _with_draw(result: dict, later: dict) -> dict:
+    """An answer variable's result with a later draw's value appended as one more case (a failure of
+    either draw is the question's)."""
+    if "failure" in result or result.get("status") != "ok":
+        return result
+    if "failure" in later:
+        return later
+    if later.get("status") != "ok":
+        return {**result, "cases": [*result["cases"], {"error": "RuntimeError: no answer on another draw"}]}
+    return {**result, "cases": [*result["cases"], *later["cases"]]}
 
 
 def grade_submission(
@@ -529,11 +607,31 @@ def _sha256(path: Path, limits: Limits) -> str:
         return f"unreadable: {exc.status}"
 
 
-def _report_name(taken: dict[str, str], name: str, who: str) -> str:
-    """The run's report name, unless another learner's current result already uses it."""
-    if taken.get(name, who) == who:
-        return name
-    return f"{name}-{hashlib.sha256(who.encode()).hexdigest()[:8]}"
+def _report_names(taken: dict[str, str], names: list[str], whos: list[str]) -> list[str]:
+    """Each submission's report name, unique among every current result and every name of the run.
+
+    A name keeps its form unless another learner's current result uses it (compared case-blind:
+    ``HW.json`` and ``hw.json`` are one file on macOS and Windows). Those names are reserved first;
+    a renamed one is ``<name>-<8 hex of the learner>``, numbered on until no other learner holds it
+    (red team 10: a classmate's file named in advance after the renamed name took Bob's feedback).
+
+    >>> _report_names({"hw": "s200"}, ["hw", "hw-a9dcdc71"], ["s123", "s999"])
+    ['hw-a9dcdc71-2', 'hw-a9dcdc71']
+    >>> _report_names({}, ["HW", "hw"], ["s1", "s2"])
+    ['HW', 'hw-ad328846']
+    """
+    used = {n.casefold(): w for n, w in taken.items()}
+    kept = [used.setdefault(n.casefold(), w) == w for n, w in zip(names, whos, strict=True)]
+    out = []
+    for name, who, keep in zip(names, whos, kept, strict=True):
+        if not keep:
+            base = name = f"{name}-{hashlib.sha256(who.encode()).hexdigest()[:8]}"
+            number = 1
+            while used.setdefault(name.casefold(), who) != who:
+                number += 1
+                name = f"{base}-{number}"
+        out.append(name)
+    return out
 
 
 def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:
@@ -542,7 +640,7 @@ def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regr
     whos = [learner_key(s.learner, n) for s, n in zip(subs, names, strict=True)]
     current = {r.who: r for r in book.current()}
     taken = {r.submission: r.who for r in current.values()}
-    names = [_report_name(taken, n, w) for n, w in zip(names, whos, strict=True)]
+    names = _report_names(taken, names, whos)
     skipped = {}
     for i, (sub, who) in enumerate(zip(subs, whos, strict=True)):
         known = None if regrade else book.already_graded(who, _sha256(sub.path, limits), plan.seed)
@@ -1069,14 +1167,19 @@ def history_lines(book: Gradebook, who: str | None = None) -> list[str]:
     """
     current = {r.id for r in book.current()}
     lines = [f"seeds: {', '.join(f'{s} ({how}, {at})' for s, at, how in book.seeds()) or 'none yet'}"]
-    lines.append(
-        "  graded_at             run  learner        score   status       seed        sha256        file"
-    )
-    for r in book.history(who):
-        file = r.display.encode("ascii", "backslashreplace").decode("ascii")
+    results = book.history(who)
+
+    def shown(text: str) -> str:  # control characters and every non-ASCII one (look-alikes) escaped
+        return inert.plain(text).encode("ascii", "backslashreplace").decode("ascii")
+
+    # the learner column is never cut: "file:hw1_s123 (x).ipynb" cut to 13 looked like s123's own
+    width = max([len("learner"), *(len(shown(r.who)) for r in results)])
+    head = f"  graded_at             run  {'learner':<{width}} score   status       seed        sha256"
+    lines.append(head + "        file")
+    for r in results:
         lines.append(
-            f"{'*' if r.id in current else ' '} {r.graded_at}  {r.run_id:>3}  {r.who[:13]:<13} "
-            f"{r.score:>6g}  {r.status[:12]:<12} {r.seed:<11} {r.sha256[:12]:<12}  {file}"
+            f"{'*' if r.id in current else ' '} {r.graded_at}  {r.run_id:>3}  {shown(r.who):<{width}} "
+            f"{r.score:>6g}  {r.status[:12]:<12} {r.seed:<11} {r.sha256[:12]:<12}  {shown(r.display)}"
         )
     return lines
 

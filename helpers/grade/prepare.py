@@ -48,6 +48,7 @@ def _statements(tree: ast.Module, kept: list[str]) -> list[dict]:
 def _syntax_error(index: int, exc: Exception) -> dict:
     msg = getattr(exc, "msg", str(exc))
     return {
+        "by": "parse",
         "cell": index,
         "line": getattr(exc, "lineno", None),
         "error": f"{type(exc).__name__}: {msg} (cell skipped)",

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from . import inert
-from .decode import HIDDEN_END
+from .decode import DRAWN_END, HIDDEN_END
 from .scoring import GATED_REASON
 
 __all__ = [
@@ -76,7 +76,7 @@ _CRASH = re.compile(r"killed|exited with code|stopped reporting|crash|sent more 
 
 # ------------------------------------------------------------------ statuses
 def _failure_kind(text: str) -> str:
-    if HIDDEN_END in text:  # how it ended is the instructor's (``detail``): one word for the learner
+    if HIDDEN_END in text or DRAWN_END in text:  # how it ended is the instructor's (``detail``)
         return "stopped"
     if _TIMEOUT.search(text):
         return "timed out"
@@ -775,15 +775,18 @@ def _question_lines(q: dict, examples: list[list[dict]], submission_reason: str)
 def _cell_error_line(err: dict) -> str:
     """A cell error: where, the exception's type, and for a syntax error its message.
 
-    A syntax error is found by the grader parsing the learner's own cell, so its message is
-    shown; a runtime error's message is not (it is whatever the notebook's code put there).
+    Who found the error decides what is shown (``by``), never its text, which a notebook can
+    forge (red team 9: an exception class named like the grader's own note). The grader's parse
+    (``parse``) found a syntax error in the learner's own cell: its message is shown. The grader
+    saw a cell not finish (``grader``): its note is shown. Anything else was raised by the run:
+    its type only (its message is whatever the notebook's code put there).
     """
     text = str(err.get("error", ""))
     line = f", line {inert.md_text(err['line'])}" if err.get("line") else ""
     where = f"cell {inert.md_text(err.get('cell'))}{line}"
-    if text.startswith(("SyntaxError:", "IndentationError:", "TabError:")):
+    if err.get("by") == "parse":
         return f"- {where}: {inert.md_code(text.removesuffix(' (cell skipped)'))} (the cell was skipped)"
-    if text.startswith("this cell did not finish"):
+    if err.get("by") == "grader":
         return f"- {where}: {inert.md_text(text)}"
     return f"- {where}: raised {inert.md_code(inert.exception_label(text))}"
 

@@ -60,6 +60,7 @@ from typing import Any
 
 from . import cgroup, isolation, seccomp
 from .decode import (
+    DRAWN_END,
     HIDDEN_END,
     SandboxResult,
     clean_text,
@@ -633,6 +634,11 @@ def _run_once(
 
 
 # ------------------------------------------------------------------ every run of one submission
+#: the longest command line the runner reads (a case's JSON arguments and 256 bytes): a fixed bound,
+#: so nothing the notebook can read before a case runs is computed from the cases (red team 9)
+COMMAND_BYTES = 64 << 20
+
+
 class _Runs:
     """The runs of one submission: the questions still to answer, the cells to skip, the hard cap."""
 
@@ -646,6 +652,9 @@ class _Runs:
         #: a run got to the hidden cases: from then on a hidden input may have reached the notebook
         #: (a run after it starts when it ended, and its code can read the clock)
         self.tainted = False
+        #: the exercise data are drawn at grading (a data seed): they reach the notebook with its first
+        #: cell, so how any run ended, its cell errors and its warnings could carry them (red team 9)
+        self.drawn = seed is not None
 
     def job(self) -> tuple[dict, dict[str, list[str]]]:
         """The public job of the next run (no case in it) and, apart, the cases of its questions."""
@@ -655,6 +664,11 @@ class _Runs:
             if q["kind"] == "function"
         }
         longest = max((len(c) for each in cases.values() for c in each), default=0)
+        if longest + 256 > COMMAND_BYTES:
+            raise ValueError(
+                f"a case of this assignment is {longest} bytes as JSON; the sandbox takes at most "
+                f"{COMMAND_BYTES - 256}: make the case generator's arguments smaller"
+            )
         job = {
             "cells": self.cells,
             "skip": list(self.skip),
@@ -665,15 +679,17 @@ class _Runs:
             "limits": self.limits.for_child(len(self.remaining), per_user_nproc=self.runtime.cgroups is None),
             "sys_path": self.runtime.sys_path,
             "env": self.env,
-            "command_bytes": longest + 256,
+            "command_bytes": COMMAND_BYTES,
         }
         return job, cases
 
     def step(self) -> bool:
         """One run; whether another is needed."""
         tainted = self.tainted
-        reader = _run_once(*self.job(), self.runtime, self.limits, self.result, self.end, tainted)
-        take_events(reader.events, self.remaining, self.result, not self.result.runs_loaded, not tainted)
+        quiet = tainted or self.drawn
+        reader = _run_once(*self.job(), self.runtime, self.limits, self.result, self.end, quiet)
+        first = not self.result.runs_loaded
+        take_events(reader.events, self.remaining, self.result, first, not tainted, self.drawn)
         self.result.runs += 1
         self.result.runs_loaded = self.result.runs_loaded or reader.loaded
         self.tainted = tainted or reader.hidden
@@ -688,12 +704,7 @@ class _Runs:
         signal, a time or memory limit, a hung cell: the instructor's ``detail`` keeps it)."""
         reason = reader.reason or "the process stopped reporting"
         if not reader.loaded and reader.cell is not None and time.monotonic() < self.end:
-            # The run stopped inside a cell: report it, run the notebook again without it.
-            if self.tainted:
-                self.result.withheld.append(f"cell {reader.cell} did not finish in a later run: {reason}")
-            else:
-                self.result.hung_cells.append({"cell": reader.cell, "reason": reason})
-            self.skip.append(reader.cell)
+            self._hung(reader.cell, reason)
             return True
         if not reader.loaded:
             return self._fail(todo, f"running the notebook failed: {reason}")
@@ -705,9 +716,21 @@ class _Runs:
         self.remaining = [q for q in todo if q["name"] != stuck]
         return bool(self.remaining)
 
+    def _hung(self, cell: int, reason: str) -> None:
+        """The run stopped inside a cell: report it (the instructor's only, once anything drawn at
+        grading may have reached the notebook), and run the notebook again without it."""
+        if self.tainted or self.drawn:
+            self.result.withheld.append(f"cell {cell} did not finish: {reason}")
+        else:
+            self.result.hung_cells.append({"cell": cell, "reason": reason})
+        self.skip.append(cell)
+
     def _failure(self, reason: str) -> dict:
-        """A question's failure as reported: the learner reads :data:`HIDDEN_END` once tainted."""
-        return {"failure": HIDDEN_END, "detail": reason} if self.tainted else {"failure": reason}
+        """A question's failure as reported: the learner reads :data:`HIDDEN_END` once tainted
+        (:data:`DRAWN_END` when the data are drawn at grading)."""
+        if self.tainted or self.drawn:
+            return {"failure": HIDDEN_END if self.tainted else DRAWN_END, "detail": reason}
+        return {"failure": reason}
 
     def _fail(self, todo: list[dict], reason: str) -> bool:
         for q in todo:

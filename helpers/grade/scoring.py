@@ -119,12 +119,21 @@ def _decode_container(kind: str, items: list) -> Any:
     return _decode_dict([(decode(k), decode(v)) for k, v in items])
 
 
+#: At most this many keys of one dict may share a hash: the keys come from learner code, and
+#: a dict of keys with one hash (ints that are multiples of 2**61 - 1) takes quadratic time to
+#: build, holding the GIL (red team 9: 24,000 such keys held every grading thread for 30 s).
+_SAME_HASH = 8
+
+
 def _decode_dict(pairs: list[tuple[Any, Any]]) -> Any:
     inner = next((x for pair in pairs for x in pair if isinstance(x, Opaque)), None)
     if inner:
         return Opaque(f"dict containing {inner.type_name}")
     if any(isinstance(k, (list, dict)) for k, _ in pairs):
         return Opaque("dict with list keys")
+    # distinct hash values are ints that hash to themselves, so counting them takes linear time
+    if pairs and max(Counter(hash(k) for k, _ in pairs).values()) > _SAME_HASH:
+        return Opaque("dict whose keys were chosen to collide")
     return dict(pairs)
 
 
@@ -175,7 +184,7 @@ _RUNNER_LABELS = frozenset({"builtins.ellipsis", "int (too large)"})
 
 def _shown_type(name: Any) -> str:
     """A value's type name as shown: see :func:`helpers.grade.inert.type_name`."""
-    return name if name in _RUNNER_LABELS else inert.type_name(name)
+    return name if isinstance(name, str) and name in _RUNNER_LABELS else inert.type_name(name)
 
 
 @dataclass
@@ -576,8 +585,8 @@ def score_question(q: Question, cases: list[tuple[str, tuple]], expected: list[A
     >>> score_question(q, cases, expected, {"failure": "the notebook did not report"})["points"]
     0.0
     """
-    if q.kind == "value":
-        cases = [(q.checks[0].name, ())]
+    if q.kind == "value":  # one case per data draw (helpers.grade.grader.make_plan)
+        cases = [(q.checks[0].name, ())] * len(expected)
     failed = _early_failure(q, raw, len(cases))
     if failed:
         return failed

@@ -6,7 +6,11 @@ the notebook is found as a run top to bottom would bind it: ``def`` and assignme
 level of module-level code (inside ``if``, ``try``, ``with``, ``for``...), aliases (``f = _impl``),
 lambdas, and ``globals()[name] = ...``, ``globals().update(...)``, ``setattr(sys.modules[...], ...)``
 with constant names. Every other function defined anywhere in the notebook is kept too, so that how
-a function is bound never hides it (below).
+a function is bound never hides it (below). A value question's answer variable is compared as the
+module-level assignments its value depends on (:func:`answer_functions`), the code the course hands
+out left out. A notebook that runs code no static reading can follow (:func:`unreadable`) is listed
+as compared in part. Submissions are collected as the grader collects them
+(:func:`helpers.grade.collect.collect`) and labelled by learner id or path (:func:`_labels`).
 
 Each function is *normalised*: statements without effect dropped (docstrings and other constant or
 call-free expressions, ``pass``, assignments to names the function never reads, code after
@@ -36,27 +40,41 @@ from __future__ import annotations
 import argparse
 import ast
 import builtins
+import dataclasses
 import difflib
 import functools
 import inspect
 import itertools
 import json
 import sys
+import tempfile
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .files import NotebookError, collect, display_name, read_notebook, read_submission, write_atomic
+from . import collect
+from .files import NotebookError, display_name, read_notebook, read_submission, write_atomic
 from .inert import md_code, md_text
 from .options import add_assignment_option, resolve_assignment
 from .prepare import prepare_notebook
-from .reports import display_names
+from .reports import Roster, RosterError, display_names
 from .sandbox import Limits
 
-__all__ = ["normalise", "function_tokens", "similarity", "compare_class", "reference_code", "main"]
+__all__ = [
+    "normalise",
+    "function_tokens",
+    "similarity",
+    "compare_class",
+    "reference_code",
+    "Answers",
+    "answers",
+    "answer_functions",
+    "unreadable",
+    "main",
+]
 
 _BUILTINS = set(dir(builtins))
 REPO = Path(__file__).resolve().parents[2]
@@ -444,13 +462,12 @@ def _all_functions(trees: list[tuple[int, ast.Module]], bound: _Bound) -> dict[s
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     ]
     nodes += [n for n in bound.values() if n is not None and not hasattr(n, "lineno")]
-    for node in nodes:
+    repeats: dict[str, int] = {}  # how many functions of each name so far: linear (red team 10: probing
+    for node in nodes:  # "name (2)", "name (3)"... from 1 took 95 s for 13,097 functions named f)
         if _is_stub(node):  # type: ignore[arg-type]
             continue
-        key, n = node.name, 1
-        while key in found:
-            n += 1
-            key = f"{node.name} ({n})"
+        n = repeats[node.name] = repeats.get(node.name, 0) + 1
+        key = node.name if n == 1 else f"{node.name} ({n})"  # no name holds a space: the key is unique
         found[key] = node  # type: ignore[assignment]
     return found
 
@@ -471,10 +488,12 @@ def functions_in(sources: list[str], targets: set[str]) -> dict[str, ast.Functio
 
 
 def notebook_functions(
-    sources: list[str], targets: set[str]
+    sources: list[str], targets: set[str], values: Answers | None = None
 ) -> tuple[dict[str, ast.FunctionDef], dict[str, ast.FunctionDef]]:
     """The functions bound to ``targets`` (:func:`functions_in`), and every other function the
     notebook defines (by name, whatever binds it or where), for comparison regardless of names.
+    With ``values``, the code that computes each answer variable too, as a function of that name
+    (:func:`answer_functions`).
 
     Examples
     --------
@@ -484,13 +503,115 @@ def notebook_functions(
     >>> sorted(graded), sorted(others)
     (['f'], ['g'])
     """
+    return _functions(_trees(sources), targets, values)
+
+
+def _trees(sources: list[str]) -> list[tuple[int, ast.Module]]:
+    """The cells' syntax trees as the grader parses them, with the code run from string literals
+    (:func:`_exec_trees`) after the cell that runs it."""
     _, _, _, trees = prepare_notebook(sources)
-    trees = sorted([*trees, *_exec_trees(trees)], key=lambda cell: cell[0])  # after the cell that runs it
+    return sorted([*trees, *_exec_trees(trees)], key=lambda cell: cell[0])
+
+
+def _functions(
+    trees: list[tuple[int, ast.Module]], targets: set[str], values: Answers | None
+) -> tuple[dict[str, ast.FunctionDef], dict[str, ast.FunctionDef]]:
+    """:func:`notebook_functions` of parsed cells."""
     bound = _bindings(trees)
     graded = {name: node for name in targets if (node := bound.get(name)) is not None and not _is_stub(node)}
+    graded.update(answer_functions(trees, values) if values else {})
     seen = {id(node) for node in graded.values()}
     others = {k: n for k, n in _all_functions(trees, bound).items() if id(n) not in seen}
     return graded, others
+
+
+@dataclass(frozen=True)
+class Answers:
+    """An assignment's value questions: the answer variables, and the code the course hands out
+    (``ast.dump`` of each statement of the released notebook), which is nobody's own work.
+
+    Parameters
+    ----------
+    names : frozenset of str
+        The answer variables (``answer_q1``...).
+    given : frozenset of str
+        ``ast.dump`` of every statement the released notebook holds.
+
+    Examples
+    --------
+    >>> Answers(frozenset({"answer_q1"})).given
+    frozenset()
+    """
+
+    names: frozenset[str]
+    given: frozenset[str] = frozenset()
+
+
+_ASSIGNS = (ast.Assign, ast.AnnAssign, ast.AugAssign)
+
+
+def _stored(node: ast.stmt) -> set[str]:
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]  # type: ignore[attr-defined]
+    return {
+        n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+    }
+
+
+def _read_names(node: ast.stmt) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)}
+
+
+def _answer_slice(statements: Sequence[ast.stmt], name: str, given: frozenset[str]) -> list[ast.stmt]:
+    """The assignments (at module level, in blocks too) that ``name``'s value depends on, in order:
+    those that bind it, then, going back, those that bind a name they read; the course's given code
+    (and what only it needs) left out."""
+    needed, kept = {name}, []
+    for node in reversed(statements):
+        if _stored(node) & needed and ast.dump(node) not in given:
+            kept.append(node)
+            needed |= _read_names(node)
+    return kept[::-1]
+
+
+def answer_functions(trees: list[tuple[int, ast.Module]], values: Answers) -> dict[str, ast.FunctionDef]:
+    """The code that computes each answer variable (:func:`_answer_slice`), as a function of the
+    variable's name that returns it, compared like a graded function (red team 10: value questions).
+
+    Parameters
+    ----------
+    trees : list of (int, ast.Module)
+        A notebook's parsed cells (cell index, tree).
+    values : Answers
+        The answer variables and the code handed out (left out of each answer's code).
+
+    Returns
+    -------
+    dict of str to ast.FunctionDef
+        For each answer variable some statement computes: a function of its name, whose body is
+        those statements, returning the variable.
+
+    Examples
+    --------
+    >>> code = "data = load()\\nmean = sum(data) / len(data)\\nanswer_q1 = round(mean, 2)\\nother = 1"
+    >>> found = answer_functions([(0, ast.parse(code))], Answers(frozenset({"answer_q1"})))
+    >>> print(ast.unparse(found["answer_q1"]))
+    def answer_q1():
+        data = load()
+        mean = sum(data) / len(data)
+        answer_q1 = round(mean, 2)
+        return answer_q1
+    """
+    statements = [n for _, tree in trees for n in _statements(tree.body) if isinstance(n, _ASSIGNS)]
+    found = {}
+    for name in sorted(values.names):
+        body = _answer_slice(statements, name, values.given)
+        if body:
+            result = ast.Return(value=ast.Name(id=name, ctx=ast.Load()))
+            arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+            function = ast.FunctionDef(name=name, args=arguments, body=[*body, result], decorator_list=[])
+            setattr(function, "type_params", [])  # noqa: B010 (as in _as_function)
+            found[name] = ast.fix_missing_locations(function)
+    return found
 
 
 def _exec_trees(trees: list[tuple[int, ast.Module]], depth: int = 2) -> list[tuple[int, ast.Module]]:
@@ -822,7 +943,49 @@ def _course_reference(folder: Path = COURSE) -> Entry | None:
     return Entry(f"course package {folder.relative_to(REPO)}", {}, others=tokens) if tokens else None
 
 
-def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
+def _given(sources: list[str]) -> frozenset[str]:
+    """The statements the course hands out (``ast.dump``): a solution notebook's cells with their
+    ``### BEGIN SOLUTION`` regions replaced as the learner's copy has them."""
+    from .authoring import strip_solutions
+
+    try:
+        released = [strip_solutions(source) for source in sources]
+    except ValueError:
+        return frozenset()
+    trees = prepare_notebook(released)[3]
+    return frozenset(ast.dump(n) for _, tree in trees for n in _statements(tree.body))
+
+
+def answers(assignment_arg: str, assignment: Any) -> Answers:
+    """The assignment's answer variables (value questions) and the code it hands out.
+
+    Parameters
+    ----------
+    assignment_arg : str
+        The ``--assignment`` value (a built-in assignment's name: its solution notebook
+        ``exercises/source/NAME.ipynb`` gives the code handed out; an authored spec gives none).
+    assignment : Assignment
+        The assignment, whose ``kind="value"`` questions name the answer variables.
+
+    Returns
+    -------
+    Answers
+        The answer variables, and the handed-out code's statements.
+
+    Examples
+    --------
+    >>> from helpers.grade.assignments import ASSIGNMENTS
+    >>> found = answers("choosing-metrics", ASSIGNMENTS["choosing-metrics"])
+    >>> sorted(found.names)[:2], len(found.given) > 0
+    (['answer_q1', 'answer_q2'], True)
+    """
+    names = frozenset(q.target for q in assignment.questions if q.kind == "value")
+    path = REPO / "exercises" / "source" / f"{assignment_arg}.ipynb"
+    given = _given(read_notebook(path.read_bytes())) if names and path.is_file() else frozenset()
+    return Answers(names, given)
+
+
+def reference_code(assignment_arg: str, targets: set[str], values: Answers | None = None) -> list[Entry]:
     """The course's own code: the assignment's solution notebook (or authored spec), the library's
     implementation of the targets, and the course package's functions (``helpers/course``).
 
@@ -832,6 +995,8 @@ def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
         The ``--assignment`` value.
     targets : set of str
         The graded functions' names.
+    values : Answers, optional
+        The answer variables, whose code is compared too (:func:`answer_functions`).
 
     Returns
     -------
@@ -847,14 +1012,16 @@ def reference_code(assignment_arg: str, targets: set[str]) -> list[Entry]:
         path = REPO / "exercises" / "source" / f"{assignment_arg}.ipynb"
         sources = read_notebook(path.read_bytes()) if path.is_file() else []
         label = f"solution notebook exercises/source/{assignment_arg}.ipynb"
-    graded, others = notebook_functions(sources, targets)
+    graded, others = notebook_functions(sources, targets, values)
     if graded or others:
         refs.append(Entry(label, _tokens(graded), others=_tokens(others)))
     extra = [_library_reference(targets), _course_reference()]
     return refs + [e for e in extra if e is not None]
 
 
-def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
+def _read(
+    path: Path, label: str, targets: set[str], limit: int, values: Answers | None = None
+) -> Entry | str:
     """One submission's graded functions as tokens, or why it is not compared (the grader's bounds:
     the file's size, the code's size; then at most ``MAX_TOKENS`` tokens)."""
 
@@ -866,38 +1033,180 @@ def _read(path: Path, label: str, targets: set[str], limit: int) -> Entry | str:
     if too_much:
         return f"{label}: {too_much}"
     try:
-        graded, others = notebook_functions(sources, targets)
-        size = _size([*graded.values(), *others.values()])  # counted before normalising
-        if size > MAX_TOKENS:
+        trees = _trees(sources)
+        outermost = (n for _, t in trees for n in _statements(t.body) if isinstance(n, _DEFS))
+        if _size(outermost) > MAX_TOKENS:  # before any work per function (red team 10)
+            return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
+        graded, others = _functions(trees, targets, values)
+        if _size([*graded.values(), *others.values()]) > MAX_TOKENS:  # nested ones and answers counted
             return f"{label}: its functions hold more than {MAX_TOKENS} syntax-tree nodes (not compared)"
         return Entry(
-            label, _tokens(graded), others=_tokens(others), note=_partly_read(label, sources, targets, graded)
+            label, _tokens(graded), others=_tokens(others), note=_partly_read(label, trees, targets, graded)
         )
     except (RecursionError, MemoryError):
         return f"{label}: its code is nested too deeply to read (not compared)"
 
 
 #: names through which a notebook runs code that is not written out as code (a string, a module)
-DYNAMIC = frozenset({"exec", "eval", "compile", "__import__", "import_module", "run_path", "run_module"})
+DYNAMIC = frozenset(
+    {"exec", "eval", "compile", "__import__", "import_module", "run_path", "run_module", "get_ipython"}
+    | {"run_cell", "FunctionType", "CodeType"}  # IPython's runner; a function built from code objects
+    | {"__globals__", "__builtins__", "__dict__", "__subclasses__", "__code__", "__loader__"}  # namespaces
+)
+#: modules whose attributes run code that is not written out (``getattr(builtins, "ex" + "ec")``, a
+#: pickle's ``__reduce__``)
+DYNAMIC_MODULES = frozenset(
+    {"builtins", "__builtins__", "importlib", "runpy", "marshal", "ctypes", "pickle", "dill", "cloudpickle"}
+)
+IPYTHON = frozenset({"display", "In", "Out"})  # names IPython defines in a notebook's namespace
 
 
-def _partly_read(label: str, sources: list[str], targets: set[str], graded: dict) -> str:
-    """A line for the report when graded names are bound by code run from data (red team 7: ``exec``
-    of a constant, of bytes, by an alias...), which no static reading can follow: compare by hand.
-    Only when a graded name is bound nowhere in the code and the code names one of :data:`DYNAMIC`
-    (``re.compile`` and other methods called ``compile`` do not count)."""
+def _written_out(value: ast.expr | None) -> bool:
+    """Whether an assigned value is written out (a lambda, an alias, a constant, a container of
+    them): no call or subscript computes it, so calling the name runs no hidden code."""
+    stack: list[ast.AST] = [value] if value is not None else []
+    while stack:  # a walk that does not enter lambdas (their bodies run only when called)
+        node = stack.pop()
+        if isinstance(node, (ast.Call, ast.Subscript)):
+            return False
+        if not isinstance(node, ast.Lambda):
+            stack.extend(ast.iter_child_nodes(node))
+    return True
+
+
+def _names(node: ast.AST | None) -> set[str]:
+    return {n.id for n in ast.walk(node) if isinstance(n, ast.Name)} if node is not None else set()
+
+
+def _binds(node: ast.AST) -> tuple[set[str], bool]:
+    """The names ``node`` binds, and whether to code the report can read: a ``def``, ``class``,
+    import, argument, loop or ``with`` variable, or an assignment of a written-out value (a lambda,
+    an alias, a constant); not an assignment of a call's result, a subscript..."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return {node.name}, True
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return {(a.asname or a.name).split(".")[0] for a in node.names}, True
+    if isinstance(node, ast.arg):
+        return {node.arg}, True
+    if isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.NamedExpr)):
+        targets = getattr(node, "targets", [getattr(node, "target", None)])
+        return set().union(*map(_names, targets)), _written_out(node.value)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return _names(node.target), True  # ``for name, f in metrics.items()``: honest code does it
+    if isinstance(node, ast.withitem):
+        return _names(node.optional_vars), True
+    return set(), True
+
+
+def _callee_problem(func: ast.expr, readable: set[str], computed: set[str], star: bool) -> str | None:
+    """Why a call's callee is code the report cannot read, or ``None``."""
+    if isinstance(func, ast.Name):
+        name = func.id[:40]
+        if func.id in DYNAMIC:  # said by _reference_problem
+            return None
+        if func.id in computed:
+            return f"calls {name}, bound to the result of code run (not a function it defines)"
+        if func.id in readable or star:
+            return None
+        return f"calls {name}, which no statement defines"
+    if isinstance(func, (ast.Attribute, ast.Lambda)):
+        return None
+    return f"calls the value of a {type(func).__name__.lower()} expression"  # type, not text: linear
+
+
+def _computed_lookup(node: ast.AST) -> str | None:
+    """``getattr(x, <not a constant>)`` or ``vars(x)``: a lookup by a name the code computes."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+        return None
+    if node.func.id == "getattr" and len(node.args) > 1 and not isinstance(node.args[1], ast.Constant):
+        return "uses getattr with a computed name"
+    return "uses vars of an object" if node.func.id == "vars" and node.args else None
+
+
+def _reference_problem(node: ast.AST) -> str | None:
+    """A name or attribute that runs code from data (:data:`DYNAMIC`, :data:`DYNAMIC_MODULES`), or a
+    lookup by a computed name (:func:`_computed_lookup`)."""
+    lookup = _computed_lookup(node)
+    if lookup is not None:
+        return lookup
+    name = node.id if isinstance(node, ast.Name) else getattr(node, "attr", None)
+    if isinstance(node, ast.alias):
+        name = node.name.split(".")[0]
+    if name in DYNAMIC_MODULES or (
+        name in DYNAMIC and not (name == "compile" and isinstance(node, ast.Attribute))
+    ):
+        return f"uses {name}"
+    return None
+
+
+def unreadable(sources: list[str]) -> list[str]:
+    """Why a notebook runs code the report cannot read, if it does: a name that runs code from data
+    (``exec``, ``eval``, ``compile``, ``__import__``, ``import_module``, ``run_path``, the
+    ``builtins`` module...), or a call whose callee is not a function the notebook defines, a
+    builtin or an imported module's attribute (``getattr(...)(...)``, ``table[key](...)``, a name
+    bound to a call's result, a name no statement defines). Code passed to ``exec`` as a string
+    literal is read (:func:`_exec_trees`) but still counted: it is a way around the reading.
+
+    Parameters
+    ----------
+    sources : list of str
+        A notebook's code cells.
+
+    Returns
+    -------
+    list of str
+        One reason per kind of unreadable code, in order of appearance; empty when the report
+        reads all the code the notebook runs.
+
+    Examples
+    --------
+    >>> unreadable(["import math\\ndef f(x):\\n    return math.sqrt(g(x))\\ng = lambda x: x\\n"])
+    []
+    >>> unreadable(["import builtins\\nrun = getattr(builtins, 'ex' + 'ec')\\n"])
+    ['uses builtins', 'uses getattr with a computed name']
+    >>> unreadable(["import sys\\nrun = sys.modules.get('m').f\\nrun(code)\\n"])
+    ['calls run, bound to the result of code run (not a function it defines)']
+    >>> unreadable(["def f(r, k):\\n    return _p(r, k)\\n"])
+    ['calls _p, which no statement defines']
+    """
+    return _unreadable(_trees(sources))
+
+
+def _unreadable(trees: list[tuple[int, ast.Module]]) -> list[str]:
+    """:func:`unreadable` of parsed cells, in one walk of the trees (then one pass over the calls)."""
+    readable: set[str] = set(_BUILTINS - DYNAMIC) | IPYTHON
+    computed: set[str] = set()  # one computed binding is enough: a later one may win when it runs
+    found: dict[str, None] = {}
+    calls = []
+    for node in (n for _, tree in trees for n in ast.walk(tree)):
+        names, known = _binds(node)
+        (readable if known else computed).update(names)
+        problem = _reference_problem(node)
+        if problem is not None:
+            found[problem] = None
+        elif isinstance(node, ast.Call):
+            calls.append(node.func)
+    star = "*" in readable  # ``from module import *``: any name may be the module's
+    for func in calls:
+        problem = _callee_problem(func, readable, computed, star)
+        if problem is not None:
+            found[problem] = None
+    return list(found)
+
+
+def _partly_read(label: str, trees: list[tuple[int, ast.Module]], targets: set[str], graded: dict) -> str:
+    """A line for the report when the notebook runs code no static reading can follow (red teams 7
+    and 10: ``exec`` of a constant, of bytes, by an alias, through ``getattr(builtins, ...)``, or
+    graded names bound to wrappers of such code): compare it by hand (:func:`unreadable`)."""
+    problems = _unreadable(trees)
+    if not problems:
+        return ""
     unbound = sorted(targets - set(graded))
-    if not unbound:
-        return ""
-    trees = prepare_notebook(sources)[3]
-    names = {n.id for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Name)}
-    names |= {n.attr for _, t in trees for n in ast.walk(t) if isinstance(n, ast.Attribute)} - {"compile"}
-    used = sorted(names & DYNAMIC)
-    if not used:
-        return ""
+    unbound_text = f"; no statement binds {', '.join(unbound)}" if unbound else ""
+    shown = "; ".join(problems[:5]) + ("; ..." if len(problems) > 5 else "")
     return (
-        f"{label}: compared in part: it runs code through {', '.join(used)}, and no statement binds "
-        f"{', '.join(unbound)}: compare it by hand"
+        f"{label}: compared in part: it runs code the report cannot read ({shown}{unbound_text}): "
+        "compare it by hand"
     )
 
 
@@ -907,7 +1216,10 @@ def _sorted_reads(read: list[Entry | str]) -> tuple[list[Entry], list[str]]:
     return entries, [e for e in read if isinstance(e, str)] + [e.note for e in entries if e.note]
 
 
-def _size(functions: list[ast.FunctionDef]) -> int:
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _size(functions: Iterable[ast.AST]) -> int:
     """Syntax-tree nodes of ``functions`` together, counting stopped past :data:`MAX_TOKENS`."""
     nodes = (1 for node in functions for _ in ast.walk(node))
     return sum(itertools.islice(nodes, MAX_TOKENS + 1))
@@ -941,7 +1253,8 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
         f"# Similarity report ({result['compared']} submissions, threshold {result['threshold']:g})",
         "",
         "Scores compare normalised code (names renamed, comments, docstrings and no-op statements dropped):",
-        "the mean over the graded functions both define, and near-verbatim functions whatever their names",
+        "the mean over the graded functions (and answers' code) both define, and near-verbatim functions",
+        "whatever their names",
         "(listed). A high score is a reason to look at both notebooks, not proof of copying.",
         "",
         *_estimated_note(result),
@@ -969,6 +1282,87 @@ def report_markdown(result: dict, skipped: list[str]) -> str:
     if skipped:
         lines += ["", "## Not compared, or compared in part", ""] + [f"- {md_code(s)}" for s in skipped]
     return "\n".join(line.replace("\n", " ") for line in lines) + "\n"
+
+
+def _roster(parser: argparse.ArgumentParser, path: str | None) -> Roster | None:
+    if path is None:
+        return None
+    try:
+        return Roster.read(Path(path))
+    except RosterError as exc:
+        parser.error(str(exc))
+    raise AssertionError("not reached")
+
+
+def _submissions(
+    parser: argparse.ArgumentParser, sources: list[str], roster: Roster | None, workdir: Path
+) -> tuple[list[collect.Submission], list[str]]:
+    """The notebooks to compare, collected as the grader collects them (:func:`helpers.grade.collect.collect`:
+    flat folders, per-learner folders, Canvas and Gradescope downloads; archives extracted into
+    ``workdir``), including those assigned to nobody; and the report's lines for the files refused."""
+    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
+    if missing:
+        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
+    found = collect.collect([Path(p) for p in sources], roster, workdir)
+    for line in collect.instructor_lines(found):
+        print(line, file=sys.stderr)
+    subs = _one_per_file([*found.submissions, *found.unassigned])
+    if not subs:
+        parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
+    return subs, [f"{name}: refused ({why})" for name, why in found.refused]
+
+
+def _one_per_file(subs: list[collect.Submission]) -> list[collect.Submission]:
+    """One submission per file: a group's (Gradescope: one notebook for several submitters) is
+    compared once, as all its learners' (``s02 + s03``), never with itself.
+
+    Examples
+    --------
+    >>> S = collect.Submission
+    >>> group = [S(Path("g/hw.ipynb"), "g/hw.ipynb", x, None) for x in ("s02", "s03")]
+    >>> [(s.display, s.learner) for s in _one_per_file(group)]
+    [('g/hw.ipynb', 's02 + s03')]
+    """
+    by_file: dict[Path, list[collect.Submission]] = {}
+    for sub in subs:
+        by_file.setdefault(Path(sub.path), []).append(sub)
+    return [
+        dataclasses.replace(same[0], learner=" + ".join(s.learner for s in same if s.learner) or None)
+        for same in by_file.values()
+    ]
+
+
+def _labels(subs: list[collect.Submission]) -> list[str]:
+    """What tells the submissions apart: the roster's learner id, else the name as handed over (the
+    path under the folder given); names that are still alike (``s1/hw.ipynb`` and ``s2/hw.ipynb``
+    given one by one) get as many of their folders as it takes to differ (else a number).
+
+    Examples
+    --------
+    >>> S = collect.Submission
+    >>> subs = [S(Path(f"a/{x}/hw.ipynb"), "hw.ipynb", None, None) for x in ("s1", "s2")]
+    >>> _labels(subs + [S(Path("x.ipynb"), "x.ipynb", "s3", None)])
+    ['s1/hw.ipynb', 's2/hw.ipynb', 's3']
+    """
+    labels = [s.learner or s.display for s in subs]
+    alike: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        alike.setdefault(label, []).append(i)
+    for label, where in alike.items():
+        if len(where) > 1:
+            longer = _with_folders([Path(subs[i].path).absolute().parts for i in where])
+            for n, i in enumerate(where, start=1):
+                labels[i] = longer[n - 1] if longer else f"{label} ({n})"
+    return labels
+
+
+def _with_folders(parts: list[tuple[str, ...]]) -> list[str] | None:
+    """The shortest ends of these paths that differ (``folder/file``, ...), or ``None`` if none do."""
+    for depth in range(2, max(map(len, parts)) + 1):
+        longer = ["/".join(display_name(p) for p in ps[-depth:]) for ps in parts]
+        if len(set(longer)) == len(longer):
+            return longer
+    return None
 
 
 def main(argv: list[str]) -> int:
@@ -1007,21 +1401,30 @@ def main(argv: list[str]) -> int:
         help="seconds of exact comparisons; later pairs keep their fingerprint score "
         f"(default {TIME_BUDGET:g})",
     )
-    parser.add_argument("submissions", nargs="+", help="notebooks (.ipynb) or folders of notebooks")
+    parser.add_argument(
+        "--roster",
+        help="the class's roster (CSV, as for grading): each notebook is labelled by its learner's id",
+    )
+    parser.add_argument(
+        "submissions",
+        nargs="+",
+        help="what the grader reads: notebooks, folders of notebooks or of per-learner folders, "
+        "Canvas or Gradescope downloads (zip or folder)",
+    )
     args = parser.parse_args(argv)
     if not 0.0 < args.threshold <= 1.0:
         parser.error("--threshold must be in (0, 1]")
     assignment = resolve_assignment(parser, args.assignment)
     targets = {q.target for q in assignment.questions if q.kind == "function"}
-    paths = collect(args.submissions)
-    if not paths:
-        parser.error("no .ipynb submissions found")
-    labels = display_names([display_name(p) for p in paths])  # NFC, look-alikes marked, as in grades.csv
-    read = [
-        _read(p, label, targets, int(args.max_mb * 2**20)) for p, label in zip(paths, labels, strict=True)
-    ]
+    values = answers(args.assignment, assignment)
+    with tempfile.TemporaryDirectory(prefix="helpers-grade-similarity-") as workdir:
+        found, refused = _submissions(parser, args.submissions, _roster(parser, args.roster), Path(workdir))
+        labels = display_names(_labels(found))  # NFC, look-alikes marked, as in grades.csv
+        limit = int(args.max_mb * 2**20)
+        read = [_read(s.path, label, targets, limit, values) for s, label in zip(found, labels, strict=True)]
     entries, skipped = _sorted_reads(read)
-    references = reference_code(args.assignment, targets)
+    skipped = refused + skipped
+    references = reference_code(args.assignment, targets, values)
     result = compare_class(entries, references, args.threshold, args.min_tokens, args.time_budget)
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)

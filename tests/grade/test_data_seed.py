@@ -20,7 +20,7 @@ SEED = 20261128
 
 
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
-def test_grading_hands_the_sandbox_the_data_seed_only(name, tmp_path, monkeypatch):
+def test_grading_hands_the_sandbox_the_data_seed_only_for_answer_variables(name, tmp_path, monkeypatch):
     seen = []
 
     def spy(cells, jobs, runtime, limits, seed=None):
@@ -36,8 +36,11 @@ def test_grading_hands_the_sandbox_the_data_seed_only(name, tmp_path, monkeypatc
     grader.grade_many(
         [notebook], ASSIGNMENTS[name], tmp_path / "out", jobs=1, seed=SEED, mode=isolation.UNSAFE
     )
-    assert seen == [grader.data_seed(SEED)]
-    assert str(SEED) not in seen[0]
+    if any(q.kind == "value" for q in ASSIGNMENTS[name].questions):  # the first of the data's two draws
+        assert seen == [grader.data_seed(SEED)]
+        assert str(SEED) not in seen[0]
+    else:  # no answer variables: the sandbox gets no data seed at all
+        assert seen == [None]
 
 
 def test_the_data_seed_rebuilds_no_hidden_case():
@@ -56,5 +59,21 @@ def test_value_answers_are_computed_from_the_data_seed():
     plan = grader.make_plan(assignment, SEED)
     for q in assignment.questions:
         if q.kind == "value":
-            assert plan.expected[q.name] == [q.reference(plan.data_seed)]
+            assert plan.expected[q.name] == [q.reference(data) for data in plan.data_seeds]
     assert random.Random(plan.data_seed).random() != random.Random(SEED).random()
+
+
+def test_an_answer_variable_has_two_draws_no_one_value_is_right_on():
+    """Red team 9: a typed number must not score. Every plan of an assignment with answer variables
+    draws the data twice, and for each answer no value is within tolerance of both right values
+    (checked here by the grader's own ``compare`` on both ends and the midpoint)."""
+    a = ASSIGNMENTS["choosing-metrics"]
+    for seed in range(12):
+        plan = grader.make_plan(a, seed)
+        assert len(plan.data_seeds) == 2 and plan.data_seeds[0] == grader.data_seed(seed)
+        for q in a.questions:
+            first, second = plan.expected[q.name]
+            for typed in (first, second, (first + second) / 2):
+                right = [grader.compare(q, typed, e) is None for e in (first, second)]
+                assert not all(right), (seed, q.name, first, second, typed)
+    assert grader.make_plan(ASSIGNMENTS["from-scratch"], 1).data_seeds == ()  # no data: no seed at all

@@ -161,7 +161,7 @@ def test_a_reason_repeated_everywhere_is_said_once():
 
 def test_syntax_errors_show_line_and_message_runtime_errors_only_their_type():
     errors = [
-        {"cell": 4, "line": 2, "error": "SyntaxError: '(' was never closed (cell skipped)"},
+        {"by": "parse", "cell": 4, "line": 2, "error": "SyntaxError: '(' was never closed (cell skipped)"},
         {"cell": 5, "line": 1, "error": "KeyError: 'u3'"},
         {"cell": 6, "line": 1, "error": "u3_i7_hidden: [1, 2]"},
     ]
@@ -172,6 +172,22 @@ def test_syntax_errors_show_line_and_message_runtime_errors_only_their_type():
         "cell 6, line 1: raised ` an exception class defined in the notebook `" in text
         and "u3_i7" not in text
     )
+
+
+def test_who_found_a_cell_error_decides_what_is_shown_never_its_text():
+    """Red team 9: an exception class the notebook names like the grader's own notes (a syntax error,
+    a cell that did not finish) is shown as any run-time error: its type label only."""
+    forged = [
+        {"cell": 2, "line": 1, "error": "this cell did not finish: the process exited with code 77"},
+        {"cell": 3, "line": 1, "error": "SyntaxError: u3_i7 (cell skipped)"},
+    ]
+    text = reports.feedback_markdown(_report([], cell_errors=forged), None, "a.ipynb", A.title)
+    assert "code 77" not in text and "u3_i7" not in text
+    assert "- cell 2, line 1: raised ` an exception class defined in the notebook `" in text
+    assert "- cell 3, line 1: raised ` SyntaxError `" in text
+    hung = [{"by": "grader", "cell": 2, "line": 1, "error": "this cell did not finish: timed out"}]
+    text = reports.feedback_markdown(_report([], cell_errors=hung), None, "a.ipynb", A.title)
+    assert "- cell 2, line 1: this cell did not finish\\: timed out" in text
 
 
 def test_value_answers_never_show_this_runs_value_and_say_it_is_redrawn():

@@ -131,9 +131,14 @@ def test_a_failed_hidden_check_reads_failed_whatever_its_cases_did():
 def test_public_cases_and_status_come_from_the_clean_run():
     public = {"ev": "public", "q": "q1", "status": "ok", "cases": [{"value": {"t": "int", "v": "1"}}, None]}
     later = {"ev": "result", "q": "q1", "status": "missing", "cases": []}
-    merged = decode.with_public({"kind": "function"}, later, public)
+    merged = decode.with_public({"kind": "function", "public": [0]}, later, public)
     assert merged["status"] == "ok" and merged["cases"][0] == public["cases"][0]
     assert "error" in merged["cases"][1]  # the function gone in the later run: its hidden case fails
+    # a public case the clean run did not report fails; a later run's value never fills it in
+    unreported = {**public, "cases": [None, None]}
+    answered = {**later, "status": "ok", "cases": [{"value": {"t": "int", "v": "7"}}] * 2}
+    merged = decode.with_public({"kind": "function", "public": [0]}, answered, unreported)
+    assert "error" in merged["cases"][0] and merged["cases"][1] == answered["cases"][1]
     assert decode.with_public({"kind": "function"}, later, None)["failure"]
     assert decode.with_public({"kind": "function"}, {"failure": "x"}, public) == {"failure": "x"}
 

@@ -428,3 +428,154 @@ def test_copied_functions_are_reported_whatever_the_mean_and_short_formulas_are_
     c = similarity.Entry("c", {"h": list(short), **own})
     d = similarity.Entry("d", {"h": list(short), **{k: [x + "'" for x in v] for k, v in own.items()}})
     assert similarity.compare_class([c, d], [], threshold=0.9)["pairs"] == []
+
+
+# ---------------------------------------------- red team 10: layouts, labels, unreadable code, answers
+def _layouts(tmp_path: Path) -> dict[str, Path]:
+    """Bob's code, Mallory's copy and Carol's own in each layout the grader reads."""
+    import zipfile
+
+    code = {"bob": ORIGINAL, "mallory": DISGUISED, "carol": HONEST}
+    canvas_ids = {"bob": "101", "mallory": "103", "carol": "102"}
+    ids = {"bob": "s1", "carol": "s2", "mallory": "s3"}
+    per_learner, canvas, gradescope = tmp_path / "folders", tmp_path / "canvas.zip", tmp_path / "gs"
+    meta = ""
+    with zipfile.ZipFile(canvas, "w") as archive:
+        for n, (who, text) in enumerate(code.items()):
+            (per_learner / who).mkdir(parents=True)
+            _notebook(per_learner / who / "hw.ipynb", text)
+            archive.write(per_learner / who / "hw.ipynb", f"{who}_{canvas_ids[who]}_{500 + n}_hw.ipynb")
+            (gradescope / f"submission_{n}").mkdir(parents=True)
+            _notebook(gradescope / f"submission_{n}" / "hw.ipynb", text)
+            meta += f"submission_{n}:\n  :submitters:\n  - :sid: {ids[who]}\n    :email: {who}@x.edu\n"
+    (gradescope / "submission_metadata.yml").write_text(meta)
+    return {"folders": per_learner, "canvas": canvas, "gradescope": gradescope}
+
+
+def _pairs(tmp_path: Path, *args: str) -> set[tuple[str, str]]:
+    out = tmp_path / "report"
+    assert similarity.main(["--assignment", "leave-one-out", "--out", str(out), *args]) == 0
+    return {(p["a"], p["b"]) for p in json.loads((out / "similarity.json").read_text())["pairs"]}
+
+
+def test_every_layout_the_grader_reads_is_compared_and_labelled_by_learner(tmp_path):
+    layouts = _layouts(tmp_path)
+    roster = tmp_path / "roster.csv"
+    roster.write_text(
+        "file,id,name,login,canvas_id\nbob.ipynb,s1,Bob,bob,101\ncarol.ipynb,s2,Carol,carol,102\nmal.ipynb,s3,Mallory,mallory,103\n"
+    )
+    assert _pairs(tmp_path, str(layouts["folders"])) == {("bob/hw.ipynb", "mallory/hw.ipynb")}
+    assert _pairs(tmp_path, *map(str, sorted(layouts["folders"].glob("*/hw.ipynb")))) == {
+        ("bob/hw.ipynb", "mallory/hw.ipynb")
+    }  # given one by one: alike names get their folder
+    for layout in ("folders", "canvas", "gradescope"):
+        assert _pairs(tmp_path, "--roster", str(roster), str(layouts[layout])) == {("s1", "s3")}, layout
+
+
+def test_a_group_submission_is_one_notebook_never_paired_with_itself(tmp_path):
+    root = tmp_path / "gs"
+    (root / "submission_1").mkdir(parents=True)
+    _notebook(root / "submission_1" / "hw.ipynb", ORIGINAL)
+    (root / "submission_metadata.yml").write_text(
+        "submission_1:\n  :submitters:\n  - :sid: s1\n    :email: a@x\n  - :sid: s2\n    :email: b@x\n"
+    )
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,name\na.ipynb,s1,Ann\nb.ipynb,s2,Bo\n")
+    out = tmp_path / "report"
+    assert (
+        similarity.main(
+            ["--assignment", "leave-one-out", "--roster", str(roster), "--out", str(out), str(root)]
+        )
+        == 0
+    )
+    result = json.loads((out / "similarity.json").read_text())
+    assert result["compared"] == 1 and result["pairs"] == []
+
+
+HONEST_CORPUS = [
+    "perfect", "partially_correct", "off_by_one_rank", "wrong_ap_denominator", "wrong_signature",
+    "bool_and_int_results", "nan_and_inf", "numpy_scalars", "signed_zeros", "ipython_magics",
+    "missing_functions", "unchanged_stub", "constant_one", "constant_zero", "ndcg_ideal_from_retrieved",
+    "precision_divides_by_list_length",
+]  # fmt: skip
+
+
+def test_honest_notebooks_run_no_code_the_report_cannot_read():
+    from helpers.grade.files import read_notebook
+
+    corpus = ROOT / "tests" / "grade" / "grading_corpus"
+    paths = [corpus / f"{name}.ipynb" for name in HONEST_CORPUS]
+    paths += sorted((ROOT / "exercises" / "source").glob("*.ipynb")) + [
+        ROOT / "exercises" / "leave-one-out.ipynb"
+    ]
+    found = {p.name: similarity.unreadable(read_notebook(p.read_bytes())) for p in paths}
+    assert found == dict.fromkeys(found, []), found
+
+
+UNREADABLE = {
+    "exec of decoded bytes": "exec(bytes.fromhex('7831203d2031').decode())",
+    "exec reached by getattr": "import builtins\nrun = getattr(builtins, 'ex' + 'ec')\nrun(code)",
+    "a call of a call's result": "getattr(__builtins__, 'ev' + 'al')('1')",
+    "a call of a subscript": "table = {}\ntable['f']('x')",
+    "a name bound to a call's result": "import operator\nf = operator.methodcaller('x')\nf(1)",
+    "a wrapper of a name never defined": "def precision_at_k(r, s, k):\n    return _p(r, s, k)",
+    "import_module": "import importlib\nm = importlib.import_module('os')",
+    "a def re-bound to a computed value": (
+        "import sys\ndef run(c):\n    pass\nrun = vars(sys.modules['b' + 'uiltins'])['ex' + 'ec']\nrun(code)"
+    ),
+    "a function's globals": "def f():\n    pass\ng = f.__globals__",
+    "getattr with a computed name": "import sys\nlist(map(getattr(sys.modules['x'], 'ex' + 'ec'), ['1']))",
+    "vars of a module": "import sys\nlist(map(vars(sys.modules['b'])['e'], ['1']))",
+}  # wrong answers for the check; the right ones are the honest corpus above
+
+
+def test_code_the_report_cannot_read_is_named():
+    found = {name: similarity.unreadable([code]) for name, code in UNREADABLE.items()}
+    assert all(found.values()), found
+    allowed = "import math\nf = math.sqrt\ng = lambda x: f(x)\nfor h in (f, g):\n    h(1)\n"
+    allowed += "load = None\nif load:\n    load()\ndef apply(fn, x):\n    return fn(x)\n(lambda: 1)()\n"
+    allowed += (
+        "for name, fn in {'a': f}.items():\n    fn(1)\nfs = (lambda: f(1),)\nx = getattr(f, 'y', None)\n"
+    )
+    assert similarity.unreadable([allowed]) == []  # aliases, lambdas, loop variables, constants, arguments
+    assert similarity.unreadable([allowed + "y()"]) == ["calls y, which no statement defines"]
+    assert similarity.unreadable([allowed + "from x import *\ny()"]) == []  # y may be x's
+
+
+def test_value_answers_are_compared_without_the_handed_out_code(tmp_path):
+    from helpers.grade.assignments import ASSIGNMENTS
+    from helpers.grade.files import read_notebook
+
+    solution = read_notebook((ROOT / "exercises" / "source" / "choosing-metrics.ipynb").read_bytes())
+    values = similarity.answers("choosing-metrics", ASSIGNMENTS["choosing-metrics"])
+    graded, _ = similarity.notebook_functions(solution, set(), values)
+    assert sorted(graded) == sorted(values.names)
+    assert not any(
+        "choosing_metrics_data" in ast.unparse(f) for f in graded.values()
+    )  # handed out: not theirs
+    released = read_notebook((ROOT / "exercises" / "choosing-metrics.ipynb").read_bytes())
+    assert similarity.notebook_functions(released, set(), values)[0] == {}  # blanks: nothing to compare
+    renamed = [s.replace("mrr", "per_system").replace("frame", "ranks") for s in solution]
+    mine = [*solution[:2], "answer_q1 = 0.4", "answer_q2 = sum(range(len(recs_a))) * 0.0 + len(truth) / 7"]
+    folder = tmp_path / "class"
+    folder.mkdir()
+    for name, sources in (("bob", solution), ("mallory", renamed), ("carol", mine)):
+        _notebook(folder / f"{name}.ipynb", *sources)
+    out = tmp_path / "report"
+    assert similarity.main(["--assignment", "choosing-metrics", "--out", str(out), str(folder)]) == 0
+    result = json.loads((out / "similarity.json").read_text())
+    assert {(p["a"], p["b"]) for p in result["pairs"]} == {("bob.ipynb", "mallory.ipynb")}
+
+
+def test_the_size_cap_comes_before_any_work_per_function(tmp_path, monkeypatch):
+    path = _notebook(tmp_path / "big.ipynb", "def f():\n    return [" + "0," * 61_000 + "]")
+
+    def no_reading(*args):
+        raise AssertionError("the functions were read before the size cap")
+
+    monkeypatch.setattr(similarity, "_functions", no_reading)
+    found = similarity._read(path, "big.ipynb", {"f"}, 2**22)
+    assert (
+        found
+        == f"big.ipynb: its functions hold more than {similarity.MAX_TOKENS} syntax-tree nodes (not compared)"
+    )

@@ -167,11 +167,13 @@ def test_how_hidden_cases_fail_does_not_change_the_feedback(graded):
 
 
 def test_the_data_seed_a_worked_example_shows_does_not_give_the_seed_away(graded, tmp_path):
-    """The probe reads 32 bits of the data seed; with them, enumerating the seeds gives the seed away
+    """A probe that read 32 bits of the data seed could, with them, enumerate the seeds and give the seed away
     only when the seed can be enumerated. This class is graded with a fixed 23-bit ``--seed`` (the
     attacks above need to know their cases): the window search finds it, and the run warned."""
     assert graded["honest2.ipynb"]["report"]["score"] == 14.0
-    value = float(re.search(r"got ` (0\.\d+(?:e-\d+)?) `", graded["probe.ipynb"]["feedback"]).group(1))
+    # an assignment without answer variables gets no data seed at all (red team 9): the probe's cell fails
+    assert re.search(r"got ` (0\.\d+(?:e-\d+)?) `", graded["probe.ipynb"]["feedback"]) is None
+    value = int(grade.data_seed(SEED)[:8], 16) / 2**32  # what a probe of answer variables' data would hold
     prefix = f"{round(value * 2**32):08x}"
     # what a learner runs offline over all 2**32 seeds (minutes on a laptop's cores), here near the seed
     found = [s for s in range(SEED - 3000, SEED + 3000) if grade.data_seed(s)[:8] == prefix]

@@ -32,7 +32,7 @@ import json
 import re
 from pathlib import Path
 
-from helpers.grade import assignments, exports, isolation
+from helpers.grade import answer_key, exports, isolation
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
@@ -45,7 +45,7 @@ SEED = 8088
 def _honest_source() -> str:
     """The honest classmate computes every answer with helpers, from the data the notebook loads."""
     code = "from helpers.experiments.exercise_data import choosing_metrics_data\n\n"
-    functions = (assignments._frames, assignments._mean, assignments._answer_q3)
+    functions = (answer_key._frames, answer_key._mean, answer_key._answer_q3)
     code += "\n".join(inspect.getsource(f) for f in functions)
     return code + (
         '\nanswer_q1 = _mean(None, "A", "precision", 5, empty="zero")\n'
