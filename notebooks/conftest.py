@@ -5,6 +5,9 @@ Kernels started by nbval inherit this process's environment. Before the first ce
 ``load_movielens``'s own download code, from the RecBole 1.2.1 wheel served on 127.0.0.1, and
 ``TOPK_COURSE_DATA`` points the kernel there, so its ``data.load_movielens("ml-100k")`` finds them cached.
 Without the wheel (``make ml100k-wheel``) those notebooks are SKIPPED loudly, and FAIL under ``CI=true``.
+
+With pytest-xdist (``make test``'s two workers) a notebook's cells run whole, in order, on one worker:
+the scheduler of tests/conftest.py, imported here for ``pytest notebooks`` (the summation-order run).
 """
 
 import os
@@ -15,7 +18,10 @@ from pathlib import Path
 import pytest
 
 from tests import movielens_wheel as real
-from tests.conftest import _require
+from tests.conftest import (
+    _require,
+    pytest_xdist_make_scheduler,  # noqa: F401 (make test's -n 2: a notebook per worker)
+)
 
 _CACHE: dict = {}
 

@@ -287,9 +287,8 @@ def test_course_helpers_load_on_first_use():
 
 
 def test_the_course_names_for_library_modules_are_the_library_modules():
-    """``import helpers.X`` gives topkeval's module object. Checked through the import system, not the
-    package attribute: pytest's importlib mode, collecting the alias file for doctests before anything
-    imported it, sets ``helpers.X`` to its own throwaway copy (a test-run artefact, not what users get)."""
+    """``import helpers.X`` gives topkeval's module object. (The package attribute too: pytest collects no
+    alias file, see the repository's conftest.py and tests/test_conftest.py.)"""
     import importlib
 
     import helpers
