@@ -123,7 +123,7 @@ class Plan:
 #: data drawn at grading from its first cell, so its cell errors and how it ended are the instructor's.
 DRAWN_NOTE = (
     "this assignment's data are drawn at grading, so the cells that raised an error while it was "
-    "graded are not listed: Restart & Run All at home shows them"
+    "graded are not listed: run the notebook at home (Restart and Run All) to see them"
 )
 
 

@@ -619,8 +619,9 @@ def error_types(question: dict) -> str:
 
 # ------------------------------------------------------------------ feedback
 REDRAWN = (
-    "the data behind this answer are drawn anew when the notebook is graded, so a number typed in "
-    "scores only by chance: compute it with code from the data the notebook loads"
+    "the data behind this answer are drawn anew when the notebook is graded, twice, and it scores only "
+    "when right on both draws, so a number typed in does not: compute it with code from the data the "
+    "notebook loads"
 )
 BY_INSTRUCTOR = "graded by your instructor"
 GOT_WITHHELD = (
