@@ -493,11 +493,13 @@ def _answer(name: str) -> Callable[[Any], float]:
 
 
 def _choosing() -> Assignment:
+    # A title restates the question as the learner reads it, never the metric it asks them to choose
+    # (red team 11: every feedback heading named it). The choice lives in the answer key only.
     value_check = (Check("answer", _fixed(())),)
     questions = (
         Question(
             "q1",
-            "Five slots, every liked item counts: mean P@5 of model A",
+            "Five slots, every liked item counts: the metric that measures it, mean over all users, model A",
             "answer_q1",
             2.0,
             _answer("q1"),
@@ -508,7 +510,7 @@ def _choosing() -> Assignment:
         ),
         Question(
             "q2",
-            "Users stop at the first liked item: MRR@5 of B minus MRR@5 of A",
+            "Users stop at the first liked item: the metric that matches, @5, model B minus model A",
             "answer_q2",
             2.0,
             _answer("q2"),

@@ -352,9 +352,9 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
             report["questions"].append(_text_entry(q, answers))
             continue
         result = raw.questions.get(q.name, {"failure": "no result"})
-        report["questions"].append(
-            scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], result)
-        )
+        entry = scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], result)
+        drawn = plan.data_seeds and q.kind == "value"
+        report["questions"].append(_right_or_wrong(q, entry, _stubs(trees)) if drawn else entry)
 
 
 def _run_draws(cells: list[dict], jobs: list[dict], runtime: Runtime, limits: Limits | None, plan: Plan):
@@ -374,6 +374,49 @@ def _run_draws(cells: list[dict], jobs: list[dict], runtime: Runtime, limits: Li
             got = first.questions.get(name, {"failure": "no result"})
             first.questions[name] = _with_draw(got, later.questions.get(name, {"failure": "no result"}))
     return first
+
+
+#: What the learner reads of an answer variable of drawn data that is not right, whatever happened.
+NOT_RIGHT = "not right on both draws of the data"
+
+
+def _stubs(trees: list[tuple[int, ast.Module]]) -> set[str]:
+    """The names the notebook's code binds only to ``...`` (the learner version's untouched answers),
+    read from the source by the grader's own parse: a function of the notebook alone.
+
+    >>> _stubs([(0, ast.parse("a = ...; b = ...; b = 2; c = 1"))])
+    {'a'}
+    """
+    stub: set[str] = set()
+    bound: set[str] = set()
+    seen: set[int] = set()
+    for node in (n for _, tree in trees for n in ast.walk(tree)):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            names = [t for t in targets if isinstance(t, ast.Name)]
+            seen.update(id(t) for t in names)
+            is_stub = isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
+            (stub if is_stub else bound).update(t.id for t in names)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in seen:
+            bound.add(node.id)
+    return stub - bound
+
+
+def _right_or_wrong(q: Question, entry: dict, stubs: set[str]) -> dict:
+    """An answer variable of drawn data as its learner reads it: right, not attempted (its only
+    binding in the source is ``...``: the grader's parse, not the run, says so), or wrong for one
+    fixed reason.
+
+    How it failed (unbound, still ``...`` at run time, not a number, a wrong number, the process
+    ended) was the notebook's choice while it held the data (red team 11: unbound or not carried
+    5 bits of the data seed per submission); the instructor's ``detail`` keeps it."""
+    if entry["status"] == "ok":
+        return entry
+    detail = inert.plain(f"{entry['status']}: {entry.get('detail') or entry.get('reason', '')}", 300)
+    status = "not attempted" if q.target in stubs else "failed"
+    check = {"name": q.checks[0].name, "hidden": True, "passed": False, "points": 0.0}
+    check.update(max_points=q.points, feedback="failed")
+    return {**scoring.fail_question(q, NOT_RIGHT, status), "checks": [check], "detail": detail}
 
 
 def _with_draw(result: dict, later: dict) -> dict:

@@ -22,7 +22,13 @@ fails with ``EPERM`` (``clone3`` with ``ENOSYS``, so the C library falls back to
 - ``fallocate``: it reserves disk or memory blocks without growing a file, so the
   file-size limit never sees them (``FALLOC_FL_KEEP_SIZE``); ``posix_fallocate`` then
   fails with ``EPERM`` too, and writing (which the limit bounds) is the only way to
-  fill a file.
+  fill a file;
+- file locks, leases and watches: ``flock``, ``fcntl`` with a record-lock command
+  (``F_GETLK``, ``F_SETLK``, ``F_SETLKW`` and the ``F_OFD_`` ones), ``F_SETLEASE`` or
+  ``F_NOTIFY``, and ``inotify_add_watch``. Every sandbox sees the same runtime files
+  (read-only bind mounts), and a lock needs only a read-only descriptor: two sandboxes
+  graded at the same time could talk through locks on them (red team 11: a classmate's
+  answers, 352 bytes in 4 s, scored 10/10 for a notebook with no code).
 
 A process of another architecture (the x32 ABI on x86_64, 32-bit calls) is killed:
 the filter only knows the numbers of the native one.
@@ -78,11 +84,29 @@ DENIED: dict[str, tuple[int, int]] = {
     "fspick": (433, 433),
     "mount_setattr": (442, 442),
     "fallocate": (285, 47),
+    "flock": (73, 32),
+    "inotify_add_watch": (254, 27),
 }
 #: audit architecture, clone, clone3, ioctl numbers and the lowest number of the x32 ABI (0 = none).
 ARCHES: dict[str, dict[str, int]] = {
-    "x86_64": {"audit": 0xC000003E, "clone": 56, "clone3": 435, "ioctl": 16, "x32": 0x40000000, "col": 0},
-    "aarch64": {"audit": 0xC00000B7, "clone": 220, "clone3": 435, "ioctl": 29, "x32": 0, "col": 1},
+    "x86_64": {
+        "audit": 0xC000003E,
+        "clone": 56,
+        "clone3": 435,
+        "ioctl": 16,
+        "fcntl": 72,
+        "x32": 0x40000000,
+        "col": 0,
+    },
+    "aarch64": {
+        "audit": 0xC00000B7,
+        "clone": 220,
+        "clone3": 435,
+        "ioctl": 29,
+        "fcntl": 25,
+        "x32": 0,
+        "col": 1,
+    },
 }
 _ALIASES = {"amd64": "x86_64", "arm64": "aarch64"}
 # CLONE_NEWNS | NEWCGROUP | NEWUTS | NEWIPC | NEWUSER | NEWPID | NEWNET | NEWTIME
@@ -90,6 +114,8 @@ NAMESPACE_FLAGS = (
     0x00020000 | 0x02000000 | 0x04000000 | 0x08000000 | 0x10000000 | 0x20000000 | 0x40000000 | 0x80
 )
 _TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
+#: fcntl's record locks (F_GETLK, F_SETLK, F_SETLKW and their OFD forms), leases and directory notices
+_FCNTL_SHARED = (5, 6, 7, 36, 37, 38, 1024, 1026)
 
 # Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
 _LD_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
@@ -168,6 +194,7 @@ def program(arch: str) -> bytes:
     out += _deny(info["clone3"], errno.ENOSYS)
     out += _deny_arg(info["clone"], 0, info["clone"], (NAMESPACE_FLAGS,), mask=True)
     out += _deny_arg(info["ioctl"], 1, info["ioctl"], (_TIOCSTI, _TIOCLINUX), mask=False)
+    out += _deny_arg(info["fcntl"], 1, info["fcntl"], _FCNTL_SHARED, mask=False)
     return out + _ins(_RET, _ALLOW)
 
 
