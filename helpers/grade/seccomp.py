@@ -28,7 +28,13 @@ fails with ``EPERM`` (``clone3`` with ``ENOSYS``, so the C library falls back to
   ``F_NOTIFY``, and ``inotify_add_watch``. Every sandbox sees the same runtime files
   (read-only bind mounts), and a lock needs only a read-only descriptor: two sandboxes
   graded at the same time could talk through locks on them (red team 11: a classmate's
-  answers, 352 bytes in 4 s, scored 10/10 for a notebook with no code).
+  answers, 352 bytes in 4 s, scored 10/10 for a notebook with no code);
+- the page cache of those shared files, which outlives a sandbox: evicting pages
+  (``fadvise64``, ``madvise`` with ``MADV_COLD`` or ``MADV_PAGEOUT``), reading ahead
+  (``readahead``) and asking which pages are cached (``mincore``, ``cachestat``,
+  ``preadv2``/``pwritev2`` with ``RWF_NOWAIT``) are refused (red team 12: a classmate graded
+  earlier left her answers in which pages were cached). A sandbox can still load a page by
+  reading it and time a read; that one-way, timing-only residue is written down in the README.
 
 A process of another architecture (the x32 ABI on x86_64, 32-bit calls) is killed:
 the filter only knows the numbers of the native one.
@@ -86,6 +92,10 @@ DENIED: dict[str, tuple[int, int]] = {
     "fallocate": (285, 47),
     "flock": (73, 32),
     "inotify_add_watch": (254, 27),
+    "fadvise64": (221, 223),
+    "readahead": (187, 213),
+    "mincore": (27, 232),
+    "cachestat": (451, 451),
 }
 #: audit architecture, clone, clone3, ioctl numbers and the lowest number of the x32 ABI (0 = none).
 ARCHES: dict[str, dict[str, int]] = {
@@ -95,6 +105,9 @@ ARCHES: dict[str, dict[str, int]] = {
         "clone3": 435,
         "ioctl": 16,
         "fcntl": 72,
+        "preadv2": 327,
+        "pwritev2": 328,
+        "madvise": 28,
         "x32": 0x40000000,
         "col": 0,
     },
@@ -104,6 +117,9 @@ ARCHES: dict[str, dict[str, int]] = {
         "clone3": 435,
         "ioctl": 29,
         "fcntl": 25,
+        "preadv2": 286,
+        "pwritev2": 287,
+        "madvise": 233,
         "x32": 0,
         "col": 1,
     },
@@ -116,6 +132,8 @@ NAMESPACE_FLAGS = (
 _TIOCSTI, _TIOCLINUX = 0x5412, 0x541C
 #: fcntl's record locks (F_GETLK, F_SETLK, F_SETLKW and their OFD forms), leases and directory notices
 _FCNTL_SHARED = (5, 6, 7, 36, 37, 38, 1024, 1026)
+#: preadv2/pwritev2's RWF_NOWAIT (fails unless the page is cached) and madvise's MADV_COLD/MADV_PAGEOUT
+_RWF_NOWAIT, _MADV_EVICT = 0x8, (20, 21)
 
 # Classic BPF opcodes and seccomp return values (linux/filter.h, linux/seccomp.h).
 _LD_ABS = 0x20  # BPF_LD | BPF_W | BPF_ABS
@@ -195,6 +213,9 @@ def program(arch: str) -> bytes:
     out += _deny_arg(info["clone"], 0, info["clone"], (NAMESPACE_FLAGS,), mask=True)
     out += _deny_arg(info["ioctl"], 1, info["ioctl"], (_TIOCSTI, _TIOCLINUX), mask=False)
     out += _deny_arg(info["fcntl"], 1, info["fcntl"], _FCNTL_SHARED, mask=False)
+    for call in ("preadv2", "pwritev2"):
+        out += _deny_arg(info[call], 5, info[call], (_RWF_NOWAIT,), mask=True)
+    out += _deny_arg(info["madvise"], 2, info["madvise"], _MADV_EVICT, mask=False)
     return out + _ins(_RET, _ALLOW)
 
 
