@@ -52,12 +52,14 @@ from __future__ import annotations
 import os
 import re
 import stat
+import sys
 import unicodedata
 import zipfile
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from .files import display_name
 from .reports import Learner, Roster
@@ -71,6 +73,7 @@ __all__ = [
     "CanvasName",
     "extract_zip",
     "instructor_lines",
+    "from_command_line",
     "assigned_roster",
 ]
 
@@ -788,6 +791,46 @@ def instructor_lines(collection: Collection) -> list[str]:
     ]
     lines += [f"refused: {name!r}: {why}" for name, why in collection.refused]
     return lines + [f"note: {note}" for note in collection.notes]
+
+
+def from_command_line(
+    sources: list[str], roster: Roster | None, workdir: Path, error: Callable[[str], Any]
+) -> Collection:
+    """A command's paths as a :class:`Collection`, as ``grade`` and ``similarity`` read them: a missing
+    path is ``error(message)`` (an argparse parser's ``error``), and what is assigned to nobody or
+    refused is printed for the instructor (standard error).
+
+    Parameters
+    ----------
+    sources : list of str
+        The files and folders given.
+    roster : Roster or None
+        The roster, if one was given.
+    workdir : pathlib.Path
+        Where archives are extracted.
+    error : callable
+        Called with the message when a path does not exist (it does not return).
+
+    Returns
+    -------
+    Collection
+        What :func:`collect` found.
+
+    Examples
+    --------
+    >>> found = from_command_line(["/no/such/folder"], None, Path("/tmp"), print)
+    no such file or folder: folder
+    >>> found.submissions, found.unassigned
+    ([], [])
+    """
+    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
+    if missing:
+        error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
+        return Collection([], [], [], [])
+    found = collect([Path(p) for p in sources], roster, workdir)
+    for line in instructor_lines(found):
+        print(line, file=sys.stderr)
+    return found
 
 
 def assigned_roster(roster: Roster, collection: Collection) -> Roster:

@@ -380,6 +380,15 @@ def _run_draws(cells: list[dict], jobs: list[dict], runtime: Runtime, limits: Li
 NOT_RIGHT = "not right on both draws of the data"
 
 
+def _assignment(node: ast.AST) -> tuple[list[ast.Name], bool]:
+    """The plain names an assignment binds, and whether its value is the literal ``...``."""
+    if not isinstance(node, (ast.Assign, ast.AnnAssign)):
+        return [], False
+    targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+    stub = isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
+    return [t for t in targets if isinstance(t, ast.Name)], stub
+
+
 def _stubs(trees: list[tuple[int, ast.Module]]) -> set[str]:
     """The names the notebook's code binds only to ``...`` (the learner version's untouched answers),
     read from the source by the grader's own parse: a function of the notebook alone.
@@ -391,13 +400,10 @@ def _stubs(trees: list[tuple[int, ast.Module]]) -> set[str]:
     bound: set[str] = set()
     seen: set[int] = set()
     for node in (n for _, tree in trees for n in ast.walk(tree)):
-        if isinstance(node, (ast.Assign, ast.AnnAssign)):
-            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-            names = [t for t in targets if isinstance(t, ast.Name)]
-            seen.update(id(t) for t in names)
-            is_stub = isinstance(node.value, ast.Constant) and node.value.value is Ellipsis
-            (stub if is_stub else bound).update(t.id for t in names)
-        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in seen:
+        names, is_stub = _assignment(node)
+        seen.update(id(t) for t in names)
+        (stub if is_stub else bound).update(t.id for t in names)
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store) and id(node) not in seen:
             bound.add(node.id)
     return stub - bound
 
@@ -1119,12 +1125,7 @@ def _collect(
 ) -> collect.Collection:
     """The command line's paths as a :class:`~helpers.grade.collect.Collection`; what is assigned to
     nobody or refused is printed for the instructor."""
-    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
-    if missing:
-        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
-    found = collect.collect([Path(p) for p in sources], roster, workdir)
-    for line in collect.instructor_lines(found):
-        print(line, file=sys.stderr)
+    found = collect.from_command_line(sources, roster, workdir, parser.error)
     if not found.submissions and not found.unassigned:
         parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
     return found

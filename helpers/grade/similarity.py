@@ -1300,12 +1300,7 @@ def _submissions(
     """The notebooks to compare, collected as the grader collects them (:func:`helpers.grade.collect.collect`:
     flat folders, per-learner folders, Canvas and Gradescope downloads; archives extracted into
     ``workdir``), including those assigned to nobody; and the report's lines for the files refused."""
-    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
-    if missing:
-        parser.error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
-    found = collect.collect([Path(p) for p in sources], roster, workdir)
-    for line in collect.instructor_lines(found):
-        print(line, file=sys.stderr)
+    found = collect.from_command_line(sources, roster, workdir, parser.error)
     subs = _one_per_file([*found.submissions, *found.unassigned])
     if not subs:
         parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")

@@ -27,16 +27,14 @@ instructor's report keeps the detail), as for every other part of a run that hel
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from pathlib import Path
 
-from helpers.grade import exports, isolation
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import notebook
+from ..redteam_r5.common import grade_class, notebook
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 A = ASSIGNMENTS["choosing-metrics"]
@@ -51,15 +49,8 @@ _READ = {"missing": 0, "wrong": 1}
 
 
 def _graded(folder: Path, out: Path, seed: int) -> dict[str, dict]:
-    done = grade.grade_many(
-        sorted(folder.iterdir()), A, out, jobs=2, seed=seed, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
-    )
-    shown = {}
-    for report in done:
-        feedback = (out / "feedback" / f"{report['submission']}.md").read_text(encoding="utf-8")
-        results = json.dumps(exports.gradescope_results(report, A.title))
-        shown[report["file"]] = {"score": report["score"], "feedback": feedback, "results": results}
-    return shown
+    graded = grade_class(folder, out, seed, A)
+    return {f: {**g, "score": g["report"]["score"]} for f, g in graded.items()}
 
 
 def test_what_an_answer_variable_shows_does_not_carry_the_drawn_data(bwrap, tmp_path):

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 from pathlib import Path
+from typing import Any
 
 from helpers.grade import exports, isolation
 from helpers.grade import grader as grade
@@ -51,16 +52,17 @@ def hidden_k(target: str, seed: int) -> int:
     return next(args for check, args in cases if check == "randomized cases")[2]
 
 
-def grade_class(folder: Path, out: Path, seed: int) -> dict[str, dict]:
+def grade_class(folder: Path, out: Path, seed: int, assignment: Any = A) -> dict[str, dict]:
     """Grade every notebook of ``folder`` (two at a time, in the real sandbox): report, feedback and
     Gradescope results.json of each file."""
     done = grade.grade_many(
-        sorted(folder.iterdir()), A, out, jobs=2, seed=seed, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
-    )
+        sorted(folder.iterdir()), assignment, out, jobs=2, seed=seed, mode=isolation.BUBBLEWRAP,
+        progress=io.StringIO(),
+    )  # fmt: skip
     graded = {}
     for report in done:
         feedback = (out / "feedback" / f"{report['submission']}.md").read_text(encoding="utf-8")
-        results = json.dumps(exports.gradescope_results(report, A.title))
+        results = json.dumps(exports.gradescope_results(report, assignment.title))
         graded[report["file"]] = {"report": report, "feedback": feedback, "results": results}
     return graded
 

@@ -31,16 +31,13 @@ public data seed of the notebook (the one a learner has at home) and show that r
 from __future__ import annotations
 
 import builtins
-import io
-import json
 import re
 from pathlib import Path
 
-from helpers.grade import exports, isolation
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import notebook
+from ..redteam_r5.common import grade_class, notebook
 from ..redteam_r8.test_runtime_syntax_error_channel import _grade, _honest_source
 
 A = ASSIGNMENTS["choosing-metrics"]
@@ -101,15 +98,7 @@ EXIT_PROBE = ['import os\n_S = int(os.environ["HELPERS_GRADING_SEED"], 16)\n'] +
 
 
 def _shown(folder: Path, out: Path, seed: int) -> dict[str, dict]:
-    done = grade.grade_many(
-        sorted(folder.iterdir()), A, out, jobs=2, seed=seed, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
-    )
-    graded = {}
-    for report in done:
-        feedback = (out / "feedback" / f"{report['submission']}.md").read_text(encoding="utf-8")
-        results = json.dumps(exports.gradescope_results(report, A.title))
-        graded[report["file"]] = {"report": report, "feedback": feedback, "results": results}
-    return graded
+    return grade_class(folder, out, seed, A)
 
 
 def test_exit_status_of_a_cell_that_ends_the_process_does_not_carry_the_data_seed(bwrap, tmp_path):
