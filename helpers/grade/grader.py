@@ -347,6 +347,7 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
     if plan.data_seeds:
         report["warnings"].append(DRAWN_NOTE)
     answers = _text_answers(raw_bytes, a)
+    stubs = _stubs(trees) if plan.data_seeds else set()
     for q in a.questions:
         if q.kind == "text":
             report["questions"].append(_text_entry(q, answers))
@@ -354,7 +355,7 @@ def _grade(report: dict, path: Path, plan: Plan, runtime: Runtime, limits: Limit
         result = raw.questions.get(q.name, {"failure": "no result"})
         entry = scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], result)
         drawn = plan.data_seeds and q.kind == "value"
-        report["questions"].append(_right_or_wrong(q, entry, _stubs(trees)) if drawn else entry)
+        report["questions"].append(_right_or_wrong(q, entry, stubs) if drawn else entry)
 
 
 def _run_draws(cells: list[dict], jobs: list[dict], runtime: Runtime, limits: Limits | None, plan: Plan):
