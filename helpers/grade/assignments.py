@@ -125,6 +125,15 @@ EXAMPLE_RANKING = [4, 6, 2, 3, 1, 8, 10, 9, 5, 7]
 EXAMPLE_RELEVANT = {1, 6, 9}
 
 
+#: Drawn cases of a hidden check (more for a randomised check). Every learner meets a draw of their own
+#: (``grader.learner_seed``), so a check's verdict on a bug must not depend on the draw: a targeted
+#: check's drawn cases keep to its property (they never catch by luck what another check is for), and a
+#: randomised check draws so many that a bug some case can show is shown on (almost) every draw. With 4
+#: or 5 drawn cases per check, the same wrong notebook's partial credit differed between learners for 2
+#: of the grading corpus's 7 partly wrong notebooks; ``tests/grade/test_learner_draws.py`` measures it.
+DRAWN = 16
+
+
 def _fixed(*cases: tuple) -> Callable[[random.Random], list[tuple]]:
     return lambda rng: [copy.deepcopy(c) for c in cases]
 
@@ -139,34 +148,34 @@ def _random_case(rng: random.Random, *, n_rel_min: int = 1) -> tuple:
     return ranking, relevant, k
 
 
-def _randomized(n: int = 40, n_rel_min: int = 1):
+def _randomized(n: int = 6 * DRAWN, n_rel_min: int = 1):
     return lambda rng: [_random_case(rng, n_rel_min=n_rel_min) for _ in range(n)]
 
 
 def _k_beyond_list(rng: random.Random) -> list[tuple]:
     cases = [(["a", "b", "c"], {"a", "c", "z"}, 5), ([7], {7}, 3), ([], {1, 2}, 2)]
-    for _ in range(5):
+    for _ in range(DRAWN):
         length = rng.randint(1, 6)
         ranking = rng.sample(range(30), length)
         relevant = set(rng.sample(ranking, rng.randint(1, length))) | set(
             rng.sample(range(30, 40), rng.randint(0, 2))
         )
-        cases.append((ranking, relevant, length + rng.randint(1, 6)))
+        cases.append((ranking, relevant, length + rng.randint(2, 7)))  # |R| <= k: the denominators' check
     return cases
 
 
 def _single_relevant(rng: random.Random) -> list[tuple]:
     cases = [(EXAMPLE_RANKING, {2}, 5), (EXAMPLE_RANKING, {7}, 5), (EXAMPLE_RANKING, {4}, 1)]
-    for _ in range(5):
+    for _ in range(DRAWN):
         ranking = rng.sample(range(30), rng.randint(3, 12))
         target = rng.choice(ranking + [99])
-        cases.append((ranking, {target}, rng.randint(1, 12)))
+        cases.append((ranking, {target}, rng.randint(1, len(ranking))))  # k beyond the list: its own check
     return cases
 
 
 def _never_recommended(rng: random.Random) -> list[tuple]:
     cases: list[tuple] = [(["a", "b", "c"], {"x", "y"}, 3)]
-    for _ in range(4):
+    for _ in range(DRAWN):
         ranking = rng.sample(range(20), rng.randint(1, 10))
         relevant = set(rng.sample(range(20, 40), rng.randint(1, 5)))
         cases.append((ranking, relevant, rng.randint(1, 12)))
@@ -175,7 +184,7 @@ def _never_recommended(rng: random.Random) -> list[tuple]:
 
 def _below_k_only(rng: random.Random) -> list[tuple]:
     cases = [(EXAMPLE_RANKING, {9, 5}, 4)]
-    for _ in range(4):
+    for _ in range(DRAWN):
         ranking = rng.sample(range(30), rng.randint(6, 12))
         k = rng.randint(1, 4)
         relevant = set(rng.sample(ranking[k:], rng.randint(1, 2)))
@@ -185,7 +194,7 @@ def _below_k_only(rng: random.Random) -> list[tuple]:
 
 def _no_relevant(rng: random.Random) -> list[tuple]:
     cases: list[tuple] = [(["a", "b"], set(), 2), (EXAMPLE_RANKING, set(), 5), ([], set(), 1)]
-    for _ in range(3):  # drawn too, so that no hidden check is made of cases known in advance only
+    for _ in range(DRAWN):  # drawn too, so that no hidden check is made of cases known in advance only
         cases.append((rng.sample(range(40), rng.randint(0, 12)), set(), rng.randint(1, 15)))
     return cases
 
@@ -197,7 +206,7 @@ def _many_relevant(rng: random.Random) -> list[tuple]:
         (EXAMPLE_RANKING, {6, 9}, 10),
         (EXAMPLE_RANKING, {1, 6, 9, 42}, 5),
     ]
-    for _ in range(4):
+    for _ in range(DRAWN):
         ranking = rng.sample(range(25), 10)
         cases.append((ranking, set(rng.sample(range(25), rng.randint(2, 12))), rng.randint(2, 8)))
     return cases
@@ -205,7 +214,7 @@ def _many_relevant(rng: random.Random) -> list[tuple]:
 
 def _first_hit(rng: random.Random) -> list[tuple]:
     cases = [(EXAMPLE_RANKING, {6, 2, 3}, 5), (EXAMPLE_RANKING, {3, 1}, 10)]
-    for _ in range(4):
+    for _ in range(DRAWN):
         ranking = rng.sample(range(20), 10)
         cases.append((ranking, set(rng.sample(ranking[2:], 3)), 10))
     return cases
@@ -214,7 +223,7 @@ def _first_hit(rng: random.Random) -> list[tuple]:
 def _outside_list(rng: random.Random) -> list[tuple]:
     # relevant items that the ranking never lists must still count in IDCG
     cases = [(EXAMPLE_RANKING[:5], {1, 6, 9}, 5), (["a", "b"], {"a", "c", "x"}, 2)]
-    for _ in range(4):
+    for _ in range(DRAWN):
         ranking = rng.sample(range(20), 6)
         relevant = set(rng.sample(ranking, 2)) | set(rng.sample(range(20, 30), rng.randint(1, 3)))
         cases.append((ranking, relevant, rng.randint(2, 8)))
@@ -250,7 +259,7 @@ def _scratch_checks(*extra: Check, empty_ok: bool, n_rel_min: int = 1) -> tuple[
     if empty_ok:
         checks.append(Check("no relevant item gives 0.0", _no_relevant, hidden=True))
     checks.extend(extra)
-    checks.append(Check("randomized cases", _randomized(40, 0 if empty_ok else 1), hidden=True, general=True))
+    checks.append(Check("randomized cases", _randomized(n_rel_min=0 if empty_ok else 1), hidden=True, general=True))
     return tuple(checks)
 
 
@@ -372,7 +381,7 @@ def _loo_eval_cases(n: int):
 def _loo_rank_cases(kind: str):
     def make(rng):
         out = []
-        for _ in range(8 if kind != "random" else 30):
+        for _ in range(DRAWN if kind != "random" else 3 * DRAWN):
             ranking = rng.sample(range(50), rng.randint(1, 12))
             if kind == "beyond":
                 k = rng.randint(1, len(ranking))
@@ -415,7 +424,7 @@ def _leave_one_out() -> Assignment:
                 Check("worked example", _fixed((example_log,))),
                 Check(
                     "rows not in time order",
-                    lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(5)],
+                    lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(DRAWN)],
                     hidden=True,
                 ),
                 Check(
@@ -427,7 +436,7 @@ def _leave_one_out() -> Assignment:
                 ),
                 Check(
                     "randomized logs",
-                    lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(15)],
+                    lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(2 * DRAWN)],
                     hidden=True,
                     general=True,
                 ),
@@ -460,7 +469,7 @@ def _leave_one_out() -> Assignment:
                 Check(
                     "worked example", _fixed((example_log, example_recs, 5), (example_log, example_recs, 1))
                 ),
-                Check("randomized logs and recommendations", _loo_eval_cases(8), hidden=True, general=True),
+                Check("randomized logs and recommendations", _loo_eval_cases(DRAWN), hidden=True, general=True),
             ),
             result="float_dict",
         ),

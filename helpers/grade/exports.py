@@ -18,7 +18,8 @@
   :mod:`helpers.grade.reports`, so no hidden input or expected value is in it.
 - :func:`find_notebook`: what ``python -m helpers.grade gradescope`` (:mod:`helpers.grade.grader`),
   the entry point a Gradescope ``run_autograder`` calls, grades in ``/autograder/submission``; it
-  writes ``/autograder/results/results.json`` (both paths are options). The ``run_autograder``
+  writes ``/autograder/results/results.json`` (both paths are options); :func:`gradescope_learner`
+  reads whose submission it is (their cases and data are their own). The ``run_autograder``
   itself, with the package's fixed seed, is :func:`helpers.grade.gradescope_package.run_autograder`.
 """
 
@@ -61,11 +62,15 @@ __all__ = [
     "find_notebook",
     "SUBMISSION_DIR",
     "RESULTS_FILE",
+    "METADATA_FILE",
+    "gradescope_learner",
 ]
 
 CANVAS_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
 SUBMISSION_DIR = "/autograder/submission"
 RESULTS_FILE = "/autograder/results/results.json"
+#: Gradescope's own record of a submission (its submitters), beside the learner's upload, never in it.
+METADATA_FILE = "/autograder/submission_metadata.json"
 
 
 ROSTER_FIELDS = ("pattern", "id", "name", "section", "login", "canvas_id")
@@ -477,3 +482,39 @@ def find_notebook(folder: Path, assignment_name: str) -> tuple[Path | None, str]
         return None, "no .ipynb notebook was uploaded"
     names = ", ".join(p.name for p in found[:5])
     return None, f"upload one notebook only, named {assignment_name}.ipynb (found {names})"
+
+
+def gradescope_learner(path: Path) -> tuple[str, str]:
+    """Whose submission Gradescope is grading, from its ``submission_metadata.json``, as a learner key.
+
+    The key is ``gradescope:`` and the submitters' Gradescope user ids, sorted (a group's members
+    share it). Gradescope writes the file outside ``/autograder/submission``, so nothing a learner
+    uploads chooses it.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        Gradescope's ``/autograder/submission_metadata.json``.
+
+    Returns
+    -------
+    tuple of (str, str)
+        The key and an empty problem, or ``""`` and why the file gave none.
+
+    Examples
+    --------
+    >>> import json, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     meta = Path(tmp, "m.json")
+    ...     _ = meta.write_text(json.dumps({"users": [{"id": 20}, {"id": 7}]}))
+    ...     gradescope_learner(meta), gradescope_learner(Path(tmp, "none.json"))[0]
+    (('gradescope:20,7', ''), '')
+    """
+    try:
+        users = json.loads(path.read_bytes()[: 1 << 20] or b"null")["users"]
+        ids = sorted(str(u["id"]) for u in users)
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return "", f"{path} gave no submitter ({type(exc).__name__})"
+    if not ids or any(not i or len(i) > 64 for i in ids):
+        return "", f"{path} gave no submitter"
+    return "gradescope:" + ",".join(ids), ""

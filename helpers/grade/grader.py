@@ -51,7 +51,8 @@ How a submission is graded
    fails closed: zero points, with the reason.
 
 The hidden cases come from the gradebook's seed, drawn at its first run and kept (``--new-seed``
-draws another, recorded); the seed is in every report and in ``grades.csv``. Hand-graded questions
+draws another, recorded); the seed is in every report and in ``grades.csv``. Each learner's cases
+and data are their own, drawn from that seed and their learner key (:func:`learner_seed`). Hand-graded questions
 (``kind="text"``) are not run: their answer text is kept in the report, ``needs grading``.
 """
 
@@ -117,6 +118,8 @@ class Plan:
     #: the data seeds of the runs of an assignment with answer variables: two draws, on which every
     #: answer differs (:func:`_second_draw`), so a typed number is never right on both
     data_seeds: tuple[str, ...] = ()
+    #: whose cases these are (:func:`learner_seed`); empty for the run's shared draw
+    learner: str = ""
 
 
 #: What every learner of an assignment with answer variables reads, whatever happened: the run held
@@ -141,6 +144,29 @@ def data_seed(seed: int) -> str:
     (True, False, 32)
     """
     return hashlib.sha256(f"exercise data of grading run {seed}".encode()).hexdigest()[:32]
+
+
+def learner_seed(seed: int, learner: str) -> int:
+    """The seed one learner's hidden cases and data are drawn from, for a run's seed.
+
+    Every learner meets cases and data of their own, so a classmate's answers are not one's own:
+    two notebooks that pass answers between sandboxes (red team 12: through the kernel's page cache
+    of the shared runtime files, by timing reads) pass answers to other questions. It is a one-way
+    hash of the run's seed and the learner's key (:func:`helpers.grade.gradebook.learner_key`), as
+    wide as a drawn seed (128 bits), so the same learner always meets the same cases (a regrade, a
+    late file) and one learner's cases tell nothing of another's. An empty key is the run's seed.
+
+    Examples
+    --------
+    >>> learner_seed(42, "s1") == learner_seed(42, "s1") != learner_seed(42, "s2"), learner_seed(42, "")
+    (True, 42)
+    >>> learner_seed(42, "s1") != learner_seed(43, "s1"), learner_seed(42, "s1").bit_length() > 64
+    (True, True)
+    """
+    if not learner:
+        return seed
+    text = f"hidden cases and data of learner {learner!r} in grading run {seed}"
+    return int(hashlib.sha256(text.encode()).hexdigest()[:32], 16)
 
 
 #: How many draws :func:`_second_draw` tries for one whose every answer differs from the first's.
@@ -181,7 +207,7 @@ def _apart(q: Question, a: Any, b: Any) -> bool:
     return compare(q, a, b) is not None
 
 
-def make_plan(assignment: Assignment, seed: int) -> Plan:
+def make_plan(assignment: Assignment, seed: int, learner: str = "") -> Plan:
     """Build every case from ``seed`` and compute the expected values with the reference.
 
     Parameters
@@ -190,6 +216,9 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
         What is graded.
     seed : int
         The run's seed.
+    learner : str
+        Whose cases: they are drawn from :func:`learner_seed` of the run's seed and this key
+        (the run's own seed when empty). :attr:`Plan.seed` stays the run's seed.
 
     Returns
     -------
@@ -202,7 +231,10 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
     >>> plan = make_plan(ASSIGNMENTS["from-scratch"], seed=1)
     >>> plan.cases["q1"][0][0], plan.expected["q1"][0]
     ('worked examples', 0.4)
+    >>> make_plan(ASSIGNMENTS["from-scratch"], 1, "s1").cases == plan.cases
+    False
     """
+    run_seed, seed = seed, learner_seed(seed, learner)
     cases: dict[str, list[tuple[str, tuple]]] = {}
     expected: dict[str, list[Any]] = {}
     encoded: dict[str, list[list]] = {}
@@ -219,12 +251,12 @@ def make_plan(assignment: Assignment, seed: int) -> Plan:
             encoded[q.name] = [[_encode(a) for a in args] for _, args in built]
     drawn = _second_draw(values, seed, [expected[q.name][0] for q in values]) if values else None
     if drawn is None:  # no answer depends on the data: the sandbox gets no data seed
-        return Plan(assignment, seed, cases, expected, encoded, data)
+        return Plan(assignment, run_seed, cases, expected, encoded, data, learner=learner)
     second, answers = drawn
     for q, answer in zip(values, answers, strict=True):
         expected[q.name].append(answer)
         cases[q.name] = cases[q.name] * 2
-    return Plan(assignment, seed, cases, expected, encoded, data, (data, second))
+    return Plan(assignment, run_seed, cases, expected, encoded, data, (data, second), learner)
 
 
 # ------------------------------------------------------------------ one submission
@@ -485,16 +517,20 @@ def _report_bytes(report: dict) -> bytes:
     return (json.dumps(report, indent=1, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
+def _internal_error(plan: Plan, runtime: Runtime, name: str, path: Path, error: str) -> dict:
+    report = _new_report(plan, runtime, name, path)
+    report["error"] = error
+    report["questions"] = [_failed(q, error, "not graded") for q in plan.assignment.questions]
+    report["seconds"] = 0.0
+    report["status"], report["reason"] = "internal error", error
+    return report
+
+
 def _safe_grade(path: Path, plan: Plan, runtime: Runtime, limits: Limits, name: str) -> dict:
     try:
         return grade_submission(path, plan, runtime, limits, name)
     except BaseException as exc:
-        report = _new_report(plan, runtime, name, path)
-        report["error"] = f"internal grading error: {type(exc).__name__}"
-        report["questions"] = [_failed(q, report["error"], "not graded") for q in plan.assignment.questions]
-        report["seconds"] = 0.0
-        report["status"], report["reason"] = "internal error", report["error"]
-        return report
+        return _internal_error(plan, runtime, name, path, f"internal grading error: {type(exc).__name__}")
 
 
 def _progress_line(n: int, total: int, report: dict) -> str:
@@ -724,11 +760,19 @@ def _drain(futures: dict, run: _Run) -> None:
                 return
 
 
+def _grade_learner(run: _Run, i: int, runtime: Runtime, limits: Limits) -> dict:
+    """Grade submission ``i`` on its learner's own cases and data (:func:`learner_seed`)."""
+    try:
+        plan = make_plan(run.plan.assignment, run.plan.seed, run.whos[i])
+    except Exception as exc:  # the reference failed on this learner's draw: the grader's fault, said so
+        error = f"internal grading error: the reference failed on this learner's cases: {type(exc).__name__}"
+        return _internal_error(run.plan, runtime, run.names[i], run.subs[i].path, error)
+    return _safe_grade(run.subs[i].path, plan, runtime, limits, run.names[i])
+
+
 def _grade_pool(run: _Run, todo: list[int], runtime: Runtime, limits: Limits, jobs: int) -> None:
     pool = ThreadPoolExecutor(max_workers=max(1, jobs))
-    futures = {
-        pool.submit(_safe_grade, run.subs[i].path, run.plan, runtime, limits, run.names[i]): i for i in todo
-    }
+    futures = {pool.submit(_grade_learner, run, i, runtime, limits): i for i in todo}
     try:
         for fut in as_completed(futures):
             run.finished(futures[fut], fut.result())
@@ -1145,6 +1189,12 @@ def _gradescope_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--results", default=exports.RESULTS_FILE, help=f"default {exports.RESULTS_FILE}")
     parser.add_argument(
+        "--metadata",
+        default=exports.METADATA_FILE,
+        help=f"Gradescope's record of the submitters, whose own cases and data are drawn (default "
+        f"{exports.METADATA_FILE}; without it, the seed's shared draw)",
+    )
+    parser.add_argument(
         "--write-run-autograder",
         metavar="PATH",
         help="only write Gradescope's run_autograder script for this assignment to PATH, with --seed or a "
@@ -1197,7 +1247,10 @@ def gradescope(argv: list[str]) -> int:
     if args.write_run_autograder:
         return _write_run_autograder(Path(args.write_run_autograder), args.assignment, args.seed)
     limits, mode = _limits(parser, args), _mode(args)
-    plan = make_plan(assignment, draw_seed() if args.seed is None else args.seed)
+    learner, missing = exports.gradescope_learner(Path(args.metadata))
+    if missing:
+        print(f"note: {missing}: grading on the seed's shared cases and data", file=sys.stderr)
+    plan = make_plan(assignment, draw_seed() if args.seed is None else args.seed, learner)
     notebook, problem = exports.find_notebook(Path(args.submission), assignment.name)
     try:
         with isolation.prepare(mode, assignment.sandbox_packages) as runtime:

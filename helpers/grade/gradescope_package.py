@@ -22,8 +22,10 @@ writes ``autograder.zip`` for Gradescope's "Zip file upload" autograder. Gradesc
   ``results.json`` is still written: score 0, a line for the learner, and the reason in a test
   only instructors see (``visibility: hidden``) and in ``extra_data``;
 - ``grading-seed.json``: the seed of the hidden cases, drawn once when the package is built (or
-  ``--seed N``); ``run_autograder`` passes it (``--seed N``) for every submission, so resubmitting
-  meets the same hidden cases and data instead of a new draw each time;
+  ``--seed N``); ``run_autograder`` passes it (``--seed N``) for every submission, with
+  Gradescope's ``submission_metadata.json``: each learner's cases and data are drawn from the seed
+  and their Gradescope user id (:func:`helpers.grade.grader.learner_seed`), so resubmitting meets
+  the same hidden cases and data instead of a new draw each time, and a classmate's are other ones;
 - ``spec/<name>.grader.py`` for an authored assignment (it holds the solutions: Gradescope keeps the
   autograder private), or the built-in assignment's name;
 - ``helpers/``, ``topkeval/``, ``pyproject.toml``, ``README.md``, ``LICENSE``: what ``pip install``
@@ -163,7 +165,7 @@ if ! "$PY" -c 'import sys; sys.exit(sys.version_info < {MIN_PYTHON!r})' 2>"$ERR"
 fi
 cd "$SRC"
 "$PY" -m helpers.grade gradescope --assignment "$SPEC" --seed {seed} --submission "$ROOT/submission" \\
-  --results "$RESULTS" 2>"$ERR"
+  --metadata "$ROOT/submission_metadata.json" --results "$RESULTS" 2>"$ERR"
 status=$?
 cat "$ERR" >&2
 if [ "$status" -ne 0 ] || [ ! -s "$RESULTS" ]; then

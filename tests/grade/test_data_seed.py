@@ -37,8 +37,9 @@ def test_grading_hands_the_sandbox_the_data_seed_only_for_answer_variables(name,
         [notebook], ASSIGNMENTS[name], tmp_path / "out", jobs=1, seed=SEED, mode=isolation.UNSAFE
     )
     if any(q.kind == "value" for q in ASSIGNMENTS[name].questions):  # the first of the data's two draws
-        assert seen == [grader.data_seed(SEED)]
-        assert str(SEED) not in seen[0]
+        own = grader.learner_seed(SEED, "file:ann")  # ann's own draw (no roster: the file's name)
+        assert seen == [grader.data_seed(own)] != [grader.data_seed(SEED)]
+        assert str(SEED) not in seen[0] and str(own) not in seen[0]
     else:  # no answer variables: the sandbox gets no data seed at all
         assert seen == [None]
 
