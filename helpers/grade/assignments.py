@@ -259,7 +259,9 @@ def _scratch_checks(*extra: Check, empty_ok: bool, n_rel_min: int = 1) -> tuple[
     if empty_ok:
         checks.append(Check("no relevant item gives 0.0", _no_relevant, hidden=True))
     checks.extend(extra)
-    checks.append(Check("randomized cases", _randomized(n_rel_min=0 if empty_ok else 1), hidden=True, general=True))
+    checks.append(
+        Check("randomized cases", _randomized(n_rel_min=0 if empty_ok else 1), hidden=True, general=True)
+    )
     return tuple(checks)
 
 
@@ -469,7 +471,9 @@ def _leave_one_out() -> Assignment:
                 Check(
                     "worked example", _fixed((example_log, example_recs, 5), (example_log, example_recs, 1))
                 ),
-                Check("randomized logs and recommendations", _loo_eval_cases(DRAWN), hidden=True, general=True),
+                Check(
+                    "randomized logs and recommendations", _loo_eval_cases(DRAWN), hidden=True, general=True
+                ),
             ),
             result="float_dict",
         ),

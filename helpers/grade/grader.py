@@ -52,8 +52,9 @@ How a submission is graded
 
 The hidden cases come from the gradebook's seed, drawn at its first run and kept (``--new-seed``
 draws another, recorded); the seed is in every report and in ``grades.csv``. Each learner's cases
-and data are their own, drawn from that seed and their learner key (:func:`learner_seed`). Hand-graded questions
-(``kind="text"``) are not run: their answer text is kept in the report, ``needs grading``.
+and data are their own, drawn from that seed and their learner key (:func:`learner_seed`).
+Hand-graded questions (``kind="text"``) are not run: their answer text is kept in the report,
+``needs grading``.
 """
 
 from __future__ import annotations
