@@ -316,7 +316,8 @@ def _random_log(rng: random.Random, n_users: int = 6, ties: bool = True) -> list
     for u in range(n_users):
         n = rng.randint(2, 6)
         items = rng.sample(range(1, 30), n)
-        times = [rng.randint(1, 8 if ties else 1000) for _ in range(n)]
+        # without ties, each user's times are distinct (a tie is the tie check's, never met by luck here)
+        times = [rng.randint(1, 8) for _ in range(n)] if ties else rng.sample(range(1, 1000), n)
         log.extend([f"u{u}", item, t] for item, t in zip(items, times, strict=True))
     rng.shuffle(log)
     return log
@@ -380,26 +381,26 @@ def _loo_eval_cases(n: int):
     return make
 
 
-def _loo_rank_cases(kind: str):
-    def make(rng):
-        out = []
-        for _ in range(DRAWN if kind != "random" else 3 * DRAWN):
-            ranking = rng.sample(range(50), rng.randint(1, 12))
-            if kind == "beyond":
-                k = rng.randint(1, len(ranking))
-                item = ranking[k - 1 + rng.randint(1, len(ranking) - k)] if len(ranking) > k else 99
-            elif kind == "absent":
-                k, item = rng.randint(1, 15), 77
-            elif kind == "short":
-                k = len(ranking) + rng.randint(1, 5)
-                item = rng.choice(ranking)
-            else:
-                k = rng.randint(1, 15)
-                item = rng.choice(ranking + [88])
-            out.append((ranking, item, k))
-        return out
+def _loo_rank_case(rng: random.Random, kind: str) -> tuple:
+    ranking = rng.sample(range(50), rng.randint(1, 12))
+    if kind == "beyond":
+        if len(ranking) == 1:
+            return ranking, 99, 1
+        k = rng.randint(1, len(ranking) - 1)
+        # half the cases hold the item at rank k + 1, the boundary, so every draw meets it
+        return ranking, ranking[k if rng.random() < 0.5 else rng.randint(k, len(ranking) - 1)], k
+    if kind == "absent":
+        return ranking, 77, rng.randint(1, 15)
+    if kind == "short":
+        return ranking, rng.choice(ranking), len(ranking) + rng.randint(1, 5)
+    item = rng.choice(ranking + [88])
+    rank = ranking.index(item) + 1 if item in ranking else rng.randint(1, 15)
+    # half the cases put k within 2 of the item's rank: both sides of the cut-off on every draw
+    return ranking, item, max(1, rank + rng.randint(-2, 2)) if rng.random() < 0.5 else rng.randint(1, 15)
 
-    return make
+
+def _loo_rank_cases(kind: str):
+    return lambda rng: [_loo_rank_case(rng, kind) for _ in range(DRAWN if kind != "random" else 3 * DRAWN)]
 
 
 def _loo_rank_checks() -> tuple[Check, ...]:
