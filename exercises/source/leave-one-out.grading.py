@@ -8,13 +8,15 @@
 #       --grading exercises/source/leave-one-out.grading.py --out build/
 import random as _random
 
+_DRAWN = 16  # drawn cases per hidden check: every learner meets a draw of their own
+
 
 def _random_log(rng, n_users=6, ties=True):
     rows = []
     for u in range(n_users):
         n = rng.randint(2, 6)
         items = rng.sample(range(1, 30), n)
-        times = [rng.randint(1, 8 if ties else 1000) for _ in range(n)]
+        times = [rng.randint(1, 8) for _ in range(n)] if ties else rng.sample(range(1, 1000), n)
         rows.extend([f"u{u}", item, t] for item, t in zip(items, times, strict=True))
     rng.shuffle(rows)
     return rows
@@ -33,31 +35,32 @@ def _recommendations(rng, rows, k):
 
 def _evaluation_cases(rng):
     out = []
-    for _ in range(8):
+    for _ in range(_DRAWN):
         rows = _random_log(rng, rng.randint(2, 8))
         k = rng.randint(1, 10)
         out.append((rows, _recommendations(rng, rows, k), k))
     return out
 
 
+def _rank_case(rng, kind):
+    ranking = rng.sample(range(50), rng.randint(1, 12))
+    if kind == "beyond":
+        if len(ranking) == 1:
+            return ranking, 99, 1
+        k = rng.randint(1, len(ranking) - 1)
+        return ranking, ranking[k if rng.random() < 0.5 else rng.randint(k, len(ranking) - 1)], k
+    if kind == "absent":
+        return ranking, 77, rng.randint(1, 15)
+    if kind == "short":
+        return ranking, rng.choice(ranking), len(ranking) + rng.randint(1, 5)
+    item = rng.choice(ranking + [88])
+    rank = ranking.index(item) + 1 if item in ranking else rng.randint(1, 15)
+    return ranking, item, max(1, rank + rng.randint(-2, 2)) if rng.random() < 0.5 else rng.randint(1, 15)
+
+
 def _rank_cases(kind):
     def make(rng: _random.Random):
-        out = []
-        for _ in range(8 if kind != "random" else 30):
-            ranking = rng.sample(range(50), rng.randint(1, 12))
-            if kind == "beyond":
-                k = rng.randint(1, len(ranking))
-                item = ranking[k - 1 + rng.randint(1, len(ranking) - k)] if len(ranking) > k else 99
-            elif kind == "absent":
-                k, item = rng.randint(1, 15), 77
-            elif kind == "short":
-                k = len(ranking) + rng.randint(1, 5)
-                item = rng.choice(ranking)
-            else:
-                k = rng.randint(1, 15)
-                item = rng.choice(ranking + [88])
-            out.append((ranking, item, k))
-        return out
+        return [_rank_case(rng, kind) for _ in range(_DRAWN if kind != "random" else 3 * _DRAWN)]
 
     return make
 
@@ -87,7 +90,7 @@ QUESTIONS = [
             {"name": "worked example", "cases": [(log,)]},
             {
                 "name": "rows not in time order",
-                "make": lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(5)],
+                "make": lambda rng: [(_random_log(rng, 5, ties=False),) for _ in range(_DRAWN)],
                 "hidden": True,
             },
             {
@@ -96,7 +99,7 @@ QUESTIONS = [
             },
             {
                 "name": "randomized logs",
-                "make": lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(15)],
+                "make": lambda rng: [(_random_log(rng, rng.randint(1, 9)),) for _ in range(2 * _DRAWN)],
                 "hidden": True,
                 "general": True,
             },
