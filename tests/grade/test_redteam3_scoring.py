@@ -30,6 +30,8 @@ from helpers.grade import exports, inert, isolation, reports, scoring, similarit
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
+from .redteam_r5.common import own_draws
+
 CORPUS = Path(__file__).resolve().parent / "grading_corpus"
 A = ASSIGNMENTS["from-scratch"]
 SEED = 424242
@@ -96,7 +98,8 @@ def graded(tmp_path_factory, request):
     _notebook(folder / LOOKALIKE, ZEROS_BUT_A_FEW)  # a Cyrillic а: the same name to the eye
     out = tmp_path_factory.mktemp("out3")
     paths = sorted(folder.iterdir())
-    done = grade.grade_many(paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=None)
+    with own_draws(A, SEED):  # each file graded on its learner's own cases (what _hidden_inputs reads)
+        done = grade.grade_many(paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=None)
     by_file = {r["file"]: r for r in done}
     results = {name: exports.gradescope_results(rep, A.title) for name, rep in by_file.items()}
     feedback = {
@@ -105,9 +108,10 @@ def graded(tmp_path_factory, request):
     return out, by_file, feedback, results
 
 
-def _hidden_inputs() -> list[str]:
-    """The rankings of this run's hidden cases that no worked example (public) shares."""
-    plan = grade.make_plan(A, SEED)
+def _hidden_inputs(file_name: str) -> list[str]:
+    """The rankings of the hidden cases ``file_name`` met in this run (its learner's own draw: no
+    roster, so the key is ``file:`` and its report name) that no worked example (public) shares."""
+    plan = grade.make_plan(A, SEED, f"file:{Path(file_name).stem}")
     hidden_checks = {c.name for q in A.questions for c in q.checks if c.hidden}
     cases = [case for q in A.questions for case in plan.cases[q.name]]
     public = {repr(args[0]) for check, args in cases if check not in hidden_checks}
@@ -190,8 +194,9 @@ def test_a_hidden_input_never_reaches_the_learner(graded):
     assert by_file["honest.ipynb"]["score"] == 14.0
     assert by_file["exfiltrates.ipynb"]["score"] == 0.0
     shown = feedback["exfiltrates.ipynb"] + json.dumps(results["exfiltrates.ipynb"])
-    inputs = _hidden_inputs()
+    inputs = _hidden_inputs("exfiltrates.ipynb")
     assert len(inputs) > 20
+    assert set(inputs) != set(_hidden_inputs("honest.ipynb"))  # a classmate meets others (a few may match)
     assert not [x for x in inputs if x in shown or json.dumps(x)[1:-1] in shown]
     # the worked examples' inputs and expected values are the notebook's own: shown, with what came back
     # only before the first hidden input was handed to the notebook (precision_at_k's examples)
@@ -237,9 +242,9 @@ def test_value_answers_say_the_data_are_redrawn(trusted_mode, tmp_path):
     text = (tmp_path / "o" / "feedback" / f"{done[0]['submission']}.md").read_text(encoding="utf-8")
     assert text.count("drawn anew when the notebook is graded") == len(a.questions)
     assert "compute it with code" in text and "typed" in text
-    plan = grade.make_plan(a, SEED)
-    right = [repr(plan.expected[q.name][0]) for q in a.questions]
-    assert [x for x in right if len(x) >= 5 and x in text] == []  # this run's right values are never shown
+    plan = grade.make_plan(a, SEED, "file:typed")  # typed.ipynb's own data (no roster: its file's key)
+    right = [repr(x) for q in a.questions for x in plan.expected[q.name]]  # of both draws of the data
+    assert [x for x in right if len(x) >= 5 and x in text] == []  # her right values are never shown
     assert "worked examples of the notebook" not in text
 
 

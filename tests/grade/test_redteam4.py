@@ -31,6 +31,8 @@ from helpers.grade import gradescope_package as GP
 from helpers.grade.assignments import ASSIGNMENTS
 from helpers.grade.gradebook import Gradebook
 
+from .redteam_r5.common import own_draws
+
 CORPUS = Path(__file__).resolve().parent / "grading_corpus"
 A = ASSIGNMENTS["from-scratch"]
 SEED = 515151
@@ -58,8 +60,9 @@ def _notebook(path: Path, *sources: str) -> Path:
 
 def _first_random(target: str) -> tuple[int, int]:
     """How many cases run before the question's randomised check (a learner can count them: the
-    checks' sizes do not depend on the seed), and the k of its first case in this run."""
-    plan = grade.make_plan(A, SEED)
+    checks' sizes do not depend on the seed), and the k of its first case that leaks.ipynb meets in
+    this run (its learner's own draw: no roster, so the key is its report name's)."""
+    plan = grade.make_plan(A, SEED, "file:leaks")
     cases = plan.cases[A.question(target).name]
     general = next(c.name for c in A.question(target).checks if c.general)
     index = next(i for i, (check, _) in enumerate(cases) if check == general)
@@ -108,7 +111,10 @@ def graded(tmp_path_factory, request):
     out = tmp_path_factory.mktemp("out4")
     paths = sorted(folder.iterdir())
     progress = io.StringIO()
-    done = grade.grade_many(paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=progress)
+    with own_draws(A, SEED):  # each file graded on its learner's own cases (what _first_random reads)
+        done = grade.grade_many(
+            paths, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=progress
+        )
     by_file = {r["file"]: r for r in done}
     by_file["progress"] = progress.getvalue()
     feedback = {
@@ -254,8 +260,13 @@ def test_a_typed_guess_does_not_win_by_resubmitting_on_gradescope(tmp_path):
         assert args.seed == recorded["seed"] and recorded["assignment"] == a.name
         seeds.append(args.seed)
     assert seeds[0] != seeds[1]  # each package draws its own (2**32 choices)
-    # every submission to one package is graded against one draw: a typed guess is right on all or none
-    answers = {tuple(grade.make_plan(a, seeds[0]).expected["q3"]) for _ in range(5)}
+    # every submission of one learner to one package is graded against one draw (hers: the key of
+    # Gradescope's submission_metadata.json): a typed guess is right on all or none
+    meta = tmp_path / "submission_metadata.json"
+    meta.write_text(json.dumps({"users": [{"id": 7}]}))
+    learner, problem = exports.gradescope_learner(meta)
+    assert learner and not problem
+    answers = {tuple(grade.make_plan(a, seeds[0], learner).expected["q3"]) for _ in range(5)}
     assert len(answers) == 1
     # ... whereas a draw per submission gave the guess its chance (what the fixed seed removes)
     draws = Counter(grade.make_plan(a, seed).expected["q3"][0] for seed in range(24))

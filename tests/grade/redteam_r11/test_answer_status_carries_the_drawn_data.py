@@ -34,7 +34,7 @@ from pathlib import Path
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import grade_class, notebook
+from ..redteam_r5.common import grade_class, learner, notebook
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 A = ASSIGNMENTS["choosing-metrics"]
@@ -62,7 +62,7 @@ def test_what_an_answer_variable_shows_does_not_carry_the_drawn_data(bwrap, tmp_
     assert run["honest.ipynb"]["score"] == 10.0, run["honest.ipynb"]
     probe = run["probe.ipynb"]
     assert probe["score"] == 0.0
-    data = int(grade.data_seed(SEED), 16)
+    data = int(grade.data_seed(grade.learner_seed(SEED, learner("probe.ipynb"))), 16)  # the probe's own
     bits = {i + 1: (data >> i) & 1 for i in range(5)}
     assert set(bits.values()) == {0, 1}  # the premise: both states occur
     read = {

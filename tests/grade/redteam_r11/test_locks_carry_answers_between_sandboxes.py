@@ -24,6 +24,11 @@ on: the runtime's files are not shared inodes (a private copy or overlay per san
 denies ``fcntl``'s lock commands and ``flock`` (a notebook has no use for them); and what every
 learner must compute is drawn per learner (a per-learner data seed), so a classmate's answer is not
 theirs.
+
+Since then every learner meets data of their own (``grader.learner_seed``), so in the class run Mallory's
+header never matches Alice's draw and she scores 0 whether the locks carry anything or not. The
+channel is therefore also tested by itself: Alice and Mallory graded at once on one plan (Alice's),
+as if their draws coincided.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from helpers.grade import grader as grade
 from helpers.grade import isolation
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import notebook
+from ..redteam_r5.common import grade_on_one_plan, notebook, own_draws, own_plan
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -89,13 +94,31 @@ def test_a_notebook_cannot_read_what_a_classmate_graded_beside_it_computed(bwrap
     notebook(folder / "b_mallory.ipynb", RECEIVE)  # no metric code at all
     shutil.copyfile(ROOT / "exercises" / "source" / "choosing-metrics.ipynb", folder / "c_bob.ipynb")
     shutil.copyfile(ROOT / "exercises" / "choosing-metrics.ipynb", folder / "d_blank.ipynb")
-    done = grade.grade_many(
-        sorted(folder.iterdir()), A, tmp_path / "out", jobs=2, seed=11, mode=isolation.BUBBLEWRAP,
-        progress=io.StringIO(),
-    )  # fmt: skip
+    with own_draws(A, 11):  # each learner graded on data of their own
+        done = grade.grade_many(
+            sorted(folder.iterdir()), A, tmp_path / "out", jobs=2, seed=11, mode=isolation.BUBBLEWRAP,
+            progress=io.StringIO(),
+        )  # fmt: skip
     scores = {r["file"]: r["score"] for r in done}
     assert scores["a_alice.ipynb"] == scores["c_bob.ipynb"] == 10.0, scores
     assert scores["b_mallory.ipynb"] <= scores["d_blank.ipynb"] == 0.0, (
         f"a notebook without metric code scored {scores['b_mallory.ipynb']}/10 on a classmate's answers "
         "read through file locks"
+    )
+
+
+def test_the_locks_carry_nothing_even_between_learners_of_the_same_data(bwrap, tmp_path):
+    """The channel alone: were Mallory's data Alice's, her receiver would bind Alice's right answers."""
+    alice = notebook(tmp_path / "a_alice.ipynb", _honest_source(), SEND)
+    mallory = notebook(tmp_path / "b_mallory.ipynb", RECEIVE)
+    scores = {
+        name: report["score"]
+        for name, report in grade_on_one_plan(
+            [alice, mallory], own_plan(11, alice.name, A), together=True
+        ).items()
+    }
+    assert scores["a_alice.ipynb"] == 10.0, scores
+    assert scores["b_mallory.ipynb"] == 0.0, (
+        f"a notebook without metric code scored {scores['b_mallory.ipynb']}/10 on the answers a classmate "
+        "graded beside it on the same data computed, read through file locks"
     )

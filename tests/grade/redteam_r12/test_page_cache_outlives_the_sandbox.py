@@ -28,11 +28,17 @@ still leaks a bit per page, answers a classmate computed are not one's own (data
 Serialising the class (one sandbox at a time) does not close it. (With ``--jobs 2`` the same channel
 works while both run, by polling, but whether both draws overlap depends on timing; this test does not.)
 The test drops the slots' pages first, so no earlier run of it can have left the message.
+
+Since then every learner meets data of their own (``grader.learner_seed``), so in the class run Mallory's
+tag never matches Alice's draw and she scores 0 whether the cache carries anything or not. The channel
+is therefore also tested by itself: Alice, then Mallory, graded on one plan (Alice's), as if their
+draws coincided.
 """
 
 from __future__ import annotations
 
 import glob
+import hashlib
 import io
 import os
 import shutil
@@ -42,7 +48,7 @@ from helpers.grade import grader as grade
 from helpers.grade import isolation
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import notebook
+from ..redteam_r5.common import grade_on_one_plan, notebook, own_draws, own_plan
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -114,13 +120,32 @@ def test_a_notebook_cannot_read_what_a_classmate_graded_before_it_computed(bwrap
     notebook(folder / "b_mallory.ipynb", RECEIVE)  # no metric code at all
     shutil.copyfile(ROOT / "exercises" / "source" / "choosing-metrics.ipynb", folder / "c_bob.ipynb")
     shutil.copyfile(ROOT / "exercises" / "choosing-metrics.ipynb", folder / "d_blank.ipynb")
-    done = grade.grade_many(
-        sorted(folder.iterdir()), A, tmp_path / "out", jobs=1, seed=12, mode=isolation.BUBBLEWRAP,
-        progress=io.StringIO(),
-    )  # fmt: skip
+    with own_draws(A, 12):  # each learner graded on data of their own
+        done = grade.grade_many(
+            sorted(folder.iterdir()), A, tmp_path / "out", jobs=1, seed=12, mode=isolation.BUBBLEWRAP,
+            progress=io.StringIO(),
+        )  # fmt: skip
     scores = {r["file"]: r["score"] for r in done}
     assert scores["a_alice.ipynb"] == scores["c_bob.ipynb"] == 10.0, scores
     assert scores["b_mallory.ipynb"] <= scores["d_blank.ipynb"] == 0.0, (
         f"a notebook without metric code scored {scores['b_mallory.ipynb']}/10 on answers a classmate "
         "graded before it left in the page cache of the shared runtime files"
+    )
+
+
+def test_the_page_cache_carries_nothing_even_between_learners_of_the_same_data(bwrap, tmp_path):
+    """The channel alone: were Mallory's data Alice's, her receiver would bind Alice's right answers."""
+    _forget_the_slots()
+    plan = own_plan(12, "a_alice.ipynb", A)  # the class run's seed: Alice's own data
+    # the premise: Alice's two draws write two different regions, so her second does not overwrite her first
+    assert len({hashlib.sha256(d.encode()).digest()[1] & 1 for d in plan.data_seeds}) == 2
+    alice = notebook(tmp_path / "a_alice.ipynb", _honest_source(), SEND)
+    mallory = notebook(tmp_path / "b_mallory.ipynb", RECEIVE)
+    scores = {
+        name: r["score"] for name, r in grade_on_one_plan([alice, mallory], plan, together=False).items()
+    }
+    assert scores["a_alice.ipynb"] == 10.0, scores
+    assert scores["b_mallory.ipynb"] == 0.0, (
+        f"a notebook without metric code scored {scores['b_mallory.ipynb']}/10 on the answers a classmate "
+        "graded before it on the same data left in the page cache of the shared runtime files"
     )

@@ -3,10 +3,13 @@ classmates, and the learner's feedback cut into its questions."""
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import re
 import shutil
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -27,14 +30,27 @@ def notebook(path: Path, *sources: str) -> Path:
     return path
 
 
-def call_numbers(target: str, seed: int) -> tuple[int, dict[int, str]]:
-    """For ``target``'s cases in a run with ``seed``: the call number of its first randomised case,
-    and the check of each hidden call. A learner can count them without the seed: every question's
-    public cases run first, then its hidden ones in order, and the checks' sizes are fixed by the
-    course's public code; the seed here only picks which hidden input the tests compare with."""
+def learner(file_name: str) -> str:
+    """The learner key of a file graded without a roster (``gradebook.learner_key``: ``file:`` and
+    its report name, the stem of a plain file name): whose hidden cases and data it meets."""
+    stem = Path(file_name).stem
+    assert re.fullmatch(r"[A-Za-z0-9_]+", stem), f"{file_name}: a report name with a hash, not its stem"
+    return f"file:{stem}"
+
+
+def own_plan(seed: int, file_name: str, assignment: Any = A) -> grade.Plan:
+    """The cases and data the file ``file_name`` meets in a run with ``seed`` (its learner's own)."""
+    return grade.make_plan(assignment, seed, learner(file_name))
+
+
+def call_numbers(target: str, seed: int, file_name: str) -> tuple[int, dict[int, str]]:
+    """For ``target``'s cases of ``file_name`` in a run with ``seed``: the call number of its first
+    randomised case, and the check of each hidden call. A learner can count them without the seed:
+    every question's public cases run first, then its hidden ones in order, and the checks' sizes are
+    fixed by the course's public code (the same for every learner)."""
     question = A.question(target)
     hidden = {c.name for c in question.checks if c.hidden}
-    cases = grade.make_plan(A, seed).cases[question.name]
+    cases = own_plan(seed, file_name).cases[question.name]
     public = sum(1 for check, _ in cases if check not in hidden)
     calls, n = {}, public
     for check, _ in cases:
@@ -45,26 +61,67 @@ def call_numbers(target: str, seed: int) -> tuple[int, dict[int, str]]:
     return first_random + 1, calls
 
 
-def hidden_k(target: str, seed: int) -> int:
-    """The ``k`` of ``target``'s first randomised (hidden) case in a run with ``seed``."""
+def hidden_k(target: str, seed: int, file_name: str) -> int:
+    """The ``k`` of ``target``'s first randomised (hidden) case of ``file_name`` in a run with ``seed``
+    (every learner meets hidden cases of their own: ``grader.learner_seed``)."""
     question = A.question(target)
-    cases = grade.make_plan(A, seed).cases[question.name]
+    cases = own_plan(seed, file_name).cases[question.name]
     return next(args for check, args in cases if check == "randomized cases")[2]
 
 
+@contextlib.contextmanager
+def own_draws(assignment: Any, seed: int) -> Iterator[dict[str, grade.Plan]]:
+    """Record the plan each submission graded inside is graded on (by report name), and check on
+    leaving that it is its learner's own (:func:`own_plan`): what the tests compute a hidden input or
+    answer from is then what the graded notebook met, never a classmate's or the run's shared draw."""
+    plans: dict[str, grade.Plan] = {}
+    real = grade._safe_grade
+
+    def spy(path, plan, runtime, limits, name):
+        plans[name] = plan
+        return real(path, plan, runtime, limits, name)
+
+    grade._safe_grade = spy
+    try:
+        yield plans
+    finally:
+        grade._safe_grade = real
+    for name, plan in plans.items():
+        mine = grade.make_plan(assignment, seed, f"file:{name}")  # no roster: the report name's key
+        assert (plan.learner, plan.cases, plan.data_seeds) == (mine.learner, mine.cases, mine.data_seeds), (
+            f"{name} was not graded on its own learner's draw"
+        )
+
+
 def grade_class(folder: Path, out: Path, seed: int, assignment: Any = A) -> dict[str, dict]:
-    """Grade every notebook of ``folder`` (two at a time, in the real sandbox): report, feedback and
-    Gradescope results.json of each file."""
-    done = grade.grade_many(
-        sorted(folder.iterdir()), assignment, out, jobs=2, seed=seed, mode=isolation.BUBBLEWRAP,
-        progress=io.StringIO(),
-    )  # fmt: skip
+    """Grade every notebook of ``folder`` (two at a time, in the real sandbox), each on its learner's
+    own cases (:func:`own_draws`): report, feedback and Gradescope results.json of each file."""
+    with own_draws(assignment, seed):
+        done = grade.grade_many(
+            sorted(folder.iterdir()), assignment, out, jobs=2, seed=seed, mode=isolation.BUBBLEWRAP,
+            progress=io.StringIO(),
+        )  # fmt: skip
     graded = {}
     for report in done:
         feedback = (out / "feedback" / f"{report['submission']}.md").read_text(encoding="utf-8")
         results = json.dumps(exports.gradescope_results(report, assignment.title))
         graded[report["file"]] = {"report": report, "feedback": feedback, "results": results}
     return graded
+
+
+def grade_on_one_plan(paths: list[Path], plan: grade.Plan, *, together: bool) -> dict[str, dict]:
+    """Grade ``paths`` with ``grade_submission`` on the one ``plan`` (in the real sandbox), one after
+    another or all at once: as if their learners' draws coincided. A channel between sandboxes is then
+    tested by itself: with a draw per learner, a classmate's answers are wrong for one's own data
+    whether the channel is closed or not."""
+    with isolation.prepare(isolation.BUBBLEWRAP, plan.assignment.sandbox_packages) as runtime:
+        one = lambda path: grade.grade_submission(path, plan, runtime, None, path.stem)
+        if together:
+            with ThreadPoolExecutor(max_workers=len(paths)) as pool:
+                done = list(pool.map(one, paths))
+        else:
+            done = [one(path) for path in paths]
+    return {path.name: report for path, report in zip(paths, done, strict=True)}
 
 
 def with_honest(folder: Path, *names: str) -> None:

@@ -43,17 +43,17 @@ from helpers.grade import gradebook, gradescope_package
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from .common import call_numbers, grade_class, hidden_k, notebook, section, with_honest
+from .common import call_numbers, grade_class, hidden_k, learner, notebook, section, with_honest
 
 SEED = 5_000_123  # a short --seed, so the attacks can be built (every seed the grader draws has 128 bits)
 TARGETS = ("precision_at_k", "recall_at_k", "hit_at_k", "reciprocal_rank_at_k")
 
 
-def _exit_with(code: str) -> str:
+def _exit_with(code: str, file_name: str) -> str:
     """Every question ends the process on its first randomised case with exit status ``code``."""
     lines = ["import os", "N = {}"]
     for target in TARGETS:
-        first, _ = call_numbers(target, SEED)
+        first, _ = call_numbers(target, SEED, file_name)
         lines += [
             f"def {target}(ranking, relevant, k):",
             f"    N[{target!r}] = N.get({target!r}, 0) + 1",
@@ -83,9 +83,9 @@ def recall_at_k(ranking, relevant, k):
 """
 
 
-def _failing(kind: str) -> str:
+def _failing(kind: str, file_name: str) -> str:
     """recall_at_k fails every hidden case, in one way: ``kind`` (public cases: 0.0 in all of them)."""
-    hidden = call_numbers("recall_at_k", SEED)[1]
+    hidden = call_numbers("recall_at_k", SEED, file_name)[1]
     fail = {"raise": "raise ValueError('x')", "str": "return 'x'", "wrong": "return 0.3 + k / 1000"}[kind]
     return (
         f"N = [0]\nHIDDEN = {sorted(hidden)!r}\n"
@@ -108,17 +108,15 @@ def graded(tmp_path_factory, request):
     request.getfixturevalue("bwrap")
     folder = tmp_path_factory.mktemp("class5")
     with_honest(folder, "honest1.ipynb", "honest2.ipynb")
-    notebook(folder / "exit_k.ipynb", _exit_with("k"))
-    notebook(folder / "exit_k_plus_1.ipynb", _exit_with("k + 1"))
+    notebook(folder / "exit_k.ipynb", _exit_with("k", "exit_k.ipynb"))
+    notebook(folder / "exit_k_plus_1.ipynb", _exit_with("k + 1", "exit_k_plus_1.ipynb"))
     for name in ("SIGUSR1", "SIGTERM"):
-        notebook(
-            folder / f"signal_{name}.ipynb",
-            "import signal\n" + _exit_with(f"0 * os.kill(os.getpid(), signal.{name})"),
-        )
-    p, _ = call_numbers("precision_at_k", SEED)
+        code = _exit_with(f"0 * os.kill(os.getpid(), signal.{name})", f"signal_{name}.ipynb")
+        notebook(folder / f"signal_{name}.ipynb", "import signal\n" + code)
+    p, _ = call_numbers("precision_at_k", SEED, "a_clock.ipynb")
     notebook(folder / "a_clock.ipynb", CLOCK.format(p=p, t0=time.time()))  # sorted first: starts at once
     for kind in ("raise", "str", "wrong"):
-        notebook(folder / f"kind_{kind}.ipynb", _failing(kind))
+        notebook(folder / f"kind_{kind}.ipynb", _failing(kind, f"kind_{kind}.ipynb"))
     notebook(folder / "probe.ipynb", PROBE)
     return grade_class(folder, tmp_path_factory.mktemp("out5"), SEED)
 
@@ -132,7 +130,7 @@ def test_the_honest_classmates_keep_full_marks_and_no_attacker_scores(graded):
 def test_a_hidden_input_does_not_leak_as_the_exit_status(graded):
     assert graded["honest1.ipynb"]["report"]["score"] == 14.0
     for target in TARGETS:
-        k = hidden_k(target, SEED)
+        k = hidden_k(target, SEED, "exit_k.ipynb")  # exit_k's own hidden case (grade_class checks it)
         for shown in ("feedback", "results"):
             assert f"exited with code {k} " not in section(graded["exit_k.ipynb"]["feedback"], target)
             assert f"exited with code {k} " not in graded["exit_k.ipynb"][shown]
@@ -173,10 +171,12 @@ def test_the_data_seed_a_worked_example_shows_does_not_give_the_seed_away(graded
     assert graded["honest2.ipynb"]["report"]["score"] == 14.0
     # an assignment without answer variables gets no data seed at all (red team 9): the probe's cell fails
     assert re.search(r"got ` (0\.\d+(?:e-\d+)?) `", graded["probe.ipynb"]["feedback"]) is None
-    value = int(grade.data_seed(SEED)[:8], 16) / 2**32  # what a probe of answer variables' data would hold
+    # what a probe of answer variables' data would hold: its own learner's data seed (its key is known)
+    mine = lambda seed: grade.data_seed(grade.learner_seed(seed, learner("probe.ipynb")))
+    value = int(mine(SEED)[:8], 16) / 2**32
     prefix = f"{round(value * 2**32):08x}"
     # what a learner runs offline over all 2**32 seeds (minutes on a laptop's cores), here near the seed
-    found = [s for s in range(SEED - 3000, SEED + 3000) if grade.data_seed(s)[:8] == prefix]
+    found = [s for s in range(SEED - 3000, SEED + 3000) if mine(s)[:8] == prefix]
     assert SEED in found  # a short seed is enumerable: why the grader warns about one
     assert gradebook.short_seed(SEED) is not None and "--new-seed" in gradebook.short_seed(SEED)
     # every seed the grader draws itself (gradebook, Gradescope package, --write-run-autograder) is

@@ -37,7 +37,7 @@ import pytest
 from helpers.grade import grader as grade
 from helpers.grade import isolation, sandbox
 
-from ..redteam_r5.common import A, notebook, with_honest
+from ..redteam_r5.common import A, notebook, own_draws, own_plan, with_honest
 
 SEED = 5_000_123
 ELEMENT = len('{"t":"int","v":"1"},')  # one padding integer on the channel (child.tag, compact JSON)
@@ -58,8 +58,8 @@ def _make(name, public):
 """
 
 
-def _public_calls() -> dict[str, int]:
-    plan = grade.make_plan(A, SEED)
+def _public_calls(file_name: str) -> dict[str, int]:
+    plan = own_plan(SEED, file_name)
     out = {}
     for q in A.questions:
         hidden = {c.name for c in q.checks if c.hidden}
@@ -67,15 +67,23 @@ def _public_calls() -> dict[str, int]:
     return out
 
 
-def _source(m: int, r: int, test: str) -> str:
+def _source(m: int, r: int, test: str, file_name: str) -> str:
     code = SOURCE.format(pre=sandbox.Limits().output_bytes - 1, m=m, r=r, test=test)
-    return code + "".join(f"{t} = _make({t!r}, {n})\n" for t, n in _public_calls().items())
+    return code + "".join(f"{t} = _make({t!r}, {n})\n" for t, n in _public_calls(file_name).items())
+
+
+def _first_hidden_k(file_name: str) -> int:
+    """The ``k`` of precision_at_k's first hidden case that ``file_name`` meets (its own draw)."""
+    q = A.question("precision_at_k")
+    hidden = {c.name for c in q.checks if c.hidden}
+    return next(args[2] for check, args in own_plan(SEED, file_name).cases[q.name] if check in hidden)
 
 
 def _grade(files: list, out) -> dict:
-    done = grade.grade_many(
-        files, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
-    )
+    with own_draws(A, SEED):  # each file graded on its learner's own cases, as computed here
+        done = grade.grade_many(
+            files, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
+        )
     return {r["file"]: r for r in done}
 
 
@@ -90,7 +98,7 @@ def _part_two_offset(tmp, m0: int) -> int:
 
     sandbox._Reader._feed = spy
     try:
-        _grade([notebook(tmp / "probe.ipynb", _source(m0, 0, "False"))], tmp / "probe_out")
+        _grade([notebook(tmp / "probe.ipynb", _source(m0, 0, "False", "probe.ipynb"))], tmp / "probe_out")
     finally:
         sandbox._Reader._feed = feed
     return re.search(rb'(?m)^\{"ev":"start","q":"q1","part":2\}$', bytes(seen)).start()
@@ -105,8 +113,11 @@ def graded(bwrap, tmp_path_factory):
     folder = tmp / "class"
     folder.mkdir()
     with_honest(folder, "honest1.ipynb", "honest2.ipynb")
-    notebook(folder / "leak_odd.ipynb", _source(m, r, "k % 2 == 1"))
-    notebook(folder / "leak_even.ipynb", _source(m, r, "k % 2 == 0"))
+    notebook(folder / "leak_odd.ipynb", _source(m, r, "k % 2 == 1", "leak_odd.ipynb"))
+    notebook(folder / "leak_even.ipynb", _source(m, r, "k % 2 == 0", "leak_even.ipynb"))
+    # the premise: the hidden input reached, exactly one of the two writes its byte (each meets its own
+    # draw, but this check's first case is a fixed one, the same for every learner)
+    assert _first_hidden_k("leak_odd.ipynb") % 2 == _first_hidden_k("leak_even.ipynb") % 2
     shutil.rmtree(tmp / "probe_out", ignore_errors=True)
     return _grade(sorted(folder.iterdir()), tmp / "out")
 

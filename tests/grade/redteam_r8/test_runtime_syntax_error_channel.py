@@ -9,16 +9,17 @@ message of whatever a top-level cell raised) start with ``SyntaxError:`` just as
 learner's feedback and Gradescope's ``results.json``.
 
 What is worth reading at that point: ``HELPERS_GRADING_SEED``, the run's data seed
-(``grader.data_seed``: one per run, the same for every learner of the run and for every submission of
-a Gradescope package). The choosing-metrics answers are ``q.reference(data seed)``
+(``grader.data_seed``: then one per run, the same for every learner of the run and for every submission of
+a Gradescope package; now one per learner of a run, ``grader.learner_seed``, still the same for every
+resubmission of one learner). The choosing-metrics answers are ``q.reference(data seed)``
 (``grader.make_plan``), computed from the public ``helpers.experiments.choosing_metrics_data``. So:
 
 1. Mallory hands in a probe: one cell ``raise SyntaxError("SEED=" + os.environ[...])``; her feedback
    shows the data seed;
 2. offline she computes the five answers from it (the course's own public functions);
 3. a notebook of five typed numbers (no code), graded with the same seed (a later batch into the same
-   folder, a Gradescope resubmission, or a classmate she gives the numbers to), scores 10/10: the
-   feedback's own line "a number typed in scores only by chance" is false.
+   folder, a Gradescope resubmission; a classmate she gave them to, before each learner had data of
+   their own), scores 10/10: the feedback's own line "a number typed in scores only by chance" is false.
 
 The honest classmate, graded beside the probe, keeps 10/10. Asserted: the data seed never reaches the
 learner's feedback or results.json, and typed numbers do not score full marks.
@@ -36,7 +37,7 @@ from helpers.grade import answer_key, exports, isolation
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import notebook
+from ..redteam_r5.common import notebook, own_draws
 
 A = ASSIGNMENTS["choosing-metrics"]
 SEED = 8088
@@ -58,9 +59,16 @@ def _honest_source() -> str:
 
 
 def _grade(folder: Path, out: Path) -> dict[str, dict]:
-    done = grade.grade_many(
-        sorted(folder.iterdir()), A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
-    )
+    with own_draws(A, SEED):  # each file graded on its learner's own data
+        done = grade.grade_many(
+            sorted(folder.iterdir()),
+            A,
+            out,
+            jobs=2,
+            seed=SEED,
+            mode=isolation.BUBBLEWRAP,
+            progress=io.StringIO(),
+        )
     graded = {}
     for report in done:
         feedback = (out / "feedback" / f"{report['submission']}.md").read_text(encoding="utf-8")
@@ -82,9 +90,10 @@ def test_the_data_seed_does_not_reach_the_learner_and_typed_numbers_do_not_score
     assert run1["honest.ipynb"]["report"]["score"] == 10.0, run1["honest.ipynb"]["report"]
     leaked = re.search(r"SEED=([0-9a-f]{32})", run1["probe.ipynb"]["shown"])
     typed = 0.0
-    if leaked:  # what Mallory does offline with the course's public code, then types in
+    if leaked:  # what Mallory does offline with the course's public code, then types in and hands in again
         answers = {q.target: q.reference(leaked.group(1)) for q in A.questions}
-        notebook(second / "typed.ipynb", "".join(f"{name} = {value!r}\n" for name, value in answers.items()))
-        typed = _grade(second, out)["typed.ipynb"]["report"]["score"]
+        # her own resubmission (the same learner: her data are her own, a classmate's differ)
+        notebook(second / "probe.ipynb", "".join(f"{name} = {value!r}\n" for name, value in answers.items()))
+        typed = _grade(second, out)["probe.ipynb"]["report"]["score"]
     assert typed < 10.0, f"five typed numbers scored {typed}/10 (the data seed leaked: {bool(leaked)})"
     assert leaked is None, "the run's data seed is in the probe's feedback"

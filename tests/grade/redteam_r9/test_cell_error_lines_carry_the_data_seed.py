@@ -37,7 +37,7 @@ from pathlib import Path
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import grade_class, notebook
+from ..redteam_r5.common import grade_class, learner, notebook
 from ..redteam_r8.test_runtime_syntax_error_channel import _grade, _honest_source
 
 A = ASSIGNMENTS["choosing-metrics"]
@@ -83,10 +83,10 @@ def test_type_names_and_lines_of_cell_errors_do_not_carry_the_data_seed(bwrap, t
     assert run1["honest.ipynb"]["report"]["score"] == 10.0, run1["honest.ipynb"]["report"]
     leaked = _read_seed(run1["probe.ipynb"]["shown"].split("\n### ")[0])
     typed = 0.0
-    if leaked:  # offline, with the course's public code; then a notebook of five typed numbers
+    if leaked:  # offline, with the course's public code; then her own notebook of five typed numbers
         answers = {q.target: q.reference(leaked) for q in A.questions}
-        notebook(second / "typed.ipynb", "".join(f"{name} = {value!r}\n" for name, value in answers.items()))
-        typed = _grade(second, out)["typed.ipynb"]["report"]["score"]
+        notebook(second / "probe.ipynb", "".join(f"{name} = {value!r}\n" for name, value in answers.items()))
+        typed = _grade(second, out)["probe.ipynb"]["report"]["score"]
     assert typed < 10.0, f"five typed numbers scored {typed}/10 (the data seed was read: {leaked})"
     assert leaked is None, "the probe's cell-error lines spell the run's data seed"
 
@@ -111,7 +111,7 @@ def test_exit_status_of_a_cell_that_ends_the_process_does_not_carry_the_data_see
     two = _shown(tmp_path / "b", tmp_path / "out_b", seed=9099)
     assert one["honest.ipynb"]["report"]["score"] == 10.0, one["honest.ipynb"]["report"]
     codes = re.findall(r"exited with code (\d+)", one["probe.ipynb"]["feedback"])
-    data = int(grade.data_seed(8088), 16)
+    data = int(grade.data_seed(grade.learner_seed(8088, learner("probe.ipynb"))), 16)  # the probe's own
     spelled = [int(c) for c in codes] == [(data >> (7 * b)) & 127 for b in range(BLOCKS)]
     assert not spelled, f"the exit statuses shown spell 70 bits of the data seed: {codes}"
     assert one["probe.ipynb"]["feedback"] == two["probe.ipynb"]["feedback"], (

@@ -24,9 +24,7 @@ import json
 import re
 import shutil
 
-from helpers.grade import grader as grade
-
-from ..redteam_r5.common import CORPUS, A, grade_class, notebook, section
+from ..redteam_r5.common import CORPUS, A, grade_class, notebook, own_plan, section
 
 PROBE = """import sys
 def _cap():
@@ -43,7 +41,7 @@ def precision_at_k(ranking, relevant, k):
 
 
 def _longest(seed: int) -> int:
-    plan = grade.make_plan(A, seed)
+    plan = own_plan(seed, "probe.ipynb")  # the probe's own cases (grade_class checks it meets them)
     return max(len(json.dumps(args)) for q in A.questions for args in plan.encoded[q.name])
 
 

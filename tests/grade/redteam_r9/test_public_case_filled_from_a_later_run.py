@@ -70,7 +70,9 @@ def recall_at_k(ranking, relevant, k):
 def test_a_worked_example_shown_comes_from_the_clean_run_only(bwrap, tmp_path):
     folder = tmp_path / "class"
     folder.mkdir()
-    notebook(folder / "attacker.ipynb", CODE.format(call=call_numbers("precision_at_k", SEED)[0]))
+    notebook(
+        folder / "attacker.ipynb", CODE.format(call=call_numbers("precision_at_k", SEED, "attacker.ipynb")[0])
+    )
     with_honest(folder, "honest.ipynb")
     graded = grade_class(folder, tmp_path / "out", SEED)
     assert graded["honest.ipynb"]["report"]["score"] == 14.0, graded["honest.ipynb"]["report"]
@@ -79,6 +81,6 @@ def test_a_worked_example_shown_comes_from_the_clean_run_only(bwrap, tmp_path):
     read = None if phase is None else int(((float(phase.group(1)) * 8.0 - 0.15) % 8.0) // 0.5)
     assert phase is None, (
         f"a worked example's value from the run after a hidden case is shown: phase {phase.group(0)!r}, "
-        f"read k % 16 = {read}, hidden k % 16 = {hidden_k('precision_at_k', SEED) % 16}"
+        f"read k % 16 = {read}, hidden k % 16 = {hidden_k('precision_at_k', SEED, 'attacker.ipynb') % 16}"
     )
     assert "restarted" not in shown["results"]

@@ -29,7 +29,7 @@ from helpers.grade import grader as grade
 from helpers.grade import isolation
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import notebook
+from ..redteam_r5.common import learner, notebook, own_draws
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 A = ASSIGNMENTS["choosing-metrics"]
@@ -44,8 +44,9 @@ TYPED = {
 
 
 def _hits(seed: int) -> bool:
-    """Whether the typed q3 and q4 are right for a grading seed (as the grader judges: within abs_tol)."""
-    data = grade.data_seed(seed)
+    """Whether the typed q3 and q4 are right for typed.ipynb's own data (its learner's: ``learner_seed``)
+    under a grading seed, as the grader judges: within abs_tol."""
+    data = grade.data_seed(grade.learner_seed(seed, learner("typed.ipynb")))
     questions = [A.question(name) for name in ("q3", "q4")]
     return all(abs(q.reference(data) - TYPED[q.target]) <= q.abs_tol + 1e-12 for q in questions)
 
@@ -56,15 +57,16 @@ def test_five_typed_numbers_score_nothing(bwrap, tmp_path):
     folder.mkdir()
     notebook(folder / "honest.ipynb", _honest_source())
     notebook(folder / "typed.ipynb", "".join(f"{name} = {value!r}\n" for name, value in TYPED.items()))
-    done = grade.grade_many(
-        sorted(folder.iterdir()),
-        A,
-        tmp_path / "out",
-        jobs=2,
-        seed=seed,
-        mode=isolation.BUBBLEWRAP,
-        progress=io.StringIO(),
-    )
+    with own_draws(A, seed):  # typed.ipynb graded on the data _hits read
+        done = grade.grade_many(
+            sorted(folder.iterdir()),
+            A,
+            tmp_path / "out",
+            jobs=2,
+            seed=seed,
+            mode=isolation.BUBBLEWRAP,
+            progress=io.StringIO(),
+        )
     scores = {r["file"]: r["score"] for r in done}
     assert scores["honest.ipynb"] == 10.0, scores
     assert scores["typed.ipynb"] == 0.0, f"five typed numbers (no code) scored {scores['typed.ipynb']}/10"

@@ -34,7 +34,8 @@ def recall_at_k(ranking, relevant, k):
 
 
 def attack(seed: int) -> tuple[int, int | None, float]:
-    """(k % 16 of the hidden case, what the feedback gives back, the honest classmate's score)."""
+    """(k % 16 of the attacker's own hidden case, what the feedback gives back, the honest classmate's
+    score)."""
     import re
     import tempfile
     from pathlib import Path
@@ -50,14 +51,16 @@ def attack(seed: int) -> tuple[int, int | None, float]:
 
     folder = Path(tempfile.mkdtemp(prefix="r5-clock-", dir="/tmp"))
     (folder / "subs").mkdir()
-    notebook(folder / "subs" / "attacker.ipynb", CODE.format(call=call_numbers("precision_at_k", seed)[0]))
+    call = call_numbers("precision_at_k", seed, "attacker.ipynb")[0]
+    notebook(folder / "subs" / "attacker.ipynb", CODE.format(call=call))
     with_honest(folder / "subs", "honest.ipynb")
     graded = grade_class(folder / "subs", folder / "out", seed)
     shown = re.search(
         r"got ` (0\.\d+(?:e-\d+)?) `", section(graded["attacker.ipynb"]["feedback"], "recall_at_k")
     )
     decoded = None if shown is None else int(((float(shown.group(1)) * 8.0 - 0.15) % 8.0) // 0.5)
-    return hidden_k("precision_at_k", seed) % 16, decoded, graded["honest.ipynb"]["report"]["score"]
+    want = hidden_k("precision_at_k", seed, "attacker.ipynb") % 16
+    return want, decoded, graded["honest.ipynb"]["report"]["score"]
 
 
 def main(seeds: list[int]) -> None:
