@@ -758,7 +758,7 @@ def check(name: str, answer: Any, assignment: str | Assignment | None = None) ->
     This runs, in your own kernel (anywhere the course runs: Linux, macOS, Windows, Binder; no
     sandbox needed), exactly the public checks the grader runs and reports: the notebook's
     examples and the type check. They score nothing; the points come from hidden randomized
-    checks drawn afresh for every grading run (k larger than the list, a single relevant item,
+    checks drawn for each learner (k larger than the list, a single relevant item,
     ...), which only the grader runs: passing here is necessary, not sufficient. Answer
     variables are never revealed: for them ``check`` only says whether the value is a usable number.
 
