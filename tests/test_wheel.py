@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import venv
 import zipfile
 from pathlib import Path
 
 import pytest
+
+from tests.wheels import build_wheel
 
 ROOT = Path(__file__).resolve().parent.parent
 LIBRARY = ROOT / "topkeval"
@@ -61,25 +62,8 @@ print(json.dumps({"modules": modules, "stored": sorted(stored["libraries"]), "ve
 
 
 def _build(source: Path, dist: Path) -> Path:
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "wheel",
-            "--no-deps",
-            "--no-build-isolation",
-            "--disable-pip-version-check",
-            "-q",
-            "-w",
-            str(dist),
-            str(source),
-        ],
-        check=True,
-        cwd=dist.parent,
-        capture_output=True,
-        text=True,
-    )
+    done = build_wheel(source, dist)
+    assert done.returncode == 0, done.stderr[-3000:]
     (wheel,) = [
         w for w in dist.glob("*.whl") if w.name.startswith("topkeval-" if source == LIBRARY else "topk_")
     ]

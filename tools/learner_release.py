@@ -7,8 +7,9 @@ It copies, from the files git tracks (never a venv, a cache or an untracked file
   ``environment.yml``, ``binder/`` and what ``make lab`` runs (``tools/lab.py``,
   ``tools/jupyter_server_config.py``);
 - the library ``topkeval/`` and the course package ``helpers/`` (its grader included: the learners'
-  ``check()`` lives there, and hidden cases are drawn afresh at every grading run, so the case makers
-  of function questions reveal nothing that scores), except the answer key of the value questions,
+  ``check()`` lives there, and hidden cases are drawn from a seed only the grader holds, per learner,
+  so the case makers of function questions reveal nothing that scores), except the answer key of the
+  value questions,
   ``helpers/grade/answer_key.py``: for ``choosing-metrics`` the code computing the expected values is
   the metric choice graded, so a copy of it would score anywhere;
 - the learner versions of the assignments, ``exercises/*.ipynb``.

@@ -25,7 +25,11 @@ def _random_log(rng, n_users=6, ties=True):
 def _recommendations(rng, rows, k):
     recs = {}
     position = {(row[0], row[1]): i for i, row in enumerate(rows)}  # users in the order of their held-out row
-    for user, item in sorted(held_out_items(rows).items(), key=lambda pair: position[pair]):
+    for n, (user, item) in enumerate(sorted(held_out_items(rows).items(), key=lambda pair: position[pair])):
+        if n and rng.random() < 0.15:  # a user without recommendations (left out, or an empty list)
+            if rng.random() < 0.5:
+                recs[user] = []
+            continue
         ranking = rng.sample(range(30, 60), rng.randint(1, k + 3))
         if rng.random() < 0.7:
             ranking.insert(rng.randint(0, len(ranking)), item)
@@ -43,10 +47,8 @@ def _evaluation_cases(rng):
 
 
 def _rank_case(rng, kind):
-    ranking = rng.sample(range(50), rng.randint(1, 12))
+    ranking = rng.sample(range(50), rng.randint(2 if kind == "beyond" else 1, 12))
     if kind == "beyond":
-        if len(ranking) == 1:
-            return ranking, 99, 1
         k = rng.randint(1, len(ranking) - 1)
         return ranking, ranking[k if rng.random() < 0.5 else rng.randint(k, len(ranking) - 1)], k
     if kind == "absent":

@@ -1,9 +1,10 @@
-"""The data of the graded exercise on choosing metrics: the same at home, drawn afresh for each grading run.
+"""The data of the graded exercise on choosing metrics: the same at home, each learner's own when graded.
 
 At home :func:`choosing_metrics_data` always returns the same public data (its worked
-numbers are the ones in the notebook). While a notebook is graded, the grader puts the
-run's seed into the sandbox's environment (:data:`SEED_VARIABLE`), so the data, and with
-them every answer, change from one grading run to the next: answers computed at home, or
+numbers are the ones in the notebook). While a notebook is graded, the grader puts a
+one-way hash of that learner's seed (drawn from the gradebook's seed and the learner's key)
+into the sandbox's environment (:data:`SEED_VARIABLE`), so the data, and with them every
+answer, differ between learners and from the data at home: answers computed at home, or
 handed from one learner to another, do not carry over; only the computation does. The
 grader computes its expected values from the same seed, outside the sandbox.
 """

@@ -7,8 +7,10 @@ the function (or answer variable) the learner writes, its points, the
 ("k larger than the list", "single relevant item", ...) each with cases.
 Public checks use small hand-computable cases from the notebook; hidden
 checks draw random cases from a grader-side seed, so they reveal nothing and
-cannot be memorised: every grading run draws a fresh seed (recorded in the
-reports). Only hidden checks carry points (see :mod:`helpers.grade.scoring`).
+cannot be memorised: each learner's cases come from the gradebook's seed (drawn at
+its first run, recorded in the reports) and their learner key
+(:func:`helpers.grade.grader.learner_seed`). Only hidden checks carry points (see
+:mod:`helpers.grade.scoring`).
 :mod:`helpers.grade` runs them; learners call :func:`check` in their notebook
 for instant feedback on the public cases.
 
@@ -144,8 +146,11 @@ def _random_case(rng: random.Random, *, n_rel_min: int = 1) -> tuple:
     ranking = rng.sample(range(n_items), length)
     n_rel = rng.randint(n_rel_min, min(n_items, 8))
     relevant = set(rng.sample(range(n_items), n_rel))
-    k = rng.randint(1, 20)
-    return ranking, relevant, k
+    hits = [i for i, item in enumerate(ranking) if item in relevant]
+    if hits and rng.random() < 0.5:  # a hit (the first one, or any) at rank k or at rank k + 1
+        i = hits[0] if rng.random() < 0.5 else rng.choice(hits)
+        return ranking, relevant, max(1, i + rng.randint(0, 1))
+    return ranking, relevant, rng.randint(1, 20)
 
 
 def _randomized(n: int = 6 * DRAWN, n_rel_min: int = 1):
@@ -153,23 +158,26 @@ def _randomized(n: int = 6 * DRAWN, n_rel_min: int = 1):
 
 
 def _k_beyond_list(rng: random.Random) -> list[tuple]:
-    cases = [(["a", "b", "c"], {"a", "c", "z"}, 5), ([7], {7}, 3), ([], {1, 2}, 2)]
+    cases = [(["a", "b", "c"], {"a", "c", "z"}, 5), ([7], {7}, 3), ([], {1, 2}, 2), ([5, 8], {8}, 3)]
     for _ in range(DRAWN):
         length = rng.randint(1, 6)
         ranking = rng.sample(range(30), length)
-        relevant = set(rng.sample(ranking, rng.randint(1, length))) | set(
-            rng.sample(range(30, 40), rng.randint(0, 2))
-        )
-        cases.append((ranking, relevant, length + rng.randint(2, 7)))  # |R| <= k: the denominators' check
+        k = length + rng.randint(1, 6)
+        inside = set(rng.sample(ranking, rng.randint(1, length)))
+        # |R| <= k: more relevant items than k is the denominators' check
+        outside = set(rng.sample(range(30, 40), rng.randint(0, min(2, k - len(inside)))))
+        cases.append((ranking, inside | outside, k))
     return cases
 
 
 def _single_relevant(rng: random.Random) -> list[tuple]:
     cases = [(EXAMPLE_RANKING, {2}, 5), (EXAMPLE_RANKING, {7}, 5), (EXAMPLE_RANKING, {4}, 1)]
+    cases += [(EXAMPLE_RANKING, {3}, 4), (EXAMPLE_RANKING, {1}, 4)]  # the item at rank k, at rank k + 1
     for _ in range(DRAWN):
         ranking = rng.sample(range(30), rng.randint(3, 12))
-        target = rng.choice(ranking + [99])
-        cases.append((ranking, {target}, rng.randint(1, len(ranking))))  # k beyond the list: its own check
+        k = rng.randint(1, len(ranking) - 1)  # k beyond the list: its own check
+        target = ranking[k - 1 + rng.randint(0, 1)] if rng.random() < 0.5 else rng.choice(ranking + [99])
+        cases.append((ranking, {target}, k))
     return cases
 
 
@@ -183,12 +191,12 @@ def _never_recommended(rng: random.Random) -> list[tuple]:
 
 
 def _below_k_only(rng: random.Random) -> list[tuple]:
-    cases = [(EXAMPLE_RANKING, {9, 5}, 4)]
+    cases = [(EXAMPLE_RANKING, {9, 5}, 4), (EXAMPLE_RANKING, {1}, 4)]  # {1}: at rank k + 1
     for _ in range(DRAWN):
         ranking = rng.sample(range(30), rng.randint(6, 12))
         k = rng.randint(1, 4)
         relevant = set(rng.sample(ranking[k:], rng.randint(1, 2)))
-        cases.append((ranking, relevant, k))
+        cases.append((ranking, relevant | {ranking[k]} if rng.random() < 0.5 else relevant, k))
     return cases
 
 
@@ -205,6 +213,7 @@ def _many_relevant(rng: random.Random) -> list[tuple]:
         (EXAMPLE_RANKING, {4, 6, 2, 3, 1, 8}, 3),
         (EXAMPLE_RANKING, {6, 9}, 10),
         (EXAMPLE_RANKING, {1, 6, 9, 42}, 5),
+        ([4, 6], {4, 6, 2, 3, 1, 8}, 3),  # a list shorter than k, and more relevant items than k
     ]
     for _ in range(DRAWN):
         ranking = rng.sample(range(25), 10)
@@ -360,8 +369,12 @@ def loo_example_data() -> tuple[list[list], dict[str, list[int]]]:
 
 def _loo_recs(rng: random.Random, log: list[list], k: int) -> dict:
     truth = _ref_held_out(log)
-    recs = {}
-    for user, item in truth.items():
+    recs: dict = {}
+    for n, (user, item) in enumerate(truth.items()):
+        if n and rng.random() < 0.15:  # a user without recommendations (left out, or an empty list) scores 0
+            if rng.random() < 0.5:
+                recs[user] = []
+            continue
         ranking = rng.sample(range(30, 60), rng.randint(1, k + 3))
         if rng.random() < 0.7:
             ranking.insert(rng.randint(0, len(ranking)), item)
@@ -382,10 +395,8 @@ def _loo_eval_cases(n: int):
 
 
 def _loo_rank_case(rng: random.Random, kind: str) -> tuple:
-    ranking = rng.sample(range(50), rng.randint(1, 12))
+    ranking = rng.sample(range(50), rng.randint(2 if kind == "beyond" else 1, 12))
     if kind == "beyond":
-        if len(ranking) == 1:
-            return ranking, 99, 1
         k = rng.randint(1, len(ranking) - 1)
         # half the cases hold the item at rank k + 1, the boundary, so every draw meets it
         return ranking, ranking[k if rng.random() < 0.5 else rng.randint(k, len(ranking) - 1)], k
@@ -567,8 +578,8 @@ def _choosing() -> Assignment:
             abs_tol=1e-3,
         ),
     )
-    # The answers are numbers computed with helpers, which is the point of the exercise, from data drawn
-    # afresh for each grading run (helpers.experiments.exercise_data: the run's seed reaches the sandbox):
+    # The answers are numbers computed with helpers, which is the point of the exercise, from data of each
+    # learner's own (helpers.experiments.exercise_data: a hash of the learner's seed reaches the sandbox):
     # the sandbox holds helpers (read-only, the installed package only, without its grader) and what it
     # needs, read from the installed packages' metadata (helpers.grade.isolation.package_paths); the grader
     # computes the expected values itself, outside.
@@ -768,9 +779,9 @@ def check(name: str, answer: Any, assignment: str | Assignment | None = None) ->
     ...     return sum(1 for item in ranking[:k] if item in relevant) / k
     >>> check("precision_at_k", precision_at_k)
     precision_at_k: the 3 public checks the grader runs passed (worked examples, a list shorter than k, \
-returns a float in [0, 1]). Hidden checks (the points, drawn afresh when graded): k larger than the list, \
-single relevant item, relevant items never recommended, only the top k positions count, \
-no relevant item gives 0.0, randomized cases.
+returns a float in [0, 1]). Hidden checks (the points, with cases of your own when graded): \
+k larger than the list, single relevant item, relevant items never recommended, \
+only the top k positions count, no relevant item gives 0.0, randomized cases.
     True
     >>> def short_list(ranking, relevant, k):
     ...     return sum(1 for item in ranking[:k] if item in relevant) / len(ranking[:k])
@@ -801,7 +812,7 @@ def _print_outcome(q: Question, results: list[SelfCheck]) -> bool:
     names = ", ".join(r.name for r in results)
     print(
         f"{q.target}: the {len(results)} public checks the grader runs passed ({names})."
-        + (f" Hidden checks (the points, drawn afresh when graded): {hidden}." if hidden else "")
+        + (f" Hidden checks (the points, with cases of your own when graded): {hidden}." if hidden else "")
     )
     return True
 

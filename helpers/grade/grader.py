@@ -268,6 +268,7 @@ def _new_report(plan: Plan, runtime: Runtime, name: str, path: Path) -> dict:
         "file": display_name(path),
         "assignment": a.name,
         "seed": plan.seed,
+        "learner": plan.learner,  # whose hidden cases: make_plan(assignment, seed, learner) rebuilds them
         "isolation": runtime.mode,
         "score": 0.0,
         "max_score": a.max_score,

@@ -24,6 +24,7 @@ from pathlib import Path
 import pytest
 
 from helpers.grade.assignments import ASSIGNMENTS
+from tests.wheels import build_wheel
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -54,22 +55,7 @@ def installed(bwrap):
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV", "TMPDIR")}
     dist = base / "dist"
     for source in (ROOT / "topkeval", ROOT):
-        done = _run(
-            [
-                sys.executable,
-                "-m",
-                "pip",
-                "wheel",
-                "--no-deps",
-                "--no-build-isolation",
-                "-q",
-                "-w",
-                str(dist),
-                str(source),
-            ],
-            cwd=base,
-            env=env,
-        )
+        done = build_wheel(source, dist, env)
         assert done.returncode == 0, done.stderr[-3000:]
     python = _base_python()
     folder = base / "venv"

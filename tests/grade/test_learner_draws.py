@@ -39,7 +39,7 @@ from .redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 CORPUS = Path(__file__).resolve().parent / "grading_corpus"
 SEED = 0x5EED_1EA2_E2_D2A5  # any run seed: each learner's draw is a hash of it and their key
-LEARNERS = [f"s{n:03d}" for n in range(12)]
+LEARNERS = [f"s{n:03d}" for n in range(16)]
 
 
 @functools.cache
@@ -59,6 +59,12 @@ def _public(plan: grade.Plan, question: str) -> list[tuple]:
     return [args for check, args in plan.cases[question] if check not in hidden]
 
 
+def _assert_own_hidden_cases(question: str, ann: grade.Plan, bob: grade.Plan, run: grade.Plan) -> None:
+    assert _public(ann, question) == _public(bob, question)  # the worked examples are everyone's
+    assert _hidden(ann, question) != _hidden(bob, question), question
+    assert _hidden(ann, question) != _hidden(run, question), question
+
+
 @pytest.mark.parametrize("name", sorted(ASSIGNMENTS))
 def test_each_learner_meets_hidden_cases_of_their_own(name):
     ann, bob, run = _plan(name, "s001"), _plan(name, "s002"), _plan(name, "")
@@ -68,9 +74,7 @@ def test_each_learner_meets_hidden_cases_of_their_own(name):
     assert (ann.learner, bob.learner, run.learner) == ("s001", "s002", "")
     for q in ASSIGNMENTS[name].questions:
         if q.kind == "function":
-            assert _public(ann, q.name) == _public(bob, q.name)  # the worked examples are everyone's
-            assert _hidden(ann, q.name) != _hidden(bob, q.name), q.name
-            assert _hidden(ann, q.name) != _hidden(run, q.name), q.name
+            _assert_own_hidden_cases(q.name, ann, bob, run)
     if ann.data_seeds:
         assert not set(ann.data_seeds) & set(bob.data_seeds) and len(ann.data_seeds) == 2
         values = [q.name for q in ASSIGNMENTS[name].questions if q.kind == "value"]
@@ -131,6 +135,32 @@ def _loo(**bugs) -> dict:
     return {**right, **bugs}
 
 
+def _scratch(**bugs) -> dict:
+    """The grading corpus's correct from-scratch functions, with ``bugs`` (name -> wrapper of the
+    right function) in place of some."""
+    right = _corpus_functions("perfect.ipynb")
+    return {**right, **{name: wrap(right[name]) for name, wrap in bugs.items()}}
+
+
+def _cut(shift: int):
+    """A function evaluated with the cut-off moved by ``shift`` (rank k + 1 counted, or rank k not)."""
+    return lambda f: lambda ranking, relevant, k: f(ranking, relevant, k + shift) if k + shift > 0 else 0.0
+
+
+TARGETS = (
+    "precision_at_k",
+    "recall_at_k",
+    "hit_at_k",
+    "reciprocal_rank_at_k",
+    "average_precision_at_k",
+    "dcg_at_k",
+)
+
+
+def _evaluate_raises_without_recommendations(log, recommendations, k):
+    return _evaluate(log, {user: recommendations[user] for user in _held_out(log)}, k)
+
+
 PARTLY_WRONG = {
     # the grading corpus's partly wrong from-scratch notebooks
     **{
@@ -145,11 +175,23 @@ PARTLY_WRONG = {
             "nan_and_inf.ipynb",
         )
     },
+    # the cut-off one rank off (an expert reviewer's: they varied between learners before the
+    # boundary ranks were in every draw)
+    "hit@k counts rank k+1": ("from-scratch", lambda: _scratch(hit_at_k=_cut(1))),
+    "RR counts rank k+1": ("from-scratch", lambda: _scratch(reciprocal_rank_at_k=_cut(1))),
+    "hit@k stops at rank k-1": ("from-scratch", lambda: _scratch(hit_at_k=_cut(-1))),
+    "RR stops at rank k-1": ("from-scratch", lambda: _scratch(reciprocal_rank_at_k=_cut(-1))),
+    "every metric counts rank k+1": ("from-scratch", lambda: _scratch(**dict.fromkeys(TARGETS, _cut(1)))),
     # leave-one-out bugs a learner makes, one at a time
     "ties go to the first row": (
         "leave-one-out", lambda: _loo(held_out_items=functools.partial(_held_out, ties_to_last=False))
     ),
-    "hit@k counts rank k+1": ("leave-one-out", lambda: _loo(loo_hit_at_k=lambda r, i, k: _hit(r, i, k + 1))),
+    "LOO hit@k counts rank k+1": (
+        "leave-one-out", lambda: _loo(loo_hit_at_k=lambda r, i, k: _hit(r, i, k + 1))
+    ),
+    "a user without recommendations raises": (
+        "leave-one-out", lambda: _loo(evaluate_loo=_evaluate_raises_without_recommendations)
+    ),
     "NDCG not cut at k": ("leave-one-out", lambda: _loo(loo_ndcg_at_k=functools.partial(_ndcg, cut=False))),
     "MRR not cut at k": (
         "leave-one-out", lambda: _loo(evaluate_loo=functools.partial(_evaluate, rr_cut=False))
@@ -227,6 +269,9 @@ def _grade_class(folder: Path, out: Path, name: str) -> dict[str, float]:
     for report in done:  # the learner reads no hidden input or expected value of anyone
         text = json.dumps(exports.gradescope_results(report, ASSIGNMENTS[name].title))
         assert "HELPERS_GRADING_SEED" not in text
+        # the instructor's report names whose cases these were; the learner's results do not
+        assert report["learner"] == f"file:{Path(report['file']).stem}", report["learner"]
+        assert report["learner"] not in text and str(SEED) not in text
     return {report["file"]: report["score"] for report in done}
 
 
