@@ -1,0 +1,72 @@
+"""The fourteenth red team: without a roster, a learner whose file name has a space (or an accent, a
+parenthesis...) becomes another learner when their file is graded from another folder.
+
+Without a roster a learner's key is ``file:`` and the report name (``gradebook.learner_key``). A name
+that needs no change keeps its stem (``ann.ipynb`` -> ``ann``), but any other name gets a hash of the
+file's *absolute path* (``files.report_names``: ``bo smith.ipynb`` -> ``bo_smith-f3ea34079f``). Every
+name Jupyter gives by default to a copy (``Untitled (1).ipynb``), every name with a space, a
+parenthesis or a letter outside ASCII is such a name. So the README's workflow, "grading one late
+file, a subset or a regrade into the same folder merges into the class ... the learner's older report
+and feedback files are replaced", and "the same learner key's late files and regrades meet the same
+cases", hold for ``ann.ipynb`` and fail for ``bo smith.ipynb`` handed in again (the same name, not
+renamed) and graded from ``late/``:
+
+* grades.csv then holds two rows for ``bo smith.ipynb`` (4/14 from ``subs/``, 14/14 from ``late/``),
+  neither replacing the other; the run prints no REPLACED line; ``history`` shows two learners;
+* the late file meets other hidden cases than the first (a new learner key: ``learner_seed``), so
+  resubmitting gives a learner a fresh draw, which the README's Hidden cases decision rules out.
+
+The same happens to the whole class when an instructor regrades a re-downloaded copy of the folder.
+Ann (a plain name), graded beside him, keeps one row and 14/14. The principle that would close it:
+the learner key is a function of what the learner handed in under (the file's own name, normalised),
+never of where the instructor keeps the file; a hash that tells two same-named files of one run
+apart belongs to the report's file name, not to the learner's identity.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+
+import pytest
+
+from helpers.grade import grader, isolation
+from helpers.grade.assignments import ASSIGNMENTS
+
+from ..redteam_r5.common import CORPUS
+
+SEED = 2**100 + 1414
+
+
+def _grade_in_two_batches(tmp_path):
+    first, late, out = tmp_path / "subs", tmp_path / "late", tmp_path / "out"
+    first.mkdir()
+    late.mkdir()
+    shutil.copyfile(CORPUS / "perfect.ipynb", first / "ann.ipynb")  # the honest classmate
+    shutil.copyfile(CORPUS / "partially_correct.ipynb", first / "bo smith.ipynb")
+    shutil.copyfile(CORPUS / "perfect.ipynb", late / "bo smith.ipynb")  # his fixed file, a day later
+    shutil.copyfile(CORPUS / "perfect.ipynb", late / "ann.ipynb")  # Ann's again: the control
+    for folder in (first, late):
+        grader.grade_many(
+            sorted(folder.iterdir()), ASSIGNMENTS["from-scratch"], out, jobs=2, seed=SEED,
+            mode=isolation.BUBBLEWRAP, progress=io.StringIO(),
+        )  # fmt: skip
+    with open(out / "grades.csv", encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+@pytest.fixture(scope="module")
+def rows(bwrap, tmp_path_factory):
+    return _grade_in_two_batches(tmp_path_factory.mktemp("r14-folders"))
+
+
+def test_the_control_a_plain_name_stays_one_learner(rows):
+    anns = [r for r in rows if r["file"] == "ann.ipynb"]
+    assert [float(r["score"]) for r in anns] == [14.0]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 14: a file name with a space is a new learner in another folder")
+def test_a_name_with_a_space_stays_one_learner(rows):
+    bos = [r for r in rows if r["file"] == "bo smith.ipynb"]
+    assert [float(r["score"]) for r in bos] == [14.0], bos
