@@ -22,10 +22,16 @@ def _random_log(rng, n_users=6, ties=True):
     return rows
 
 
-def _recommendations(rng, rows, k):
+def _recommendations(rng, rows, k, without=""):
     recs = {}
     position = {(row[0], row[1]): i for i, row in enumerate(rows)}  # users in the order of their held-out row
-    for n, (user, item) in enumerate(sorted(held_out_items(rows).items(), key=lambda pair: position[pair])):
+    truth = sorted(held_out_items(rows).items(), key=lambda pair: position[pair])
+    chosen = rng.randint(1, len(truth) - 1) if without else 0  # this user surely has none
+    for n, (user, item) in enumerate(truth):
+        if n == chosen and without:
+            if without == "empty":
+                recs[user] = []
+            continue
         if n and rng.random() < 0.15:  # a user without recommendations (left out, or an empty list)
             if rng.random() < 0.5:
                 recs[user] = []
@@ -39,10 +45,10 @@ def _recommendations(rng, rows, k):
 
 def _evaluation_cases(rng):
     out = []
-    for _ in range(_DRAWN):
+    for i in range(_DRAWN):  # the first two: a user left out, a user with an empty list
         rows = _random_log(rng, rng.randint(2, 8))
         k = rng.randint(1, 10)
-        out.append((rows, _recommendations(rng, rows, k), k))
+        out.append((rows, _recommendations(rng, rows, k, ("left out", "empty", "")[min(i, 2)]), k))
     return out
 
 
@@ -57,7 +63,7 @@ def _rank_case(rng, kind):
         return ranking, rng.choice(ranking), len(ranking) + rng.randint(1, 5)
     item = rng.choice(ranking + [88])
     rank = ranking.index(item) + 1 if item in ranking else rng.randint(1, 15)
-    return ranking, item, max(1, rank + rng.randint(-2, 2)) if rng.random() < 0.5 else rng.randint(1, 15)
+    return ranking, item, max(1, rank - rng.randint(0, 1)) if rng.random() < 0.5 else rng.randint(1, 15)
 
 
 def _rank_cases(kind):

@@ -367,10 +367,17 @@ def loo_example_data() -> tuple[list[list], dict[str, list[int]]]:
     return log, recs
 
 
-def _loo_recs(rng: random.Random, log: list[list], k: int) -> dict:
+def _loo_recs(rng: random.Random, log: list[list], k: int, without: str = "") -> dict:
+    """Recommendations for the users of ``log``: some users have none (left out, or an empty list:
+    each scores 0); ``without`` (``"left out"`` or ``"empty"``) makes sure one user has none so."""
     truth = _ref_held_out(log)
+    chosen = rng.randint(1, len(truth) - 1) if without else 0
     recs: dict = {}
     for n, (user, item) in enumerate(truth.items()):
+        if n == chosen and without:
+            if without == "empty":
+                recs[user] = []
+            continue
         if n and rng.random() < 0.15:  # a user without recommendations (left out, or an empty list) scores 0
             if rng.random() < 0.5:
                 recs[user] = []
@@ -385,10 +392,10 @@ def _loo_recs(rng: random.Random, log: list[list], k: int) -> dict:
 def _loo_eval_cases(n: int):
     def make(rng):
         out = []
-        for _ in range(n):
+        for i in range(n):  # the first two: a user left out, a user with an empty list, on every draw
             log = _random_log(rng, rng.randint(2, 8))
             k = rng.randint(1, 10)
-            out.append((log, _loo_recs(rng, log, k), k))
+            out.append((log, _loo_recs(rng, log, k, ("left out", "empty", "")[min(i, 2)]), k))
         return out
 
     return make
@@ -406,8 +413,8 @@ def _loo_rank_case(rng: random.Random, kind: str) -> tuple:
         return ranking, rng.choice(ranking), len(ranking) + rng.randint(1, 5)
     item = rng.choice(ranking + [88])
     rank = ranking.index(item) + 1 if item in ranking else rng.randint(1, 15)
-    # half the cases put k within 2 of the item's rank: both sides of the cut-off on every draw
-    return ranking, item, max(1, rank + rng.randint(-2, 2)) if rng.random() < 0.5 else rng.randint(1, 15)
+    # half the cases hold the item at rank k or k + 1: both sides of the cut-off on every draw
+    return ranking, item, max(1, rank - rng.randint(0, 1)) if rng.random() < 0.5 else rng.randint(1, 15)
 
 
 def _loo_rank_cases(kind: str):

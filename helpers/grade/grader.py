@@ -92,7 +92,16 @@ from . import (
     similarity,
 )
 from .files import NotebookError, display_name, read_notebook, read_submission, report_names, write_atomic
-from .gradebook import FILE_NAME, Gradebook, GradebookError, draw_seed, learner_key, short_seed, utc_text
+from .gradebook import (
+    FILE_NAME,
+    Gradebook,
+    GradebookError,
+    draw_seed,
+    file_names,
+    learner_key,
+    short_seed,
+    utc_text,
+)
 from .isolation import Runtime, SandboxUnavailable
 from .late import LatePolicy
 from .options import add_assignment_option, resolve_assignment
@@ -735,10 +744,19 @@ def _report_names(taken: dict[str, str], names: list[str], whos: list[str]) -> l
     return out
 
 
+def _learner_keys(subs: list[Any], names: list[str]) -> list[str]:
+    """Each submission's learner: its roster id, else the name it was handed in under
+    (:func:`helpers.grade.gradebook.file_names`, never where the instructor keeps the file)."""
+    unkeyed = [i for i, s in enumerate(subs) if not s.learner]
+    shown = file_names([subs[i].display for i in unkeyed], [names[i] for i in unkeyed])
+    kept_as = dict(zip(unkeyed, shown, strict=True))
+    return [learner_key(s.learner, kept_as.get(i, "")) for i, s in enumerate(subs)]
+
+
 def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:
     """Report names, learners, and which submissions are already graded with this file and seed."""
     names = report_names([s.path for s in subs])
-    whos = [learner_key(s.learner, n) for s, n in zip(subs, names, strict=True)]
+    whos = _learner_keys(subs, names)
     current = {r.who: r for r in book.current()}
     taken = {r.submission: r.who for r in current.values()}
     names = _report_names(taken, names, whos)
@@ -1304,7 +1322,10 @@ def history_main(argv: list[str]) -> int:
         description="Every result in OUT/gradebook.sqlite, oldest first (* = the one exported).",
     )
     parser.add_argument("out", help="the grading output folder")
-    parser.add_argument("--learner", help="only this learner (roster id, or file:<report name>)")
+    parser.add_argument(
+        "--learner",
+        help="only this learner (roster id, or file: and the name handed in: ann.ipynb is file:ann)",
+    )
     args = parser.parse_args(argv)
     try:
         with Gradebook.open(Path(args.out)) as book:

@@ -13,9 +13,11 @@ as compared in part. Submissions are collected as the grader collects them
 (:func:`helpers.grade.collect.collect`) and labelled by learner id or path (:func:`_labels`).
 
 Each function is *normalised*: statements without effect dropped (docstrings and other constant or
-call-free expressions, ``pass``, assignments to names the function never reads, code after
-``return``/``raise``/``break``/``continue``), the function's own name, its arguments and its local
-names renamed in order of first use (``v0``, ``v1``, ...), builtins, attributes and constants kept.
+call-free expressions, ``pass``, bare annotations, assignments to names the function never reads, code
+after ``return``/``raise``/``break``/``continue``, and each ``if``/``while``/``for`` on a condition
+that is constant (``if False``, ``while 0``, ``for _ in ()``) replaced by what runs), the function's
+own name, its arguments and its local names renamed in order of first use (``v0``, ``v1``, ...),
+builtins, attributes and constants kept.
 Renaming variables, reformatting, rewording comments or padding with no-ops therefore changes
 nothing. The normalised code is a sequence of AST node tokens; two functions' similarity is
 :class:`difflib.SequenceMatcher`'s ratio of their sequences.
@@ -136,23 +138,24 @@ class _Pruner(ast.NodeTransformer):
         self.removed = 0
 
     def _dead(self, node: ast.stmt) -> bool:
-        if isinstance(node, ast.Pass):
-            return True
-        if isinstance(node, ast.Expr):
-            return not any(isinstance(n, _EFFECTS) for n in ast.walk(node.value))
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if isinstance(node, ast.Pass) or (isinstance(node, ast.AnnAssign) and node.value is None):
+            return True  # a bare annotation (``k: int``) is never evaluated in a function
+        if isinstance(node, (ast.Expr, ast.If)):
+            return _empty_branch(node)
         if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             return False
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return all(isinstance(t, ast.Name) and t.id in self.unread for t in targets)
 
     def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
         kept: list[ast.stmt] = []
-        for node in body:
+        for node in _unfolded(body):
             if not self._dead(node):
                 kept.append(node)
             if isinstance(node, _ENDS):
                 break
-        self.removed += len(body) - len(kept)
+        if [id(n) for n in kept] != [id(n) for n in body]:  # dropped or unfolded: look again
+            self.removed += 1
         return kept
 
     def generic_visit(self, node: ast.AST) -> ast.AST:
@@ -162,6 +165,95 @@ class _Pruner(ast.NodeTransformer):
             if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
                 setattr(node, name, self._body(body) or ([ast.Pass()] if name == "body" else []))
         return node
+
+
+def _empty_branch(node: ast.Expr | ast.If) -> bool:
+    """Whether an expression statement, or an ``if`` whose only statement is ``pass``, does nothing."""
+    if isinstance(node, ast.Expr):
+        return _no_effect(node.value)
+    empty = not node.orelse and all(isinstance(x, ast.Pass) for x in node.body)
+    return empty and _no_effect(node.test)  # ``if k: pass``
+
+
+def _no_effect(node: ast.expr) -> bool:
+    """Whether evaluating ``node`` calls nothing (no call, ``await``, ``yield`` or ``:=``)."""
+    return not any(isinstance(n, _EFFECTS) for n in ast.walk(node))
+
+
+def _unfolded(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """``body`` with each ``if``, ``while`` and ``for`` whose condition is a constant replaced by the
+    statements that run (``if False: ...`` by its ``else``, ``if True: ...`` by its body, ``while
+    False`` and ``for _ in ()`` by their ``else``): red team 14 hid a copy behind a dead ``if
+    False:`` before every statement."""
+    for node in body:
+        truth = _constant_branch(node)
+        if truth is None or (truth and not isinstance(node, ast.If)):
+            yield node
+        else:
+            assert isinstance(node, (ast.If, ast.While, ast.For))
+            yield from _unfolded(node.body if truth else node.orelse)
+
+
+def _constant_branch(node: ast.stmt) -> bool | None:
+    """For an ``if`` or ``while`` on a constant condition, or a ``for`` over a literal, whether
+    its body runs; ``None`` for any other statement."""
+    if isinstance(node, (ast.If, ast.While)):
+        return _truth(node.test)
+    if isinstance(node, ast.For) and isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
+        return _truth(node.iter)
+    return None
+
+
+_ORDER = {
+    ast.Eq: lambda a, b: a == b,
+    ast.NotEq: lambda a, b: a != b,
+    ast.Lt: lambda a, b: a < b,
+    ast.LtE: lambda a, b: a <= b,
+    ast.Gt: lambda a, b: a > b,
+    ast.GtE: lambda a, b: a >= b,
+    ast.Is: lambda a, b: a is b,
+    ast.IsNot: lambda a, b: a is not b,
+}
+
+
+def _truth(node: ast.expr) -> bool | None:
+    """Whether ``node`` is true whatever the program's state, without calling anything; ``None``
+    when that depends on the run (a name, a call) or is not plain (a comparison of non-constants)."""
+    if isinstance(node, ast.Constant):
+        return bool(node.value)
+    if not _no_effect(node):
+        return None
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return bool(node.elts)
+    if isinstance(node, ast.Dict):
+        return bool(node.keys)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _truth(node.operand)
+        return None if inner is None else not inner
+    if isinstance(node, ast.BoolOp):
+        return _bool_op_truth(node)
+    if isinstance(node, ast.Compare):
+        return _compare_truth(node)
+    return None
+
+
+def _bool_op_truth(node: ast.BoolOp) -> bool | None:
+    decisive = isinstance(node.op, ast.Or)  # one true operand decides ``or``, one false one ``and``
+    values = [_truth(v) for v in node.values]
+    if decisive in values:
+        return decisive
+    return None if None in values else not decisive
+
+
+def _compare_truth(node: ast.Compare) -> bool | None:
+    operands = [node.left, *node.comparators]
+    if not all(isinstance(x, ast.Constant) for x in operands):
+        return None
+    values = [x.value for x in operands]  # type: ignore[attr-defined]
+    try:
+        return all(_ORDER[type(op)](a, b) for op, a, b in zip(node.ops, values, values[1:], strict=False))
+    except (KeyError, TypeError):  # ``in``, or an order between a str and a number
+        return None
 
 
 def _unread(function: ast.AST) -> set[str]:

@@ -395,6 +395,30 @@ def test_no_op_statements_and_dead_code_are_normalised_away():
     )
 
 
+def test_branches_on_a_constant_condition_are_replaced_by_what_runs():
+    plain = similarity.normalise(
+        ast.parse("def f(xs, k):\n    top = xs[:k]\n    return len(top) / k").body[0]
+    )
+    for dead in (
+        "if False:\n        log(k)",
+        "if 0:\n        pass\n    else:\n        pass",
+        "while None:\n        log(k)",
+        "for _ in ():\n        log(k)",
+        "if not (1, 2):\n        log(k)",
+        "if k > 1 and 1 == 2:\n        log(k)",
+        "if k or ():\n        pass",  # no effect either way: the body is a pass
+        "k: int",
+    ):
+        source = f"def f(xs, k):\n    {dead}\n    top = xs[:k]\n    return len(top) / k"
+        assert similarity.normalise(ast.parse(source).body[0]) == plain, dead
+    taken = "def f(xs, k):\n    if True:\n        top = xs[:k]\n    return len(top) / k"
+    assert similarity.normalise(ast.parse(taken).body[0]) == plain
+    # a condition that depends on the run, a loop that runs, or a comparison of unlike types: kept
+    for kept in ("if k:\n        log(k)", "while True:\n        log(k)", "if 'a' < 1:\n        log(k)"):
+        source = f"def f(xs, k):\n    {kept}\n    top = xs[:k]\n    return len(top) / k"
+        assert "v3(v2)" in similarity.normalise(ast.parse(source).body[0]), kept
+
+
 def test_bindings_in_blocks_and_through_the_namespace_are_resolved():
     code = (
         "import sys\n"
