@@ -956,6 +956,23 @@ def _summary(run: _Run, contested: dict[str, list[str]]) -> None:
         run.tell(f"{len(run.replaced)} learner(s) have a result from another file than before:")
         for line in run.replaced:
             run.tell("  " + line)
+    timed = [run.names[i] for i, rep in enumerate(run.done) if rep and _hit_time_limit(rep)]
+    if timed:
+        run.tell(
+            f"TIME LIMIT: {len(timed)} submission(s) ran out of time ({', '.join(map(_escaped, timed[:10]))}"
+            f"{', ...' if len(timed) > 10 else ''}): an endless loop, or a machine too busy for the "
+            "wall-clock --timeout; to be sure, grade those files again with --regrade --jobs 1 (or a "
+            "larger --timeout)"
+        )
+
+
+def _hit_time_limit(report: dict) -> bool:
+    """Whether a run of the submission met a time limit: the whole run, a question's run, or a cell
+    the grader skipped for it (kept for the instructor in ``withheld`` when the data were drawn)."""
+    said = [report.get("status", ""), report.get("reason", ""), *report.get("withheld", [])]
+    said += [q.get("reason", "") for q in report.get("questions", [])]
+    said += [e.get("error", "") for e in report.get("cell_errors", []) if e.get("by") == "grader"]
+    return any("timed out" in str(text) for text in said)
 
 
 def _close_run(run: _Run, outcome: str) -> None:

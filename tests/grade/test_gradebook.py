@@ -402,3 +402,19 @@ def test_a_collection_is_graded_under_its_names_and_what_it_refused_is_listed(tm
     assert {r["status"] for k, r in rows.items() if k != "s01"} == {
         "missing"
     }  # nobody credited with a stray file
+
+
+def test_the_run_ends_naming_the_submissions_that_ran_out_of_time(tmp_path, trusted_mode, capsys):
+    """A wall-clock limit is met by an endless loop, and by an honest notebook on a machine too busy:
+    the run's end names them, so the instructor grades them again alone (never the ones that ran)."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    shutil.copyfile(CORPUS / "perfect.ipynb", folder / "ann.ipynb")
+    shutil.copyfile(CORPUS / "infinite_loop_at_top_level.ipynb", folder / "loops.ipynb")
+    argv = ["--assignment", "from-scratch", "--out", str(tmp_path / "out"), "--timeout", "3", "--quiet"]
+    capsys.readouterr()
+    assert grade.main([*argv, *_unsafe(trusted_mode), str(folder)]) == 0
+    said = capsys.readouterr().err
+    line = next(x for x in said.splitlines() if x.startswith("TIME LIMIT"))
+    assert "1 submission(s)" in line and "'loops'" in line and "ann" not in line, said
+    assert "--regrade --jobs 1" in line

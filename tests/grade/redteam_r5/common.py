@@ -8,6 +8,8 @@ import io
 import json
 import re
 import shutil
+import unicodedata
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 from helpers.grade import exports, isolation
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
+from helpers.grade.files import display_name
 
 CORPUS = Path(__file__).resolve().parent.parent / "grading_corpus"
 A = ASSIGNMENTS["from-scratch"]
@@ -75,10 +78,12 @@ def own_draws(assignment: Any, seed: int) -> Iterator[dict[str, grade.Plan]]:
     leaving that it is its learner's own (:func:`own_plan`): what the tests compute a hidden input or
     answer from is then what the graded notebook met, never a classmate's or the run's shared draw."""
     plans: dict[str, grade.Plan] = {}
+    handed_in: dict[str, str] = {}  # report name -> the name the file was handed in under
     real = grade._safe_grade
 
     def spy(path, plan, runtime, limits, name):
         plans[name] = plan
+        handed_in[name] = unicodedata.normalize("NFC", display_name(path))
         return real(path, plan, runtime, limits, name)
 
     grade._safe_grade = spy
@@ -86,11 +91,26 @@ def own_draws(assignment: Any, seed: int) -> Iterator[dict[str, grade.Plan]]:
         yield plans
     finally:
         grade._safe_grade = real
+    shared = Counter(handed_in.values())
     for name, plan in plans.items():
-        mine = grade.make_plan(assignment, seed, f"file:{name}")  # no roster: the report name's key
+        mine = grade.make_plan(assignment, seed, _no_roster_key(handed_in[name], name, shared))
         assert (plan.learner, plan.cases, plan.data_seeds) == (mine.learner, mine.cases, mine.data_seeds), (
             f"{name} was not graded on its own learner's draw"
         )
+
+
+def _no_roster_key(shown: str, report_name: str, shared: Counter) -> str:
+    """The learner key of a file graded without a roster, by the README's rule: ``file:`` and the
+    name handed in under (a plain name's stem, else the whole name), or the report name when two
+    files of the run share that name."""
+    if shared[shown] > 1:
+        return f"file:{report_name}"
+    stem = shown.removesuffix(".ipynb")
+    return (
+        f"file:{stem}"
+        if shown.endswith(".ipynb") and re.fullmatch(r"[A-Za-z0-9._-]+", stem)
+        else f"file:{shown}"
+    )
 
 
 def grade_class(folder: Path, out: Path, seed: int, assignment: Any = A) -> dict[str, dict]:
