@@ -1,0 +1,107 @@
+"""The fifteenth red team: without a roster, the name of the zip the instructor keeps a download in
+(and Canvas's submission id) is part of every learner's key, so a re-downloaded zip, or a learner's
+resubmission on Canvas, is another learner with other hidden cases.
+
+Red team 14's fix made a learner without a roster id "the name the file was handed in under"
+(``gradebook.file_names`` of ``Submission.display``), "never the folder the instructor keeps it in, so a
+late file or a re-downloaded copy graded from another folder is the same learner" (README, Hidden
+cases). But ``collect._zip_source`` prefixes every member's ``display`` with the zip's own file name
+(``submissions.zip:bob_12_34_hw.ipynb``), a name the learner never handed in under and the
+instructor's browser chooses (a second download of Canvas's "Download Submissions" is
+``submissions (1).zip``). So:
+
+1. ``test_a_redownloaded_zip_keeps_every_learner``: the class graded from ``submissions.zip``, then
+   the same download graded again from ``submissions (1).zip`` (or its unzipped folder): every learner
+   gets a second key (``file:submissions (1).zip:...``), meets new hidden cases (``learner_seed``),
+   and grades.csv holds two rows per learner; no REPLACED line (``file:`` keys never print one);
+2. ``test_a_canvas_resubmission_is_the_same_learner``: Canvas names a file
+   ``<name>_<user id>_<submission id>_<original>``; the submission id changes when the learner hands
+   in again, so the resubmission (graded into the same folder, as the README's late workflow says) is
+   a new learner with a fresh draw of hidden cases: a learner re-rolls their cases by resubmitting
+   (the README's decision says a learner's late files and regrades meet the same cases), and their
+   old row stays beside the new one.
+
+The honest classmate graded beside keeps 14/14 (asserted). Held by a roster: with one, Canvas's user
+id names the learner.
+
+The principle that would close it: a learner key without a roster is what the *platform* says
+identifies the learner (Canvas's user id, Gradescope's submitters, a per-learner folder's name),
+else the file's own name; never a container's name (zip, folder) nor a per-submission id.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import shutil
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from helpers.grade import collect, grader, isolation
+from helpers.grade.assignments import ASSIGNMENTS
+
+from ..redteam_r5.common import CORPUS
+
+SEED = 2**100 + 1515
+A = ASSIGNMENTS["from-scratch"]
+
+
+def _grade(sources: list[Path], out: Path, work: Path) -> list[dict]:
+    work.mkdir()
+    found = collect.collect(sources, None, work)
+    return grader.grade_many(
+        found.submissions, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
+    )
+
+
+def _rows(out: Path) -> list[dict]:
+    with open(out / "grades.csv", encoding="utf-8", newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _zip(path: Path, members: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, source in members.items():
+            zf.write(CORPUS / source, name)
+    return path
+
+
+@pytest.fixture(scope="module")
+def redownloaded(bwrap, tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("r15-zip")
+    members = {"ann_56_78_hw.ipynb": "perfect.ipynb", "bob_12_34_hw.ipynb": "partially_correct.ipynb"}
+    first = _zip(tmp / "submissions.zip", members)
+    again = shutil.copyfile(first, tmp / "submissions (1).zip")  # the browser's name for a second download
+    out = tmp / "out"
+    keys = [[r["learner"] for r in _grade([zip_], out, tmp / f"w{i}")] for i, zip_ in enumerate((first, again))]
+    return keys, _rows(out)
+
+
+def test_the_honest_classmate_keeps_full_marks(redownloaded):
+    anns = [r for r in redownloaded[1] if "ann_" in r["file"]]
+    assert anns and all(float(r["score"]) == 14.0 for r in anns)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 15: a re-downloaded zip makes every learner a new one")
+def test_a_redownloaded_zip_keeps_every_learner(redownloaded):
+    keys, rows = redownloaded
+    assert sorted(keys[0]) == sorted(keys[1]), keys
+    assert len(rows) == 2, [(r["file"], r["score"]) for r in rows]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 15: a Canvas resubmission is a new learner (fresh cases)")
+def test_a_canvas_resubmission_is_the_same_learner(bwrap, tmp_path):
+    first, late, out = tmp_path / "canvas", tmp_path / "canvas-late", tmp_path / "out"
+    first.mkdir()
+    late.mkdir()
+    shutil.copyfile(CORPUS / "perfect.ipynb", first / "ann_56_78_hw.ipynb")  # the honest classmate
+    shutil.copyfile(CORPUS / "partially_correct.ipynb", first / "bob_12_34_hw.ipynb")
+    shutil.copyfile(CORPUS / "perfect.ipynb", late / "bob_12_99_hw-1.ipynb")  # Bob hands in again
+    keys = [r["learner"] for r in _grade([first], out, tmp_path / "w0")]
+    keys += [r["learner"] for r in _grade([late], out, tmp_path / "w1")]
+    rows = _rows(out)
+    assert [float(r["score"]) for r in rows if "ann_" in r["file"]] == [14.0]
+    bobs = [r for r in rows if "bob_" in r["file"]]
+    assert len(bobs) == 1, ([(r["file"], r["score"]) for r in bobs], keys)
