@@ -62,7 +62,7 @@ def _padded(statements: list[str]) -> str:
             for field in ("body", "orelse"):
                 body = getattr(node, field, None)
                 if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                    pad = lambda: [ast.parse(x).body[0] for x in statements]  # noqa: E731
+                    pad = lambda: [ast.parse(x).body[0] for x in statements]
                     setattr(node, field, [x for s in body for x in (*pad(), s)])
             return node
 

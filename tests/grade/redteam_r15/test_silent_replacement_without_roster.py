@@ -83,4 +83,6 @@ def test_names_that_differ_are_not_merged(bwrap, tmp_path):
     rows = _rows(out)
     assert [float(r["score"]) for r in rows if r["file"] == "ann.ipynb"] == [14.0]
     assert len(set(keys)) == 3, keys
-    assert sorted(float(r["score"]) for r in rows) == [0.0, 14.0, 14.0], [(r["file"], r["score"]) for r in rows]
+    assert sorted(float(r["score"]) for r in rows) == [0.0, 14.0, 14.0], [
+        (r["file"], r["score"]) for r in rows
+    ]

@@ -50,10 +50,14 @@ def _grade(tmp, files: dict[str, str], out):
         path.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(CORPUS / source, path)
         subs.append(collect.Submission(path, os.path.basename(rel), rel.split("/")[0], None))
-    return grader.grade_many(subs, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO())
+    return grader.grade_many(
+        subs, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
+    )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 15: a stale report name removes a classmate's file case-blind")
+@pytest.mark.xfail(
+    strict=True, reason="red team 15: a stale report name removes a classmate's file case-blind"
+)
 def test_removing_a_stale_report_spares_a_current_one_case_blind(bwrap, tmp_path, monkeypatch):
     out = tmp_path / "out"
     _grade(tmp_path / "b1", {"s999/HW.ipynb": "constant_zero.ipynb"}, out)

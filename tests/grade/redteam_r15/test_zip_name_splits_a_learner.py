@@ -75,7 +75,9 @@ def redownloaded(bwrap, tmp_path_factory):
     first = _zip(tmp / "submissions.zip", members)
     again = shutil.copyfile(first, tmp / "submissions (1).zip")  # the browser's name for a second download
     out = tmp / "out"
-    keys = [[r["learner"] for r in _grade([zip_], out, tmp / f"w{i}")] for i, zip_ in enumerate((first, again))]
+    keys = [
+        [r["learner"] for r in _grade([zip_], out, tmp / f"w{i}")] for i, zip_ in enumerate((first, again))
+    ]
     return keys, _rows(out)
 
 
