@@ -20,6 +20,12 @@ near-verbatim copy:
 Each scores 14/14 beside an honest classmate, and the report has no pair with a classmate who handed
 in the solution verbatim, no match with the course's code and no "compared in part" line.
 
+The same holds for ``choosing-metrics``' answers, compared "as the module-level assignments its value
+depends on" (``similarity._answer_slice``): the course's solution with ``recs = recs``,
+``relevant = relevant``, ``truth = truth``, ``recs_a = recs_a``, ``recs_b = recs_b`` before each
+answer scores 10/10 (beside the honest solution, 10/10) and gives 0.69 against a verbatim copy:
+absent from the report (the self-assignments store names the answer reads, so they are in its slice).
+
 The principle that would close it: compare what the function computes, not the statements it is
 written in: drop every statement whose removal leaves the function's data flow to its ``return``
 unchanged (self-assignments, ``+= 0``, empty ``try``, bindings only deleted or never read including
@@ -35,7 +41,10 @@ import ast
 import pytest
 
 from helpers.grade import similarity
+from helpers.grade.assignments import ASSIGNMENTS
+from helpers.grade.files import read_notebook
 
+from ..redteam_r5.common import CORPUS as _CORPUS
 from ..redteam_r5.common import grade_class, notebook, with_honest
 from ..redteam_r5.test_similarity_evasion import _solution
 
@@ -91,3 +100,37 @@ def test_a_copy_padded_with_no_op_statements_is_in_the_report(variant, tmp_path)
     assert similarity.main(["--assignment", "from-scratch", "--out", str(out), str(folder)]) == 0
     report = (out / "similarity.md").read_text(encoding="utf-8")
     assert f"{variant}.ipynb" in report
+
+
+_SOURCE = _CORPUS.parent.parent.parent / "exercises" / "source" / "choosing-metrics.ipynb"
+_SELF = "recs = recs\nrelevant = relevant\ntruth = truth\nrecs_a = recs_a\nrecs_b = recs_b\n"
+
+
+def _answers() -> list[str]:
+    cells = read_notebook(_SOURCE.read_bytes())
+    return [c.replace("### BEGIN SOLUTION\n", "").replace("### END SOLUTION\n", "") for c in cells]
+
+
+def _value_class(folder) -> None:
+    folder.mkdir()
+    cells = _answers()
+    notebook(folder / "padded.ipynb", cells[0], *[_SELF + c for c in cells[1:]])
+    notebook(folder / "verbatim.ipynb", *cells)
+
+
+def test_the_padded_answers_score_full_marks_beside_an_honest_classmate(bwrap, tmp_path):
+    folder = tmp_path / "subs"
+    _value_class(folder)
+    (folder / "verbatim.ipynb").unlink()
+    (folder / "honest.ipynb").write_bytes(_SOURCE.read_bytes())
+    graded = grade_class(folder, tmp_path / "out", 2**100 + 1518, ASSIGNMENTS["choosing-metrics"])
+    assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 10.0)
+
+
+@pytest.mark.xfail(strict=True, reason="red team 15: self-assignments before each answer hide a copy")
+def test_answers_padded_with_self_assignments_are_in_the_report(tmp_path):
+    _value_class(tmp_path / "subs")
+    out = tmp_path / "out"
+    argv = ["--assignment", "choosing-metrics", "--out", str(out), str(tmp_path / "subs")]
+    assert similarity.main(argv) == 0
+    assert "padded.ipynb" in (out / "similarity.md").read_text(encoding="utf-8")
