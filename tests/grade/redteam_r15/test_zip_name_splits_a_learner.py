@@ -21,6 +21,15 @@ instructor's browser chooses (a second download of Canvas's "Download Submission
    (the README's decision says a learner's late files and regrades meet the same cases), and their
    old row stays beside the new one.
 
+3. ``test_late_files_from_per_learner_folders_stay_their_learners``: a folder of per-learner folders
+   (``subs/ann/hw.ipynb``, ``subs/bob/hw.ipynb``, the layout of nbgrader, GitHub Classroom and many
+   LMS exports) graded without a roster keys each learner by ``ann/hw.ipynb``; the README's late-file
+   workflow (``... --out grades/ late/bo_fixed.ipynb``) applied to ``late/ann/hw.ipynb`` keys it
+   ``file:hw``: Ann's late file is another learner (new cases, a second row), and Bob's late file,
+   graded the next day the same way, is *the same* ``file:hw``: it replaces Ann's late result,
+   silently (grades.csv: Ann's 4/14 row, Bob's 14/14 row, and one ``hw.ipynb`` row of 0/14 that is
+   Bob's late file; Ann's fixed 14/14 is gone from every export). Two learners merged, each split.
+
 The honest classmate graded beside keeps 14/14 (asserted). Held by a roster: with one, Canvas's user
 id names the learner.
 
@@ -107,3 +116,32 @@ def test_a_canvas_resubmission_is_the_same_learner(bwrap, tmp_path):
     assert [float(r["score"]) for r in rows if "ann_" in r["file"]] == [14.0]
     bobs = [r for r in rows if "bob_" in r["file"]]
     assert len(bobs) == 1, ([(r["file"], r["score"]) for r in bobs], keys)
+
+
+@pytest.mark.xfail(
+    strict=True, reason="red team 15: a per-learner folder's late file graded alone changes learner"
+)
+def test_late_files_from_per_learner_folders_stay_their_learners(bwrap, tmp_path):
+    out = tmp_path / "out"
+    for who, source in (
+        ("ann", "partially_correct.ipynb"),
+        ("bob", "perfect.ipynb"),
+        ("cy", "perfect.ipynb"),
+    ):
+        (tmp_path / "subs" / who).mkdir(parents=True)
+        shutil.copyfile(CORPUS / source, tmp_path / "subs" / who / "hw.ipynb")
+    for who, source in (("ann", "perfect.ipynb"), ("bob", "constant_zero.ipynb")):
+        (tmp_path / "late" / who).mkdir(parents=True)
+        shutil.copyfile(CORPUS / source, tmp_path / "late" / who / "hw.ipynb")
+    keys = [r["learner"] for r in _grade([tmp_path / "subs"], out, tmp_path / "w0")]
+    for i, who in enumerate(("ann", "bob"), start=1):  # one late file a day, as the README shows
+        keys += [
+            r["learner"] for r in _grade([tmp_path / "late" / who / "hw.ipynb"], out, tmp_path / f"w{i}")
+        ]
+    rows = _rows(out)
+    assert [float(r["score"]) for r in rows if r["learner_id"] == "" and "cy" in r["submission"]] in (
+        [14.0],
+        [],
+    )
+    assert len(set(keys)) == 3, keys  # Ann, Bob and Cy (the honest classmate), each one learner
+    assert len(rows) == 3, [(r["submission"], r["score"]) for r in rows]
