@@ -1,0 +1,1 @@
+"""The fifteenth red team."""
