@@ -61,7 +61,7 @@ from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .files import display_name
+from .files import display_name, exact_name
 from .reports import Learner, Roster
 
 __all__ = [
@@ -107,6 +107,13 @@ class Submission:
     contested : str or None
         The roster id this file claims together with other files of the same kind (a conflict: the
         file is nobody's, and that learner keeps their earlier result); None otherwise.
+    key : str
+        Who the platform says handed the file in, for a file no roster id names: ``canvas:`` and
+        Canvas's user id (in a Canvas download), ``folder:`` and a per-learner folder's name,
+        ``gradescope:`` and the submitters' ids (``sid=``, else ``email=``); empty when only the
+        file's own name says (:func:`helpers.grade.grader.no_roster_key`). Never a container's name
+        (a zip, the folder given) nor a per-submission id, so a re-download or a resubmission is the
+        same learner.
 
     Examples
     --------
@@ -121,6 +128,7 @@ class Submission:
     lms_late: bool | None = None  # Canvas's LATE marker (True/False) for a Canvas file; None elsewhere
     # the roster id this file claims together with other files (a conflict: it is nobody's); else None
     contested: str | None = None
+    key: str = ""  # who the platform says it is, without a roster id (canvas:, folder:, gradescope:)
 
 
 @dataclass(frozen=True)
@@ -259,6 +267,7 @@ class _Found:
     submitted_at: datetime | None = None
     lms_late: bool | None = None
     by: str = PLATFORM  # what identified the learners: PLATFORM (nothing a learner types) or NAME
+    key: str = ""  # the platform's identity of the file's learner (Submission.key)
 
 
 @dataclass
@@ -386,6 +395,10 @@ def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: boo
         _learner_folder(build, Path(entry.path), shown + "/")
     elif entry.name.lower().endswith(".zip"):
         build.refused.append((shown, "a zip inside the submissions (nested archives are not opened)"))
+    elif entry.name.lower().endswith(".ipynb"):  # Bob.IPYNB: a notebook by its name, never silently left out
+        build.refused.append(
+            (shown, "the extension is not '.ipynb' in lower case: rename the file and grade it")
+        )
     elif archive:
         build.refused.append((shown, "not a notebook (.ipynb)"))
     return 0
@@ -405,7 +418,8 @@ def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> i
         return 0
     found = _canvas_learners(build.roster, canvas)
     if found or build.roster is None:
-        build.add(path, shown, found, lms_late=canvas.late, by=PLATFORM if canvas_folder else NAME)
+        key = f"canvas:{canvas.user_id}" if canvas_folder else ""  # a name typed by a learner is no key
+        build.add(path, shown, found, lms_late=canvas.late, by=PLATFORM if canvas_folder else NAME, key=key)
     else:  # the whole name against the file patterns: a claim by a name (the original is the learner's)
         why = (
             f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
@@ -425,6 +439,7 @@ def _canvas_learners(roster: Roster | None, canvas: CanvasName) -> list[Learner]
 def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
     """One learner's folder: its name says who (id, login or canvas_id), else each file's name."""
     owners = build.roster.identify(folder.name) if build.roster is not None else None
+    key = "folder:" + exact_name(folder.name)
     for entry in _entries(folder):
         shown = prefix + display_name(entry.name)
         if entry.is_dir(follow_symlinks=False):
@@ -432,13 +447,13 @@ def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
         elif not entry.name.endswith(".ipynb"):
             build.refused.append((shown, "not a notebook (.ipynb)"))
         elif owners:
-            build.add(Path(entry.path), shown, owners)
+            build.add(Path(entry.path), shown, owners, key=key)
         else:
             why = (
                 f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id and "
                 "no roster entry's file pattern matches the name"
             )
-            build.by_name(Path(entry.path), shown, why)
+            build.by_name(Path(entry.path), shown, why, key=key)
 
 
 # ------------------------------------------------------------------ Gradescope
@@ -467,11 +482,24 @@ def _gradescope(build: _Builder, folder: Path, prefix: str) -> None:
         )
 
 
+def _submitters_key(submitters: list[dict]) -> str:
+    """Who a Gradescope export's submission is without a roster: its submitters' ids (else emails),
+    sorted; empty when one has neither."""
+    ids = sorted(
+        f"sid={s[':sid']}" if s.get(":sid") else f"email={s[':email']}" if s.get(":email") else ""
+        for s in submitters
+    )
+    return "gradescope:" + ",".join(map(exact_name, ids)) if ids and all(ids) else ""
+
+
 def _gradescope_submission(build: _Builder, path: Path, shown: str, record: dict) -> None:
     when = _utc(record.get(":created_at"))
     submitters = [s for s in record.get(":submitters") or [] if isinstance(s, dict)]
     if build.roster is None or not submitters:
-        build.add(path, shown, [] if submitters == [] else None, "no submitter listed", submitted_at=when)
+        key = _submitters_key(submitters)
+        build.add(
+            path, shown, [] if submitters == [] else None, "no submitter listed", submitted_at=when, key=key
+        )
         return
     for person in submitters:
         sid, email = str(person.get(":sid") or ""), str(person.get(":email") or "")
@@ -668,7 +696,9 @@ def _finish(build: _Builder) -> Collection:
         ids = sorted({x.id for x in f.learners}) if f.learners is not None else None
         if ids is None or (len(ids) == 1 and i not in rivals):
             learner = ids[0] if ids else None
-            out.submissions.append(Submission(f.path, f.display, learner, f.submitted_at, f.lms_late))
+            out.submissions.append(
+                Submission(f.path, f.display, learner, f.submitted_at, f.lms_late, key=f.key)
+            )
         else:
             _unassigned(out, found, i, ids, rivals.get(i))
     return out
@@ -678,7 +708,7 @@ def _unassigned(out: Collection, found: list[_Found], i: int, ids: list[str], lo
     """File ``i`` is nobody's: matching no entry, several, or a learner another file keeps or contests."""
     f = found[i]
     contested = ids[0] if lost is not None and lost.contested else None
-    out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late, contested))
+    out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late, contested, f.key))
     if len(ids) > 1:
         out.ambiguous.append((f.display, ids))
     elif lost is not None:

@@ -351,10 +351,16 @@ def _report_json(row: ClassRow) -> bytes:
 
 
 def _remove_stale(out: Path, book: Gradebook, current: set[str]) -> None:
-    """Delete the report and feedback files of results that are no longer anybody's current one."""
+    """Delete the report and feedback files of results that are no longer anybody's current one.
+
+    Names are compared case-blind, as report names are given (``grader._report_names``): on macOS
+    and Windows ``HW.json`` is ``hw.json``, so a stale ``HW`` is never removed while ``hw`` is a
+    current result's (red team 15: that removed a classmate's feedback)."""
+    kept = {name.casefold() for name in current}
     for name in {r.submission for r in book.history()} - current:
-        (out / f"{name}.json").unlink(missing_ok=True)
-        (out / "feedback" / f"{name}.md").unlink(missing_ok=True)
+        if name.casefold() not in kept:
+            (out / f"{name}.json").unlink(missing_ok=True)
+            (out / "feedback" / f"{name}.md").unlink(missing_ok=True)
 
 
 def write_class_files(out: Path, book: Gradebook, now: datetime | None = None) -> None:

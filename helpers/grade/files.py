@@ -26,6 +26,7 @@ import os
 import re
 import stat
 import tempfile
+import unicodedata
 from collections import Counter
 from pathlib import Path
 
@@ -38,6 +39,7 @@ __all__ = [
     "MAX_JSON_NODES",
     "MAX_JSON_DEPTH",
     "display_name",
+    "exact_name",
     "csv_safe",
     "report_names",
     "write_atomic",
@@ -322,6 +324,38 @@ def display_name(path: Path | str) -> str:
     """
     text = os.fsencode(os.path.basename(str(path))).decode("utf-8", "backslashreplace")
     return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
+def exact_name(name: str) -> str:
+    """A file or folder name as text that tells every two names apart (for a learner's key).
+
+    :func:`display_name` is for reading, and two names can look alike in it (the byte ``0xe9``
+    shows as a backslash, ``x``, ``e9``, which a learner can also type). Here a name that is
+    UTF-8 is its NFC form (``café`` typed two ways is one name); any other is ``/bytes/`` and its
+    bytes in hex, which no name holds (a name has no ``/``).
+
+    Parameters
+    ----------
+    name : str
+        One name (no folder), as :func:`os.fsdecode` gives it.
+
+    Returns
+    -------
+    str
+        The name's text, unambiguous.
+
+    Examples
+    --------
+    >>> exact_name("cafe\u0301.ipynb") == exact_name("caf\u00e9.ipynb") == "caf\u00e9.ipynb"
+    True
+    >>> exact_name(os.fsdecode(b"caf\\xe9.ipynb")), exact_name("caf\\\\xe9.ipynb")
+    ('/bytes/636166e92e6970796e62', 'caf\\\\xe9.ipynb')
+    """
+    raw = os.fsencode(name)
+    try:
+        return unicodedata.normalize("NFC", raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        return "/bytes/" + raw.hex()
 
 
 def csv_safe(text: str) -> str:

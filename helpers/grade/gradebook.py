@@ -29,11 +29,8 @@ from __future__ import annotations
 
 import json
 import math
-import re
 import secrets
 import sqlite3
-import unicodedata
-from collections import Counter
 from dataclasses import dataclass, fields
 from datetime import UTC, datetime
 from pathlib import Path
@@ -49,7 +46,6 @@ __all__ = [
     "GradebookError",
     "Result",
     "learner_key",
-    "file_names",
     "utc_text",
 ]
 
@@ -178,7 +174,7 @@ def learner_key(learner: str | None, submission: str) -> str:
         The roster id.
     submission : str
         Used when there is no roster id: the name the file was handed in under
-        (:func:`file_names`).
+        (:func:`helpers.grade.grader.no_roster_key`).
 
     Returns
     -------
@@ -191,50 +187,6 @@ def learner_key(learner: str | None, submission: str) -> str:
     ('s01', 'file:Untitled1')
     """
     return learner if learner else f"file:{submission}"
-
-
-_PLAIN_STEM = re.compile(r"[A-Za-z0-9._-]+")
-
-
-def file_names(displays: list[str], report_names: list[str]) -> list[str]:
-    """The name each file of a run without a roster id is kept under (its learner key's part).
-
-    Without a roster, a learner is the name their file was handed in under (``display``: the file's
-    name, or the platform's folder and name), never where the instructor keeps it, so the same
-    learner's late file, resubmission or regrade from another folder or a re-downloaded copy meets
-    their cases and replaces their result. A plain name (``ann.ipynb``) is kept as its stem
-    (``ann``); any other as its whole NFC-normalised display name (``bo smith.ipynb``), which a
-    plain stem never equals. *Decision:* two files of one run under one name (``a/hw.ipynb`` and
-    ``b/hw.ipynb`` from two flat folders) cannot tell who is who: each is kept under its report
-    name, which holds a hash of its path (:func:`helpers.grade.files.report_names`).
-
-    Parameters
-    ----------
-    displays : list of str
-        Each file's name as handed over (:attr:`helpers.grade.collect.Submission.display`).
-    report_names : list of str
-        Each file's report name, used for names two files of the run share.
-
-    Returns
-    -------
-    list of str
-        One name per file, in order.
-
-    Examples
-    --------
-    >>> shown = ["ann.ipynb", "bo smith.ipynb", "hw.ipynb", "hw.ipynb"]
-    >>> file_names(shown, ["ann", "bo_smith-1", "hw-2", "hw-3"])
-    ['ann', 'bo smith.ipynb', 'hw-2', 'hw-3']
-    """
-    names = [_handed_in_name(d) for d in displays]
-    counts = Counter(names)
-    return [n if counts[n] == 1 else r for n, r in zip(names, report_names, strict=True)]
-
-
-def _handed_in_name(display: str) -> str:
-    name = unicodedata.normalize("NFC", display)
-    stem = name[: -len(".ipynb")] if name.endswith(".ipynb") else ""
-    return stem if _PLAIN_STEM.fullmatch(stem) else name
 
 
 @dataclass(frozen=True)

@@ -72,6 +72,7 @@ import sqlite3
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass, field, fields
@@ -91,13 +92,20 @@ from . import (
     scoring,
     similarity,
 )
-from .files import NotebookError, display_name, read_notebook, read_submission, report_names, write_atomic
+from .files import (
+    NotebookError,
+    display_name,
+    exact_name,
+    read_notebook,
+    read_submission,
+    report_names,
+    write_atomic,
+)
 from .gradebook import (
     FILE_NAME,
     Gradebook,
     GradebookError,
     draw_seed,
-    file_names,
     learner_key,
     short_seed,
     utc_text,
@@ -657,19 +665,26 @@ def _escaped(name: str) -> str:
     return repr(name.encode("ascii", "backslashreplace").decode("ascii"))
 
 
+def _shown_key(who: str) -> str:
+    """A learner key for the terminal: a key without a roster holds a learner's file name, so it is
+    escaped (control characters, look-alikes) as file names are (:func:`_escaped`)."""
+    return who if who.isascii() and who.isprintable() else _escaped(who)
+
+
 def _replacement(old: Any, who: str, report: dict) -> str:
     """What the instructor must read when ``who``'s current result (``old``) is replaced by another
     file's (another sha256): both files and both scores, louder when the file's name differs too."""
-    if old is None or old.sha256 == report.get("sha256", "") or who.startswith("file:"):
+    if old is None or old.sha256 == report.get("sha256", ""):
         return ""
     line = (
-        f"REPLACED: {who}'s result of {_escaped(old.display)} ({old.score:g}/{old.max_score:g}) by "
-        f"{_escaped(report['file'])} ({report['score']:g}/{report['max_score']:g})"
+        f"REPLACED: {_shown_key(who)}'s result of {_escaped(old.display)} "
+        f"({old.score:g}/{old.max_score:g}) by {_escaped(report['file'])} "
+        f"({report['score']:g}/{report['max_score']:g})"
     )
     if old.display != report["file"]:
         line += (
-            f"; another file name: check it is {who}'s own (the earlier result stays in the history: "
-            f"python -m helpers.grade history OUT --learner {who})"
+            f"; another file name: check it is {_shown_key(who)}'s own (the earlier result stays in the "
+            f"history: python -m helpers.grade history OUT --learner {shlex.quote(_shown_key(who))})"
         )
     return line
 
@@ -744,20 +759,68 @@ def _report_names(taken: dict[str, str], names: list[str], whos: list[str]) -> l
     return out
 
 
-def _learner_keys(subs: list[Any], names: list[str]) -> list[str]:
-    """Each submission's learner: its roster id, else the name it was handed in under
-    (:func:`helpers.grade.gradebook.file_names`, never where the instructor keeps the file)."""
-    unkeyed = [i for i, s in enumerate(subs) if not s.learner]
-    shown = file_names([subs[i].display for i in unkeyed], [names[i] for i in unkeyed])
-    kept_as = dict(zip(unkeyed, shown, strict=True))
-    return [learner_key(s.learner, kept_as.get(i, "")) for i, s in enumerate(subs)]
+_PLAIN_STEM = re.compile(r"[A-Za-z0-9._-]+")
+
+
+def no_roster_key(sub: Any, known: set[str]) -> str:
+    """Whose a file no roster id names is: who the platform says, else the name it was handed in under.
+
+    The platform's word (:attr:`helpers.grade.collect.Submission.key`: Canvas's user id in a Canvas
+    download, a per-learner folder's name, Gradescope's submitters) comes first; a notebook given by
+    itself whose folder is a per-learner folder the gradebook knows (``late/ann/hw.ipynb`` after a
+    class graded from ``subs/ann/``) is that learner's; else ``file:`` and the file's exact name
+    (:func:`helpers.grade.files.exact_name`), a plain name (``ann.ipynb``) as its stem. Never the
+    name of a zip or a folder the instructor keeps files in, nor a per-submission id, so the same
+    learner's late file, resubmission, re-download or regrade from elsewhere meets the same cases
+    and replaces their result.
+
+    Parameters
+    ----------
+    sub : helpers.grade.collect.Submission
+        The file (``path`` and ``key``).
+    known : set of str
+        The learner keys of the gradebook's current results.
+
+    Returns
+    -------
+    str
+        The learner key.
+
+    Examples
+    --------
+    >>> from helpers.grade.collect import Submission
+    >>> [no_roster_key(Submission(Path(p), "", None, None), {"folder:ann"}) for p in
+    ...  ("s/ann.ipynb", "s/bo smith.ipynb", "late/ann/hw.ipynb", "late/bob/hw.ipynb")]
+    ['file:ann', 'file:bo smith.ipynb', 'folder:ann', 'file:hw']
+    """
+    if sub.key:
+        return str(sub.key)
+    folder = "folder:" + exact_name(sub.path.parent.name)
+    if folder in known:
+        return folder
+    name = exact_name(sub.path.name)
+    stem = name.removesuffix(".ipynb")
+    return "file:" + (stem if name.endswith(".ipynb") and _PLAIN_STEM.fullmatch(stem) else name)
+
+
+def _learner_keys(subs: list[Any], names: list[str], known: set[str]) -> list[str]:
+    """Each submission's learner: its roster id, else :func:`no_roster_key`. *Decision:* two files of
+    one run under one such key (``a/hw.ipynb`` and ``b/hw.ipynb`` from two flat folders) cannot tell
+    who is who: each is a learner of its own, ``file:`` and its report name (which holds a hash of
+    its path: :func:`helpers.grade.files.report_names`)."""
+    keys = [s.learner or no_roster_key(s, known) for s in subs]
+    shared = Counter(k for s, k in zip(subs, keys, strict=True) if not s.learner)
+    return [
+        k if s.learner or shared[k] == 1 else learner_key(None, n)
+        for s, k, n in zip(subs, keys, names, strict=True)
+    ]
 
 
 def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:
     """Report names, learners, and which submissions are already graded with this file and seed."""
     names = report_names([s.path for s in subs])
-    whos = _learner_keys(subs, names)
     current = {r.who: r for r in book.current()}
+    whos = _learner_keys(subs, names, set(current))
     taken = {r.submission: r.who for r in current.values()}
     names = _report_names(taken, names, whos)
     skipped = {}

@@ -179,6 +179,30 @@ def test_without_a_roster_every_notebook_is_collected_for_nobody(tmp_path):
     assert not (found.unmatched or found.ambiguous or found.refused)
 
 
+def test_without_a_roster_the_platform_names_the_learner_never_the_container(tmp_path):
+    """``Submission.key``: Canvas's user id in a Canvas download (zip or folder), a per-learner folder's
+    name, a Gradescope export's submitters; nothing for a plain file (its own name says, in the grader)."""
+    canvas = tmp_path / "submissions (1).zip"  # a second download: the browser's name
+    with zipfile.ZipFile(canvas, "w") as zf:
+        zf.writestr("bob_LATE_12_99_hw-1.ipynb", PERFECT)
+    (tmp_path / "subs" / "ann").mkdir(parents=True)
+    (tmp_path / "subs" / "ann" / "hw.ipynb").write_bytes(PERFECT)
+    (tmp_path / "flat").mkdir()
+    (tmp_path / "flat" / "cy.ipynb").write_bytes(PERFECT)
+    (tmp_path / "flat" / "Dee.IPYNB").write_bytes(PERFECT)
+    found = C.collect([canvas, tmp_path / "subs", tmp_path / "flat"], None, tmp_path)
+    keys = sorted((s.path.name, s.key) for s in found.submissions)
+    assert keys == [("bob_LATE_12_99_hw-1.ipynb", "canvas:12"), ("cy.ipynb", ""), ("hw.ipynb", "folder:ann")]
+    assert [why for name, why in found.refused if "Dee" in name] == [
+        "the extension is not '.ipynb' in lower case: rename the file and grade it"
+    ]
+    root = _gradescope_tree(tmp_path / "export")
+    found = C.collect([root], None, tmp_path / "export")
+    assert {s.key for s in found.submissions} == {
+        "gradescope:sid=s01", "gradescope:email=chenbo,sid=s03", "gradescope:sid=x9"
+    }  # fmt: skip
+
+
 # ------------------------------------------------------------------ issue 33: nobody's, never the first
 def test_a_name_matching_two_roster_patterns_is_nobodys(tmp_path, roster):
     (tmp_path / "hw_s02.ipynb").write_bytes(STUB)

@@ -23,7 +23,7 @@ never of where the instructor keeps the file; a hash that tells two same-named f
 apart belongs to the report's file name, not to the learner's identity.
 
 Closed: without a roster id the learner key is the name the file was handed in under
-(``gradebook.file_names``), never its path.
+(``grader.no_roster_key``), never its path.
 """
 
 from __future__ import annotations
@@ -78,7 +78,7 @@ def test_the_late_file_meets_the_same_cases(graded):
 
 
 def test_two_files_of_one_run_under_one_name_stay_two_learners(bwrap, tmp_path):
-    """The decision for what cannot be told apart (``gradebook.file_names``): ``a/hw.ipynb`` and
+    """The decision for what cannot be told apart (``grader._learner_keys``): ``a/hw.ipynb`` and
     ``b/hw.ipynb`` in one run are two learners, each under its report name, and neither replaces
     the other."""
     for folder, source in (("a", "perfect.ipynb"), ("b", "partially_correct.ipynb")):

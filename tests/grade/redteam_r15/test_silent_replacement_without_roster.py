@@ -20,6 +20,9 @@ The honest classmate Ann keeps 14/14 (asserted). Held with a roster (the line is
 The principle that would close it: every replacement of a current result by another file's is said,
 with or without a roster; and a learner key is built from the name's exact bytes (or an escape that
 is itself unambiguous, e.g. escaping the backslash), never from a lossy display form.
+
+Closed: every replacement of a current result by another file's prints REPLACED, with or without a
+roster (``grader._replacement``), and keys use the name's exact bytes (``files.exact_name``).
 """
 
 from __future__ import annotations
@@ -29,8 +32,6 @@ import io
 import os
 import shutil
 from pathlib import Path
-
-import pytest
 
 from helpers.grade import collect, grader, isolation
 from helpers.grade.assignments import ASSIGNMENTS
@@ -55,7 +56,6 @@ def _rows(out: Path) -> list[dict]:
         return list(csv.DictReader(fh))
 
 
-@pytest.mark.xfail(strict=True, reason="red team 15: no-roster replacement of a classmate's result is silent")
 def test_a_replaced_result_is_said(bwrap, tmp_path):
     first, late, out = tmp_path / "subs", tmp_path / "late", tmp_path / "out"
     first.mkdir()
@@ -71,7 +71,6 @@ def test_a_replaced_result_is_said(bwrap, tmp_path):
     assert "REPLACED" in said and "bob" in said, said
 
 
-@pytest.mark.xfail(strict=True, reason="red team 15: two names with one escaped form are one learner")
 def test_names_that_differ_are_not_merged(bwrap, tmp_path):
     first, late, out = tmp_path / "subs", tmp_path / "late", tmp_path / "out"
     first.mkdir()

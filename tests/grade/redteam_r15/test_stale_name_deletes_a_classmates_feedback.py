@@ -23,6 +23,8 @@ recorded unlink, not on a case-insensitive disk.
 The principle that would close it: a file is removed only when no current result's name equals it
 case-blind (the same rule ``_report_names`` uses), or stale files are found by listing the folder
 and comparing each with the current names case-blind.
+
+Closed: ``exports._remove_stale`` compares names case-blind, as report names are given.
 """
 
 from __future__ import annotations
@@ -31,8 +33,6 @@ import io
 import os
 import pathlib
 import shutil
-
-import pytest
 
 from helpers.grade import collect, grader, isolation
 from helpers.grade.assignments import ASSIGNMENTS
@@ -55,9 +55,6 @@ def _grade(tmp, files: dict[str, str], out):
     )
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 15: a stale report name removes a classmate's file case-blind"
-)
 def test_removing_a_stale_report_spares_a_current_one_case_blind(bwrap, tmp_path, monkeypatch):
     out = tmp_path / "out"
     _grade(tmp_path / "b1", {"s999/HW.ipynb": "constant_zero.ipynb"}, out)

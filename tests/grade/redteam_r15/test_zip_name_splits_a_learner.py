@@ -36,6 +36,11 @@ id names the learner.
 The principle that would close it: a learner key without a roster is what the *platform* says
 identifies the learner (Canvas's user id, Gradescope's submitters, a per-learner folder's name),
 else the file's own name; never a container's name (zip, folder) nor a per-submission id.
+
+Closed: without a roster id a learner is who the platform says (``collect.Submission.key``: Canvas's
+user id in a Canvas download, a per-learner folder's name, Gradescope's submitters), else the file's
+exact name; a notebook given by itself in a per-learner folder the gradebook knows is that learner's
+(``grader.no_roster_key``).
 """
 
 from __future__ import annotations
@@ -95,14 +100,12 @@ def test_the_honest_classmate_keeps_full_marks(redownloaded):
     assert anns and all(float(r["score"]) == 14.0 for r in anns)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 15: a re-downloaded zip makes every learner a new one")
 def test_a_redownloaded_zip_keeps_every_learner(redownloaded):
     keys, rows = redownloaded
     assert sorted(keys[0]) == sorted(keys[1]), keys
     assert len(rows) == 2, [(r["file"], r["score"]) for r in rows]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 15: a Canvas resubmission is a new learner (fresh cases)")
 def test_a_canvas_resubmission_is_the_same_learner(bwrap, tmp_path):
     first, late, out = tmp_path / "canvas", tmp_path / "canvas-late", tmp_path / "out"
     first.mkdir()
@@ -118,9 +121,6 @@ def test_a_canvas_resubmission_is_the_same_learner(bwrap, tmp_path):
     assert len(bobs) == 1, ([(r["file"], r["score"]) for r in bobs], keys)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 15: a per-learner folder's late file graded alone changes learner"
-)
 def test_late_files_from_per_learner_folders_stay_their_learners(bwrap, tmp_path):
     out = tmp_path / "out"
     for who, source in (

@@ -8,7 +8,6 @@ import io
 import json
 import re
 import shutil
-import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -18,7 +17,7 @@ from typing import Any
 from helpers.grade import exports, isolation
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
-from helpers.grade.files import display_name
+from helpers.grade.files import exact_name
 
 CORPUS = Path(__file__).resolve().parent.parent / "grading_corpus"
 A = ASSIGNMENTS["from-scratch"]
@@ -83,7 +82,7 @@ def own_draws(assignment: Any, seed: int) -> Iterator[dict[str, grade.Plan]]:
 
     def spy(path, plan, runtime, limits, name):
         plans[name] = plan
-        handed_in[name] = unicodedata.normalize("NFC", display_name(path))
+        handed_in[name] = exact_name(Path(path).name)
         return real(path, plan, runtime, limits, name)
 
     grade._safe_grade = spy
