@@ -446,7 +446,10 @@ def test_copied_functions_are_reported_whatever_the_mean_and_short_formulas_are_
     b = similarity.Entry("b", {"g": list(long), "h": list(short)})  # f copied under another name
     result = similarity.compare_class([a, b], [], threshold=0.9)
     assert [(p["a"], p["b"]) for p in result["pairs"]] == [("a", "b")]
-    assert sorted(map(tuple, result["pairs"][0]["copies"])) == [("f", "g", 1.0), ("h", "h", 1.0)]
+    assert sorted(map(tuple, result["pairs"][0]["copies"])) == [
+        ("f", "g", 1.0, "ratio"),
+        ("h", "h", 1.0, "ratio"),
+    ]
     assert "f = g 1.00" in similarity.report_markdown(result, [])
     # one short formula written alike (30 tokens) among a learner's own code: no pair
     c = similarity.Entry("c", {"h": list(short), **own})
