@@ -13,22 +13,31 @@ as compared in part. Submissions are collected as the grader collects them
 (:func:`helpers.grade.collect.collect`) and labelled by learner id or path (:func:`_labels`).
 
 Each function is *normalised*: statements without effect dropped (docstrings and other constant or
-call-free expressions, ``pass``, bare annotations, assignments to names the function never reads, code
-after ``return``/``raise``/``break``/``continue``, and each ``if``/``while``/``for`` on a condition
-that is constant (``if False``, ``while 0``, ``for _ in ()``) replaced by what runs), the function's
-own name, its arguments and its local names renamed in order of first use (``v0``, ``v1``, ...),
-builtins, attributes and constants kept.
-Renaming variables, reformatting, rewording comments or padding with no-ops therefore changes
+call-free expressions, ``pass``, bare annotations, assignments to and ``del`` of names the function
+never reads, a nested ``def``/``class``/import of a name never read that calls nothing when defined,
+a name given its own value (``x = x``, ``x += 0``, ``x -= 0``, ``x *= 1``), code after
+``return``/``raise``/``break``/``continue``; each ``if``/``while``/``for`` on a condition that is
+constant (``if False``, ``while 0``, ``for _ in ()``, ``for _ in range(0)``) and each ``try`` whose
+body is ``pass`` replaced by what runs), the function's own name, its arguments and its local names
+renamed in order of first use (``v0``, ``v1``, ...), builtins, attributes and constants kept. A
+condition that only looks constant is kept (``if k != k`` is true for a NaN).
+Renaming variables, reformatting, rewording comments or padding with these no-ops therefore changes
 nothing. The normalised code is a sequence of AST node tokens; two functions' similarity is
-:class:`difflib.SequenceMatcher`'s ratio of their sequences.
+:class:`difflib.SequenceMatcher`'s ratio ``2M / (|A| + |B|)`` of their sequences (``M`` tokens
+matched in order), and their :func:`containment` is ``M / min(|A|, |B|)``: how much of the shorter
+one the longer holds in order, whatever was inserted between its statements (red team 15).
 
 Two bodies of code (two submissions, or a submission and a reference) are reported when
 
 - the mean over the graded functions both define (weighted by length) reaches ``threshold``; or
-- functions are near-verbatim copies (:data:`COPY_SCORE`), whatever their names, each function
-  matched to its most similar one on the other side: one of at least :data:`COPY_TOKENS` tokens,
-  copies of at least :data:`COPY_TOTAL` tokens in all, or copies that make up ``threshold`` of
-  one side's graded code. The report lists which functions match.
+- functions are near-verbatim copies, whatever their names, each function matched to its most
+  similar one on the other side: by ratio (:data:`COPY_SCORE`), or, for a function of at least
+  :data:`CONTAIN_TOKENS` tokens, held nearly whole in the other (containment :data:`CONTAIN_SCORE`:
+  padding around a copy's statements cannot dilute it; shorter formulas written alike are contained
+  by chance); one of at least :data:`COPY_TOKENS` tokens, copies of at least :data:`COPY_TOTAL`
+  tokens in all, or copies that make up ``threshold`` of one side's graded code. The report lists
+  which functions match and by which measure (``f = g 0.97``, ``f = g contained: 0.98``). The
+  fingerprint filter lets a pair through on either measure (:func:`_worth_comparing`).
 
 Functions shorter than ``min_tokens`` (a one-line formula everybody writes alike) and unchanged
 stubs are left out. The references are the course's own code: the solution notebook of a built-in
@@ -145,15 +154,18 @@ class _Pruner(ast.NodeTransformer):
             return True  # a bare annotation (``k: int``) is never evaluated in a function
         if isinstance(node, (ast.Expr, ast.If)):
             return _empty_branch(node)
-        if _identity(node):
-            return True
         if isinstance(node, _DEFINITIONS):
             return _unused_definition(node, self.unread)
-        if isinstance(node, ast.Delete):  # ``del _t`` of a name nothing reads
-            return all(isinstance(t, ast.Name) and t.id in self.unread for t in node.targets)
-        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        return _identity(node) or self._unread_binding(node)
+
+    def _unread_binding(self, node: ast.stmt) -> bool:
+        """An assignment to, or a ``del`` of, names nothing reads."""
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        else:
             return False
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return all(isinstance(t, ast.Name) and t.id in self.unread for t in targets)
 
     def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -283,7 +295,8 @@ def _range_truth(node: ast.expr) -> bool | None:
 
     Examples
     --------
-    >>> [_range_truth(ast.parse(s).body[0].value) for s in ("range(0)", "range(-2)", "range(2, 9)", "range(k)")]
+    >>> calls = ("range(0)", "range(-2)", "range(2, 9)", "range(k)")
+    >>> [_range_truth(ast.parse(s).body[0].value) for s in calls]
     [False, False, True, None]
     """
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
