@@ -13,22 +13,31 @@ as compared in part. Submissions are collected as the grader collects them
 (:func:`helpers.grade.collect.collect`) and labelled by learner id or path (:func:`_labels`).
 
 Each function is *normalised*: statements without effect dropped (docstrings and other constant or
-call-free expressions, ``pass``, bare annotations, assignments to names the function never reads, code
-after ``return``/``raise``/``break``/``continue``, and each ``if``/``while``/``for`` on a condition
-that is constant (``if False``, ``while 0``, ``for _ in ()``) replaced by what runs), the function's
-own name, its arguments and its local names renamed in order of first use (``v0``, ``v1``, ...),
-builtins, attributes and constants kept.
-Renaming variables, reformatting, rewording comments or padding with no-ops therefore changes
+call-free expressions, ``pass``, bare annotations, assignments to and ``del`` of names the function
+never reads, a nested ``def``/``class``/import of a name never read that calls nothing when defined,
+a name given its own value (``x = x``, ``x += 0``, ``x -= 0``, ``x *= 1``), code after
+``return``/``raise``/``break``/``continue``; each ``if``/``while``/``for`` on a condition that is
+constant (``if False``, ``while 0``, ``for _ in ()``, ``for _ in range(0)``) and each ``try`` whose
+body is ``pass`` replaced by what runs), the function's own name, its arguments and its local names
+renamed in order of first use (``v0``, ``v1``, ...), builtins, attributes and constants kept. A
+condition that only looks constant is kept (``if k != k`` is true for a NaN).
+Renaming variables, reformatting, rewording comments or padding with these no-ops therefore changes
 nothing. The normalised code is a sequence of AST node tokens; two functions' similarity is
-:class:`difflib.SequenceMatcher`'s ratio of their sequences.
+:class:`difflib.SequenceMatcher`'s ratio ``2M / (|A| + |B|)`` of their sequences (``M`` tokens
+matched in order), and their :func:`containment` is ``M / min(|A|, |B|)``: how much of the shorter
+one the longer holds in order, whatever was inserted between its statements (red team 15).
 
 Two bodies of code (two submissions, or a submission and a reference) are reported when
 
 - the mean over the graded functions both define (weighted by length) reaches ``threshold``; or
-- functions are near-verbatim copies (:data:`COPY_SCORE`), whatever their names, each function
-  matched to its most similar one on the other side: one of at least :data:`COPY_TOKENS` tokens,
-  copies of at least :data:`COPY_TOTAL` tokens in all, or copies that make up ``threshold`` of
-  one side's graded code. The report lists which functions match.
+- functions are near-verbatim copies, whatever their names, each function matched to its most
+  similar one on the other side: by ratio (:data:`COPY_SCORE`), or, for a function of at least
+  :data:`CONTAIN_TOKENS` tokens, held nearly whole in the other (containment :data:`CONTAIN_SCORE`:
+  padding around a copy's statements cannot dilute it; shorter formulas written alike are contained
+  by chance); one of at least :data:`COPY_TOKENS` tokens, copies of at least :data:`COPY_TOTAL`
+  tokens in all, or copies that make up ``threshold`` of one side's graded code. The report lists
+  which functions match and by which measure (``f = g 0.97``, ``f = g contained: 0.98``). The
+  fingerprint filter lets a pair through on either measure (:func:`_worth_comparing`).
 
 Functions shorter than ``min_tokens`` (a one-line formula everybody writes alike) and unchanged
 stubs are left out. The references are the course's own code: the solution notebook of a built-in
@@ -52,6 +61,7 @@ import sys
 import tempfile
 import time
 import zlib
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,6 +99,8 @@ TIME_BUDGET = 120.0  # seconds of exact comparisons; later pairs keep their fing
 COPY_SCORE = 0.95  # a function this similar to one on the other side is a near-verbatim copy
 COPY_TOKENS = 60  # one copied function this long is reported on its own
 COPY_TOTAL = 200  # copied functions this long together are reported
+CONTAIN_SCORE = 0.95  # a function found this whole, in order, in one on the other side is a copy...
+CONTAIN_TOKENS = 80  # ... when it is this long (a 60-token formula written alike is contained by chance)
 COURSE = REPO / "helpers" / "course"  # the course package's code, which learners can read
 
 
@@ -142,9 +154,18 @@ class _Pruner(ast.NodeTransformer):
             return True  # a bare annotation (``k: int``) is never evaluated in a function
         if isinstance(node, (ast.Expr, ast.If)):
             return _empty_branch(node)
-        if not isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+        if isinstance(node, _DEFINITIONS):
+            return _unused_definition(node, self.unread)
+        return _identity(node) or self._unread_binding(node)
+
+    def _unread_binding(self, node: ast.stmt) -> bool:
+        """An assignment to, or a ``del`` of, names nothing reads."""
+        if isinstance(node, (ast.Assign, ast.Delete)):
+            targets = node.targets
+        elif isinstance(node, (ast.AnnAssign, ast.AugAssign)):
+            targets = [node.target]
+        else:
             return False
-        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
         return all(isinstance(t, ast.Name) and t.id in self.unread for t in targets)
 
     def _body(self, body: list[ast.stmt]) -> list[ast.stmt]:
@@ -167,6 +188,67 @@ class _Pruner(ast.NodeTransformer):
         return node
 
 
+_UNITS = {ast.Add: 0, ast.Sub: 0, ast.Mult: 1}  # ``x += 0``, ``x -= 0``, ``x *= 1``
+
+
+def _identity(node: ast.stmt) -> bool:
+    """Whether ``node`` gives a name its own value: ``x = x`` (``x = y = x`` is not), ``x += 0``,
+    ``x -= 0`` or ``x *= 1`` with an ``int`` constant (``x += 0.0`` makes an ``int`` a ``float``).
+
+    Examples
+    --------
+    >>> [_identity(ast.parse(s).body[0]) for s in ("k = k", "k += 0", "k *= 1", "k = j", "k += 0.0")]
+    [True, True, True, False, False]
+    """
+    if isinstance(node, ast.Assign) and isinstance(node.value, ast.Name):
+        return all(isinstance(t, ast.Name) and t.id == node.value.id for t in node.targets)
+    if not (isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name)):
+        return False
+    value = node.value.value if isinstance(node.value, ast.Constant) else None
+    return type(value) is int and _UNITS.get(type(node.op)) == value
+
+
+_DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Import, ast.ImportFrom)
+
+
+def _defined(node: ast.AST) -> list[str]:
+    """The names a ``def``, ``class`` or import binds (``import a.b`` binds ``a``)."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return [(a.asname or a.name).split(".")[0] for a in node.names]
+    return [node.name] if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) else []
+
+
+def _unused_definition(node: ast.stmt, unread: set[str]) -> bool:
+    """Whether a nested ``def``, ``class`` or import binds only names nothing reads, and defining it
+    calls nothing (:func:`_inert`). An import's only effect is to run the module the first time: the
+    notebook's own imports have done that."""
+    names = _defined(node)
+    return bool(names) and all(n in unread for n in names) and _inert(node)
+
+
+def _inert(node: ast.stmt) -> bool:
+    """Whether running a ``def`` or ``class`` statement calls nothing: no decorator, no call in the
+    defaults and annotations; a class without bases or keywords (``__init_subclass__``, a metaclass)
+    whose body only defines such functions and assigns names values without a call."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return True
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or node.decorator_list:
+        return False
+    if not isinstance(node, ast.ClassDef):
+        return _no_effect(node.args) and (node.returns is None or _no_effect(node.returns))
+    return not node.bases and not node.keywords and all(map(_inert_member, node.body))
+
+
+def _inert_member(node: ast.stmt) -> bool:
+    """A statement of a class body that calls nothing and changes nothing outside the class."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return _inert(node)
+    if isinstance(node, (ast.Assign, ast.AnnAssign)):
+        targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+        return all(isinstance(t, ast.Name) for t in targets) and _no_effect(node)
+    return isinstance(node, ast.Pass) or (isinstance(node, ast.Expr) and _no_effect(node))
+
+
 def _empty_branch(node: ast.Expr | ast.If) -> bool:
     """Whether an expression statement, or an ``if`` whose only statement is ``pass``, does nothing."""
     if isinstance(node, ast.Expr):
@@ -175,7 +257,7 @@ def _empty_branch(node: ast.Expr | ast.If) -> bool:
     return empty and _no_effect(node.test)  # ``if k: pass``
 
 
-def _no_effect(node: ast.expr) -> bool:
+def _no_effect(node: ast.AST) -> bool:
     """Whether evaluating ``node`` calls nothing (no call, ``await``, ``yield`` or ``:=``)."""
     return not any(isinstance(n, _EFFECTS) for n in ast.walk(node))
 
@@ -186,6 +268,9 @@ def _unfolded(body: list[ast.stmt]) -> Iterator[ast.stmt]:
     False`` and ``for _ in ()`` by their ``else``): red team 14 hid a copy behind a dead ``if
     False:`` before every statement."""
     for node in body:
+        if isinstance(node, (ast.Try, ast.TryStar)) and all(isinstance(x, ast.Pass) for x in node.body):
+            yield from _unfolded([*node.orelse, *node.finalbody])  # no handler runs after a ``pass``
+            continue
         truth = _constant_branch(node)
         if truth is None or (truth and not isinstance(node, ast.If)):
             yield node
@@ -201,7 +286,37 @@ def _constant_branch(node: ast.stmt) -> bool | None:
         return _truth(node.test)
     if isinstance(node, ast.For) and isinstance(node.iter, (ast.Tuple, ast.List, ast.Set, ast.Dict)):
         return _truth(node.iter)
-    return None
+    return _range_truth(node.iter) if isinstance(node, ast.For) else None
+
+
+def _range_truth(node: ast.expr) -> bool | None:
+    """Whether ``range(...)`` of integer constants (``range(0)``, ``range(-3)``, ``range(5, 2)``) is
+    not empty; ``None`` for any other iterable.
+
+    Examples
+    --------
+    >>> calls = ("range(0)", "range(-2)", "range(2, 9)", "range(k)")
+    >>> [_range_truth(ast.parse(s).body[0].value) for s in calls]
+    [False, False, True, None]
+    """
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"):
+        return None
+    bounds = [_int_constant(x) for x in node.args]
+    if node.keywords or not 1 <= len(bounds) <= 3 or None in bounds:
+        return None
+    try:
+        return bool(range(*bounds))  # type: ignore[arg-type]
+    except ValueError:  # a step of 0
+        return None
+
+
+def _int_constant(node: ast.expr) -> int | None:
+    """The value of an ``int`` constant, signed (``-3`` is a unary minus of ``3``), else ``None``."""
+    sign = 1
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        sign, node = (-1 if isinstance(node.op, ast.USub) else 1), node.operand
+    value = node.value if isinstance(node, ast.Constant) else None
+    return sign * value if type(value) is int else None
 
 
 _ORDER = {
@@ -257,14 +372,23 @@ def _compare_truth(node: ast.Compare) -> bool | None:
 
 
 def _unread(function: ast.AST) -> set[str]:
-    """Names the function stores and never reads (``global``/``nonlocal`` ones are read elsewhere)."""
+    """Names the function binds (assignments, ``def``, ``class``, imports) and never reads: ``del``
+    is no read, ``global``/``nonlocal`` names are read elsewhere.
+
+    Examples
+    --------
+    >>> sorted(_unread(ast.parse("def f(k):\\n    _t = 0\\n    del _t\\n    def _u():\\n        return k")))
+    ['_t', '_u', 'f']
+    """
     stored: set[str] = set()
     read: set[str] = set()
     for node in ast.walk(function):
-        if isinstance(node, ast.Name):
-            (read if not isinstance(node.ctx, ast.Store) else stored).add(node.id)
+        if isinstance(node, ast.Name) and not isinstance(node.ctx, ast.Del):
+            (read if isinstance(node.ctx, ast.Load) else stored).add(node.id)
         elif isinstance(node, (ast.Global, ast.Nonlocal)):
             read.update(node.names)
+        else:
+            stored.update(_defined(node))
     return stored - read
 
 
@@ -337,7 +461,8 @@ def function_tokens(function: ast.FunctionDef) -> list[str]:
     Returns
     -------
     list of str
-        The tokens of :func:`normalise`'s tree, in walk order.
+        The tokens of :func:`normalise`'s tree, in walk order (breadth first: statements inserted
+        between others leave the other tokens in order, :func:`containment`).
 
     Examples
     --------
@@ -356,6 +481,30 @@ def function_tokens(function: ast.FunctionDef) -> list[str]:
             token += f":{node.attr}"
         out.append(token)
     return out
+
+
+def _matched(a: list[str], b: list[str]) -> int:
+    """How many tokens of ``a`` and ``b`` difflib's matching blocks pair, in order."""
+    blocks = difflib.SequenceMatcher(None, a, b, autojunk=False).get_matching_blocks()
+    return sum(block.size for block in blocks)
+
+
+def containment(a: list[str], b: list[str]) -> float:
+    """How much of the shorter sequence the longer one holds, in order, in [0, 1]: ``M / min(|A|, |B|)``
+    for difflib's ``M`` matched tokens (1.0: one is the other with tokens inserted, red team 15).
+    Past :data:`EXACT_TOKENS`, the fingerprints' containment (:func:`contained`).
+
+    Examples
+    --------
+    >>> copy, padded = ["a", "b", "c", "d"], ["x", "a", "y", "b", "c", "z", "d"]
+    >>> containment(copy, padded), round(similarity(copy, padded), 2)
+    (1.0, 0.73)
+    """
+    if not a or not b:
+        return float(not a and not b)
+    if max(len(a), len(b)) > EXACT_TOKENS:
+        return contained(fingerprints(a), fingerprints(b))
+    return _matched(a, b) / min(len(a), len(b))
 
 
 def similarity(a: list[str], b: list[str]) -> float:
@@ -380,7 +529,7 @@ def similarity(a: list[str], b: list[str]) -> float:
         return 1.0
     if max(len(a), len(b)) > EXACT_TOKENS:
         return dice(fingerprints(a), fingerprints(b))
-    return float(difflib.SequenceMatcher(None, a, b, autojunk=False).ratio())
+    return 2 * _matched(a, b) / (len(a) + len(b))
 
 
 def fingerprints(tokens: list[str]) -> frozenset[int]:
@@ -418,6 +567,20 @@ def dice(a: frozenset[int], b: frozenset[int]) -> float:
     if not a and not b:
         return 1.0
     return 2 * len(a & b) / (len(a) + len(b))
+
+
+def contained(a: frozenset[int], b: frozenset[int]) -> float:
+    """``|A∩B| / min(|A|, |B|)`` of two fingerprint sets, in [0, 1]: the estimate of
+    :func:`containment` (what :func:`dice` is to :func:`similarity`).
+
+    Examples
+    --------
+    >>> contained(frozenset({1, 2}), frozenset({0, 1, 2, 3})), contained(frozenset(), frozenset({1}))
+    (1.0, 0.0)
+    """
+    if not a or not b:
+        return float(not a and not b)
+    return len(a & b) / min(len(a), len(b))
 
 
 def _is_stub(function: ast.FunctionDef) -> bool:
@@ -656,10 +819,11 @@ def _read_names(node: ast.stmt) -> set[str]:
 def _answer_slice(statements: Sequence[ast.stmt], name: str, given: frozenset[str]) -> list[ast.stmt]:
     """The assignments (at module level, in blocks too) that ``name``'s value depends on, in order:
     those that bind it, then, going back, those that bind a name they read; the course's given code
-    (and what only it needs) left out."""
+    (and what only it needs) and statements that give a name its own value (``recs = recs``,
+    :func:`_identity`: red team 15) left out."""
     needed, kept = {name}, []
     for node in reversed(statements):
-        if _stored(node) & needed and ast.dump(node) not in given:
+        if _stored(node) & needed and not _identity(node) and ast.dump(node) not in given:
             kept.append(node)
             needed |= _read_names(node)
     return kept[::-1]
@@ -740,16 +904,27 @@ class Entry:
     prints: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     other_prints: dict[str, frozenset[int]] = field(default_factory=dict, repr=False)
     note: str = ""  # why it is compared only in part (code the report cannot read), or ""
+    bags: dict[int, Counter[str]] = field(default_factory=dict, repr=False)  # by id of the tokens
 
     def __post_init__(self) -> None:
         self.prints = {name: fingerprints(tokens) for name, tokens in self.tokens.items()}
         self.other_prints = {name: fingerprints(tokens) for name, tokens in self.others.items()}
+        functions = [*self.tokens.values(), *self.others.values()]
+        self.bags = {id(t): Counter(t) for t in functions if len(t) >= CONTAIN_TOKENS}
 
-    def pool(self, min_tokens: int) -> list[tuple[str, list[str], frozenset[int], bool]]:
-        """Every function of at least ``min_tokens``: (name, tokens, fingerprints, graded?)."""
-        graded = [(k, t, self.prints[k], True) for k, t in self.tokens.items() if len(t) >= min_tokens]
+    def pool(self, min_tokens: int) -> list[tuple[str, list[str], frozenset[int], bool, Counter[str]]]:
+        """Every function of at least ``min_tokens``: (name, tokens, fingerprints, graded?, the
+        tokens' counts when it is :data:`CONTAIN_TOKENS` long)."""
+        none: Counter[str] = Counter()
+        graded = [
+            (k, t, self.prints[k], True, self.bags.get(id(t), none))
+            for k, t in self.tokens.items()
+            if len(t) >= min_tokens
+        ]
         return graded + [
-            (k, t, self.other_prints[k], False) for k, t in self.others.items() if len(t) >= min_tokens
+            (k, t, self.other_prints[k], False, self.bags.get(id(t), none))
+            for k, t in self.others.items()
+            if len(t) >= min_tokens
         ]
 
 
@@ -773,14 +948,20 @@ def estimate(a: Entry, b: Entry, min_tokens: int) -> float | None:
     return _weighted(a, b, per) if per else None
 
 
-_EXACT: dict[tuple[int, int], float] = {}  # exact scores of one compare_class run, by the lists' ids
+_EXACT: dict[tuple[int, int], int] = {}  # matched tokens of one compare_class run, by the lists' ids
 
 
 def _exact(x: list[str], y: list[str]) -> float:
-    """:func:`similarity`, computed once per pair of token lists in a :func:`compare_class` run."""
+    """:func:`similarity` of two lists of at most :data:`EXACT_TOKENS` (:func:`_exact_matched`)."""
+    return 2 * _exact_matched(x, y) / (len(x) + len(y)) if x or y else 1.0
+
+
+def _exact_matched(x: list[str], y: list[str]) -> int:
+    """:func:`_matched`, computed once per pair of token lists in a :func:`compare_class` run (the
+    ratio and the containment of a pair come from the same matching)."""
     key = (id(x), id(y))
     if key not in _EXACT:
-        _EXACT[key] = similarity(x, y)
+        _EXACT[key] = _matched(x, y)
     return _EXACT[key]
 
 
@@ -809,34 +990,64 @@ def _candidates(
     return sorted(found, key=lambda x: -x[0])
 
 
-def _function_similarity(x: tuple, y: tuple, deadline: float) -> float:
-    """Two pooled functions' similarity: exact while the budget lasts and both are short enough,
-    else their fingerprints' Dice."""
-    if time.monotonic() > deadline or max(len(x[1]), len(y[1])) > EXACT_TOKENS:
-        return dice(x[2], y[2])
+def _verdict(ratio: float, contain: float | None) -> tuple[float, str]:
+    """A pair of functions' score and the measure that makes it a copy: the ratio if it reaches
+    :data:`COPY_SCORE`, else the containment (``None``: the shorter is under :data:`CONTAIN_TOKENS`)
+    if it reaches :data:`CONTAIN_SCORE`, else the ratio."""
+    if ratio < COPY_SCORE and contain is not None and contain >= CONTAIN_SCORE:
+        return contain, "contained"
+    return ratio, "ratio"
+
+
+def _function_similarity(x: tuple, y: tuple, deadline: float) -> tuple[float, str]:
+    """Two pooled functions' score and measure (:func:`_verdict`): exact while the budget lasts and
+    both are short enough, else their fingerprints' Dice and containment."""
+    lx, ly = len(x[1]), len(y[1])
+    long = min(lx, ly) >= CONTAIN_TOKENS  # containment counts for functions of this size only
+    if time.monotonic() > deadline or max(lx, ly) > EXACT_TOKENS:
+        return _verdict(dice(x[2], y[2]), contained(x[2], y[2]) if long else None)
     if (id(x[1]), id(y[1])) not in _EXACT:
         bound = difflib.SequenceMatcher(None, x[1], y[1], autojunk=False).quick_ratio()
-        if bound < COPY_SCORE:  # an upper bound of the ratio: no copy, no exact comparison
-            return bound
-    return _exact(x[1], y[1])
+        shared = bound * (lx + ly) / 2  # an upper bound of the matched tokens
+        if bound < COPY_SCORE and not (long and shared >= CONTAIN_SCORE * min(lx, ly)):
+            return bound, "ratio"  # no copy either way: no exact comparison
+    matched = _exact_matched(x[1], y[1])
+    return _verdict(2 * matched / (lx + ly), matched / min(lx, ly) if long else None)
 
 
-def _matches(a: Entry, b: Entry, min_tokens: int, deadline: float) -> list[tuple[str, str, float, int]]:
-    """Near-verbatim copies (:data:`COPY_SCORE`) between ``a``'s and ``b``'s functions, names aside:
-    ``(a's function, b's function, score, tokens)``, the best match of each function of ``a``.
-    Only functions of compatible lengths that share fingerprints are compared exactly."""
-    best: dict[str, tuple[str, str, float, int]] = {}
+def _worth_comparing(x: tuple, y: tuple) -> bool:
+    """Whether two pooled functions can be copies: of lengths that allow the ratio and sharing
+    fingerprints (:func:`dice`), or, whatever their lengths, the shorter of :data:`CONTAIN_TOKENS`
+    or more with its fingerprints found in the other (:func:`contained`) or its tokens, counted
+    regardless of order, in the other's (an upper bound of :func:`containment`: breadth-first tokens
+    of statements padded between others share few k-grams)."""
+    lx, ly = len(x[1]), len(y[1])
+    if 2 * min(lx, ly) >= COPY_SCORE * (lx + ly) and dice(x[2], y[2]) >= PREFILTER:
+        return True
+    if min(lx, ly) < CONTAIN_TOKENS:
+        return False
+    bound = sum((x[4] & y[4]).values()) / min(lx, ly)
+    return contained(x[2], y[2]) >= PREFILTER or bound >= CONTAIN_SCORE
+
+
+def _matches(a: Entry, b: Entry, min_tokens: int, deadline: float) -> list[tuple[str, str, float, int, str]]:
+    """Near-verbatim copies between ``a``'s and ``b``'s functions, names aside, by ratio
+    (:data:`COPY_SCORE`) or containment (:data:`CONTAIN_SCORE`): ``(a's function, b's function,
+    score, tokens, measure)``, the best match of each function of ``a``. Only the pairs
+    :func:`_worth_comparing` are compared exactly."""
+    best: dict[str, tuple[str, str, float, int, str]] = {}
     pool_b = b.pool(min_tokens)
     for x in a.pool(min_tokens):
         if time.monotonic() >= deadline:  # the budget bounds the filter too (red team 6: 1,200 functions)
             break
         for y in pool_b:
-            lx, ly = len(x[1]), len(y[1])
-            if 2 * min(lx, ly) < COPY_SCORE * (lx + ly) or dice(x[2], y[2]) < PREFILTER:
+            if not _worth_comparing(x, y):
                 continue
-            score = round(_function_similarity(x, y, deadline), 3)
-            if score >= COPY_SCORE and score > best.get(x[0], ("", "", 0.0, 0))[2]:
-                best[x[0]] = (x[0], y[0], score, min(lx, ly))
+            score, measure = _function_similarity(x, y, deadline)
+            score = round(score, 3)
+            threshold = COPY_SCORE if measure == "ratio" else CONTAIN_SCORE
+            if score >= threshold and score > best.get(x[0], ("", "", 0.0, 0, ""))[2]:
+                best[x[0]] = (x[0], y[0], score, min(len(x[1]), len(y[1])), measure)
     return list(best.values())
 
 
@@ -849,15 +1060,18 @@ def _covered(entry: Entry, names: set[str], min_tokens: int) -> float:
 
 def copied(a: Entry, b: Entry, threshold: float, min_tokens: int, deadline: float) -> list[list]:
     """The near-verbatim function copies that make a pair worth reporting whatever its mean
-    (see the module's docstring), as ``[a's function, b's function, score]``; ``[]`` otherwise.
+    (see the module's docstring), as ``[a's function, b's function, score, measure]`` (``"ratio"``
+    or ``"contained"``); ``[]`` otherwise.
 
     Examples
     --------
-    >>> body = [f"t{i}" for i in range(70)]
+    >>> body = [f"t{i}" for i in range(90)]
     >>> a = Entry("a", {"f": body, "g": [f"x{i}" for i in range(70)]})
-    >>> b = Entry("b", {}, others={"_impl": list(body)})
+    >>> b = Entry("b", {}, others={"_impl": list(body), "padded": body[:45] + ["pad"] * 12 + body[45:]})
     >>> copied(a, b, 0.9, 25, float("inf"))
-    [['f', '_impl', 1.0]]
+    [['f', '_impl', 1.0, 'ratio']]
+    >>> copied(b, a, 0.9, 25, float("inf"))
+    [['_impl', 'f', 1.0, 'ratio'], ['padded', 'f', 1.0, 'contained']]
     """
     found = _matches(a, b, min_tokens, deadline)
     if not found:
@@ -866,7 +1080,7 @@ def copied(a: Entry, b: Entry, threshold: float, min_tokens: int, deadline: floa
     share = max(
         _covered(a, {m[0] for m in found}, min_tokens), _covered(b, {m[1] for m in found}, min_tokens)
     )
-    return [[m[0], m[1], m[2]] for m in found] if long or share >= threshold else []
+    return [[m[0], m[1], m[2], m[4]] for m in found] if long or share >= threshold else []
 
 
 def _scored(
@@ -1336,7 +1550,11 @@ def _per(pair: dict) -> str:
 
 
 def _copies(pair: dict) -> str:
-    return ", ".join(f"{md_text(x)} = {md_text(y)} {v:.2f}" for x, y, v in pair.get("copies", [])[:12])
+    """The near-verbatim functions of a pair: ``f = g 0.97`` (ratio), ``f = g contained: 0.98``."""
+    return ", ".join(
+        f"{md_text(x)} = {md_text(y)} {'contained: ' if how == 'contained' else ''}{v:.2f}"
+        for x, y, v, how in pair.get("copies", [])[:12]
+    )
 
 
 def report_markdown(result: dict, skipped: list[str]) -> str:

@@ -446,7 +446,10 @@ def test_copied_functions_are_reported_whatever_the_mean_and_short_formulas_are_
     b = similarity.Entry("b", {"g": list(long), "h": list(short)})  # f copied under another name
     result = similarity.compare_class([a, b], [], threshold=0.9)
     assert [(p["a"], p["b"]) for p in result["pairs"]] == [("a", "b")]
-    assert sorted(map(tuple, result["pairs"][0]["copies"])) == [("f", "g", 1.0), ("h", "h", 1.0)]
+    assert sorted(map(tuple, result["pairs"][0]["copies"])) == [
+        ("f", "g", 1.0, "ratio"),
+        ("h", "h", 1.0, "ratio"),
+    ]
     assert "f = g 1.00" in similarity.report_markdown(result, [])
     # one short formula written alike (30 tokens) among a learner's own code: no pair
     c = similarity.Entry("c", {"h": list(short), **own})
@@ -603,3 +606,156 @@ def test_the_size_cap_comes_before_any_work_per_function(tmp_path, monkeypatch):
         found
         == f"big.ipynb: its functions hold more than {similarity.MAX_TOKENS} syntax-tree nodes (not compared)"
     )
+
+
+# ------------------------------------------------- red team 15: no-op statements, containment
+_PLAIN = "def f(xs, k):\n    top = xs[:k]\n    return len(top) / k"
+
+
+def _with(statement: str) -> str:
+    """``_PLAIN`` with ``statement`` (indented by four spaces) before its first statement."""
+    return f"def f(xs, k):\n    {statement}\n    top = xs[:k]\n    return len(top) / k"
+
+
+def _normalised(source: str) -> str:
+    return similarity.normalise(ast.parse(source).body[0])
+
+
+def test_statements_that_give_a_name_its_own_value_are_dropped():
+    plain = _normalised(_PLAIN)
+    for no_op in ("k = k", "k += 0", "k -= 0", "k *= 1", "xs = xs"):
+        assert _normalised(_with(no_op)) == plain, no_op
+    # not the identity: another name, another constant, a float (an int becomes a float), an attribute
+    for kept in ("k = xs", "k += 1", "k *= 0", "k += 0.0", "k /= 1", "k **= 1", "xs.n += 0", "k = k = xs"):
+        assert _normalised(_with(kept)) != plain, kept
+
+
+def test_a_try_of_pass_is_replaced_by_its_else_and_finally():
+    plain = _normalised(_PLAIN)
+    for no_op in (
+        "try:\n        pass\n    except Exception:\n        log(k)",
+        "try:\n        _t = 0\n    except ValueError:\n        log(k)\n    finally:\n        pass",
+    ):
+        assert _normalised(_with(no_op)) == plain, no_op
+    ran = _normalised(
+        _with("try:\n        pass\n    except Exception:\n        log(k)\n    else:\n        log(xs)")
+    )
+    assert "v3(v1)" in ran and "try" not in ran  # the else runs: kept, without the try
+    kept = _normalised(_with("try:\n        log(k)\n    except Exception:\n        pass"))
+    assert "try:" in kept  # a body that may raise: kept
+
+
+def test_del_is_no_read_and_unused_definitions_are_dropped():
+    plain = _normalised(_PLAIN)
+    for no_op in (
+        "_t = 0\n    del _t",
+        "def _u():\n        return k",
+        "async def _u(a=1, *, b: int = 2) -> int:\n        return k",
+        "class _C:\n        x = 1\n        def m(self):\n            return k",
+        "import os",
+        "from os import path as _p",
+        "import os.path",
+    ):
+        assert _normalised(_with(no_op)) == plain, no_op
+    # read, decorated, a call in a default or annotation, a class with a base or a call in its body
+    for kept in (
+        "def _u():\n        return k\n    log(_u)",
+        "@register\n    def _u():\n        return k",
+        "def _u(a=log(k)):\n        return k",
+        "def _u(a: log(k)):\n        return k",
+        "class _C(Base):\n        pass",
+        "class _C:\n        log(k)",
+        "class _C:\n        xs[0] = 1",
+        "import os\n    log(os)",
+        "del xs",  # an argument: not a name the function stores
+    ):
+        assert _normalised(_with(kept)) != plain, kept
+
+
+def test_loops_over_an_empty_constant_range_are_replaced_by_their_else():
+    plain = _normalised(_PLAIN)
+    for no_op in ("range(0)", "range(-3)", "range(5, 2)", "range(0, 10, -1)", "range(+0)"):
+        assert _normalised(_with(f"for _ in {no_op}:\n        log(k)")) == plain, no_op
+    for kept in ("range(1)", "range(k)", "range(0, 10)", "range(1, 0, 0)", "range(0.0)", "range(True)"):
+        assert "v4(v2)" in _normalised(_with(f"for _ in {kept}:\n        log(k)")), kept
+
+
+def test_a_comparison_of_a_name_with_itself_is_not_folded():
+    # k != k is true for a NaN: kept by the normalisation (containment finds the copy, below)
+    assert "if v2 != v2" in _normalised(_with("if k != k:\n        log(k)"))
+
+
+def test_self_assignments_are_not_part_of_an_answers_code():
+    code = "recs = load()\nrecs = recs\nrecs += 0\nanswer_q1 = len(recs)\nrecs = recs\n"
+    found = similarity.answer_functions([(0, ast.parse(code))], similarity.Answers(frozenset({"answer_q1"})))
+    assert ast.unparse(found["answer_q1"]).split("\n")[1:] == [
+        "    recs = load()",
+        "    answer_q1 = len(recs)",
+        "    return answer_q1",
+    ]
+
+
+_LONG = """
+def f(ranking, relevant, k):
+    hits, total = 0, 0.0
+    for i, item in enumerate(ranking[:k], start=1):
+        if item in relevant:
+            hits += 1
+            total += hits / i
+    if total > 1e9:
+        total = min(total, len(ranking) * 2.5)
+    return total / min(k, len(relevant))
+"""
+
+
+def _padded(source: str, statement: str) -> str:
+    """``source``'s function with ``statement`` before every statement of every block."""
+
+    class Pad(ast.NodeTransformer):
+        def generic_visit(self, node):
+            super().generic_visit(node)
+            for name in ("body", "orelse"):
+                body = getattr(node, name, None)
+                if not isinstance(node, ast.Module) and isinstance(body, list) and body:
+                    setattr(node, name, [x for s in body for x in (ast.parse(statement).body[0], s)])
+            return node
+
+    return ast.unparse(ast.fix_missing_locations(Pad().visit(ast.parse(source))))
+
+
+def test_a_function_held_whole_in_a_padded_one_is_a_contained_copy():
+    original = similarity.function_tokens(ast.parse(_LONG).body[0])
+    padded = similarity.function_tokens(
+        ast.parse(_padded(_LONG, "if k != k:\n    print(k, relevant)")).body[0]
+    )
+    assert len(original) >= similarity.CONTAIN_TOKENS
+    assert similarity.similarity(original, padded) < 0.7 and similarity.containment(original, padded) == 1.0
+    a = similarity.Entry("a", {"f": original})
+    b = similarity.Entry("b", {}, others={"_impl": padded})
+    result = similarity.compare_class([a, b], [], threshold=0.9)
+    assert [tuple(c) for c in result["pairs"][0]["copies"]] == [("f", "_impl", 1.0, "contained")]
+    assert "f = \\_impl contained: 1.00" in similarity.report_markdown(result, [])
+    # the same padding of a function under CONTAIN_TOKENS: no pair (a short formula is contained by chance)
+    short = "def f(ranking, relevant, k):\n    hits = sum(1 for x in ranking[:k] if x in relevant)\n"
+    short += "    return hits / k"
+    x = similarity.function_tokens(ast.parse(short).body[0])
+    y = similarity.function_tokens(ast.parse(_padded(short, "if k != k:\n    print(k)")).body[0])
+    assert len(x) < similarity.CONTAIN_TOKENS and similarity.containment(x, y) == 1.0
+    pair = [similarity.Entry("c", {"f": x}), similarity.Entry("d", {"f": y})]
+    assert similarity.compare_class(pair, [], threshold=0.9)["pairs"] == []
+
+
+def test_containment_finds_a_padded_copy_past_the_fingerprint_filter_and_within_the_budget():
+    original = similarity.function_tokens(ast.parse(_LONG).body[0])
+    padded = similarity.function_tokens(
+        ast.parse(_padded(_LONG, "if k != k:\n    print(k, relevant)")).body[0]
+    )
+    fa, fb = similarity.fingerprints(original), similarity.fingerprints(padded)
+    assert similarity.dice(fa, fb) < similarity.PREFILTER  # the Dice filter alone would drop the pair
+    x = ("f", original, fa, True, similarity.Entry("a", {"f": original}).bags[id(original)])
+    y = ("g", padded, fb, True, similarity.Entry("b", {"g": padded}).bags[id(padded)])
+    assert similarity._worth_comparing(x, y)
+    # past the budget: the fingerprints' containment estimate, no exact comparison
+    score, measure = similarity._function_similarity(x, y, deadline=0.0)
+    assert measure in ("ratio", "contained") and 0.0 <= score <= 1.0
+    assert similarity.contained(fa, fb) == len(fa & fb) / min(len(fa), len(fb))

@@ -32,6 +32,16 @@ unchanged (self-assignments, ``+= 0``, empty ``try``, bindings only deleted or n
 ``def``/``class``/``import``, loops over empty ranges), or score a pair on the statements of one side
 that the other side contains in order (an alignment that skips insertions), so insertions cannot
 dilute a copy.
+
+Closed, both ways: a function of ``similarity.CONTAIN_TOKENS`` (80) tokens or more that the other
+side's holds nearly whole and in order (``similarity.containment`` >= 0.95, whatever was inserted) is
+a copy, reported as "contained: 1.00" (this alone finds ``self_assign``, ``aug_zero``, ``try_pass``
+and ``self_unequal``: 1.00 for ``average_precision_at_k``; not the padding that brings in a new name,
+``_t``, ``_u``, ``_``, which shifts the renaming of every later name: 0.89-0.92); and
+the normalisation drops ``x = x``, ``x += 0``/``x -= 0``/``x *= 1``, a ``try`` whose body is ``pass``,
+``del`` of names never read, nested ``def``/``class``/imports never read and loops over an empty
+constant ``range`` (``similarity._identity``, ``_unused_definition``, ``_range_truth``), and leaves
+self-assignments out of an answer's code (``_answer_slice``). ``if k != k`` is not folded (NaN).
 """
 
 from __future__ import annotations
@@ -88,7 +98,6 @@ def test_every_padded_copy_scores_full_marks_beside_an_honest_classmate(bwrap, t
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 14.0)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 15: a no-op before every statement hides a copy")
 @pytest.mark.parametrize("variant", sorted(PADDING))
 def test_a_copy_padded_with_no_op_statements_is_in_the_report(variant, tmp_path):
     folder = tmp_path / "subs"
@@ -127,7 +136,6 @@ def test_the_padded_answers_score_full_marks_beside_an_honest_classmate(bwrap, t
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 10.0)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 15: self-assignments before each answer hide a copy")
 def test_answers_padded_with_self_assignments_are_in_the_report(tmp_path):
     _value_class(tmp_path / "subs")
     out = tmp_path / "out"
