@@ -1,0 +1,1 @@
+"""The sixteenth red team."""
