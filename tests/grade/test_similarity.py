@@ -812,3 +812,63 @@ def test_a_copy_padded_with_statements_that_bring_in_names_is_in_the_report(vari
     assert "verbatim.ipynb" in pair["a"] + pair["b"]
     assert any(c[3] == "contained" for c in pair["copies"])
     assert "honest.ipynb" not in json.dumps(result["pairs"])
+
+
+def test_common_is_the_exact_longest_common_subsequence():
+    import random
+
+    def table(a, b):  # the textbook dynamic programme
+        row = [0] * (len(b) + 1)
+        for x in a:
+            new = [0]
+            for j, y in enumerate(b):
+                new.append(row[j] + 1 if x == y else max(row[j + 1], new[j]))
+            row = new
+        return row[-1]
+
+    rng = random.Random(15)
+    for _ in range(300):
+        a = rng.choices("abcd", k=rng.randint(0, 25))
+        b = rng.choices("abcde", k=rng.randint(0, 25))
+        assert similarity.common(a, b) == similarity.common(b, a) == table(a, b), (a, b)
+
+
+def test_containment_is_name_blind_so_a_padded_name_cannot_renumber_a_copy():
+    assert similarity.blind(["Name:v3", "Name:len", "Attribute:v3", "Constant:'v3'", "Name:vars"]) == [
+        "Name:*",
+        "Name:len",
+        "Attribute:v3",
+        "Constant:'v3'",
+        "Name:vars",
+    ]
+    original = similarity.function_tokens(ast.parse(_LONG).body[0])
+    padded = similarity.function_tokens(ast.parse(_padded(_LONG, "if k != k:\n    print(_q)")).body[0])
+    named = similarity.common(original, padded) / len(original)  # _q is v3: every later name shifts
+    assert named < 0.9 and similarity.containment(original, padded) == 1.0
+    [x] = similarity.Entry("a", {"f": original}).pool(25)
+    [y] = similarity.Entry("b", {"g": padded}).pool(25)
+    assert similarity.dice(x.prints, y.prints) < similarity.PREFILTER and similarity._worth_comparing(x, y)
+    result = similarity.compare_class(
+        [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": padded})], []
+    )
+    assert [tuple(c) for c in result["pairs"][0]["copies"]] == [("f", "f", 1.0, "contained")]
+
+
+def test_name_blind_containment_does_not_pair_other_code_or_an_edited_copy():
+    original = similarity.function_tokens(ast.parse(_LONG).body[0])
+    other = """
+def f(ranking, relevant, k):
+    found = [i for i, item in enumerate(ranking[:k], start=1) if item in relevant]
+    precisions = [n / i for n, i in enumerate(found, start=1)]
+    if not relevant:
+        return 0.0
+    return sum(precisions) / min(k, len(relevant))
+"""
+    honest = similarity.function_tokens(ast.parse(_padded(other, "if k != k:\n    print(_q)")).body[0])
+    assert similarity.containment(original, honest) < similarity.CONTAIN_SCORE
+    # padded and edited besides (two constants and an operator changed): no longer held whole
+    edited = _LONG.replace("2.5", "3.5").replace("1e9", "1e8").replace("hits / i", "hits * i")
+    padded = similarity.function_tokens(ast.parse(_padded(edited, "(_w := k)")).body[0])
+    assert 0.95 < similarity.containment(original, padded) < similarity.CONTAIN_SCORE
+    pair = [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": honest})]
+    assert similarity.compare_class(pair, [])["pairs"] == []
