@@ -12,6 +12,8 @@ import ast
 import json
 from pathlib import Path
 
+import pytest
+
 from helpers.grade import grader as grade
 from helpers.grade import similarity
 
@@ -752,10 +754,121 @@ def test_containment_finds_a_padded_copy_past_the_fingerprint_filter_and_within_
     )
     fa, fb = similarity.fingerprints(original), similarity.fingerprints(padded)
     assert similarity.dice(fa, fb) < similarity.PREFILTER  # the Dice filter alone would drop the pair
-    x = ("f", original, fa, True, similarity.Entry("a", {"f": original}).bags[id(original)])
-    y = ("g", padded, fb, True, similarity.Entry("b", {"g": padded}).bags[id(padded)])
+    [x] = similarity.Entry("a", {"f": original}).pool(25)
+    [y] = similarity.Entry("b", {"g": padded}).pool(25)
     assert similarity._worth_comparing(x, y)
     # past the budget: the fingerprints' containment estimate, no exact comparison
     score, measure = similarity._function_similarity(x, y, deadline=0.0)
     assert measure in ("ratio", "contained") and 0.0 <= score <= 1.0
     assert similarity.contained(fa, fb) == len(fa & fb) / min(len(fa), len(fb))
+
+
+# Padding that survives the normalisation and brings in a new name renumbers every later name
+# (``_Renamer`` numbers in order of first use): before the name-blind containment, red team 15's
+# solution padded so scored 0.88-0.92 contained (``average_precision_at_k``), absent from the report.
+_NAMING_PADS = {
+    "nan_print": "if k != k:\n    print(_q)",  # k != k is true for a NaN: kept
+    "walrus": "(_w := k)",  # := has an effect: kept
+    "assert_name": "assert k == k or _q",
+    "loop_pass": "for _i in range(k):\n    pass",
+    "list_append": "_z = [k]\n_z.append(k)",
+}
+
+
+def _padded_solution(statements: str) -> str:
+    """Red team 5's solution with ``statements`` before every statement of every block."""
+    from .redteam_r5.test_similarity_evasion import _solution
+
+    class Pad(ast.NodeTransformer):
+        def generic_visit(self, node):
+            super().generic_visit(node)
+            for name in ("body", "orelse"):
+                body = getattr(node, name, None)
+                if not isinstance(node, ast.Module) and isinstance(body, list) and body:
+                    setattr(node, name, [x for s in body for x in (*ast.parse(statements).body, s)])
+            return node
+
+    return ast.unparse(ast.fix_missing_locations(Pad().visit(ast.parse(_solution()))))
+
+
+@pytest.mark.parametrize("variant", sorted(_NAMING_PADS))
+def test_a_copy_padded_with_statements_that_bring_in_names_is_in_the_report(variant, tmp_path):
+    from .redteam_r5.common import notebook, with_honest
+    from .redteam_r5.test_similarity_evasion import _solution
+
+    padded = _padded_solution(_NAMING_PADS[variant])
+    assert _NAMING_PADS[variant].split("\n")[0].strip("()") in padded  # not normalised away by the padding
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    with_honest(folder, "honest.ipynb")
+    notebook(folder / f"{variant}.ipynb", padded)
+    notebook(folder / "verbatim.ipynb", _solution())
+    out = tmp_path / "out"
+    assert similarity.main(["--assignment", "from-scratch", "--out", str(out), str(folder)]) == 0
+    result = json.loads((out / "similarity.json").read_text())
+    report = (out / "similarity.md").read_text(encoding="utf-8")
+    assert f"{variant}.ipynb" in report
+    pair = next(p for p in result["pairs"] if variant in p["a"] + p["b"])
+    assert "verbatim.ipynb" in pair["a"] + pair["b"]
+    assert any(c[3] == "contained" for c in pair["copies"])
+    assert "honest.ipynb" not in json.dumps(result["pairs"])
+
+
+def test_common_is_the_exact_longest_common_subsequence():
+    import random
+
+    def table(a, b):  # the textbook dynamic programme
+        row = [0] * (len(b) + 1)
+        for x in a:
+            new = [0]
+            for j, y in enumerate(b):
+                new.append(row[j] + 1 if x == y else max(row[j + 1], new[j]))
+            row = new
+        return row[-1]
+
+    rng = random.Random(15)
+    for _ in range(300):
+        a = rng.choices("abcd", k=rng.randint(0, 25))
+        b = rng.choices("abcde", k=rng.randint(0, 25))
+        assert similarity.common(a, b) == similarity.common(b, a) == table(a, b), (a, b)
+
+
+def test_containment_is_name_blind_so_a_padded_name_cannot_renumber_a_copy():
+    assert similarity.blind(["Name:v3", "Name:len", "Attribute:v3", "Constant:'v3'", "Name:vars"]) == [
+        "Name:*",
+        "Name:len",
+        "Attribute:v3",
+        "Constant:'v3'",
+        "Name:vars",
+    ]
+    original = similarity.function_tokens(ast.parse(_LONG).body[0])
+    padded = similarity.function_tokens(ast.parse(_padded(_LONG, "if k != k:\n    print(_q)")).body[0])
+    named = similarity.common(original, padded) / len(original)  # _q is v3: every later name shifts
+    assert named < 0.9 and similarity.containment(original, padded) == 1.0
+    [x] = similarity.Entry("a", {"f": original}).pool(25)
+    [y] = similarity.Entry("b", {"g": padded}).pool(25)
+    assert similarity.dice(x.prints, y.prints) < similarity.PREFILTER and similarity._worth_comparing(x, y)
+    result = similarity.compare_class(
+        [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": padded})], []
+    )
+    assert [tuple(c) for c in result["pairs"][0]["copies"]] == [("f", "f", 1.0, "contained")]
+
+
+def test_name_blind_containment_does_not_pair_other_code_or_an_edited_copy():
+    original = similarity.function_tokens(ast.parse(_LONG).body[0])
+    other = """
+def f(ranking, relevant, k):
+    found = [i for i, item in enumerate(ranking[:k], start=1) if item in relevant]
+    precisions = [n / i for n, i in enumerate(found, start=1)]
+    if not relevant:
+        return 0.0
+    return sum(precisions) / min(k, len(relevant))
+"""
+    honest = similarity.function_tokens(ast.parse(_padded(other, "if k != k:\n    print(_q)")).body[0])
+    assert similarity.containment(original, honest) < similarity.CONTAIN_SCORE
+    # padded and edited besides (two constants and an operator changed): no longer held whole
+    edited = _LONG.replace("2.5", "3.5").replace("1e9", "1e8").replace("hits / i", "hits * i")
+    padded = similarity.function_tokens(ast.parse(_padded(edited, "(_w := k)")).body[0])
+    assert 0.95 < similarity.containment(original, padded) < similarity.CONTAIN_SCORE
+    pair = [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": honest})]
+    assert similarity.compare_class(pair, [])["pairs"] == []
