@@ -460,7 +460,34 @@ def normalise(function: ast.FunctionDef) -> str:
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
-def function_tokens(function: ast.FunctionDef) -> list[str]:
+class Tokens(list):
+    """A function's tokens in walk order (breadth first, what the ratio compares), with the same
+    tokens in pre-order (:attr:`preorder`, depth first, what containment compares)."""
+
+    preorder: list[str]
+
+
+def _token(node: ast.AST) -> str:
+    token = type(node).__name__
+    if isinstance(node, ast.Name):
+        token += f":{node.id}"
+    elif isinstance(node, ast.Constant):
+        token += f":{node.value!r}"[:40]
+    elif isinstance(node, ast.Attribute):
+        token += f":{node.attr}"
+    return token
+
+
+def _preorder(tree: ast.AST) -> list[str]:
+    out, stack = [], [tree]
+    while stack:
+        node = stack.pop()
+        out.append(_token(node))
+        stack.extend(reversed(list(ast.iter_child_nodes(node))))
+    return out
+
+
+def function_tokens(function: ast.FunctionDef) -> Tokens:
     """The normalised function as a sequence of node tokens (node type, plus name/constant/attribute).
 
     Parameters
@@ -470,26 +497,22 @@ def function_tokens(function: ast.FunctionDef) -> list[str]:
 
     Returns
     -------
-    list of str
-        The tokens of :func:`normalise`'s tree, in walk order (breadth first: statements inserted
-        between others leave the other tokens in order, :func:`containment`).
+    Tokens
+        The tokens of :func:`normalise`'s tree in walk order (breadth first), and in pre-order as
+        ``.preorder``: there each statement's tokens stay together, so statements inserted between
+        others, or a block wrapped around each (red team 16: ``if k == k:``), leave a copy's tokens
+        in order (:func:`containment`).
 
     Examples
     --------
-    >>> function_tokens(ast.parse("def f(x):\\n    return x.y + 1").body[0])[:4]
-    ['Module', 'FunctionDef', 'arguments', 'Return']
+    >>> tokens = function_tokens(ast.parse("def f(x):\\n    return x.y + 1").body[0])
+    >>> tokens[:4], tokens.preorder[:4]
+    (['Module', 'FunctionDef', 'arguments', 'Return'], ['Module', 'FunctionDef', 'arguments', 'arg'])
     """
     tree = _Renamer().visit(_pruned(function))
-    out = ["Module"]  # the tokens of the normalised source parsed as a module, without printing it
-    for node in ast.walk(tree):
-        token = type(node).__name__
-        if isinstance(node, ast.Name):
-            token += f":{node.id}"
-        elif isinstance(node, ast.Constant):
-            token += f":{node.value!r}"[:40]
-        elif isinstance(node, ast.Attribute):
-            token += f":{node.attr}"
-        out.append(token)
+    # the tokens of the normalised source parsed as a module, without printing it
+    out = Tokens(["Module", *(_token(node) for node in ast.walk(tree))])
+    out.preorder = ["Module", *_preorder(tree)]
     return out
 
 
@@ -553,7 +576,8 @@ def containment(a: list[str], b: list[str]) -> float:
     """
     if not a or not b:
         return float(not a and not b)
-    return common(blind(a), blind(b)) / min(len(a), len(b))
+    x, y = (blind(getattr(t, "preorder", t)) for t in (a, b))  # function_tokens' pre-order, if given
+    return common(x, y) / min(len(a), len(b))
 
 
 def similarity(a: list[str], b: list[str]) -> float:
@@ -954,7 +978,7 @@ class _Blind(NamedTuple):
 
     @classmethod
     def of(cls, tokens: list[str]) -> _Blind:
-        blinded = blind(tokens)
+        blinded = blind(getattr(tokens, "preorder", tokens))  # pre-order: a wrapped copy stays in order
         return cls(blinded, fingerprints(blinded), Counter(blinded))
 
 

@@ -872,3 +872,20 @@ def f(ranking, relevant, k):
     assert 0.95 < similarity.containment(original, padded) < similarity.CONTAIN_SCORE
     pair = [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": honest})]
     assert similarity.compare_class(pair, [])["pairs"] == []
+
+
+def test_containment_keeps_each_statement_together_so_a_wrapper_is_only_an_insertion():
+    """Red team 16: every statement wrapped in ``if k == k:`` (kept by the normalisation: a NaN is
+    not equal to itself) moves a level down; breadth first its tokens mix with its neighbours', in
+    pre-order they stay together and the wrapper only inserts tokens before them."""
+    body = [
+        "top = xs[:k]",
+        "hits = [x for x in top if x in rel]",
+        "total = len(hits) + len(rel)",
+        "return total / k",
+    ]
+    plain = "def f(xs, rel, k):\n" + "".join(f"    {line}\n" for line in body)
+    wrapped = "def f(xs, rel, k):\n" + "".join(f"    if k == k:\n        {line}\n" for line in body)
+    a, b = (similarity.function_tokens(ast.parse(src).body[0]) for src in (plain, wrapped))
+    assert similarity.containment(a, b) == 1.0
+    assert similarity.containment(list(a), list(b)) < 0.95  # the breadth-first order alone: reordered

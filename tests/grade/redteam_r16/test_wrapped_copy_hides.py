@@ -23,13 +23,14 @@ The principle that would close it: measure containment on a walk that keeps each
 together (pre-order, depth first: a wrapper then only inserts tokens), or unwrap an ``if`` with no
 ``else`` whose body holds the rest of the block when comparing (score the body with and without its
 wrapper), so a change of nesting cannot reorder a copy.
+
+Closed: containment compares each function's tokens in pre-order (``similarity.Tokens.preorder``),
+where a wrapper only inserts tokens before a statement's own.
 """
 
 from __future__ import annotations
 
 import ast
-
-import pytest
 
 from helpers.grade import similarity
 
@@ -70,7 +71,6 @@ def test_the_wrapped_copy_scores_full_marks_beside_an_honest_classmate(bwrap, tm
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 14.0)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 16: wrapping each statement in `if k == k:` hides a copy")
 def test_a_copy_wrapped_statement_by_statement_is_in_the_report(tmp_path):
     folder = tmp_path / "subs"
     folder.mkdir()
