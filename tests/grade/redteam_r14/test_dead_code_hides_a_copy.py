@@ -35,7 +35,7 @@ import pytest
 
 from helpers.grade import similarity
 
-from ..redteam_r5.common import grade_class, notebook, with_honest
+from ..redteam_r5.common import grade_class, notebook, rewrite_blocks, with_honest
 from ..redteam_r5.test_similarity_evasion import _solution
 
 _S = _solution()
@@ -53,19 +53,7 @@ PADDING = {
 
 def _padded(statement: str) -> str:
     """The solution with ``statement`` before every statement of every block inside a function."""
-
-    class Pad(ast.NodeTransformer):
-        def generic_visit(self, node):
-            super().generic_visit(node)
-            if isinstance(node, ast.Module):
-                return node
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                    setattr(node, field, [x for s in body for x in (ast.parse(statement).body[0], s)])
-            return node
-
-    return ast.unparse(ast.fix_missing_locations(Pad().visit(ast.parse(_S))))
+    return rewrite_blocks(_S, lambda old: [ast.parse(statement).body[0], old])
 
 
 def _class(folder, variant: str) -> None:

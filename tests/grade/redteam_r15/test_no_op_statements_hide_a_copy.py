@@ -55,7 +55,7 @@ from helpers.grade.assignments import ASSIGNMENTS
 from helpers.grade.files import read_notebook
 
 from ..redteam_r5.common import CORPUS as _CORPUS
-from ..redteam_r5.common import grade_class, notebook, with_honest
+from ..redteam_r5.common import grade_class, notebook, rewrite_blocks, with_honest
 from ..redteam_r5.test_similarity_evasion import _solution
 
 _S = _solution()
@@ -72,20 +72,7 @@ PADDING = {
 
 def _padded(statements: list[str]) -> str:
     """The solution with ``statements`` before every statement of every block inside a function."""
-
-    class Pad(ast.NodeTransformer):
-        def generic_visit(self, node):
-            super().generic_visit(node)
-            if isinstance(node, ast.Module):
-                return node
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                    pad = lambda: [ast.parse(x).body[0] for x in statements]
-                    setattr(node, field, [x for s in body for x in (*pad(), s)])
-            return node
-
-    return ast.unparse(ast.fix_missing_locations(Pad().visit(ast.parse(_S))))
+    return rewrite_blocks(_S, lambda old: [*(ast.parse(x).body[0] for x in statements), old])
 
 
 def test_every_padded_copy_scores_full_marks_beside_an_honest_classmate(bwrap, tmp_path):

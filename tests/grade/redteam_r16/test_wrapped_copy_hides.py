@@ -34,7 +34,7 @@ import ast
 
 from helpers.grade import similarity
 
-from ..redteam_r5.common import grade_class, notebook, with_honest
+from ..redteam_r5.common import grade_class, notebook, rewrite_blocks, with_honest
 from ..redteam_r5.test_similarity_evasion import _solution
 
 _S = _solution()
@@ -43,23 +43,12 @@ _S = _solution()
 def _wrapped(source: str, condition: str = "k == k") -> str:
     """``source`` with every statement of every block inside a function under ``if condition:``."""
 
-    class Wrap(ast.NodeTransformer):
-        def generic_visit(self, node):
-            super().generic_visit(node)
-            if isinstance(node, ast.Module):
-                return node
-            for field in ("body", "orelse"):
-                body = getattr(node, field, None)
-                if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
-                    new = []
-                    for statement in body:
-                        wrapper = ast.parse(f"if {condition}:\n    pass").body[0]
-                        wrapper.body = [statement]
-                        new.append(wrapper)
-                    setattr(node, field, new)
-            return node
+    def wrap(old: ast.stmt) -> list[ast.stmt]:
+        wrapper = ast.parse(f"if {condition}:\n    pass").body[0]
+        wrapper.body = [old]  # type: ignore[attr-defined]
+        return [wrapper]
 
-    return ast.unparse(ast.fix_missing_locations(Wrap().visit(ast.parse(source))))
+    return rewrite_blocks(source, wrap)
 
 
 def test_the_wrapped_copy_scores_full_marks_beside_an_honest_classmate(bwrap, tmp_path):

@@ -3,13 +3,14 @@ classmates, and the learner's feedback cut into its questions."""
 
 from __future__ import annotations
 
+import ast
 import contextlib
 import io
 import json
 import re
 import shutil
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -154,3 +155,22 @@ def section(feedback: str, target: str) -> str:
     found = [p for p in parts if f"` {target} `" in p.split("\n", 1)[0]]
     assert len(found) == 1, (target, feedback)
     return found[0]
+
+
+def rewrite_blocks(source: str, statement: Callable[[ast.stmt], list[ast.stmt]]) -> str:
+    """``source`` with every statement of every block inside a function (``body`` and ``orelse``)
+    replaced by what ``statement`` makes of it: padding before it, a block around it... (how red teams
+    14 to 16 disguised a copy of the course's solution)."""
+
+    class Rewrite(ast.NodeTransformer):
+        def generic_visit(self, node):
+            super().generic_visit(node)
+            if isinstance(node, ast.Module):
+                return node
+            for name in ("body", "orelse"):
+                body = getattr(node, name, None)
+                if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+                    setattr(node, name, [x for old in body for x in statement(old)])
+            return node
+
+    return ast.unparse(ast.fix_missing_locations(Rewrite().visit(ast.parse(source))))
