@@ -527,6 +527,16 @@ def blind(tokens: list[str]) -> list[str]:
     builtins, attributes and constants kept: which variable is which cannot decide a containment (a
     name padded in early renumbers every later one, red team 15's hole).
 
+    Parameters
+    ----------
+    tokens : list of str
+        Tokens of :func:`function_tokens` (names renamed ``v0``, ``v1``...).
+
+    Returns
+    -------
+    list of str
+        The same tokens, every renamed local name ``Name:*``.
+
     Examples
     --------
     >>> blind(["Name:v0", "Name:len", "Attribute:v1", "Name:v12", "Name:vars"])
