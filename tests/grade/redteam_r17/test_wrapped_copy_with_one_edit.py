@@ -21,6 +21,15 @@ The principle that would close it: a measure that a wrapper cannot lower for *ev
 ratio too on pre-order tokens, or unwrapping an ``if`` around one statement when comparing), or
 containment with a tolerance that a one-token edit does not cross; never a single exact threshold on
 the only function long enough to be measured.
+
+Open (stop 42). Tried and measured, not landed: containment at 0.93 when the longer function is at most
+three times the shorter. Among the repository's 1,724 functions of 80 to 2,000 tokens, name-blind
+pre-order containment pairs unrelated code across files by chance: ``helpers/course/explore.py``'s
+``hit_lines`` (98 tokens) is 0.959 contained in a 289-token polars test (ratio 0.31), and a dozen
+unrelated functions reach 0.929 against it; lowering the threshold would pair honest learners. Lines
+of attack for the next round: compare statements rather than tokens (an alignment of normalised
+statements, each a unit, that skips inserted ones and unwraps single-statement blocks), or take the
+ratio on pre-order tokens too once the honest corpus is checked against it.
 """
 
 from __future__ import annotations
@@ -57,7 +66,7 @@ def test_the_disguised_copy_scores_full_marks_beside_an_honest_classmate(bwrap, 
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 14.0)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 17: wrapped copy + one edit in the one 80-token function hides")
+@pytest.mark.xfail(strict=True, reason="red team 17: a wrapped copy with one edit hides (open)")
 @pytest.mark.parametrize("edit", sorted(_EDITS))
 def test_a_wrapped_copy_with_one_edit_is_in_the_report(tmp_path, edit):
     folder = tmp_path / "subs"
