@@ -32,6 +32,7 @@ from helpers.grade import exports, isolation, scoring
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 from helpers.grade.child import tag
+from helpers.grade.sandbox import Limits
 from helpers.grade.spec import Assignment
 
 from .redteam_r5.common import notebook
@@ -261,11 +262,24 @@ def _lookup_answers(plan: grade.Plan) -> str:
     )
 
 
+_DONE: list[dict] = []  # the reports of the last class graded (for failure messages)
+
+
+def _why(file: str) -> str:
+    """How the last class run ended for ``file``: its status, reason, warnings and cell errors."""
+    report = next((r for r in _DONE if r["file"] == file), {})
+    keys = ("status", "reason", "warnings", "cell_errors", "withheld", "seconds")
+    return json.dumps({k: report.get(k) for k in keys})[:2000]
+
+
 def _grade_class(folder: Path, out: Path, name: str) -> dict[str, float]:
+    # what is tested is whose draw a file meets, not speed: a loaded CI machine once timed a
+    # 78 KB lookup notebook out at the default 10 s (Carol 0/14), so the wall clock is generous here
     done = grade.grade_many(
         sorted(folder.iterdir()), ASSIGNMENTS[name], out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP,
-        progress=io.StringIO(),
+        progress=io.StringIO(), limits=Limits(timeout=60.0),
     )  # fmt: skip
+    _DONE[:] = done
     for report in done:  # the learner reads no hidden input or expected value of anyone
         text = json.dumps(exports.gradescope_results(report, ASSIGNMENTS[name].title))
         assert "HELPERS_GRADING_SEED" not in text
@@ -295,7 +309,7 @@ def test_a_classmates_answers_score_nothing(bwrap, tmp_path, name, oracle, hones
     scores = _grade_class(folder, tmp_path / "out", name)
     full = ASSIGNMENTS[name].max_score
     assert scores["alice.ipynb"] == full, scores
-    assert scores["carol.ipynb"] == full, f"the oracle form itself fails: {scores}"
+    assert scores["carol.ipynb"] == full, f"the oracle form itself fails: {scores} {_why('carol.ipynb')}"
     assert scores["mallory.ipynb"] == 0.0, f"a classmate's answers scored: {scores}"
 
 
