@@ -55,7 +55,7 @@ from helpers.grade.assignments import ASSIGNMENTS
 from helpers.grade.files import read_notebook
 
 from ..redteam_r5.common import CORPUS as _CORPUS
-from ..redteam_r5.common import grade_class, notebook, rewrite_blocks, with_honest
+from ..redteam_r5.common import copy_report, grade_class, notebook, rewrite_blocks, with_honest
 from ..redteam_r5.test_similarity_evasion import _solution
 
 _S = _solution()
@@ -87,15 +87,7 @@ def test_every_padded_copy_scores_full_marks_beside_an_honest_classmate(bwrap, t
 
 @pytest.mark.parametrize("variant", sorted(PADDING))
 def test_a_copy_padded_with_no_op_statements_is_in_the_report(variant, tmp_path):
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    with_honest(folder, "honest.ipynb")
-    notebook(folder / f"{variant}.ipynb", _padded(PADDING[variant]))
-    notebook(folder / "verbatim.ipynb", _S)  # a classmate who handed in the solution as it is
-    out = tmp_path / "out"
-    assert similarity.main(["--assignment", "from-scratch", "--out", str(out), str(folder)]) == 0
-    report = (out / "similarity.md").read_text(encoding="utf-8")
-    assert f"{variant}.ipynb" in report
+    assert f"{variant}.ipynb" in copy_report(tmp_path, f"{variant}.ipynb", _padded(PADDING[variant]), _S)
 
 
 _SOURCE = _CORPUS.parent.parent.parent / "exercises" / "source" / "choosing-metrics.ipynb"

@@ -32,9 +32,7 @@ from __future__ import annotations
 
 import ast
 
-from helpers.grade import similarity
-
-from ..redteam_r5.common import grade_class, notebook, rewrite_blocks, with_honest
+from ..redteam_r5.common import copy_report, grade_class, notebook, rewrite_blocks, with_honest
 from ..redteam_r5.test_similarity_evasion import _solution
 
 _S = _solution()
@@ -61,11 +59,4 @@ def test_the_wrapped_copy_scores_full_marks_beside_an_honest_classmate(bwrap, tm
 
 
 def test_a_copy_wrapped_statement_by_statement_is_in_the_report(tmp_path):
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    with_honest(folder, "honest.ipynb")
-    notebook(folder / "wrapped.ipynb", _wrapped(_S))
-    notebook(folder / "verbatim.ipynb", _S)  # a classmate who handed in the solution as it is
-    out = tmp_path / "out"
-    assert similarity.main(["--assignment", "from-scratch", "--out", str(out), str(folder)]) == 0
-    assert "wrapped.ipynb" in (out / "similarity.md").read_text(encoding="utf-8")
+    assert "wrapped.ipynb" in copy_report(tmp_path, "wrapped.ipynb", _wrapped(_S), _S)

@@ -36,9 +36,7 @@ from __future__ import annotations
 
 import pytest
 
-from helpers.grade import similarity
-
-from ..redteam_r5.common import grade_class, notebook, with_honest
+from ..redteam_r5.common import copy_report, grade_class, notebook, with_honest
 from ..redteam_r5.test_similarity_evasion import _solution
 from ..redteam_r16.test_wrapped_copy_hides import _wrapped
 
@@ -69,11 +67,4 @@ def test_the_disguised_copy_scores_full_marks_beside_an_honest_classmate(bwrap, 
 @pytest.mark.xfail(strict=True, reason="red team 17: a wrapped copy with one edit hides (open)")
 @pytest.mark.parametrize("edit", sorted(_EDITS))
 def test_a_wrapped_copy_with_one_edit_is_in_the_report(tmp_path, edit):
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    with_honest(folder, "honest.ipynb")
-    notebook(folder / "disguised.ipynb", _disguised(edit))
-    notebook(folder / "verbatim.ipynb", _S)  # a classmate who handed in the solution as it is
-    out = tmp_path / "out"
-    assert similarity.main(["--assignment", "from-scratch", "--out", str(out), str(folder)]) == 0
-    assert "disguised.ipynb" in (out / "similarity.md").read_text(encoding="utf-8")
+    assert "disguised.ipynb" in copy_report(tmp_path, "disguised.ipynb", _disguised(edit), _S)

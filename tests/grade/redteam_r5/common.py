@@ -174,3 +174,17 @@ def rewrite_blocks(source: str, statement: Callable[[ast.stmt], list[ast.stmt]])
             return node
 
     return ast.unparse(ast.fix_missing_locations(Rewrite().visit(ast.parse(source))))
+
+
+def copy_report(tmp_path: Path, name: str, copy: str, verbatim: str) -> str:
+    """``similarity.md`` of a class of three: an honest classmate, ``name`` holding the code ``copy``
+    (a disguised copy), and a classmate who handed in ``verbatim`` (the course's solution) as it is."""
+    from helpers.grade import similarity
+
+    folder, out = tmp_path / "subs", tmp_path / "out"
+    folder.mkdir()
+    with_honest(folder, "honest.ipynb")
+    notebook(folder / name, copy)
+    notebook(folder / "verbatim.ipynb", verbatim)
+    assert similarity.main(["--assignment", "from-scratch", "--out", str(out), str(folder)]) == 0
+    return (out / "similarity.md").read_text(encoding="utf-8")
