@@ -292,6 +292,32 @@ def test_sigterm_mid_run_keeps_what_was_graded_and_a_rerun_finishes(tmp_path, tr
     _assert_a_rerun_finishes(command, tmp_path, env, out, kept, files)
 
 
+def test_an_interrupt_as_a_result_is_committed_is_held_until_it_is_marked_done(
+    tmp_path, trusted_mode, monkeypatch
+):
+    """A CI run saw a learner graded twice: Ctrl-C landed after the gradebook's commit and before the
+    run marked the submission done, so the interrupt's drain recorded it again."""
+    folder = _class(tmp_path, {"a1.ipynb": "perfect.ipynb", "b1.ipynb": "partially_correct.ipynb"})
+    real_record = gb.Gradebook.record
+
+    signalled = []
+
+    def record_then_interrupt(self, *args, **kwargs):
+        real_record(self, *args, **kwargs)
+        if not signalled:  # the signal lands right after the first commit
+            signalled.append(os.kill(os.getpid(), signal.SIGINT))
+
+    monkeypatch.setattr(gb.Gradebook, "record", record_then_interrupt)
+    subs = sorted(folder.glob("*.ipynb"))
+    with pytest.raises(KeyboardInterrupt):
+        grade.grade_many(subs, A, tmp_path / "out", mode=trusted_mode, progress=None)
+    monkeypatch.setattr(gb.Gradebook, "record", real_record)
+    with gb.Gradebook.open(tmp_path / "out") as book:
+        shown = [r.display for r in book.history()]
+    assert shown and len(shown) == len(set(shown)), shown  # none recorded twice
+    assert {p.stem for p in (tmp_path / "out").glob("*.json")} >= {Path(n).stem for n in shown}
+
+
 def _results(out: Path) -> int:
     try:
         with sqlite3.connect(out / gb.FILE_NAME, timeout=1) as db:
