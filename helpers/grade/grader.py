@@ -1225,7 +1225,9 @@ def _signals_held() -> Iterator[None]:
         return
     caught: list[tuple[int, Any]] = []
     held = (signal.SIGINT, signal.SIGTERM)
-    previous = {s: signal.signal(s, lambda signum, frame: caught.append((signum, frame))) for s in held}
+    previous: dict[int, Any] = {
+        s: signal.signal(s, lambda signum, frame: caught.append((signum, frame))) for s in held
+    }
     try:
         yield
     finally:
