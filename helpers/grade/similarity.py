@@ -28,7 +28,11 @@ matched in order), and their :func:`containment` is ``L / min(|A|, |B|)`` for ``
 common subsequence of their :func:`blind` sequences (every renamed local name one placeholder): how
 much of the shorter one the longer holds in order, whatever was inserted between its statements (red
 team 15), and whatever names the insertions bring in (a name padded in early renumbers every later
-one: which variable is which must not decide it).
+one: which variable is which must not decide it). Their :func:`aligned` score is the same with
+tokens matched only within statements matched one to one (a compound statement's header is one
+statement): a wrapper or an insertion costs nothing, an edit costs the tokens it changes, and
+unrelated code, whose common tokens lie scattered over many statements, scores far lower than by
+containment (red team 17).
 
 Two bodies of code (two submissions, or a submission and a reference) are reported when
 
@@ -37,12 +41,17 @@ Two bodies of code (two submissions, or a submission and a reference) are report
   similar one on the other side: by ratio (:data:`COPY_SCORE`), or, for a function of at least
   :data:`CONTAIN_TOKENS` tokens, held whole in the other (containment :data:`CONTAIN_SCORE`:
   padding around a copy's statements cannot dilute it; shorter formulas written alike are contained
-  by chance, and a padded copy also edited in more than 1% of its tokens is not); one of at least
-  :data:`COPY_TOKENS`
+  by chance), or held statement by statement (:func:`aligned` :data:`ALIGN_SCORE`: a padded or
+  wrapped copy edited in a few tokens); one of at least :data:`COPY_TOKENS`
   tokens, copies of at least :data:`COPY_TOTAL` tokens in all, or copies that make up ``threshold``
-  of one side's graded code. The report lists
-  which functions match and by which measure (``f = g 0.97``, ``f = g contained: 1.00``). The
-  fingerprint filter lets a pair through on either measure (:func:`_worth_comparing`).
+  of one side's graded code; or
+- the graded functions both define are held statement by statement as a whole (:data:`ALIGN_WHOLE`
+  of at least :data:`COPY_TOTAL` tokens, :func:`_aligned_whole`): a copy of every function, each
+  wrapped and edited here and there, whose functions are each too short for containment.
+
+The report lists which functions match and by which measure (``f = g 0.97``, ``f = g contained:
+1.00``, ``f = g aligned: 0.97``, ``graded code aligned: 0.98``). The fingerprint filter lets a pair
+through on any measure (:func:`_worth_comparing`).
 
 Functions shorter than ``min_tokens`` (a one-line formula everybody writes alike) and unchanged
 stubs are left out. The references are the course's own code: the solution notebook of a built-in
@@ -84,6 +93,8 @@ __all__ = [
     "normalise",
     "function_tokens",
     "blind",
+    "containment",
+    "aligned",
     "similarity",
     "compare_class",
     "reference_code",
@@ -111,6 +122,17 @@ COPY_TOTAL = 200  # copied functions this long together are reported
 # browser driver), 0.969 and 0.959: by chance, the longer being 4 to 6 times as long)
 CONTAIN_SCORE = 0.99
 CONTAIN_TOKENS = 80  # ... when it is this long (a 60-token formula written alike is contained by chance)
+# ... or held statement by statement (:func:`aligned`, red team 17: a copy wrapped and edited in 3
+# tokens scores 0.976 to 0.988). Measured at stop 42 on the repository's 1,709 functions of 80 to
+# 2,000 tokens, across files: unrelated code reaches 0.876 (token containment 0.959 to 0.98 for the
+# same pairs), two honest implementations of one task 0.89 (the AP of an honest notebook and the
+# solution's; the test oracle's ideal DCG and the library's)
+ALIGN_SCORE = 0.95
+# the graded functions two sides both define, held this much statement by statement as a whole
+# (weighted by their tokens, at least COPY_TOTAL of them): a copy of every function, wrapped and edited
+# here and there (the grading corpus's honest notebooks reach 0.92 against the solution, on 210 tokens)
+ALIGN_WHOLE = 0.97
+ALIGN_CELLS = 100_000  # statements times statements: :func:`aligned` only within (~0.4 s); beyond, not used
 COURSE = REPO / "helpers" / "course"  # the course package's code, which learners can read
 
 
@@ -462,9 +484,12 @@ def normalise(function: ast.FunctionDef) -> str:
 
 class Tokens(list):
     """A function's tokens in walk order (breadth first, what the ratio compares), with the same
-    tokens in pre-order (:attr:`preorder`, depth first, what containment compares)."""
+    tokens in pre-order (:attr:`preorder`, depth first, what containment compares) and its
+    statements' :func:`blind` tokens one statement at a time (:attr:`units`, what :func:`aligned`
+    compares)."""
 
     preorder: list[str]
+    units: list[tuple[str, ...]]
 
 
 def _token(node: ast.AST) -> str:
@@ -485,6 +510,27 @@ def _preorder(tree: ast.AST) -> list[str]:
         out.append(_token(node))
         stack.extend(reversed(list(ast.iter_child_nodes(node))))
     return out
+
+
+_BLOCKS = ("body", "orelse", "handlers", "finalbody", "cases")  # the fields that hold statements
+
+
+def _units(node: ast.AST, out: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
+    """``node``'s statements as units, in order: a simple statement is one unit; a compound one's
+    header (its kind and expressions: an ``if``'s test, a ``for``'s target and iterable, a
+    ``def``'s arguments) is one, then its blocks' statements follow, however deeply nested."""
+    blocks = [b for f in _BLOCKS if isinstance(b := getattr(node, f, None), list)]
+    out.append(tuple(blind(_header(node) if blocks else _preorder(node))))
+    for child in itertools.chain.from_iterable(blocks):
+        _units(child, out)
+    return out
+
+
+def _header(node: ast.AST) -> list[str]:
+    """A compound statement's kind and the tokens of its expressions, without its blocks."""
+    fields = [v for k, v in ast.iter_fields(node) if k not in _BLOCKS and k != "decorator_list"]
+    values = itertools.chain.from_iterable(v if isinstance(v, list) else [v] for v in fields)
+    return [type(node).__name__, *(t for v in values if isinstance(v, ast.AST) for t in _preorder(v))]
 
 
 def function_tokens(function: ast.FunctionDef) -> Tokens:
@@ -513,6 +559,7 @@ def function_tokens(function: ast.FunctionDef) -> Tokens:
     # the tokens of the normalised source parsed as a module, without printing it
     out = Tokens(["Module", *(_token(node) for node in ast.walk(tree))])
     out.preorder = ["Module", *_preorder(tree)]
+    out.units = _units(tree, [])
     return out
 
 
@@ -588,6 +635,57 @@ def containment(a: list[str], b: list[str]) -> float:
         return float(not a and not b)
     x, y = (blind(getattr(t, "preorder", t)) for t in (a, b))  # function_tokens' pre-order, if given
     return common(x, y) / min(len(a), len(b))
+
+
+def aligned(a: list[tuple[str, ...]], b: list[tuple[str, ...]]) -> float:
+    """How much of the shorter function the longer one holds statement by statement, in [0, 1].
+
+    Each statement of one side is matched to at most one statement of the other, in order,
+    statements of either side skipped at no cost, and a matched pair counts the tokens of their
+    longest common subsequence (:func:`common`): ``M / min(|A|, |B|)`` for ``|A|`` the tokens of
+    ``a``'s statements. Like :func:`containment`, statements inserted or wrapped around others cost
+    nothing (red teams 15 and 16); unlike it, tokens are matched only within statements matched
+    whole, so unrelated code, whose common tokens lie scattered over many statements, scores far
+    lower, and a small edit still costs only the tokens it changes (red team 17: a wrapped copy with
+    ``min(len(relevant), k)`` for ``min(k, len(relevant))``).
+
+    Parameters
+    ----------
+    a, b : list of tuple of str
+        Two functions' statements (:attr:`Tokens.units`).
+
+    Returns
+    -------
+    float
+        The share of the shorter side's tokens matched (1.0 for two empty sides).
+
+    Examples
+    --------
+    >>> copy = [("Assign", "Name:*", "Constant:0"), ("Return", "Name:*")]
+    >>> wrapped = [("If", "Name:*"), copy[0], ("If", "Name:*"), ("Return", "Name:*")]
+    >>> aligned(copy, wrapped)
+    1.0
+    >>> aligned(copy, [("Return", "Name:*"), ("Assign", "Name:*", "Constant:1")])
+    0.4
+    """
+    if sum(map(len, a)) > sum(map(len, b)):
+        a, b = b, a
+    shorter = sum(map(len, a))
+    if not shorter:
+        return float(not sum(map(len, b)))
+    ids: dict[tuple[str, ...], int] = {}
+    xs, ys = ([ids.setdefault(u, len(ids)) for u in side] for side in (a, b))
+    units = {i: list(u) for u, i in ids.items()}
+    pairs: dict[tuple[int, int], int] = {}
+    previous = [0] * (len(ys) + 1)
+    for x in xs:
+        row = [0]
+        for j, y in enumerate(ys, 1):
+            if (x, y) not in pairs:
+                pairs[x, y] = len(units[x]) if x == y else common(units[x], units[y])
+            row.append(max(previous[j], row[j - 1], previous[j - 1] + pairs[x, y]))
+        previous = row
+    return previous[-1] / shorter
 
 
 def similarity(a: list[str], b: list[str]) -> float:
@@ -1022,20 +1120,23 @@ class Entry:
         self.prints = {name: fingerprints(tokens) for name, tokens in self.tokens.items()}
         self.other_prints = {name: fingerprints(tokens) for name, tokens in self.others.items()}
         functions = [*self.tokens.values(), *self.others.values()]
-        self.blinds = {id(t): _Blind.of(t) for t in functions if len(t) >= CONTAIN_TOKENS}
+        self.blinds = {id(t): _Blind.of(t) for t in functions}
 
     def pool(self, min_tokens: int) -> list[Pooled]:
         """Every function of at least ``min_tokens`` (:class:`Pooled`)."""
         graded = [
-            Pooled(k, t, self.prints[k], True, self.blinds.get(id(t), _NO_BLIND))
+            Pooled(k, t, self.prints[k], True, self._blind(t))
             for k, t in self.tokens.items()
             if len(t) >= min_tokens
         ]
         return graded + [
-            Pooled(k, t, self.other_prints[k], False, self.blinds.get(id(t), _NO_BLIND))
+            Pooled(k, t, self.other_prints[k], False, self._blind(t))
             for k, t in self.others.items()
             if len(t) >= min_tokens
         ]
+
+    def _blind(self, tokens: list[str]) -> _Blind:
+        return self.blinds[id(tokens)] if len(tokens) >= CONTAIN_TOKENS else _NO_BLIND
 
 
 def _shared(a: Entry, b: Entry, min_tokens: int) -> list[str]:
@@ -1060,6 +1161,7 @@ def estimate(a: Entry, b: Entry, min_tokens: int) -> float | None:
 
 _EXACT: dict[tuple[int, int], int] = {}  # matched tokens of one compare_class run, by the lists' ids
 _COMMON: dict[tuple[int, int], int] = {}  # blind tokens' common subsequences (:func:`common`), alike
+_ALIGNED: dict[tuple[int, int], float] = {}  # statement alignments (:func:`aligned`), alike
 
 
 def _exact(x: list[str], y: list[str]) -> float:
@@ -1101,12 +1203,17 @@ def _candidates(
     return sorted(found, key=lambda x: -x[0])
 
 
-def _verdict(ratio: float, contain: float | None) -> tuple[float, str]:
+def _verdict(ratio: float, contain: float | None, align: float | None = None) -> tuple[float, str]:
     """A pair of functions' score and the measure that makes it a copy: the ratio if it reaches
     :data:`COPY_SCORE`, else the containment (``None``: the shorter is under :data:`CONTAIN_TOKENS`)
-    if it reaches :data:`CONTAIN_SCORE`, else the ratio."""
-    if ratio < COPY_SCORE and contain is not None and contain >= CONTAIN_SCORE:
+    if it reaches :data:`CONTAIN_SCORE`, else the statement alignment (``None``: not computed) if it
+    reaches :data:`ALIGN_SCORE`, else the ratio."""
+    if ratio >= COPY_SCORE:
+        return ratio, "ratio"
+    if contain is not None and contain >= CONTAIN_SCORE:
         return contain, "contained"
+    if align is not None and align >= ALIGN_SCORE:
+        return align, "aligned"
     return ratio, "ratio"
 
 
@@ -1122,8 +1229,11 @@ def _function_similarity(x: Pooled, y: Pooled, deadline: float) -> tuple[float, 
     )
     if ratio >= COPY_SCORE or min(lx, ly) < CONTAIN_TOKENS:
         return ratio, "ratio"
-    contain = contained(x.blind.prints, y.blind.prints) if late else _exact_containment(x.blind, y.blind)
-    return _verdict(ratio, contain)
+    if late:
+        return _verdict(ratio, contained(x.blind.prints, y.blind.prints))
+    contain = _exact_containment(x.blind, y.blind)
+    align = _exact_aligned(x.tokens, y.tokens) if ALIGN_SCORE <= contain < CONTAIN_SCORE else None
+    return _verdict(ratio, contain, align)
 
 
 def _exact_ratio(x: list[str], y: list[str]) -> float:
@@ -1138,29 +1248,42 @@ def _exact_ratio(x: list[str], y: list[str]) -> float:
 
 def _exact_containment(x: _Blind, y: _Blind) -> float:
     """:func:`containment` of two functions' blind tokens, or an upper bound of it under
-    :data:`CONTAIN_SCORE` (the tokens counted regardless of order: no exact comparison)."""
+    :data:`ALIGN_SCORE` (the tokens counted regardless of order: no exact comparison)."""
     shortest = min(len(x.tokens), len(y.tokens))
     key = (id(x.tokens), id(y.tokens))
     if key not in _COMMON:
         bound = sum((x.bag & y.bag).values()) / shortest
-        if bound < CONTAIN_SCORE:
+        if bound < ALIGN_SCORE:
             return bound
         _COMMON[key] = common(x.tokens, y.tokens)
     return _COMMON[key] / shortest
 
 
+def _exact_aligned(x: list[str], y: list[str]) -> float | None:
+    """:func:`aligned` of two functions' statements, once per pair in a :func:`compare_class` run;
+    ``None`` for tokens without statements, or more than :data:`ALIGN_CELLS` pairs of statements."""
+    ux, uy = getattr(x, "units", None), getattr(y, "units", None)
+    if ux is None or uy is None or len(ux) * len(uy) > ALIGN_CELLS:
+        return None
+    key = (id(x), id(y))
+    if key not in _ALIGNED:
+        _ALIGNED[key] = aligned(ux, uy)
+    return _ALIGNED[key]
+
+
 def _worth_comparing(x: Pooled, y: Pooled) -> bool:
     """Whether two pooled functions can be copies: of lengths that allow the ratio and sharing
     fingerprints (:func:`dice`), or, whatever their lengths, the shorter of :data:`CONTAIN_TOKENS`
-    or more with its :func:`blind` tokens, counted regardless of order, found in the other's (an
-    upper bound of :func:`containment`, so no contained copy is dropped: breadth-first tokens of
+    or more with :data:`ALIGN_SCORE` of its :func:`blind` tokens, counted regardless of order, found
+    in the other's (an upper bound of :func:`containment` and :func:`aligned`, so no contained or
+    aligned copy is dropped: breadth-first tokens of
     statements padded between others share few k-grams, fingerprints would miss it)."""
     lx, ly = len(x.tokens), len(y.tokens)
     if 2 * min(lx, ly) >= COPY_SCORE * (lx + ly) and dice(x.prints, y.prints) >= PREFILTER:
         return True
     if min(lx, ly) < CONTAIN_TOKENS:
         return False
-    return sum((x.blind.bag & y.blind.bag).values()) >= CONTAIN_SCORE * min(lx, ly)
+    return sum((x.blind.bag & y.blind.bag).values()) >= ALIGN_SCORE * min(lx, ly)
 
 
 def _matches(a: Entry, b: Entry, min_tokens: int, deadline: float) -> list[tuple[str, str, float, int, str]]:
@@ -1178,7 +1301,7 @@ def _matches(a: Entry, b: Entry, min_tokens: int, deadline: float) -> list[tuple
                 continue
             score, measure = _function_similarity(x, y, deadline)
             score = round(score, 3)
-            threshold = COPY_SCORE if measure == "ratio" else CONTAIN_SCORE
+            threshold = {"ratio": COPY_SCORE, "contained": CONTAIN_SCORE}.get(measure, ALIGN_SCORE)
             if score >= threshold and score > best.get(x.name, ("", "", 0.0, 0, ""))[2]:
                 best[x.name] = (x.name, y.name, score, min(len(x.tokens), len(y.tokens)), measure)
     return list(best.values())
@@ -1193,8 +1316,9 @@ def _covered(entry: Entry, names: set[str], min_tokens: int) -> float:
 
 def copied(a: Entry, b: Entry, threshold: float, min_tokens: int, deadline: float) -> list[list]:
     """The near-verbatim function copies that make a pair worth reporting whatever its mean
-    (see the module's docstring), as ``[a's function, b's function, score, measure]`` (``"ratio"``
-    or ``"contained"``); ``[]`` otherwise.
+    (see the module's docstring), as ``[a's function, b's function, score, measure]`` (``"ratio"``,
+    ``"contained"`` or ``"aligned"``), and, when the functions alone do not make it, the graded code
+    held as a whole (``[WHOLE, WHOLE, score, "aligned"]``, :func:`_aligned_whole`); ``[]`` otherwise.
 
     Examples
     --------
@@ -1207,13 +1331,44 @@ def copied(a: Entry, b: Entry, threshold: float, min_tokens: int, deadline: floa
     [['_impl', 'f', 1.0, 'ratio'], ['padded', 'f', 1.0, 'contained']]
     """
     found = _matches(a, b, min_tokens, deadline)
-    if not found:
-        return []
-    long = max(m[3] for m in found) >= COPY_TOKENS or sum(m[3] for m in found) >= COPY_TOTAL
-    share = max(
-        _covered(a, {m[0] for m in found}, min_tokens), _covered(b, {m[1] for m in found}, min_tokens)
-    )
-    return [[m[0], m[1], m[2], m[4]] for m in found] if long or share >= threshold else []
+    copies = [[m[0], m[1], m[2], m[4]] for m in found]
+    if found and _enough(a, b, found, threshold, min_tokens):
+        return copies
+    whole = _aligned_whole(a, b, min_tokens, deadline)  # only when the functions alone do not decide
+    return copies + [[WHOLE, WHOLE, whole, "aligned"]] if whole is not None else []
+
+
+def _enough(a: Entry, b: Entry, found: list[tuple], threshold: float, min_tokens: int) -> bool:
+    """Whether copied functions ``found`` make a pair: one long, long together, or most of one side."""
+    if max(m[3] for m in found) >= COPY_TOKENS or sum(m[3] for m in found) >= COPY_TOTAL:
+        return True
+    names = {m[0] for m in found}, {m[1] for m in found}
+    return max(_covered(a, names[0], min_tokens), _covered(b, names[1], min_tokens)) >= threshold
+
+
+WHOLE = "graded code"  # :func:`copied`'s name for the graded functions together (:func:`_aligned_whole`)
+
+
+def _aligned_whole(a: Entry, b: Entry, min_tokens: int, deadline: float) -> float | None:
+    """:func:`aligned` over the graded functions ``a`` and ``b`` both define, weighted by the
+    shorter one's tokens, when it reaches :data:`ALIGN_WHOLE` on :data:`COPY_TOTAL` tokens or more;
+    else ``None``. Red team 17: a copy of every function, each statement wrapped, and edited in a
+    few tokens, holds no function whole (the short ones are judged by the ratio, which a wrapper
+    lowers), but holds the solution as a whole. Order-blind token counts, then containment (both
+    upper bounds) come first; a function over :data:`ALIGN_CELLS` counts as not held."""
+    names = _shared(a, b, min_tokens)
+    sizes = {t: min(len(a.tokens[t]), len(b.tokens[t])) for t in names}
+    total = sum(sizes.values())
+    if total < COPY_TOTAL or time.monotonic() > deadline:
+        return None
+    pairs = {t: (a.blinds[id(a.tokens[t])], b.blinds[id(b.tokens[t])]) for t in names}
+    bags = sum(sum((x.bag & y.bag).values()) for x, y in pairs.values())
+    if bags < ALIGN_WHOLE * total:
+        return None
+    if sum(_exact_containment(x, y) * sizes[t] for t, (x, y) in pairs.items()) < ALIGN_WHOLE * total:
+        return None
+    held = sum((_exact_aligned(a.tokens[t], b.tokens[t]) or 0.0) * sizes[t] for t in names) / total
+    return round(held, 3) if held >= ALIGN_WHOLE else None
 
 
 def _scored(
@@ -1289,6 +1444,7 @@ def compare_class(
     deadline = time.monotonic() + budget
     _EXACT.clear()
     _COMMON.clear()
+    _ALIGNED.clear()
     pairs_in = [(e, r) for e in entries for r in references] + list(itertools.combinations(entries, 2))
     copies = {}
     for a, b in pairs_in:
@@ -1299,6 +1455,7 @@ def compare_class(
     found, estimated = _scored(candidates, threshold, min_tokens, deadline, copies)
     _EXACT.clear()
     _COMMON.clear()
+    _ALIGNED.clear()
     refs = {id(r) for r in references}
     pairs: list[dict[str, Any]] = [
         {"a": a.label, "b": b.label, "score": score, "functions": per, "copies": cp}
@@ -1685,10 +1842,17 @@ def _per(pair: dict) -> str:
 
 
 def _copies(pair: dict) -> str:
-    """The near-verbatim functions of a pair: ``f = g 0.97`` (ratio), ``f = g contained: 0.98``."""
-    return ", ".join(
-        f"{md_text(x)} = {md_text(y)} {'contained: ' if how == 'contained' else ''}{v:.2f}"
-        for x, y, v, how in pair.get("copies", [])[:12]
+    """The near-verbatim functions of a pair: ``f = g 0.97`` (ratio), ``f = g contained: 0.99``,
+    ``f = g aligned: 0.96``, and ``graded code aligned: 0.98`` (:func:`_aligned_whole`)."""
+    return ", ".join(_copy(*c) for c in pair.get("copies", [])[:12])
+
+
+def _copy(x: str, y: str, score: float, how: str) -> str:
+    measure = "" if how == "ratio" else f"{how}: "
+    return (
+        f"{WHOLE} {measure}{score:.2f}"
+        if x == y == WHOLE
+        else f"{md_text(x)} = {md_text(y)} {measure}{score:.2f}"
     )
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from helpers.grade import grader as grade
 from helpers.grade import similarity
+from helpers.grade.assignments import ASSIGNMENTS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -277,6 +278,8 @@ def test_a_huge_notebook_is_refused_with_bounded_memory(tmp_path):
 
 
 # ------------------------------------------------------------------ red team 5: evasions, and honest work
+TARGETS = {q.target for q in ASSIGNMENTS["from-scratch"].questions if q.kind == "function"}
+
 HONEST_A = """
 def precision_at_k(ranking, relevant, k):
     hits = 0
@@ -854,7 +857,7 @@ def test_containment_is_name_blind_so_a_padded_name_cannot_renumber_a_copy():
     assert [tuple(c) for c in result["pairs"][0]["copies"]] == [("f", "f", 1.0, "contained")]
 
 
-def test_name_blind_containment_does_not_pair_other_code_or_an_edited_copy():
+def test_name_blind_containment_does_not_pair_other_code_and_an_edited_copy_is_only_aligned():
     original = similarity.function_tokens(ast.parse(_LONG).body[0])
     other = """
 def f(ranking, relevant, k):
@@ -866,12 +869,95 @@ def f(ranking, relevant, k):
 """
     honest = similarity.function_tokens(ast.parse(_padded(other, "if k != k:\n    print(_q)")).body[0])
     assert similarity.containment(original, honest) < similarity.CONTAIN_SCORE
-    # padded and edited besides (two constants and an operator changed): no longer held whole
+    assert similarity.aligned(original.units, honest.units) < 0.7
+    # padded and edited besides (two constants and an operator changed): no longer held whole, but
+    # held statement by statement but for the 3 tokens changed (red team 17)
     edited = _LONG.replace("2.5", "3.5").replace("1e9", "1e8").replace("hits / i", "hits * i")
     padded = similarity.function_tokens(ast.parse(_padded(edited, "(_w := k)")).body[0])
     assert 0.95 < similarity.containment(original, padded) < similarity.CONTAIN_SCORE
+    assert similarity.aligned(original.units, padded.units) == pytest.approx(
+        1 - 3 / sum(map(len, original.units))
+    )
     pair = [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": honest})]
     assert similarity.compare_class(pair, [])["pairs"] == []
+    pair[1] = similarity.Entry("b", {"f": padded})
+    [found] = similarity.compare_class(pair, [])["pairs"]
+    assert [c[3] for c in found["copies"]] == [
+        "aligned"
+    ] and "f = f aligned: 0.97" in similarity.report_markdown(similarity.compare_class(pair, []), [])
+
+
+def test_statements_are_units_a_compound_statement_its_header_then_its_blocks():
+    source = "def f(xs, k):\n    for x in xs:\n        if x > k:\n            return x\n"
+    source += "    else:\n        return k"
+    units = similarity.function_tokens(ast.parse(source).body[0]).units
+    assert [u[0] for u in units] == ["FunctionDef", "For", "If", "Return", "Return"]
+    assert units[2] == ("If", "Compare", "Name:*", "Load", "Gt", "Name:*", "Load")  # the test, not its body
+
+
+def test_tokens_common_by_chance_scattered_over_statements_are_not_aligned():
+    """Containment counts tokens in order wherever they lie; a longer function made of other
+    statements holds a shorter one by chance (measured at stop 42: a 98-token test is 0.98 contained
+    in a 482-token library function and 0.86 aligned). Statement by statement it is not held."""
+    short = "def f(a, b, k):\n    x = g(a, b)\n    y = h(x, k)\n    return x + y"
+    long = (
+        "def u(p, q, r):\n    s = g(p)\n    t = q\n    w = h(t)\n    z = r\n    print(s)\n"
+        "    print(w, z)\n    return s + w"
+    )
+    a, b = (similarity.function_tokens(ast.parse(x).body[0]) for x in (short, long))
+    assert similarity.containment(a, b) == 1.0  # every token of ``short``, in order, in ``long``
+    assert similarity.aligned(a.units, b.units) < 0.9 < similarity.ALIGN_SCORE
+
+
+def _solution_with(*edits: tuple[str, str]) -> str:
+    from .redteam_r5.test_similarity_evasion import _solution
+    from .redteam_r16.test_wrapped_copy_hides import _wrapped
+
+    source = _solution()
+    for old, new in edits:
+        source = source.replace(old, new)
+    return _wrapped(source)
+
+
+def _entry(label: str, source: str) -> similarity.Entry:
+    graded, others = similarity.notebook_functions([source], TARGETS, None)
+    return similarity.Entry(label, similarity._tokens(graded), others=similarity._tokens(others))
+
+
+def test_a_copy_of_every_function_wrapped_and_edited_is_held_as_a_whole():
+    """Red team 17: every statement wrapped and ``total, hits = 0.0, 0`` split in two: the one long
+    function is 0.91 aligned (under ALIGN_SCORE), the others are too short for containment, and the
+    wrapper lowers their ratio; the graded code as a whole is 0.98 aligned."""
+    from .redteam_r5.test_similarity_evasion import _solution
+
+    solution = _entry("solution", _solution())
+    copy = _entry("copy", _solution_with(("total, hits = 0.0, 0", "total = 0.0\n    hits = 0")))
+    assert similarity._matches(copy, solution, 25, float("inf")) == []
+    [whole] = similarity.copied(copy, solution, 0.9, 25, float("inf"))
+    assert whole[:2] == [similarity.WHOLE] * 2 and whole[3] == "aligned"
+    assert similarity.ALIGN_WHOLE <= whole[2] < 1.0
+    result = similarity.compare_class([copy], [solution])
+    assert "graded code aligned: 0.98" in similarity.report_markdown(result, [])
+
+
+def test_honest_notebooks_are_not_held_as_a_whole():
+    from .redteam_r5.test_similarity_evasion import _solution
+
+    solution = _entry("solution", _solution())
+    for source in (HONEST_A, HONEST_B):
+        honest = _entry("honest", "import math\n" + source)
+        assert similarity._aligned_whole(honest, solution, 25, float("inf")) is None
+    assert similarity._aligned_whole(_entry("a", HONEST_A), _entry("b", HONEST_B), 25, float("inf")) is None
+
+
+def test_statement_alignment_is_bounded_by_the_statements_it_pairs(monkeypatch):
+    a = similarity.function_tokens(ast.parse(_LONG).body[0])
+    b = similarity.function_tokens(ast.parse(_padded(_LONG, "(_w := k)")).body[0])
+    assert similarity._exact_aligned(a, b) == 1.0
+    monkeypatch.setattr(similarity, "ALIGN_CELLS", len(a.units) * len(b.units) - 1)
+    similarity._ALIGNED.clear()
+    assert similarity._exact_aligned(a, b) is None  # over the bound: not computed, counts as not held
+    assert similarity._exact_aligned(list(a), list(b)) is None  # plain tokens: no statements
 
 
 def test_containment_keeps_each_statement_together_so_a_wrapper_is_only_an_insertion():

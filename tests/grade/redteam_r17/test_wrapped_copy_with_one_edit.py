@@ -64,7 +64,6 @@ def test_the_disguised_copy_scores_full_marks_beside_an_honest_classmate(bwrap, 
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 14.0)
 
 
-@pytest.mark.xfail(strict=True, reason="red team 17: a wrapped copy with one edit hides (open)")
 @pytest.mark.parametrize("edit", sorted(_EDITS))
 def test_a_wrapped_copy_with_one_edit_is_in_the_report(tmp_path, edit):
     assert "disguised.ipynb" in copy_report(tmp_path, "disguised.ipynb", _disguised(edit), _S)
