@@ -18,9 +18,11 @@ never reads, a nested ``def``/``class``/import of a name never read that calls n
 a name given its own value (``x = x``, ``x += 0``, ``x -= 0``, ``x *= 1``), code after
 ``return``/``raise``/``break``/``continue``; each ``if``/``while``/``for`` on a condition that is
 constant (``if False``, ``while 0``, ``for _ in ()``, ``for _ in range(0)``) and each ``try`` whose
-body is ``pass`` replaced by what runs), the function's own name, its arguments and its local names
-renamed in order of first use (``v0``, ``v1``, ...), builtins, attributes and constants kept. A
-condition that only looks constant is kept (``if k != k`` is true for a NaN).
+body is ``pass`` replaced by what runs), everyday variants of one meaning written one way (``x += y``
+as ``x = x + y``, ``xs[0:k]`` as ``xs[:k]``, ``enumerate(xs, start=1)`` as ``enumerate(xs, 1)``, a
+condition ``len(xs) == 0`` as ``not xs``: :class:`_Canon`), the function's own name, its arguments
+and its local names renamed in order of first use (``v0``, ``v1``, ...), builtins, attributes and
+constants kept. A condition that only looks constant is kept (``if k != k`` is true for a NaN).
 Renaming variables, reformatting, rewording comments or padding with these no-ops therefore changes
 nothing. The normalised code is a sequence of AST node tokens; two functions' similarity is
 :class:`difflib.SequenceMatcher`'s ratio ``2M / (|A| + |B|)`` of their sequences (``M`` tokens
@@ -41,8 +43,11 @@ Two bodies of code (two submissions, or a submission and a reference) are report
   similar one on the other side: by ratio (:data:`COPY_SCORE`), or, for a function of at least
   :data:`CONTAIN_TOKENS` tokens, held whole in the other (containment :data:`CONTAIN_SCORE`:
   padding around a copy's statements cannot dilute it; shorter formulas written alike are contained
-  by chance), or held statement by statement (:func:`aligned` :data:`ALIGN_SCORE`: a padded or
-  wrapped copy edited in a few tokens); one of at least :data:`COPY_TOKENS`
+  by chance), or, for functions of :data:`ALIGN_TOKENS` or more, held statement by statement
+  (:func:`aligned` :data:`ALIGN_SCORE`: a padded or wrapped copy edited in a few tokens);
+  containment and alignment only between functions of proportionate length (:data:`BULK`, a
+  wrapper's header not counted: a function holding a pool of solutions holds none of them); one of
+  at least :data:`COPY_TOKENS`
   tokens, copies of at least :data:`COPY_TOTAL` tokens in all, or copies that make up ``threshold``
   of one side's graded code; or
 - the graded functions both define are held statement by statement as a whole (:data:`ALIGN_WHOLE`
@@ -122,16 +127,26 @@ COPY_TOTAL = 200  # copied functions this long together are reported
 # browser driver), 0.969 and 0.959: by chance, the longer being 4 to 6 times as long)
 CONTAIN_SCORE = 0.99
 CONTAIN_TOKENS = 80  # ... when it is this long (a 60-token formula written alike is contained by chance)
-# ... or held statement by statement (:func:`aligned`, red team 17: a copy wrapped and edited in 3
-# tokens scores 0.976 to 0.988). Measured at stop 42 on the repository's 1,709 functions of 80 to
-# 2,000 tokens, across files: unrelated code reaches 0.876 (token containment 0.959 to 0.98 for the
-# same pairs), two honest implementations of one task 0.89 (the AP of an honest notebook and the
-# solution's; the test oracle's ideal DCG and the library's)
+# ... or held statement by statement (:func:`aligned`) at ALIGN_SCORE when both have ALIGN_TOKENS or
+# more. Measured at stop 42 on the repository's 669 functions of 160 to 2,000 tokens, across files:
+# only code adapted from other code (red-team tests of one template, the authored leave-one-out
+# example and its original) reaches 0.95; unrelated code stays under 0.88 (by token containment the
+# same pairs reach 0.98). Shorter functions are not judged alone this way: an honest average
+# precision of 83 tokens, the natural loop with the exercise's guard, is 0.977 aligned with the
+# solution's (red team 18): a formula that short leaves too little freedom for a 5% tolerance.
 ALIGN_SCORE = 0.95
+ALIGN_TOKENS = 160
 # the graded functions two sides both define, held this much statement by statement as a whole
 # (weighted by their tokens, at least COPY_TOTAL of them): a copy of every function, wrapped and edited
-# here and there (the grading corpus's honest notebooks reach 0.92 against the solution, on 210 tokens)
+# here and there (red team 17: 0.98 to 1.0). Seven honest notebooks of the tests (two of
+# test_similarity, three of red team 18, the corpus's, the stub) reach 0.89 with each other and 0.86
+# with the solution.
 ALIGN_WHOLE = 0.97
+# containment and alignment divide by the shorter side: a longer function holding many solutions
+# would hold any honest one (red team 18's "monster" paired honest classmates). Both count only when
+# the longer side's tokens, a wrapper's header (a block of one statement) left out, are at most BULK
+# times the shorter side's: a wrapped copy is 1, a padded one about 1.5, a pool of 4 solutions 3.
+BULK = 3.0
 ALIGN_CELLS = 100_000  # statements times statements: :func:`aligned` only within (~0.4 s); beyond, not used
 COURSE = REPO / "helpers" / "course"  # the course package's code, which learners can read
 
@@ -448,6 +463,93 @@ def _pruned(function: ast.FunctionDef) -> ast.FunctionDef:
     return tree
 
 
+_KEYWORDS = {"enumerate": "start", "sum": "start", "round": "ndigits"}  # a builtin's second parameter
+
+
+class _Canon(ast.NodeTransformer):
+    """Write each meaning-preserving variant of a few everyday forms one way (red team 18: such
+    rewrites together hid a copy): ``x += y`` as ``x = x + y``; ``xs[0:k]`` and ``xs[:k:1]`` as
+    ``xs[:k]``; ``enumerate(xs, start=1)`` as ``enumerate(xs, 1)`` (and ``sum``'s ``start``,
+    ``round``'s ``ndigits``); a condition ``len(xs) == 0`` as ``not xs`` and ``len(xs) > 0`` as
+    ``xs``. *Decision:* constants and messages are kept as written (``0`` is not ``0.0``, an error
+    message is the learner's own words): they tell honest work that converges on the solution's
+    formula from a copy (red team 18's honest average precision is the solution's but for them),
+    and changing them costs a copier one token each."""
+
+    def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
+        self.generic_visit(node)
+        read = _clone(node.target)
+        if hasattr(read, "ctx"):
+            read.ctx = ast.Load()
+        return ast.Assign(
+            targets=[node.target], value=ast.BinOp(read, node.op, node.value), type_comment=None
+        )
+
+    def visit_Slice(self, node: ast.Slice) -> ast.AST:
+        self.generic_visit(node)
+        if node.lower is not None and _int_constant(node.lower) == 0:
+            node.lower = None
+        if node.step is not None and _int_constant(node.step) == 1:
+            node.step = None
+        return node
+
+    def visit_Call(self, node: ast.Call) -> ast.AST:
+        self.generic_visit(node)
+        name = node.func.id if isinstance(node.func, ast.Name) else None
+        if len(node.args) == 1 and [k.arg for k in node.keywords] == [_KEYWORDS.get(name or "")]:
+            node.args, node.keywords = [*node.args, node.keywords[0].value], []
+        return node
+
+    def _test(self, node: ast.If | ast.While | ast.IfExp | ast.Assert) -> ast.AST:
+        self.generic_visit(node)
+        node.test = _truthiness(node.test)
+        return node
+
+    visit_If = visit_While = visit_IfExp = visit_Assert = _test
+
+
+_EMPTY = {ast.Eq: 0, ast.LtE: 0, ast.Lt: 1}  # ``len(xs) == 0``, ``<= 0``, ``< 1``: empty
+_FULL = {ast.NotEq: 0, ast.Gt: 0, ast.GtE: 1}  # ``len(xs) != 0``, ``> 0``, ``>= 1``: not empty
+
+
+def _truthiness(test: ast.expr) -> ast.expr:
+    """A condition on a length written as one on the sized object: ``len(xs) == 0`` as ``not xs``,
+    ``len(xs) > 0`` and ``len(xs)`` as ``xs`` (the same truth for every sized object).
+
+    Examples
+    --------
+    >>> [ast.unparse(_truthiness(ast.parse(s).body[0].value)) for s in ("len(r) == 0", "len(r) >= 1", "r")]
+    ['not r', 'r', 'r']
+    """
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        inner = _truthiness(test.operand)
+        double = isinstance(inner, ast.UnaryOp) and isinstance(inner.op, ast.Not)
+        return inner.operand if double else ast.UnaryOp(ast.Not(), inner)  # type: ignore[attr-defined]
+    sized = _len_argument(test)
+    if sized is not None:
+        return sized
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1):
+        return test
+    sized, bound = _len_argument(test.left), _int_constant(test.comparators[0])
+    if sized is None or bound is None:
+        return test
+    if _EMPTY.get(type(test.ops[0])) == bound:
+        return ast.UnaryOp(ast.Not(), sized)
+    return sized if _FULL.get(type(test.ops[0])) == bound else test
+
+
+def _len_argument(node: ast.expr) -> ast.expr | None:
+    """``xs`` of ``len(xs)``, else ``None``."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"):
+        return None
+    return node.args[0] if len(node.args) == 1 and not node.keywords else None
+
+
+def _canonical(function: ast.FunctionDef) -> ast.FunctionDef:
+    """:func:`_pruned`, then :class:`_Canon`'s forms."""
+    return _Canon().visit(_pruned(function))
+
+
 def normalise(function: ast.FunctionDef) -> str:
     """The normalised source of a function (names renamed, docstring and annotations dropped).
 
@@ -478,7 +580,7 @@ def normalise(function: ast.FunctionDef) -> str:
     >>> normalise(c) == normalise(a)
     True
     """
-    tree = _Renamer().visit(_pruned(function))
+    tree = _Renamer().visit(_canonical(function))
     return ast.unparse(ast.fix_missing_locations(tree))
 
 
@@ -490,6 +592,7 @@ class Tokens(list):
 
     preorder: list[str]
     units: list[tuple[str, ...]]
+    bulk: int  # its tokens but its wrappers' (:func:`_bulk`, :func:`_proportionate`)
 
 
 def _token(node: ast.AST) -> str:
@@ -519,11 +622,16 @@ def _units(node: ast.AST, out: list[tuple[str, ...]]) -> list[tuple[str, ...]]:
     """``node``'s statements as units, in order: a simple statement is one unit; a compound one's
     header (its kind and expressions: an ``if``'s test, a ``for``'s target and iterable, a
     ``def``'s arguments) is one, then its blocks' statements follow, however deeply nested."""
-    blocks = [b for f in _BLOCKS if isinstance(b := getattr(node, f, None), list)]
+    blocks = _blocks(node)
     out.append(tuple(blind(_header(node) if blocks else _preorder(node))))
     for child in itertools.chain.from_iterable(blocks):
         _units(child, out)
     return out
+
+
+def _blocks(node: ast.AST) -> list[list[ast.AST]]:
+    """The blocks of statements of a compound statement (none for a simple one)."""
+    return [b for f in _BLOCKS if isinstance(b := getattr(node, f, None), list)]
 
 
 def _header(node: ast.AST) -> list[str]:
@@ -555,12 +663,31 @@ def function_tokens(function: ast.FunctionDef) -> Tokens:
     >>> tokens[:4], tokens.preorder[:4]
     (['Module', 'FunctionDef', 'arguments', 'Return'], ['Module', 'FunctionDef', 'arguments', 'arg'])
     """
-    tree = _Renamer().visit(_pruned(function))
+    tree = _Renamer().visit(_canonical(function))
     # the tokens of the normalised source parsed as a module, without printing it
     out = Tokens(["Module", *(_token(node) for node in ast.walk(tree))])
     out.preorder = ["Module", *_preorder(tree)]
     out.units = _units(tree, [])
+    out.bulk = sum(_bulk(n) for n in ast.walk(tree) if isinstance(n, ast.stmt))
     return out
+
+
+def _bulk(statement: ast.stmt) -> int:
+    """The tokens a statement adds to its function's :attr:`Tokens.bulk`: all of a simple one's,
+    a compound one's header, but nothing for the header of a block of one statement (a wrapper, at
+    any depth, adds no bulk: red team 16's ``if k == k:`` around each statement)."""
+    blocks = _blocks(statement)
+    if not blocks:
+        return len(_preorder(statement))
+    return 0 if sum(map(len, blocks)) == 1 else len(_header(statement))
+
+
+def _proportionate(x: list[str], y: list[str]) -> bool:
+    """Whether the longer of two functions' statements (``bulk``, or its length for plain tokens)
+    are at most :data:`BULK` times the shorter's tokens: only then do containment and alignment,
+    which divide by the shorter, count."""
+    shorter, longer = sorted((x, y), key=len)
+    return getattr(longer, "bulk", len(longer)) <= BULK * len(shorter)
 
 
 def _matched(a: list[str], b: list[str]) -> int:
@@ -1237,12 +1364,13 @@ def _function_similarity(x: Pooled, y: Pooled, deadline: float) -> tuple[float, 
     ratio = (
         dice(x.prints, y.prints) if late or max(lx, ly) > EXACT_TOKENS else _exact_ratio(x.tokens, y.tokens)
     )
-    if ratio >= COPY_SCORE or min(lx, ly) < CONTAIN_TOKENS:
+    if ratio >= COPY_SCORE or min(lx, ly) < CONTAIN_TOKENS or not _proportionate(x.tokens, y.tokens):
         return ratio, "ratio"
     if late:
         return _verdict(ratio, contained(x.blind.prints, y.blind.prints))
     contain = _exact_containment(x.blind, y.blind)
-    align = _exact_aligned(x.tokens, y.tokens) if ALIGN_SCORE <= contain < CONTAIN_SCORE else None
+    long = min(lx, ly) >= ALIGN_TOKENS
+    align = _exact_aligned(x.tokens, y.tokens) if long and ALIGN_SCORE <= contain < CONTAIN_SCORE else None
     return _verdict(ratio, contain, align)
 
 
@@ -1291,9 +1419,10 @@ def _worth_comparing(x: Pooled, y: Pooled) -> bool:
     lx, ly = len(x.tokens), len(y.tokens)
     if 2 * min(lx, ly) >= COPY_SCORE * (lx + ly) and dice(x.prints, y.prints) >= PREFILTER:
         return True
-    if min(lx, ly) < CONTAIN_TOKENS:
+    if min(lx, ly) < CONTAIN_TOKENS or not _proportionate(x.tokens, y.tokens):
         return False
-    return sum((x.blind.bag & y.blind.bag).values()) >= ALIGN_SCORE * min(lx, ly)
+    bar = ALIGN_SCORE if min(lx, ly) >= ALIGN_TOKENS else CONTAIN_SCORE
+    return sum((x.blind.bag & y.blind.bag).values()) >= bar * min(lx, ly)
 
 
 def _matches(a: Entry, b: Entry, min_tokens: int, deadline: float) -> list[tuple[str, str, float, int, str]]:
@@ -1365,20 +1494,27 @@ def _aligned_whole(a: Entry, b: Entry, min_tokens: int, deadline: float) -> floa
     else ``None``. Red team 17: a copy of every function, each statement wrapped, and edited in a
     few tokens, holds no function whole (the short ones are judged by the ratio, which a wrapper
     lowers), but holds the solution as a whole. Order-blind token counts, then containment (both
-    upper bounds) come first; a function over :data:`ALIGN_CELLS` counts as not held."""
-    names = _shared(a, b, min_tokens)
-    sizes = {t: min(len(a.tokens[t]), len(b.tokens[t])) for t in names}
+    upper bounds) come first; a function over :data:`ALIGN_CELLS`, or out of proportion with its
+    counterpart (:func:`_proportionate`), counts as not held."""
+    shared = _shared(a, b, min_tokens)
+    sizes = {t: min(len(a.tokens[t]), len(b.tokens[t])) for t in shared}
     total = sum(sizes.values())
+    names = [t for t in shared if _proportionate(a.tokens[t], b.tokens[t])]  # the others: not held
     if total < COPY_TOTAL or time.monotonic() > deadline:
         return None
     pairs = {t: (a.blinds[id(a.tokens[t])], b.blinds[id(b.tokens[t])]) for t in names}
-    bags = sum(sum((x.bag & y.bag).values()) for x, y in pairs.values())
-    if bags < ALIGN_WHOLE * total:
-        return None
-    if sum(_exact_containment(x, y) * sizes[t] for t, (x, y) in pairs.items()) < ALIGN_WHOLE * total:
+    if not _may_hold_whole(pairs, sizes, total):
         return None
     held = sum((_exact_aligned(a.tokens[t], b.tokens[t]) or 0.0) * sizes[t] for t in names) / total
     return round(held, 3) if held >= ALIGN_WHOLE else None
+
+
+def _may_hold_whole(pairs: dict[str, tuple[_Blind, _Blind]], sizes: dict[str, int], total: int) -> bool:
+    """Whether two upper bounds of :func:`_aligned_whole` reach :data:`ALIGN_WHOLE`: the blind
+    tokens counted regardless of order, then their containment."""
+    if sum(sum((x.bag & y.bag).values()) for x, y in pairs.values()) < ALIGN_WHOLE * total:
+        return False
+    return sum(_exact_containment(x, y) * sizes[t] for t, (x, y) in pairs.items()) >= ALIGN_WHOLE * total
 
 
 def _scored(

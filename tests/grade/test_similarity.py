@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import textwrap
 from pathlib import Path
 
 import pytest
@@ -881,10 +882,27 @@ def f(ranking, relevant, k):
     pair = [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": honest})]
     assert similarity.compare_class(pair, [])["pairs"] == []
     pair[1] = similarity.Entry("b", {"f": padded})
-    [found] = similarity.compare_class(pair, [])["pairs"]
-    assert [c[3] for c in found["copies"]] == [
-        "aligned"
-    ] and "f = f aligned: 0.97" in similarity.report_markdown(similarity.compare_class(pair, []), [])
+    assert len(original) < similarity.ALIGN_TOKENS  # too short to be judged alone (red team 18)
+    assert similarity.compare_class(pair, [])["pairs"] == []
+    # twice as long (a second loop), padded and edited alike: a copy by alignment
+    longer = _LONG.replace(
+        "    return", "    for j in range(len(ranking)):\n        total -= j / (k + 2.5)\n    return"
+    )
+    longer = longer.replace(
+        "    if total > 1e9:",
+        "    for i, item in enumerate(ranking):\n        hits += i % 3\n"
+        "        total -= hits / (i + 7)\n    if total > 1e9:",
+    )
+    original = similarity.function_tokens(ast.parse(longer).body[0])
+    edited = longer.replace("1e9", "1e8").replace("hits / i", "hits * i")
+    padded = similarity.function_tokens(ast.parse(_padded(edited, "(_w := k)")).body[0])
+    assert len(original) >= similarity.ALIGN_TOKENS
+    pair = [similarity.Entry("a", {"f": original}), similarity.Entry("b", {"f": padded})]
+    result = similarity.compare_class(pair, [])
+    [found] = result["pairs"]
+    assert [c[3] for c in found["copies"]] == ["aligned"]
+    assert f"f = f aligned: {found['copies'][0][2]:.2f}" in similarity.report_markdown(result, [])
+    assert similarity.ALIGN_SCORE <= found["copies"][0][2] < similarity.CONTAIN_SCORE
 
 
 def test_statements_are_units_a_compound_statement_its_header_then_its_blocks():
@@ -975,3 +993,62 @@ def test_containment_keeps_each_statement_together_so_a_wrapper_is_only_an_inser
     a, b = (similarity.function_tokens(ast.parse(src).body[0]) for src in (plain, wrapped))
     assert similarity.containment(a, b) == 1.0
     assert similarity.containment(list(a), list(b)) < 0.95  # the breadth-first order alone: reordered
+
+
+@pytest.mark.parametrize(
+    ("variant", "canonical"),
+    [
+        ("t += x", "t = t + x"),
+        ("t = xs[0:k]", "t = xs[:k]"),
+        ("t = xs[:k:1]", "t = xs[:k]"),
+        ("t = list(enumerate(xs, start=1))", "t = list(enumerate(xs, 1))"),
+        ("t = sum(xs, start=0.0)", "t = sum(xs, 0.0)"),
+        ("if len(xs) == 0:\n        t = 1", "if not xs:\n        t = 1"),
+        ("if len(xs) > 0:\n        t = 1", "if xs:\n        t = 1"),
+        ("if not len(xs):\n        t = 1", "if not xs:\n        t = 1"),
+        ("t = 1 if len(xs) >= 1 else 2", "t = 1 if xs else 2"),
+    ],
+)
+def test_everyday_variants_of_one_meaning_are_written_one_way(variant, canonical):
+    """Red team 18: six such rewrites together hid a copy of the solution."""
+    a, b = (
+        ast.parse(f"def f(xs, k, x):\n    t = 0\n    {s}\n    return t").body[0] for s in (variant, canonical)
+    )
+    assert similarity.normalise(a) == similarity.normalise(b)
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("t = 0", "t = 0.0"),  # an int is not a float
+        ("raise ValueError('no relevant items')", "raise ValueError('relevant is empty')"),  # their own words
+        ("t = xs[1:k]", "t = xs[:k]"),
+        ("if len(xs) == 1:\n        t = 1", "if not xs:\n        t = 1"),
+        ("t = round(x, ndigits=k) + round(x)", "t = round(x, k) + round(x, 0)"),
+    ],
+)
+def test_constants_messages_and_other_meanings_are_kept(one, other):
+    """*Decision* (red team 18): values and messages tell honest convergent work from a copy."""
+    a, b = (ast.parse(f"def f(xs, k, x):\n    t = 0\n    {s}\n    return t").body[0] for s in (one, other))
+    assert similarity.normalise(a) != similarity.normalise(b)
+
+
+def test_a_function_holding_many_solutions_holds_none_of_them():
+    """Red team 18: containment and alignment divide by the shorter side, so a function made of
+    several solutions one after the other held each; past BULK times the other's length they do not
+    count, while a copy wrapped statement by statement (its wrappers only headers) still does."""
+    body = _LONG.split("\n", 2)[2]
+    pool = "def junk(ranking, relevant, k):\n" + "".join(
+        f"    if ranking:\n{textwrap.indent(body.replace('total', f'total{i}'), '    ')}" for i in range(5)
+    )
+    original = similarity.function_tokens(ast.parse(_LONG).body[0])
+    monster = similarity.function_tokens(ast.parse(pool).body[0])
+    wrapped = similarity.function_tokens(ast.parse(_padded(_LONG, "if k == k:\n    pass")).body[0])
+    assert similarity.containment(original, monster) == 1.0 and not similarity._proportionate(
+        original, monster
+    )
+    assert similarity._proportionate(original, wrapped) and wrapped.bulk == original.bulk
+    result = similarity.compare_class(
+        [similarity.Entry("honest", {"f": original}), similarity.Entry("monster", {"g": monster})], []
+    )
+    assert result["pairs"] == []

@@ -26,8 +26,6 @@ import ast
 import json
 import textwrap
 
-import pytest
-
 from helpers.grade import similarity
 
 from ..redteam_r5.common import CORPUS, grade_class, notebook, with_honest
@@ -195,9 +193,6 @@ def test_the_honest_classmates_are_no_pair_of_each_other(tmp_path):
     assert result["pairs"] == [] and result["references"] == []
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 18: a pool of solutions in one long function pairs honest classmates"
-)
 def test_a_monster_function_pairs_no_honest_classmate(tmp_path):
     folder, out = tmp_path / "subs", tmp_path / "out"
     _class(folder)

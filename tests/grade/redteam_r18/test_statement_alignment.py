@@ -39,8 +39,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from helpers.grade import similarity
 
 from ..redteam_r5.common import copy_report, grade_class, notebook, with_honest
@@ -78,9 +76,6 @@ def test_the_edited_copy_scores_full_marks_beside_an_honest_classmate(bwrap, tmp
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 14.0)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 18: a copy with six kinds of trivial rewrite is in no line of similarity.md"
-)
 def test_a_copy_with_trivial_rewrites_is_in_the_report(tmp_path):
     report = copy_report(tmp_path, "edited.ipynb", _edited(), _S)
     assert "honest.ipynb" not in report
@@ -155,10 +150,6 @@ def test_the_honest_notebook_scores_full_marks_beside_the_corpus_one(bwrap, tmp_
     assert {name: g["report"]["score"] for name, g in graded.items()} == dict.fromkeys(graded, 14.0)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 18: an honest AP loop with the exercise's guard is 'aligned' with the solution",
-)
 def test_an_honest_notebook_is_no_match_with_the_course_code(tmp_path):
     folder, out = tmp_path / "subs", tmp_path / "out"
     folder.mkdir()
