@@ -18,6 +18,10 @@ weigh statement alignment (and containment) by both sides, e.g. require the matc
 be a contiguous-enough or proportionate part of the longer function (a bound on the length ratio,
 or the share of the longer side's statements left unmatched), or one candidate source per matched
 function rather than any statement of a pool.
+
+Closed at stop 42: containment and alignment count only between functions of proportionate length
+(``similarity._proportionate``, ``BULK`` 3; the header of a block of one statement, a wrapper, is not
+counted), so a pool of solutions holds none of them.
 """
 
 from __future__ import annotations

@@ -33,6 +33,12 @@ one value, ``not x``/``len(x) == 0``, error-message text blind), so they cost no
 token budget the rewrites can exceed; (2) an aligned match with the course's own code needs a
 margin over what the formula forces: e.g. a higher bar against a reference than between learners,
 or a function long enough that honest convergence cannot reach it.
+
+Closed at stop 42: (1) the everyday variants are written one way before comparing
+(``similarity._Canon``: augmented assignments, slice defaults, ``start=``, length conditions); the
+constants and messages are kept (a decision: they tell honest convergent work from a copy), and the
+copy is reported by the ratio (0.98); (2) functions shorter than ``similarity.ALIGN_TOKENS`` (160) are
+not judged alone by alignment, so ``ann`` is in no line.
 """
 
 from __future__ import annotations
