@@ -1,0 +1,1 @@
+"""The nineteenth red team."""
