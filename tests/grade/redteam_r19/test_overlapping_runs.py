@@ -6,7 +6,7 @@ Nothing stops a second run from opening ``OUT/gradebook.sqlite`` while a first o
 (SQLite serialises single writes, nothing serialises runs). Each run decides at its start, from the
 gradebook's current results, (1) each file's report name (``grader._plan_run`` -> ``_report_names``:
 unique among *current* results and the run's own names) and (2) each learner's previous result, for the
-``REPLACED`` line (``grader_many``: ``run.previous``). A run that records in between is invisible to
+``REPLACED`` line (``grade_many``: ``run.previous``). A run that records in between is invisible to
 both decisions:
 
 1. ``test_two_runs_do_not_share_a_report_name``: run A (``--new-seed``, the class from per-learner
@@ -16,9 +16,11 @@ both decisions:
    ``hw.json`` hold only one of them: Ann (14/14) or Bob (a blank stub, 0) reads the other's feedback.
    The honest classmate Cy keeps 14/14 (asserted).
 2. ``test_a_replacement_by_another_run_is_said``: run B grades Ann's late ``late/ann/hw_fixed.ipynb``
-   (her current result becomes it) while run A, started first, regrades ``class/ann/hw.ipynb`` with
-   ``--new-seed``: A's result (a later run) replaces B's, but A's ``previous`` is from before B, so no
-   ``REPLACED`` line is printed by either run: the late fix is gone silently.
+   (14/14) and, while its sandbox runs, run A regrades the class with ``--new-seed`` (Ann's stub
+   ``class/ann/hw.ipynb``, 0/14). A is the later run, so the stub is Ann's current result; A's
+   ``previous`` is the stub too (same sha256: no line); B then prints ``REPLACED: folder:ann's result
+   of 'hw.ipynb' (0/14) by 'hw_fixed.ipynb' (14/14)``, which the gradebook does not hold. The
+   instructor reads that the fix counts; Ann is exported with 0/14 and no line says so.
 
 The overlap is forced in the test by running B inside A's first sandbox call (the same timing as two
 terminals, or a scheduled late-file job beside a manual regrade): it is an instructor-workflow race,
