@@ -49,7 +49,7 @@ def _run(folder, out, progress):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 19: Ctrl-C during the commit makes a REPLACED line unsaid for good")
+@pytest.mark.xfail(strict=True, reason="red team 19: Ctrl-C during a commit: REPLACED never said")
 def test_a_replacement_interrupted_at_its_commit_is_still_said(bwrap, tmp_path, monkeypatch):
     cls, late, out = tmp_path / "class", tmp_path / "late", tmp_path / "out"
     cls.mkdir(), late.mkdir()

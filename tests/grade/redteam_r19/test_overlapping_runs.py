@@ -84,7 +84,7 @@ def _current(out: Path) -> dict[str, tuple[str, float, str]]:
         return {r.who: (r.submission, r.score, r.display) for r in book.current()}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 19: two overlapping runs give two learners one report name")
+@pytest.mark.xfail(strict=True, reason="red team 19: overlapping runs give two learners one report name")
 def test_two_runs_do_not_share_a_report_name(bwrap, tmp_path, monkeypatch):
     cls, late, out = tmp_path / "class", tmp_path / "late", tmp_path / "out"
     for folder in (cls / "ann", cls / "cy", late / "bob"):
@@ -108,7 +108,7 @@ def test_two_runs_do_not_share_a_report_name(bwrap, tmp_path, monkeypatch):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 19: overlapping runs: REPLACED names a file that is not current")
+@pytest.mark.xfail(strict=True, reason="red team 19: overlapping runs: REPLACED names a non-current file")
 def test_a_replacement_by_another_run_is_said(bwrap, tmp_path, monkeypatch):
     cls, late, out = tmp_path / "class", tmp_path / "late", tmp_path / "out"
     for folder in (cls / "ann", cls / "cy", late / "ann"):
