@@ -27,8 +27,10 @@ Decisions:
 
 from __future__ import annotations
 
+import fcntl
 import json
 import math
+import os
 import secrets
 import sqlite3
 from dataclasses import dataclass, fields
@@ -51,6 +53,7 @@ __all__ = [
 
 SCHEMA_VERSION = 2  # 2: seeds are TEXT (a 128-bit seed does not fit SQLite's 64-bit integers)
 FILE_NAME = "gradebook.sqlite"
+LOCK_NAME = "gradebook.lock"  # held by the grading run writing the book (:meth:`Gradebook.hold_for_run`)
 #: Bits of a drawn seed. The sandbox holds a public hash of it (``grader.data_seed``) that a worked
 #: example can return; every seed of fewer bits could be tried offline until the hash matches, and
 #: the seed gives every hidden case. 2**128 seeds cannot be tried.
@@ -282,6 +285,7 @@ class Gradebook:
     def __init__(self, connection: sqlite3.Connection, path: Path):
         self.db = connection
         self.path = path
+        self._held: int | None = None  # the lock file's descriptor while a run holds the book
 
     # ------------------------------------------------------------ opening
     @classmethod
@@ -547,10 +551,43 @@ class Gradebook:
             out[(who, question, sha)] = {"points": points, "comment": comment, "grader": grader, "at": at}
         return out
 
+    # ------------------------------------------------------------ one run at a time
+    def hold_for_run(self) -> None:
+        """Take the gradebook for one grading run, until :meth:`close` (or the process ends).
+
+        *Decision* (red team 19): one grading run at a time per gradebook. A run decides report
+        names and who replaces whom from the results current when it starts; a second run
+        recording meanwhile (a late file graded beside a ``--new-seed`` regrade) gave two learners
+        one feedback file and made a replacement unsaid. The lock is ``flock`` on
+        ``OUT/gradebook.lock``, released by the system if the process dies. Reading the book
+        (``history``, the review page, exports) needs no lock.
+
+        Raises
+        ------
+        GradebookError
+            Another run holds the book: it names the holder's process and start.
+        """
+        fd = os.open(self.path.with_name(LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "a process"
+            os.close(fd)
+            raise GradebookError(
+                f"another grading run is writing {self.path.parent} ({holder}): wait for it to end, "
+                "then run this command again (one run at a time per output folder)"
+            ) from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"process {os.getpid()}, started {utc_text()}".encode(), 0)
+        self._held = fd
+
     # ------------------------------------------------------------ closing
     def close(self) -> None:
-        """Close the connection (everything is committed already)."""
+        """Close the connection (everything is committed already) and let another run in."""
         self.db.close()
+        if self._held is not None:
+            os.close(self._held)  # the flock goes with its last descriptor
+            self._held = None
 
     def __enter__(self) -> Gradebook:
         return self

@@ -636,14 +636,19 @@ class _Run:
     replaced: list[str] = field(default_factory=list)  # learners whose result another file replaced
 
     def finished(self, i: int, report: dict) -> None:
-        """Commit one graded submission to the gradebook, then write its JSON report."""
+        """Commit one graded submission to the gradebook, then write its JSON report and say what
+        changed, with Ctrl-C and SIGTERM held until all is done: an interrupt after the commit
+        graded it twice (the drain recorded it again), or left a replacement unsaid (red team 19)."""
+        with _signals_held():
+            self._finished(i, report)
+
+    def _finished(self, i: int, report: dict) -> None:
         sub = self.subs[i]
         report["file"] = sub.display
         when = None if sub.submitted_at is None else utc_text(sub.submitted_at)
         report["submitted_at"] = when
-        with _signals_held():  # recorded and marked done together: an interrupt between them graded twice
-            self.book.record(self.run_id, self.whos[i], sub.learner, when, report)
-            self.done[i] = report
+        self.book.record(self.run_id, self.whos[i], sub.learner, when, report)
+        self.done[i] = report
         settled = _settle_contest(self.book, sub.learner)
         write_atomic(self.out, f"{report['submission']}.json", _report_bytes(report))
         self.say(_progress_line(self.count + 1, len(self.subs), report))
@@ -874,6 +879,11 @@ def _grade_pool(run: _Run, todo: list[int], runtime: Runtime, limits: Limits, jo
 def _open_book(out: Path, assignment: Assignment, roster: reports.Roster | None, policy: Any) -> Gradebook:
     out.mkdir(parents=True, exist_ok=True)
     book = Gradebook.open(out, assignment_info(assignment))
+    try:
+        book.hold_for_run()
+    except GradebookError:
+        book.close()
+        raise
     if roster is not None:
         book.set_roster([{k: getattr(x, k) for k in exports.ROSTER_FIELDS} for x in roster.learners])
     if policy is not None:
@@ -945,7 +955,8 @@ def grade_many(
     SandboxUnavailable
         In bubblewrap mode, when bubblewrap is missing or cannot start a sandbox here.
     GradebookError
-        When ``out`` holds another assignment's gradebook, a newer one, or another seed.
+        When ``out`` holds another assignment's gradebook, a newer one, or another seed, or
+        another run is grading into it (:meth:`Gradebook.hold_for_run`).
     KeyboardInterrupt
         On Ctrl-C or SIGTERM (see :func:`main`), after recording what was graded.
     GradingStopped

@@ -318,6 +318,29 @@ def test_an_interrupt_as_a_result_is_committed_is_held_until_it_is_marked_done(
     assert {p.stem for p in (tmp_path / "out").glob("*.json")} >= {Path(n).stem for n in shown}
 
 
+def test_one_grading_run_at_a_time_per_gradebook(tmp_path, trusted_mode, capsys):
+    """Red team 19: two runs into one folder decided report names and replacements from results the
+    other was changing. A second run is refused, says who holds the book, and changes nothing."""
+    folder = _class(tmp_path, {"ann.ipynb": "perfect.ipynb"})
+    out = tmp_path / "out"
+    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
+    before = (out / "grades.csv").read_bytes()
+    holder = gb.Gradebook.open(out)
+    holder.hold_for_run()
+    try:
+        capsys.readouterr()
+        assert _grade_cli(tmp_path, trusted_mode, folder, extra=("--regrade",)) == 1
+        err = capsys.readouterr().err
+        assert f"another grading run is writing {out} (process {os.getpid()}, started " in err
+        assert "run this command again" in err
+        assert (out / "grades.csv").read_bytes() == before
+    finally:
+        holder.close()
+    assert _grade_cli(tmp_path, trusted_mode, folder, extra=("--regrade",)) == 0  # let in once it ends
+    with gb.Gradebook.open(out) as book:
+        assert len(book.history()) == 2
+
+
 def _results(out: Path) -> int:
     try:
         with sqlite3.connect(out / gb.FILE_NAME, timeout=1) as db:

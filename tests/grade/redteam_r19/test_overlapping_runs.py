@@ -26,6 +26,9 @@ The overlap is forced in the test by running B inside A's first sandbox call (th
 terminals, or a scheduled late-file job beside a manual regrade): it is an instructor-workflow race,
 not a learner's action.
 
+Closed at stop 42: one run at a time per gradebook (``Gradebook.hold_for_run``, a ``flock`` on
+``OUT/gradebook.lock``); the second run is refused with who holds it, and run again afterwards.
+
 The principle that would close it: one run at a time per gradebook (an exclusive lock on the output
 folder held for the whole run, a second run refused with who holds it), or every decision that depends
 on the class's current results (report names, REPLACED) taken again at commit time, in the same
@@ -42,7 +45,7 @@ import pytest
 
 from helpers.grade import collect, grader, isolation
 from helpers.grade.assignments import ASSIGNMENTS
-from helpers.grade.gradebook import Gradebook
+from helpers.grade.gradebook import Gradebook, GradebookError
 
 from ..redteam_r5.common import CORPUS
 
@@ -70,12 +73,16 @@ def _overlapping(monkeypatch, out: Path, outer: tuple, inner: tuple) -> tuple[st
     def overlapping(path, plan, runtime, limits, name):
         if not state["inner"]:
             state["inner"] = True
-            _run(inner[0], out, said_inner, **inner[1])
+            with pytest.raises(
+                GradebookError, match="another grading run is writing .*run this command again"
+            ):
+                _run(inner[0], out, said_inner, **inner[1])  # refused: one run at a time (stop 42)
         return real(path, plan, runtime, limits, name)
 
     monkeypatch.setattr(grader, "_safe_grade", overlapping)
     _run(outer[0], out, said_outer, **outer[1])
     assert state["inner"]
+    monkeypatch.setattr(grader, "_safe_grade", real)
     return said_outer.getvalue(), said_inner.getvalue()
 
 
@@ -84,7 +91,6 @@ def _current(out: Path) -> dict[str, tuple[str, float, str]]:
         return {r.who: (r.submission, r.score, r.display) for r in book.current()}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 19: overlapping runs give two learners one report name")
 def test_two_runs_do_not_share_a_report_name(bwrap, tmp_path, monkeypatch):
     cls, late, out = tmp_path / "class", tmp_path / "late", tmp_path / "out"
     for folder in (cls / "ann", cls / "cy", late / "bob"):
@@ -94,8 +100,10 @@ def test_two_runs_do_not_share_a_report_name(bwrap, tmp_path, monkeypatch):
     shutil.copyfile(CORPUS / "perfect.ipynb", cls / "ann" / "hw.ipynb")  # Ann's file, in the next run
     shutil.copyfile(STUB, late / "bob" / "hw.ipynb")
 
-    # run A: the class again with fresh cases; while it grades, run B: Bob's late file
+    # run A: the class again with fresh cases; while it grades, run B: Bob's late file (refused)
     _overlapping(monkeypatch, out, ([cls], {"new_seed": True}), ([late], {}))
+    assert "folder:bob" not in _current(out)
+    _run([late], out, io.StringIO())  # B again, once A has ended
 
     current = _current(out)
     assert current["folder:cy"][1] == 14  # the honest classmate
@@ -108,7 +116,6 @@ def test_two_runs_do_not_share_a_report_name(bwrap, tmp_path, monkeypatch):
     )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 19: overlapping runs: REPLACED names a non-current file")
 def test_a_replacement_by_another_run_is_said(bwrap, tmp_path, monkeypatch):
     cls, late, out = tmp_path / "class", tmp_path / "late", tmp_path / "out"
     for folder in (cls / "ann", cls / "cy", late / "ann"):
@@ -125,6 +132,7 @@ def test_a_replacement_by_another_run_is_said(bwrap, tmp_path, monkeypatch):
 
     current = _current(out)
     assert current["folder:cy"][1] == 14  # the honest classmate
+    assert current["folder:ann"][1] == 14 and "REPLACED" in said_b and not said_a  # A was refused
     fix_said = "REPLACED" in said_b and "hw_fixed" in said_b  # "Ann's stub replaced by hw_fixed (14/14)"
     now = current["folder:ann"][2]
     # what the instructor read must be what the gradebook holds: the fix current, or a line saying
