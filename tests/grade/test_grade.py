@@ -498,7 +498,9 @@ def test_colliding_and_hostile_names_get_distinct_safe_reports(tmp_path, trusted
     assert len(set(names)) == 5 and all(n.isascii() and "/" not in n and not n.startswith(".") for n in names)
     assert names == report_names(paths)  # deterministic
     written = sorted(p.name for p in (tmp_path / "o").iterdir())
-    assert written == sorted([f"{n}.json" for n in names] + ["feedback", "grades.csv", "gradebook.sqlite"])
+    assert written == sorted(
+        [f"{n}.json" for n in names] + ["feedback", "grades.csv", "gradebook.lock", "gradebook.sqlite"]
+    )
     assert [r["score"] for r in reports] == [14.0] * 5
     assert reports[4]["file"] == "caf\\xe9 \\n=x.ipynb"
     rows = list(csv.DictReader(open(tmp_path / "o" / "grades.csv", newline="", encoding="utf-8")))

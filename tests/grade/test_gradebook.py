@@ -16,6 +16,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -339,6 +340,30 @@ def test_one_grading_run_at_a_time_per_gradebook(tmp_path, trusted_mode, capsys)
     assert _grade_cli(tmp_path, trusted_mode, folder, extra=("--regrade",)) == 0  # let in once it ends
     with gb.Gradebook.open(out) as book:
         assert len(book.history()) == 2
+
+
+def test_a_writer_of_the_class_files_reads_the_gradebook_only_once_the_previous_writer_ends(
+    tmp_path, trusted_mode, monkeypatch
+):
+    """Red team 20: an ``export`` (or a hand grade) beside a run could read the gradebook before the
+    run's last commit and write after the run's own export: the files would miss that result."""
+    from helpers.grade import exports
+
+    folder = _class(tmp_path, {"ann.ipynb": "perfect.ipynb"})
+    out = tmp_path / "out"
+    assert _grade_cli(tmp_path, trusted_mode, folder) == 0
+    read_at = []
+    real = exports.class_rows
+    monkeypatch.setattr(exports, "class_rows", lambda book: read_at.append(time.monotonic()) or real(book))
+    with exports._writing(out):
+        writer = threading.Thread(target=grade.export_main, args=([str(out)],))
+        writer.start()
+        time.sleep(0.5)
+        assert writer.is_alive() and not read_at  # it waits for the lock before reading anything
+        released = time.monotonic()
+    writer.join(30)
+    assert read_at and read_at[0] >= released
+    assert "ann.ipynb" in [r["file"] for r in _rows(out / "grades.csv")]
 
 
 def _results(out: Path) -> int:
