@@ -37,7 +37,7 @@ PERFECT = [
     if c["cell_type"] == "code"
 ]
 
-LATE = r'''
+LATE = r"""
 import os, threading, time, atexit, signal
 def spam():
     line = b'{"ev": "done"}\n{"n": "x", "case": {"value": {"t": "float", "v": "0x1p-1"}}}\n'
@@ -56,9 +56,9 @@ if os.fork() == 0:
 atexit.register(lambda: os.write(1, b"ATEXIT-RAN\n"))
 signal.signal(signal.SIGTERM, signal.SIG_IGN)
 signal.signal(signal.SIGINT, signal.SIG_IGN)
-'''
+"""
 
-SPY = r'''
+SPY = r"""
 import gc, os, sys, threading
 _real_read = os.read
 def spy(fd, n):
@@ -73,9 +73,9 @@ if found:
         print("HIDDEN-ARGS", args, flush=True)
         return real_call(obj, args)
     found[0]["call_case"] = call_case
-'''
+"""
 
-STUCK = r'''
+STUCK = r"""
 import sys, time
 class Stuck:
     def write(self, s):
@@ -83,23 +83,24 @@ class Stuck:
     def flush(self):
         time.sleep(1000)
 sys.stdout = Stuck()
-'''
+"""
 
-ALARM = r'''
+ALARM = r"""
 import os, signal
 signal.signal(signal.SIGALRM, lambda *a: os.write(1, b"ALARM\n"))
 signal.setitimer(signal.ITIMER_REAL, 0.001, 0.001)
-'''
+"""
 
-TRACE = r'''
+TRACE = r"""
 import sys, threading
 def tr(frame, event, arg):
-    if event == "return" and frame.f_code.co_name == "tag" and isinstance(arg, dict) and arg.get("t") == "float":
+    tagging = event == "return" and frame.f_code.co_name == "tag"
+    if tagging and isinstance(arg, dict) and arg.get("t") == "float":
         arg["v"] = "0x1.0000000000000p-1"
     return tr
 sys.settrace(tr)
 threading.settrace(tr)
-'''
+"""
 
 
 def test_runtime_attacks_touch_only_their_own_result(bwrap, tmp_path):
