@@ -1,0 +1,1 @@
+"""The twentieth red team."""
