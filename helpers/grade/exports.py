@@ -354,13 +354,18 @@ def _report_json(row: ClassRow) -> bytes:
     return (json.dumps(data, indent=1, ensure_ascii=False) + "\n").encode("utf-8", "backslashreplace")
 
 
+#: the stems of files the tools write in an output folder (``similarity.json``, ``grades.csv``...):
+#: no report takes them (``grader._report_names``) and no stale removal deletes them (red team 21)
+TOOL_NAMES = frozenset({"similarity", "grades", "canvas", "gradebook"})
+
+
 def _remove_stale(out: Path, book: Gradebook, current: set[str]) -> None:
     """Delete the report and feedback files of results that are no longer anybody's current one.
 
     Names are compared case-blind, as report names are given (``grader._report_names``): on macOS
     and Windows ``HW.json`` is ``hw.json``, so a stale ``HW`` is never removed while ``hw`` is a
     current result's (red team 15: that removed a classmate's feedback)."""
-    kept = {name.casefold() for name in current}
+    kept = {name.casefold() for name in current} | TOOL_NAMES
     for name in {r.submission for r in book.history()} - current:
         if name.casefold() not in kept:
             (out / f"{name}.json").unlink(missing_ok=True)

@@ -567,7 +567,13 @@ class Gradebook:
         GradebookError
             Another run holds the book: it names the holder's process and start.
         """
-        fd = os.open(self.path.with_name(LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o600)
+        try:  # the book's own permissions decide who may grade into it (the umask, as for the book)
+            fd = os.open(self.path.with_name(LOCK_NAME), os.O_RDWR | os.O_CREAT, 0o666)
+        except OSError as exc:
+            raise GradebookError(
+                f"cannot open {self.path.with_name(LOCK_NAME)} ({exc.strerror}): the folder's owner can "
+                "let you write it, or grade into a folder of your own"
+            ) from None
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:

@@ -342,6 +342,18 @@ def test_one_grading_run_at_a_time_per_gradebook(tmp_path, trusted_mode, capsys)
         assert len(book.history()) == 2
 
 
+def test_a_lock_file_that_cannot_be_opened_is_a_clear_error(tmp_path):
+    """Red team 21: another user's lock file gave a raw PermissionError (here: a folder in its place)."""
+    with gb.Gradebook.open(tmp_path, {"name": "hw", "title": "HW", "questions": []}):
+        pass
+    (tmp_path / gb.LOCK_NAME).mkdir()
+    with (
+        gb.Gradebook.open(tmp_path) as book,
+        pytest.raises(gb.GradebookError, match="cannot open .*gradebook.lock"),
+    ):
+        book.hold_for_run()
+
+
 def test_a_writer_of_the_class_files_reads_the_gradebook_only_once_the_previous_writer_ends(
     tmp_path, trusted_mode, monkeypatch
 ):
