@@ -242,20 +242,39 @@ def learner_version(notebook: dict) -> dict:
     >>> [c["source"] for c in learner_version(nb)["cells"]]
     ['x = 1\\nanswer_q1 = ...  # YOUR ANSWER HERE']
     """
-    nb = copy.deepcopy(notebook)
-    nb["cells"] = [c for c in nb["cells"] if not _is_grading(c)]
-    for cell in nb["cells"]:
-        src = _text(cell)
-        if cell["cell_type"] == "code":
-            src = strip_solutions(src)
-            cell["outputs"] = []
-            cell["execution_count"] = None
-        elif cell["cell_type"] == "markdown":
-            src = _learner_markdown(src)
-        elif "### BEGIN SOLUTION" in src:
-            raise ValueError("solution regions are only allowed in code cells and answer cells")
-        cell["source"] = src
+    nb = {k: copy.deepcopy(v) for k, v in notebook.items() if k in _NOTEBOOK_KEYS}
+    nb["metadata"] = _kept(notebook.get("metadata"), _NOTEBOOK_METADATA)
+    nb["cells"] = [_learner_cell(c) for c in notebook["cells"] if not _is_grading(c)]
     return nb
+
+
+#: what a learner notebook keeps of its source: an allow-list, never a copy pruned afterwards (red team
+#: 22: a solution run's saved widget state, ``metadata.widgets``, showed an answer to every learner)
+_NOTEBOOK_KEYS = frozenset({"nbformat", "nbformat_minor"})
+_NOTEBOOK_METADATA = frozenset({"kernelspec", "language_info"})
+_CELL_KEYS = frozenset({"cell_type", "id", "attachments"})  # a markdown cell's pictures are the author's
+_CELL_METADATA = frozenset({"tags"})
+
+
+def _kept(mapping: object, keys: frozenset[str]) -> dict:
+    return {k: copy.deepcopy(v) for k, v in mapping.items() if k in keys} if isinstance(mapping, dict) else {}
+
+
+def _learner_cell(source: dict) -> dict:
+    """One cell of the learner notebook: its kind, source (solutions stubbed) and kept keys."""
+    cell = _kept(source, _CELL_KEYS)
+    cell["metadata"] = _kept(source.get("metadata"), _CELL_METADATA)
+    src = _text(source)
+    if cell["cell_type"] == "code":
+        src = strip_solutions(src)
+        cell["outputs"] = []
+        cell["execution_count"] = None
+    elif cell["cell_type"] == "markdown":
+        src = _learner_markdown(src)
+    elif "### BEGIN SOLUTION" in src:
+        raise ValueError("solution regions are only allowed in code cells and answer cells")
+    cell["source"] = src
+    return cell
 
 
 def dump_notebook(nb: dict) -> str:

@@ -365,10 +365,11 @@ def _remove_stale(out: Path, book: Gradebook, current: set[str]) -> None:
     Names are compared case-blind, as report names are given (``grader._report_names``): on macOS
     and Windows ``HW.json`` is ``hw.json``, so a stale ``HW`` is never removed while ``hw`` is a
     current result's (red team 15: that removed a classmate's feedback)."""
-    kept = {name.casefold() for name in current} | TOOL_NAMES
+    kept = {name.casefold() for name in current}
     for name in {r.submission for r in book.history()} - current:
         if name.casefold() not in kept:
-            (out / f"{name}.json").unlink(missing_ok=True)
+            if name.casefold() not in TOOL_NAMES:  # ``OUT/similarity.json`` is the copy report's
+                (out / f"{name}.json").unlink(missing_ok=True)
             (out / "feedback" / f"{name}.md").unlink(missing_ok=True)
 
 
@@ -420,7 +421,8 @@ def _write_class_files(out: Path, book: Gradebook, now: datetime | None) -> None
     shown = display_names([row.report.get("file", "") for row in rows])
     for row, file in zip(rows, shown, strict=True):
         write_atomic(feedback, f"{row.result.submission}.md", _feedback(row, file, info["title"]))
-        write_atomic(out, f"{row.result.submission}.json", _report_json(row))
+        if row.result.submission.casefold() not in TOOL_NAMES:  # an older book's name: the tool's file
+            write_atomic(out, f"{row.result.submission}.json", _report_json(row))
     _remove_stale(out, book, {row.result.submission for row in rows})
     if book.roster():
         scores: list[tuple[Learner, float | None]] = [(x.learner, x.score) for x in rows if x.learner]

@@ -752,14 +752,15 @@ def _report_names(taken: dict[str, str], names: list[str], whos: list[str]) -> l
     >>> _report_names({}, ["HW", "hw"], ["s1", "s2"])
     ['HW', 'hw-ad328846']
 
-    Names the tools write beside the reports are reserved too (red team 21: a learner's
-    ``similarity.ipynb`` made ``similarity.json``, the copy report's file, when the instructor gave
-    ``grade`` and ``similarity`` one ``--out``):
+    Names the tools write beside the reports are reserved too, even from a learner whose current
+    result an older gradebook named so (red team 21: a learner's ``similarity.ipynb`` made
+    ``similarity.json``, the copy report's file, when the instructor gave ``grade`` and
+    ``similarity`` one ``--out``; red team 22: the older book's holder kept it):
 
     >>> _report_names({}, ["Similarity"], ["s1"])
     ['Similarity-e8bc163c']
     """
-    used = {n.casefold(): "" for n in exports.TOOL_NAMES} | {n.casefold(): w for n, w in taken.items()}
+    used = {n.casefold(): w for n, w in taken.items()} | {n.casefold(): "" for n in exports.TOOL_NAMES}
     kept = [used.setdefault(n.casefold(), w) == w for n, w in zip(names, whos, strict=True)]
     out = []
     for name, who, keep in zip(names, whos, kept, strict=True):

@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import json
 
-import pytest
-
 from helpers.grade.authoring import author
 
 SECRET = "0.7315"
@@ -27,7 +25,6 @@ DECLARATION = (
 )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 22: the learner notebook keeps the widget state")
 def test_widget_state_of_the_solution_run(tmp_path):
     solution = f"### BEGIN SOLUTION\nanswer_q1 = {SECRET}\n### END SOLUTION\nshow(answer_q1)"
     widgets = {"state": {"m1": {"model_name": "LabelModel", "state": {"value": f"answer_q1 = {SECRET}"}}},

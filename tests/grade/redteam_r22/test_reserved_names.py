@@ -17,8 +17,6 @@ from __future__ import annotations
 import io
 import json
 
-import pytest
-
 from helpers.grade import exports, isolation, similarity
 from helpers.grade import grader as grade
 from helpers.grade.gradebook import Gradebook
@@ -29,7 +27,6 @@ SEED = 2**100 + 2222
 STUB = "def precision_at_k(ranking, relevant, k):\n    return 0.0\n"
 
 
-@pytest.mark.xfail(strict=True, reason="red team 22: a current result named like a tool's file keeps it")
 def test_older_book_keeps_similarity(bwrap, tmp_path, monkeypatch):
     folder, out, late = tmp_path / "subs", tmp_path / "out", tmp_path / "late"
     folder.mkdir()
