@@ -161,7 +161,19 @@ def strip_solutions(source: str) -> str:
             out.append(line)
     if region is not None:
         raise ValueError("### BEGIN SOLUTION without ### END SOLUTION")
+    _refuse_loose_markers(out)
     return "".join(out)
+
+
+def _refuse_loose_markers(lines: list[str]) -> None:
+    """Fail closed on a marker written another way (red team 23: ``### BEGIN SOLUTION (q1)`` was
+    neither a marker nor refused, and the solution went to learners as written)."""
+    for line in lines:
+        if "BEGIN SOLUTION" in line or "END SOLUTION" in line:
+            raise ValueError(
+                f"{line.strip()[:60]!r} mentions a solution marker but is not one: write "
+                "'### BEGIN SOLUTION' and '### END SOLUTION' alone on their lines"
+            )
 
 
 def _text(cell: dict) -> str:
@@ -252,8 +264,11 @@ def learner_version(notebook: dict) -> dict:
 #: 22: a solution run's saved widget state, ``metadata.widgets``, showed an answer to every learner)
 _NOTEBOOK_KEYS = frozenset({"nbformat", "nbformat_minor"})
 _NOTEBOOK_METADATA = frozenset({"kernelspec", "language_info"})
-_CELL_KEYS = frozenset({"cell_type", "id", "attachments"})  # a markdown cell's pictures are the author's
-_CELL_METADATA = frozenset({"tags"})
+_CELL_KEYS = frozenset({"cell_type", "id"})
+#: the authoring keys of nbformat and JupyterLab, none of which holds a run's state (red team 23: the
+#: locks ``editable``/``deletable`` an instructor sets on given cells were lost)
+_CELL_METADATA = frozenset({"tags", "editable", "deletable", "jupyter", "format", "slideshow", "name"})
+_ATTACHMENT = re.compile(r"attachment:([^\s)\"'>]+)")
 
 
 def _kept(mapping: object, keys: frozenset[str]) -> dict:
@@ -274,6 +289,9 @@ def _learner_cell(source: dict) -> dict:
     elif "### BEGIN SOLUTION" in src:
         raise ValueError("solution regions are only allowed in code cells and answer cells")
     cell["source"] = src
+    if cell["cell_type"] != "code" and isinstance(source.get("attachments"), dict):
+        shown = set(_ATTACHMENT.findall(src))  # only the pictures the learner's text still shows
+        cell["attachments"] = {k: copy.deepcopy(v) for k, v in source["attachments"].items() if k in shown}
     return cell
 
 

@@ -192,3 +192,33 @@ def test_a_notebook_without_declaration_and_unknown_assignment_paths(tmp_path, c
     with pytest.raises(SystemExit):
         grade.main(["--assignment", "no-such-assignment", "--out", str(tmp_path), str(source)])
     assert "unknown assignment" in capsys.readouterr().err
+
+
+def test_the_learner_notebook_keeps_the_authors_cells_and_locks_and_nothing_of_a_run():
+    """Red teams 22 and 23: an allow-list. Kept: a figure the learner's text shows, cell locks, tags,
+    the kernel; dropped: a saved widget state, a picture only the model answer shows, outputs."""
+    figure = {"image/png": "iVBORw0KGgo="}
+    source = {
+        "nbformat": 4,
+        "nbformat_minor": 5,
+        "metadata": {"kernelspec": {"name": "python3"}, "widgets": {"state": "0.7315"}},
+        "cells": [
+            {"cell_type": "markdown", "id": "a", "metadata": {"tags": ["intro"]},
+             "source": "See ![f](attachment:f.png)", "attachments": {"f.png": figure, "g.png": figure}},
+            {"cell_type": "code", "id": "b",
+             "metadata": {"editable": False, "deletable": False, "widgets": 1}, "source": "x = 1",
+             "outputs": [{"output_type": "stream", "text": "0.7315"}], "execution_count": 3},
+        ],
+    }  # fmt: skip
+    learner = authoring.learner_version(source)
+    assert learner["metadata"] == {"kernelspec": {"name": "python3"}}
+    intro, given = learner["cells"]
+    assert intro["attachments"] == {"f.png": figure} and intro["metadata"] == {"tags": ["intro"]}
+    assert given["metadata"] == {"editable": False, "deletable": False}
+    assert given["outputs"] == [] and given["execution_count"] is None and "0.7315" not in json.dumps(learner)
+
+
+@pytest.mark.parametrize("marker", ["### BEGIN SOLUTION (q1)", "# BEGIN SOLUTION", "### END SOLUTION here"])
+def test_a_marker_written_another_way_is_refused(marker):
+    with pytest.raises(ValueError, match="mentions a solution marker but is not one"):
+        authoring.strip_solutions(f"x = 1\n{marker}\nanswer_q1 = 0.25\n")

@@ -20,14 +20,17 @@ No learner code runs here (authoring only: the instructor's tool), so no classma
    on the given cells, kept before the fix) are dropped. Principle: the allow-list holds every
    authoring key JupyterLab/nbformat define that cannot carry a run's state (editable, deletable,
    jupyter.source_hidden/outputs_hidden, raw cells' format).
+
+Closed at stop 42: an attachment is kept only if the learner's text still shows it (none on code
+cells); a line that mentions a solution marker without being one is refused; the allow-list holds the
+authoring keys of nbformat and JupyterLab (``editable``, ``deletable``, ``jupyter``, ``format``,
+``slideshow``, ``name``, ``tags``).
 """
 
 from __future__ import annotations
 
 import base64
 import json
-
-import pytest
 
 from helpers.grade.authoring import AuthoringError, author
 
@@ -68,9 +71,6 @@ def _author(tmp_path, cells):
     return learner.read_text(encoding="utf-8")
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 23: a model answer's pasted picture (attachment) reaches learners"
-)
 def test_model_answer_picture_stays_with_the_solution(tmp_path):
     cells = [
         _answer_cell(
@@ -84,9 +84,6 @@ def test_model_answer_picture_stays_with_the_solution(tmp_path):
     assert PICTURE not in handed_out  # and its picture must go with it
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 23: labelled solution markers in a code cell leak the solution"
-)
 def test_labelled_solution_markers_are_stripped_or_refused(tmp_path):
     cells = [
         _answer_cell("Graded gains."),
@@ -100,7 +97,6 @@ def test_labelled_solution_markers_are_stripped_or_refused(tmp_path):
     assert SECRET not in handed_out
 
 
-@pytest.mark.xfail(strict=True, reason="red team 23: the allow-list drops JupyterLab's cell locks")
 def test_cell_locks_survive(tmp_path):
     cells = [
         _code("import numpy as np\nDATA = np.arange(10)\n", editable=False, deletable=False),
