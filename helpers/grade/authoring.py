@@ -165,11 +165,16 @@ def strip_solutions(source: str) -> str:
     return "".join(out)
 
 
+_MARKER_WORDS = re.compile(r"\b(?:BEGIN|END)\s+SOLUTION\b", re.IGNORECASE)  # ``\s``: any Unicode space
+
+
 def _refuse_loose_markers(lines: list[str]) -> None:
-    """Fail closed on a marker written another way (red team 23: ``### BEGIN SOLUTION (q1)`` was
-    neither a marker nor refused, and the solution went to learners as written)."""
+    """Fail closed on a marker written another way, in a cell of any kind, once its regions are
+    out: red team 23's ``### BEGIN SOLUTION (q1)``, red team 24's ``### begin solution``, two
+    spaces, a tab, a no-break space, ``## BEGIN SOLUTION`` in markdown, a second labelled region
+    in an answer cell: each went to learners as written."""
     for line in lines:
-        if "BEGIN SOLUTION" in line or "END SOLUTION" in line:
+        if _MARKER_WORDS.search(line):
             raise ValueError(
                 f"{line.strip()[:60]!r} mentions a solution marker but is not one: write "
                 "'### BEGIN SOLUTION' and '### END SOLUTION' alone on their lines"
@@ -288,6 +293,7 @@ def _learner_cell(source: dict) -> dict:
         src = _learner_markdown(src)
     elif "### BEGIN SOLUTION" in src:
         raise ValueError("solution regions are only allowed in code cells and answer cells")
+    _refuse_loose_markers(src.splitlines())  # whatever is left, in every kind of cell
     cell["source"] = src
     if cell["cell_type"] != "code" and isinstance(source.get("attachments"), dict):
         shown = set(_ATTACHMENT.findall(src))  # only the pictures the learner's text still shows
