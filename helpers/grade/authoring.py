@@ -47,11 +47,13 @@ from __future__ import annotations
 import argparse
 import contextlib
 import copy
+import html
 import io
 import json
 import re
 import sys
 import types
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -165,16 +167,35 @@ def strip_solutions(source: str) -> str:
     return "".join(out)
 
 
-_MARKER_WORDS = re.compile(r"\b(?:BEGIN|END)\s+SOLUTION\b", re.IGNORECASE)  # ``\s``: any Unicode space
+#: a solution marker however it is spelled, where a marker stands: at the start of a line or of a
+#: comment, after heading or emphasis punctuation, before or after the words' case, spaces, ``_``, ``-``
+_MARKER_LIKE = re.compile(r"(?:^|#)[\s#>*_`~<!-]*(?:BEGIN|END)[\s_-]*SOLUTION", re.IGNORECASE)
+
+
+def _marker_like(line: str) -> bool:
+    """Whether ``line`` reads as a solution marker once folded: HTML entities unescaped, invisible
+    format characters (zero-width spaces and joiners, soft hyphens) removed, NFKC (full-width
+    letters, no-break spaces). Prose that only mentions the words mid-sentence ("an end-to-end
+    solution") does not.
+
+    Examples
+    --------
+    >>> lines = ("### begin\u200bsolution", "x = 1  # END_SOLUTION", "an end-to-end solution")
+    >>> [_marker_like(x) for x in lines]
+    [True, True, False]
+    """
+    text = "".join(c for c in html.unescape(line) if unicodedata.category(c) != "Cf")
+    return bool(_MARKER_LIKE.search(unicodedata.normalize("NFKC", text)))
 
 
 def _refuse_loose_markers(lines: list[str]) -> None:
     """Fail closed on a marker written another way, in a cell of any kind, once its regions are
-    out: red team 23's ``### BEGIN SOLUTION (q1)``, red team 24's ``### begin solution``, two
-    spaces, a tab, a no-break space, ``## BEGIN SOLUTION`` in markdown, a second labelled region
-    in an answer cell: each went to learners as written."""
+    out: red team 23's ``### BEGIN SOLUTION (q1)``; red team 24's ``### begin solution``, two
+    spaces, a tab, a no-break space, ``## BEGIN SOLUTION`` in markdown, a second labelled region in
+    an answer cell; red team 25's zero-width characters, full-width letters, ``BEGIN_SOLUTION``,
+    ``BEGIN&nbsp;SOLUTION``: each went to learners as written (:func:`_marker_like`)."""
     for line in lines:
-        if _MARKER_WORDS.search(line):
+        if _marker_like(line):
             raise ValueError(
                 f"{line.strip()[:60]!r} mentions a solution marker but is not one: write "
                 "'### BEGIN SOLUTION' and '### END SOLUTION' alone on their lines"

@@ -27,6 +27,11 @@ Held (run in /tmp probes): a BOM before ``###`` (refused), plural ``SOLUTIONS`` 
 (``tools/learner_notebooks.py --check`` up to date). Not counted: a marker split over two lines
 (``### BEGIN`` / ``SOLUTION``) passes, but it does not look like a marker to anyone; homoglyphs
 (Cyrillic ``Е``) pass too, noted only (a confusables skeleton would be needed).
+
+Closed at stop 42: a line is refused when it reads as a marker once folded (HTML entities unescaped,
+invisible format characters removed, NFKC) and the words stand where a marker stands (the start of a
+line or of a comment, after heading punctuation): ``authoring._marker_like``. Prose that mentions the
+words mid-sentence passes.
 """
 
 from __future__ import annotations
@@ -53,7 +58,9 @@ def _code(source: str) -> dict:
     return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
 
 
-ANSWER = _markdown("Why NDCG?\n<!-- answer: why_ndcg -->\n### BEGIN SOLUTION\nGraded gains.\n### END SOLUTION")
+ANSWER = _markdown(
+    "Why NDCG?\n<!-- answer: why_ndcg -->\n### BEGIN SOLUTION\nGraded gains.\n### END SOLUTION"
+)
 ANSWER_Q1 = _code("### BEGIN SOLUTION\nanswer_q1 = 0.5\n### END SOLUTION\n")
 
 
@@ -81,7 +88,6 @@ VISIBLE = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="red team 25: zero-width/format characters in a marker hand the solution out")
 @pytest.mark.parametrize("kind", ["code", "answer"])
 @pytest.mark.parametrize("spelling", list(INVISIBLE), ids=list(INVISIBLE))
 def test_invisible_characters_in_a_marker_are_refused(tmp_path, spelling, kind):
@@ -95,7 +101,6 @@ def test_invisible_characters_in_a_marker_are_refused(tmp_path, spelling, kind):
     assert handed_out is None or SECRET not in handed_out
 
 
-@pytest.mark.xfail(strict=True, reason="red team 25: full-width/underscore/hyphen/no-space markers hand the solution out")
 @pytest.mark.parametrize("spelling", list(VISIBLE), ids=list(VISIBLE))
 def test_visible_marker_variants_are_refused(tmp_path, spelling):
     begin, end = VISIBLE[spelling]
@@ -104,7 +109,6 @@ def test_visible_marker_variants_are_refused(tmp_path, spelling):
     assert handed_out is None or SECRET not in handed_out
 
 
-@pytest.mark.xfail(strict=True, reason="red team 25: '### BEGIN&nbsp;SOLUTION' in markdown renders as a marker, is handed out")
 @pytest.mark.parametrize("entity", ["&nbsp;", "&#32;"])
 def test_html_entity_marker_in_markdown_is_refused(tmp_path, entity):
     notes = _markdown(f"### BEGIN{entity}SOLUTION\nanswer_q1 is {SECRET}\n### END{entity}SOLUTION")
@@ -112,7 +116,6 @@ def test_html_entity_marker_in_markdown_is_refused(tmp_path, entity):
     assert handed_out is None or SECRET not in handed_out
 
 
-@pytest.mark.xfail(strict=True, reason="red team 25: honest prose 'an end-to-end solution' is refused as a marker")
 @pytest.mark.parametrize(
     "cell",
     [
