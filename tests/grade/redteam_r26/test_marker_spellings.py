@@ -1,0 +1,125 @@
+"""The twenty-sixth red team: round 25's folded marker rule (``authoring._marker_like``: HTML entities
+unescaped, category ``Cf`` removed, NFKC, then ``(?:^|#)[\\s#>*_`~<!-]*(?:BEGIN|END)[\\s_-]*SOLUTION``).
+
+No learner code runs here (authoring only: the instructor's tool), so no classmate is graded.
+
+Broken (each test passes once the hole is closed: the source is refused, or the secret is absent):
+
+1. ``test_banner_and_bracket_markers_are_refused`` (low): an everyday comment banner
+   ``# === BEGIN SOLUTION ===`` (``=`` is not in the rule's punctuation class), ``# [BEGIN SOLUTION]``,
+   a docstring ``\"\"\"BEGIN SOLUTION\"\"\"`` and ``### BEGIN: SOLUTION`` are neither regions nor refused:
+   the solution goes to learners as written.
+2. ``test_misspelled_marker_copied_to_end_is_refused`` (low): ``### BEGIN SOLUTON`` whose line the
+   instructor copied and edited into ``### END SOLUTON`` (the usual way the END line is written): no
+   region, no refusal, the solution is handed out.
+3. ``test_default_ignorable_characters_in_a_marker_are_refused`` (low): invisible characters that are
+   not category ``Cf`` (U+034F combining grapheme joiner, U+FE0F variation selector, U+3164 Hangul
+   filler: all Default_Ignorable_Code_Point) survive the fold, so the marker looks right and is not one.
+4. ``test_html_tag_markers_in_markdown_are_refused`` (low): in markdown ``<b>BEGIN SOLUTION</b>`` or
+   ``<h3>BEGIN SOLUTION</h3>`` renders as the marker heading, yet is neither an answer region nor refused.
+
+Principle: decide "is this line a marker?" on a skeleton, not on a punctuation allow-list: drop HTML
+tags (markdown), every Default_Ignorable code point and every non-letter, then fail closed on a line
+whose first letters are BEGIN/END followed by a word close to SOLUTION (edit distance <= 2).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers.grade.authoring import AuthoringError, author
+
+SECRET = "0.7315"
+DECLARATION = (
+    '# grading\nASSIGNMENT = {"name": "hw"}\n'
+    'QUESTIONS = [{"target": "answer_q1", "points": 1, "result": "number"},\n'
+    '             {"target": "answer_q2", "points": 1, "result": "number"}]\n'
+)
+
+
+def _markdown(source: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def _code(source: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+
+
+ANSWER_Q2 = _code("### BEGIN SOLUTION\nanswer_q2 = 0.5\n### END SOLUTION\n")
+
+
+def _authored(tmp_path, cells) -> str | None:
+    """The learner notebook's text, or None when ``author`` refuses the source (fail closed)."""
+    source = tmp_path / "src.ipynb"
+    source.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    try:
+        learner, _spec, _assignment = author(source, tmp_path / "out")
+    except (AuthoringError, ValueError):
+        return None
+    return learner.read_text(encoding="utf-8")
+
+
+def _leaks(tmp_path, begin: str, end: str) -> bool:
+    cells = [_code(f"x = 1\n{begin}\nanswer_q1 = {SECRET}\n{end}\n"), ANSWER_Q2, _code(DECLARATION)]
+    handed_out = _authored(tmp_path, cells)
+    return handed_out is not None and SECRET in handed_out
+
+
+def test_the_proper_marker_still_hides_the_secret(tmp_path):
+    """Control: the real markers stub the solution (so a leak below is the spelling's, not the test's)."""
+    assert not _leaks(tmp_path, "### BEGIN SOLUTION", "### END SOLUTION")
+
+
+BANNERS = {
+    "equals-banner": ("# === BEGIN SOLUTION ===", "# === END SOLUTION ==="),
+    "brackets": ("# [BEGIN SOLUTION]", "# [END SOLUTION]"),
+    "docstring": ('"""BEGIN SOLUTION"""', '"""END SOLUTION"""'),
+    "colon": ("### BEGIN: SOLUTION", "### END: SOLUTION"),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="red team 26: banner/bracket marker spellings pass _marker_like")
+@pytest.mark.parametrize("spelling", list(BANNERS), ids=list(BANNERS))
+def test_banner_and_bracket_markers_are_refused(tmp_path, spelling):
+    assert not _leaks(tmp_path, *BANNERS[spelling])
+
+
+TYPOS = {
+    "SOLUTON": ("### BEGIN SOLUTON", "### END SOLUTON"),
+    "SOULTION": ("### BEGIN SOULTION", "### END SOULTION"),
+}
+
+
+@pytest.mark.xfail(strict=True, reason="red team 26: a misspelled marker copied to END hands the solution out")
+@pytest.mark.parametrize("typo", list(TYPOS), ids=list(TYPOS))
+def test_misspelled_marker_copied_to_end_is_refused(tmp_path, typo):
+    assert not _leaks(tmp_path, *TYPOS[typo])
+
+
+IGNORABLE = {
+    "combining-grapheme-joiner": "\u034f",
+    "variation-selector-16": "\ufe0f",
+    "hangul-filler": "\u3164",
+}
+
+
+@pytest.mark.xfail(strict=True, reason="red team 26: default-ignorable (non-Cf) characters survive the fold")
+@pytest.mark.parametrize("char", list(IGNORABLE), ids=list(IGNORABLE))
+def test_default_ignorable_characters_in_a_marker_are_refused(tmp_path, char):
+    c = IGNORABLE[char]
+    assert not _leaks(tmp_path, f"### BEGIN{c} SOLUTION", f"### END{c} SOLUTION")
+
+
+TAGS = {"bold": "b", "heading": "h3", "strong": "strong"}
+
+
+@pytest.mark.xfail(strict=True, reason="red team 26: an HTML-tagged marker in markdown is not refused")
+@pytest.mark.parametrize("tag", list(TAGS), ids=list(TAGS))
+def test_html_tag_markers_in_markdown_are_refused(tmp_path, tag):
+    t = TAGS[tag]
+    notes = _markdown(f"<{t}>BEGIN SOLUTION</{t}>\n\nanswer_q1 is {SECRET}\n\n<{t}>END SOLUTION</{t}>")
+    q1 = _code("### BEGIN SOLUTION\nanswer_q1 = 0.25\n### END SOLUTION\n")
+    handed_out = _authored(tmp_path, [notes, q1, ANSWER_Q2, _code(DECLARATION)])
+    assert handed_out is None or SECRET not in handed_out
