@@ -167,25 +167,47 @@ def strip_solutions(source: str) -> str:
     return "".join(out)
 
 
-#: a solution marker however it is spelled, where a marker stands: at the start of a line or of a
-#: comment, after heading or emphasis punctuation, before or after the words' case, spaces, ``_``, ``-``
-_MARKER_LIKE = re.compile(r"(?:^|#)[\s#>*_`~<!-]*(?:BEGIN|END)[\s_-]*SOLUTION", re.IGNORECASE)
+_IGNORABLE = frozenset("\u115f\u1160\u3164\uffa0")  # fillers: letters that show nothing
+_TAG = re.compile(r"<[^>]*>")  # an HTML tag in markdown (``<b>BEGIN SOLUTION</b>`` renders as one)
 
 
 def _marker_like(line: str) -> bool:
-    """Whether ``line`` reads as a solution marker once folded: HTML entities unescaped, invisible
-    format characters (zero-width spaces and joiners, soft hyphens) removed, NFKC (full-width
-    letters, no-break spaces). Prose that only mentions the words mid-sentence ("an end-to-end
-    solution") does not.
+    """Whether ``line``, or a ``#`` comment in it, reads as a solution marker: once folded (HTML
+    entities and tags out, invisible characters out: format characters, combining marks, fillers;
+    NFKC) and reduced to its letters, it begins with BEGIN or END and a word within two edits of
+    SOLUTION. Red teams 23 to 26 found a marker spelled another way at each round (a label, a case,
+    spaces, ``_``, zero-width characters, full-width letters, ``&nbsp;``, banners, brackets, a typo
+    copied to the END line); only the letters decide. Prose that mentions the words mid-sentence
+    ("an end-to-end solution") does not read as one.
 
     Examples
     --------
-    >>> lines = ("### begin\u200bsolution", "x = 1  # END_SOLUTION", "an end-to-end solution")
-    >>> [_marker_like(x) for x in lines]
-    [True, True, False]
+    >>> lines = ("### begin\u200bsolution", "x = 1  # END_SOLUTION", "# === BEGIN SOLUTON ===")
+    >>> [_marker_like(x) for x in (*lines, "an end-to-end solution", "The begin/end solution markers")]
+    [True, True, True, False, False]
     """
-    text = "".join(c for c in html.unescape(line) if unicodedata.category(c) != "Cf")
-    return bool(_MARKER_LIKE.search(unicodedata.normalize("NFKC", text)))
+    text = unicodedata.normalize("NFKC", _TAG.sub(" ", html.unescape(line)))
+    text = "".join(
+        c for c in text if c not in _IGNORABLE and unicodedata.category(c) not in ("Cf", "Mn", "Me")
+    )
+    return any(_begins_a_marker(part) for part in text.split("#"))
+
+
+def _begins_a_marker(text: str) -> bool:
+    letters = "".join(c for c in text.upper() if c.isalpha())
+    word = next((w for w in ("BEGIN", "END") if letters.startswith(w)), None)
+    rest = letters[len(word) :] if word else ""
+    return any(_edits(rest[:n], "SOLUTION") <= 2 for n in range(6, 11)) if word else False
+
+
+def _edits(a: str, b: str) -> int:
+    """Levenshtein distance (two short words)."""
+    row = list(range(len(b) + 1))
+    for i, x in enumerate(a, 1):
+        previous, row[0] = row[0], i
+        for j, y in enumerate(b, 1):
+            previous, row[j] = row[j], min(row[j] + 1, row[j - 1] + 1, previous + (x != y))
+    return row[-1]
 
 
 def _refuse_loose_markers(lines: list[str]) -> None:
@@ -193,7 +215,8 @@ def _refuse_loose_markers(lines: list[str]) -> None:
     out: red team 23's ``### BEGIN SOLUTION (q1)``; red team 24's ``### begin solution``, two
     spaces, a tab, a no-break space, ``## BEGIN SOLUTION`` in markdown, a second labelled region in
     an answer cell; red team 25's zero-width characters, full-width letters, ``BEGIN_SOLUTION``,
-    ``BEGIN&nbsp;SOLUTION``: each went to learners as written (:func:`_marker_like`)."""
+    ``BEGIN&nbsp;SOLUTION``; red team 26's banners, brackets, tags and typos: each went to learners
+    as written (:func:`_marker_like`)."""
     for line in lines:
         if _marker_like(line):
             raise ValueError(

@@ -21,6 +21,10 @@ Broken (each test passes once the hole is closed: the source is refused, or the 
 Principle: decide "is this line a marker?" on a skeleton, not on a punctuation allow-list: drop HTML
 tags (markdown), every Default_Ignorable code point and every non-letter, then fail closed on a line
 whose first letters are BEGIN/END followed by a word close to SOLUTION (edit distance <= 2).
+
+Closed at stop 42: only a line's letters decide (``authoring._marker_like``): HTML entities and tags,
+format characters, combining marks and fillers out, NFKC; a line or ``#`` comment whose letters begin
+with BEGIN or END and a word within two edits of SOLUTION is refused.
 """
 
 from __future__ import annotations
@@ -80,7 +84,6 @@ BANNERS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="red team 26: banner/bracket marker spellings pass _marker_like")
 @pytest.mark.parametrize("spelling", list(BANNERS), ids=list(BANNERS))
 def test_banner_and_bracket_markers_are_refused(tmp_path, spelling):
     assert not _leaks(tmp_path, *BANNERS[spelling])
@@ -92,7 +95,6 @@ TYPOS = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="red team 26: a misspelled marker copied to END hands the solution out")
 @pytest.mark.parametrize("typo", list(TYPOS), ids=list(TYPOS))
 def test_misspelled_marker_copied_to_end_is_refused(tmp_path, typo):
     assert not _leaks(tmp_path, *TYPOS[typo])
@@ -105,7 +107,6 @@ IGNORABLE = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="red team 26: default-ignorable (non-Cf) characters survive the fold")
 @pytest.mark.parametrize("char", list(IGNORABLE), ids=list(IGNORABLE))
 def test_default_ignorable_characters_in_a_marker_are_refused(tmp_path, char):
     c = IGNORABLE[char]
@@ -115,7 +116,6 @@ def test_default_ignorable_characters_in_a_marker_are_refused(tmp_path, char):
 TAGS = {"bold": "b", "heading": "h3", "strong": "strong"}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 26: an HTML-tagged marker in markdown is not refused")
 @pytest.mark.parametrize("tag", list(TAGS), ids=list(TAGS))
 def test_html_tag_markers_in_markdown_are_refused(tmp_path, tag):
     t = TAGS[tag]
