@@ -1,0 +1,84 @@
+"""The twenty-seventh red team: round 26's rule (``authoring._marker_like``: a line, or a ``#`` comment
+in it, whose letters begin with BEGIN or END followed by a word within two edits of SOLUTION).
+
+No learner code runs here (authoring only: the instructor's tool), so no classmate is graded.
+
+Broken (each test passes once the hole is closed: the source is refused, or the secret is absent):
+
+1. ``test_marker_with_a_word_between_is_refused`` (low): ``### BEGIN MODEL SOLUTION`` /
+   ``### END MODEL SOLUTION`` (also ``SAMPLE``, ``EXERCISE 2``, ``PART A``): the letters after BEGIN are
+   ``MODELSOLUTION``, whose first 6-11 letters are more than two edits from SOLUTION. Neither a region
+   nor refused: the solution is handed out.
+2. ``test_marker_with_words_swapped_is_refused`` (low): ``### SOLUTION BEGIN`` / ``### SOLUTION END``
+   (the order of several other tools' and course templates' banners): the letters do not *begin*
+   with BEGIN/END.
+3. ``test_abbreviated_marker_is_refused`` (low): ``### BEGIN SOLN`` / ``### END SOLN`` (and ``SOL``):
+   four letters are four edits from SOLUTION.
+
+Principle: a line that carries a marker's words in a marker's place is a marker attempt whatever sits
+between or around them: fail closed on a marker-position line (the start of a line or ``#`` comment,
+letters only) holding both a BEGIN/END/START/STOP word and a SOLUTION-like word (SOLUTION within two
+edits, SOLN, SOL), in either order, with at most a couple of short words between.
+
+Held (run): the course's own sources (``tools/learner_notebooks.py --check``: up to date, none
+refused); ``### BEIGN SOLUTION`` with a correct END and ``### END SOLUTOIN`` with a correct BEGIN (an
+unpaired marker is refused: ``strip_solutions``); ``### Beginning of solution`` / ``### End of
+solution`` (the END line is caught); ``BEGINSOLUTION``; a U+2028 after the marker (``splitlines``
+splits there, so the region is found).
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from helpers.grade.authoring import AuthoringError, author
+
+SECRET = "0.7315"
+DECLARATION = (
+    '# grading\nASSIGNMENT = {"name": "hw"}\n'
+    'QUESTIONS = [{"target": "answer_q1", "points": 1, "result": "number"},\n'
+    '             {"target": "answer_q2", "points": 1, "result": "number"}]\n'
+)
+
+
+def _code(source: str) -> dict:
+    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
+
+
+ANSWER_Q2 = _code("### BEGIN SOLUTION\nanswer_q2 = 0.5\n### END SOLUTION\n")
+
+
+def _leaks(tmp_path, begin: str, end: str) -> bool:
+    """Whether the learner notebook ``author`` writes holds the solution (False when refused)."""
+    cells = [_code(f"x = 1\n{begin}\nanswer_q1 = {SECRET}\n{end}\n"), ANSWER_Q2, _code(DECLARATION)]
+    source = tmp_path / "src.ipynb"
+    source.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    try:
+        learner, _spec, _assignment = author(source, tmp_path / "out")
+    except (AuthoringError, ValueError):
+        return False
+    return SECRET in learner.read_text(encoding="utf-8")
+
+
+def test_the_proper_marker_still_hides_the_secret(tmp_path):
+    """Control: the real markers stub the solution (so a leak below is the spelling's, not the test's)."""
+    assert not _leaks(tmp_path, "### BEGIN SOLUTION", "### END SOLUTION")
+
+
+@pytest.mark.xfail(strict=True, reason="red team 27: a word between BEGIN and SOLUTION hands the solution out")
+@pytest.mark.parametrize("word", ["MODEL", "SAMPLE", "EXERCISE 2", "PART A"])
+def test_marker_with_a_word_between_is_refused(tmp_path, word):
+    assert not _leaks(tmp_path, f"### BEGIN {word} SOLUTION", f"### END {word} SOLUTION")
+
+
+@pytest.mark.xfail(strict=True, reason="red team 27: '### SOLUTION BEGIN' hands the solution out")
+def test_marker_with_words_swapped_is_refused(tmp_path):
+    assert not _leaks(tmp_path, "### SOLUTION BEGIN", "### SOLUTION END")
+
+
+@pytest.mark.xfail(strict=True, reason="red team 27: '### BEGIN SOLN' hands the solution out")
+@pytest.mark.parametrize("word", ["SOLN", "SOL"])
+def test_abbreviated_marker_is_refused(tmp_path, word):
+    assert not _leaks(tmp_path, f"### BEGIN {word}", f"### END {word}")
