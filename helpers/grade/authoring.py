@@ -193,11 +193,30 @@ def _marker_like(line: str) -> bool:
     return any(_begins_a_marker(part) for part in text.split("#"))
 
 
+_MARKER_VERBS = ("BEGIN", "END", "START", "STOP")
+
+
 def _begins_a_marker(text: str) -> bool:
-    letters = "".join(c for c in text.upper() if c.isalpha())
-    word = next((w for w in ("BEGIN", "END") if letters.startswith(w)), None)
-    rest = letters[len(word) :] if word else ""
-    return any(_edits(rest[:n], "SOLUTION") <= 2 for n in range(6, 11)) if word else False
+    """Whether ``text``'s first words read as a marker: a word like SOLUTION first (red team 27:
+    ``### SOLUTION BEGIN``), or BEGIN/END/START/STOP (or a word within one edit) with a word like
+    SOLUTION among the next three (``### BEGIN MODEL SOLUTION``, ``### BEGIN SOLN``), or the two run
+    together (``BEGINSOLUTION``)."""
+    words = re.findall(r"[^\W\d_]+", text.upper())
+    if not words:
+        return False
+    if _solution_word(words[0]) or _run_together(words[0]):
+        return True
+    verb = any(_edits(words[0], v) <= 1 for v in _MARKER_VERBS)
+    return verb and any(_solution_word(w) or _run_together(w) for w in words[1:4])
+
+
+def _solution_word(word: str) -> bool:
+    return word in ("SOL", "SOLN", "SOLNS") or _edits(word[:10], "SOLUTION") <= 2
+
+
+def _run_together(word: str) -> bool:
+    verb = next((v for v in _MARKER_VERBS if word.startswith(v)), "")
+    return bool(verb) and len(word) > len(verb) and _solution_word(word[len(verb) :])
 
 
 def _edits(a: str, b: str) -> int:
@@ -215,13 +234,15 @@ def _refuse_loose_markers(lines: list[str]) -> None:
     out: red team 23's ``### BEGIN SOLUTION (q1)``; red team 24's ``### begin solution``, two
     spaces, a tab, a no-break space, ``## BEGIN SOLUTION`` in markdown, a second labelled region in
     an answer cell; red team 25's zero-width characters, full-width letters, ``BEGIN_SOLUTION``,
-    ``BEGIN&nbsp;SOLUTION``; red team 26's banners, brackets, tags and typos: each went to learners
-    as written (:func:`_marker_like`)."""
+    ``BEGIN&nbsp;SOLUTION``; red team 26's banners, brackets, tags and typos; red team 27's
+    ``BEGIN MODEL SOLUTION``, ``SOLUTION BEGIN``, ``BEGIN SOLN``: each went to learners as written
+    (:func:`_marker_like`)."""
     for line in lines:
         if _marker_like(line):
             raise ValueError(
-                f"{line.strip()[:60]!r} mentions a solution marker but is not one: write "
-                "'### BEGIN SOLUTION' and '### END SOLUTION' alone on their lines"
+                f"{line.strip()[:60]!r} reads like a solution marker but is not one: a marker is "
+                "'### BEGIN SOLUTION' or '### END SOLUTION' alone on its line; prose that starts with "
+                "these words is refused too (reword its start)"
             )
 
 

@@ -220,5 +220,5 @@ def test_the_learner_notebook_keeps_the_authors_cells_and_locks_and_nothing_of_a
 
 @pytest.mark.parametrize("marker", ["### BEGIN SOLUTION (q1)", "# BEGIN SOLUTION", "### END SOLUTION here"])
 def test_a_marker_written_another_way_is_refused(marker):
-    with pytest.raises(ValueError, match="mentions a solution marker but is not one"):
+    with pytest.raises(ValueError, match="reads like a solution marker but is not one"):
         authoring.strip_solutions(f"x = 1\n{marker}\nanswer_q1 = 0.25\n")

@@ -25,6 +25,11 @@ refused); ``### BEIGN SOLUTION`` with a correct END and ``### END SOLUTOIN`` wit
 unpaired marker is refused: ``strip_solutions``); ``### Beginning of solution`` / ``### End of
 solution`` (the END line is caught); ``BEGINSOLUTION``; a U+2028 after the marker (``splitlines``
 splits there, so the region is found).
+
+Closed at stop 42 (``authoring._begins_a_marker``): a line's first words read as a marker when a
+word like SOLUTION (within two edits, or SOL/SOLN) comes first, or BEGIN/END/START/STOP (within one
+edit) with such a word among the next three, or the two run together; such a line that is not an
+exact marker is refused.
 """
 
 from __future__ import annotations
@@ -67,18 +72,15 @@ def test_the_proper_marker_still_hides_the_secret(tmp_path):
     assert not _leaks(tmp_path, "### BEGIN SOLUTION", "### END SOLUTION")
 
 
-@pytest.mark.xfail(strict=True, reason="red team 27: a word between BEGIN and SOLUTION hands the solution out")
 @pytest.mark.parametrize("word", ["MODEL", "SAMPLE", "EXERCISE 2", "PART A"])
 def test_marker_with_a_word_between_is_refused(tmp_path, word):
     assert not _leaks(tmp_path, f"### BEGIN {word} SOLUTION", f"### END {word} SOLUTION")
 
 
-@pytest.mark.xfail(strict=True, reason="red team 27: '### SOLUTION BEGIN' hands the solution out")
 def test_marker_with_words_swapped_is_refused(tmp_path):
     assert not _leaks(tmp_path, "### SOLUTION BEGIN", "### SOLUTION END")
 
 
-@pytest.mark.xfail(strict=True, reason="red team 27: '### BEGIN SOLN' hands the solution out")
 @pytest.mark.parametrize("word", ["SOLN", "SOL"])
 def test_abbreviated_marker_is_refused(tmp_path, word):
     assert not _leaks(tmp_path, f"### BEGIN {word}", f"### END {word}")
