@@ -34,6 +34,8 @@ import json
 
 from helpers.grade.authoring import AuthoringError, author
 
+from ..redteam_r5.common import code_cell as _code
+
 SECRET = "0.7315"
 PICTURE = base64.b64encode(b"\x89PNG\r\n\x1a\n MODEL ANSWER SKETCH").decode()
 DECLARATION = (
@@ -41,16 +43,6 @@ DECLARATION = (
     'QUESTIONS = [{"target": "answer_q1", "points": 1, "result": "number"},\n'
     '             {"target": "why_ndcg", "kind": "text", "points": 3, "rubric": "3: graded gains"}]\n'
 )
-
-
-def _code(source: str, **metadata) -> dict:
-    return {
-        "cell_type": "code",
-        "metadata": metadata,
-        "source": source,
-        "outputs": [],
-        "execution_count": None,
-    }
 
 
 def _answer_cell(model: str, attachments: dict | None = None) -> dict:

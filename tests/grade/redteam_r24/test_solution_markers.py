@@ -35,11 +35,11 @@ refused (``authoring._refuse_loose_markers``, ``_MARKER_WORDS``).
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers.grade.authoring import AuthoringError, author
+from ..redteam_r5.common import authored_or_refused as _handed_out_or_refused
+from ..redteam_r5.common import code_cell as _code
+from ..redteam_r5.common import markdown_cell as _markdown
 
 SECRET = "0.7315"
 DECLARATION = (
@@ -50,32 +50,10 @@ DECLARATION = (
 PICTURE = "iVBORw0KGgoMODELSKETCH"
 
 
-def _code(source: str) -> dict:
-    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
-
-
-def _markdown(source: str, attachments: dict | None = None) -> dict:
-    cell = {"cell_type": "markdown", "metadata": {}, "source": source}
-    if attachments:
-        cell["attachments"] = attachments
-    return cell
-
-
 ANSWER = _markdown(
     "Why NDCG?\n<!-- answer: why_ndcg -->\n### BEGIN SOLUTION\nGraded gains.\n### END SOLUTION"
 )
 ANSWER_Q1 = _code("### BEGIN SOLUTION\nanswer_q1 = 0.5\n### END SOLUTION\n")
-
-
-def _handed_out_or_refused(tmp_path, cells) -> str | None:
-    """The learner notebook's text, or None when ``author`` refuses the source (fail closed)."""
-    source = tmp_path / "src.ipynb"
-    source.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    try:
-        learner, _spec, _assignment = author(source, tmp_path / "out")
-    except (AuthoringError, ValueError):
-        return None
-    return learner.read_text(encoding="utf-8")
 
 
 def test_second_labelled_region_in_an_answer_cell(tmp_path):

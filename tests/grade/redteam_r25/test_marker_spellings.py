@@ -36,11 +36,11 @@ words mid-sentence passes.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers.grade.authoring import AuthoringError, author
+from ..redteam_r5.common import authored_or_refused as _authored
+from ..redteam_r5.common import code_cell as _code
+from ..redteam_r5.common import markdown_cell as _markdown
 
 SECRET = "0.7315"
 DECLARATION = (
@@ -50,29 +50,10 @@ DECLARATION = (
 )
 
 
-def _markdown(source: str) -> dict:
-    return {"cell_type": "markdown", "metadata": {}, "source": source}
-
-
-def _code(source: str) -> dict:
-    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
-
-
 ANSWER = _markdown(
     "Why NDCG?\n<!-- answer: why_ndcg -->\n### BEGIN SOLUTION\nGraded gains.\n### END SOLUTION"
 )
 ANSWER_Q1 = _code("### BEGIN SOLUTION\nanswer_q1 = 0.5\n### END SOLUTION\n")
-
-
-def _authored(tmp_path, cells) -> str | None:
-    """The learner notebook's text, or None when ``author`` refuses the source (fail closed)."""
-    source = tmp_path / "src.ipynb"
-    source.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    try:
-        learner, _spec, _assignment = author(source, tmp_path / "out")
-    except (AuthoringError, ValueError):
-        return None
-    return learner.read_text(encoding="utf-8")
 
 
 INVISIBLE = {

@@ -29,11 +29,11 @@ with BEGIN or END and a word within two edits of SOLUTION is refused.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers.grade.authoring import AuthoringError, author
+from ..redteam_r5.common import authored_or_refused as _authored
+from ..redteam_r5.common import code_cell as _code
+from ..redteam_r5.common import markdown_cell as _markdown
 
 SECRET = "0.7315"
 DECLARATION = (
@@ -43,26 +43,7 @@ DECLARATION = (
 )
 
 
-def _markdown(source: str) -> dict:
-    return {"cell_type": "markdown", "metadata": {}, "source": source}
-
-
-def _code(source: str) -> dict:
-    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
-
-
 ANSWER_Q2 = _code("### BEGIN SOLUTION\nanswer_q2 = 0.5\n### END SOLUTION\n")
-
-
-def _authored(tmp_path, cells) -> str | None:
-    """The learner notebook's text, or None when ``author`` refuses the source (fail closed)."""
-    source = tmp_path / "src.ipynb"
-    source.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    try:
-        learner, _spec, _assignment = author(source, tmp_path / "out")
-    except (AuthoringError, ValueError):
-        return None
-    return learner.read_text(encoding="utf-8")
 
 
 def _leaks(tmp_path, begin: str, end: str) -> bool:

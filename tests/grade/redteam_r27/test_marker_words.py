@@ -34,42 +34,9 @@ exact marker is refused.
 
 from __future__ import annotations
 
-import json
-
 import pytest
 
-from helpers.grade.authoring import AuthoringError, author
-
-SECRET = "0.7315"
-DECLARATION = (
-    '# grading\nASSIGNMENT = {"name": "hw"}\n'
-    'QUESTIONS = [{"target": "answer_q1", "points": 1, "result": "number"},\n'
-    '             {"target": "answer_q2", "points": 1, "result": "number"}]\n'
-)
-
-
-def _code(source: str) -> dict:
-    return {"cell_type": "code", "metadata": {}, "source": source, "outputs": [], "execution_count": None}
-
-
-ANSWER_Q2 = _code("### BEGIN SOLUTION\nanswer_q2 = 0.5\n### END SOLUTION\n")
-
-
-def _leaks(tmp_path, begin: str, end: str) -> bool:
-    """Whether the learner notebook ``author`` writes holds the solution (False when refused)."""
-    cells = [_code(f"x = 1\n{begin}\nanswer_q1 = {SECRET}\n{end}\n"), ANSWER_Q2, _code(DECLARATION)]
-    source = tmp_path / "src.ipynb"
-    source.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
-    try:
-        learner, _spec, _assignment = author(source, tmp_path / "out")
-    except (AuthoringError, ValueError):
-        return False
-    return SECRET in learner.read_text(encoding="utf-8")
-
-
-def test_the_proper_marker_still_hides_the_secret(tmp_path):
-    """Control: the real markers stub the solution (so a leak below is the spelling's, not the test's)."""
-    assert not _leaks(tmp_path, "### BEGIN SOLUTION", "### END SOLUTION")
+from ..redteam_r26.test_marker_spellings import _leaks  # and its control: the real markers hide it
 
 
 @pytest.mark.parametrize("word", ["MODEL", "SAMPLE", "EXERCISE 2", "PART A"])

@@ -188,3 +188,35 @@ def copy_report(tmp_path: Path, name: str, copy: str, verbatim: str) -> str:
     notebook(folder / "verbatim.ipynb", verbatim)
     assert similarity.main(["--assignment", "from-scratch", "--out", str(out), str(folder)]) == 0
     return (out / "similarity.md").read_text(encoding="utf-8")
+
+
+def code_cell(source: str, **metadata) -> dict:
+    """A code cell of a source notebook for the authoring tool (red teams 22 to 27)."""
+    return {
+        "cell_type": "code",
+        "metadata": metadata,
+        "source": source,
+        "outputs": [],
+        "execution_count": None,
+    }
+
+
+def markdown_cell(source: str, attachments: dict | None = None) -> dict:
+    cell = {"cell_type": "markdown", "metadata": {}, "source": source}
+    if attachments:
+        cell["attachments"] = attachments
+    return cell
+
+
+def authored_or_refused(tmp_path: Path, cells: list[dict]) -> str | None:
+    """The learner notebook ``authoring.author`` writes for ``cells``, or None when it refuses them
+    (fail closed)."""
+    from helpers.grade.authoring import AuthoringError, author
+
+    source = tmp_path / "src.ipynb"
+    source.write_text(json.dumps({"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    try:
+        learner, _spec, _assignment = author(source, tmp_path / "out")
+    except (AuthoringError, ValueError):
+        return None
+    return learner.read_text(encoding="utf-8")
