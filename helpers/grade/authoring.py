@@ -40,6 +40,11 @@ It writes ``DIR/<name>.ipynb`` (the learner notebook: stubs, no outputs, no decl
 declaration). ``--assignment DIR/<name>.grader.py`` grades with it, with the same sandbox, limits
 and reports; the reference values come from the solutions, computed in the grader (the instructor's
 code), never inside a sandbox. Keep the ``.grader.py`` with the source: it holds the answers.
+
+Nothing is written when the learner notebook would hand out an answer: a line that reads like a
+marker but is not one is refused (:func:`strip_solutions`), and the learner notebook is then run as
+released, so that a graded target already right on every case, or an answer cell without a
+model-answer region, is refused whatever its markers looked like (:func:`_refuse_given_answers`).
 """
 
 from __future__ import annotations
@@ -59,7 +64,16 @@ from typing import Any
 
 from .assignments import public_checks_file
 from .prepare import encode_argument as _encode
-from .spec import ANSWER_PLACEHOLDER, Assignment, Check, Question, answer_marker, build_cases, text_answers
+from .spec import (
+    ANSWER_PLACEHOLDER,
+    Assignment,
+    Check,
+    Question,
+    answer_marker,
+    build_cases,
+    compare,
+    text_answers,
+)
 
 __all__ = [
     "AuthoringError",
@@ -657,6 +671,7 @@ def author(source: Path, out: Path, grading: Path | None = None) -> tuple[Path, 
     assignment = _assignment(_run_spec(text, str(source)), str(source))
     _validate(assignment)
     _check_stubs(learner, assignment)
+    _refuse_given_answers(learner, assignment, Path(source).name)
     out.mkdir(parents=True, exist_ok=True)
     notebook_path = out / f"{assignment.name}.ipynb"
     spec_path = out / f"{assignment.name}{SPEC_SUFFIX}"
@@ -681,6 +696,84 @@ def _check_stubs(learner: dict, assignment: Assignment) -> None:
             f"the learner notebook would not mention {missing}: keep the `def` line (or the variable) "
             "outside the ### BEGIN SOLUTION region"
         )
+
+
+def _refuse_given_answers(learner: dict, assignment: Assignment, origin: str) -> None:
+    """Fail closed when the learner notebook, submitted as it is, would already answer a question.
+
+    The positive side of the marker rules (:func:`_marker_like` reads spellings; this reads what the
+    release *does*): the learner notebook's code cells are run one by one like the spec's (the
+    instructor's own code, a failing cell skipped as a learner's run would), and each graded target
+    is called on every case of seed 0. A function right on all of them, an answer variable equal to
+    the solution's, or an answer cell whose text a learner would hand in unchanged means a solution
+    reached the release: a region not marked, or a marker the rules did not read.
+    """
+    namespace = _run_learner(learner, origin)
+    given = [q.target for q in assignment.questions if _answers(assignment, q, namespace)]
+    given += _open_answer_cells(learner, assignment)
+    if given:
+        raise AuthoringError(
+            f"the learner notebook already answers {given} as released (its code or answer cell gives the "
+            "solution): put each solution between '### BEGIN SOLUTION' and '### END SOLUTION', keep only "
+            "the answer line and the model-answer region in an answer cell (the question goes in a cell "
+            "above), and make sure the given code does not compute the answer"
+        )
+
+
+def _open_answer_cells(learner: dict, assignment: Assignment) -> list[str]:
+    """Hand-graded targets whose answer cell reaches the learner without the placeholder: the cell
+    had no model-answer region, so whatever the instructor wrote there is handed out as written."""
+    placeholder: dict[str, bool] = {}
+    for cell in learner["cells"]:
+        if cell.get("cell_type") == "markdown":
+            holds = ANSWER_PLACEHOLDER in _text(cell).splitlines()
+            for target in _ANSWER_CELL.findall(_text(cell)):
+                placeholder.setdefault(target, holds)
+    return [q.target for q in assignment.questions if q.kind == "text" and not placeholder.get(q.target)]
+
+
+def _run_learner(learner: dict, origin: str) -> dict:
+    """The namespace of the learner notebook's code cells, each run on its own (failures skipped)."""
+    module = types.ModuleType("helpers_grade_release")
+    module.__file__ = origin
+    for cell in learner["cells"]:
+        if cell.get("cell_type") != "code":
+            continue
+        try:
+            code = compile(_without_magics(_text(cell)), origin, "exec")
+            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+                exec(code, module.__dict__)
+        except (Exception, SystemExit):  # a stub raises, and what needs it fails: as in a learner's run
+            continue
+    return module.__dict__
+
+
+def _answers(assignment: Assignment, question: Question, namespace: dict) -> bool:
+    """Whether the release's ``question.target`` is right on every case of seed 0."""
+    if question.kind == "text" or question.target not in namespace:
+        return False
+    given = namespace[question.target]
+    if question.kind == "value":
+        return _right(question, lambda: given, question.reference)
+    if not callable(given):
+        return False
+    cases = [args for _, args in build_cases(assignment, question, seed=0)]
+    return bool(cases) and all(
+        _right(
+            question,
+            lambda a=args: given(*copy.deepcopy(a)),
+            lambda a=args: question.reference(*copy.deepcopy(a)),
+        )
+        for args in cases
+    )
+
+
+def _right(question: Question, value: Any, expected: Any) -> bool:
+    try:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            return compare(question, value(), expected()) is None
+    except (Exception, SystemExit):
+        return False
 
 
 def hidden_case_count(assignment: Assignment, seed: int = 0) -> dict[str, int]:

@@ -222,3 +222,80 @@ def test_the_learner_notebook_keeps_the_authors_cells_and_locks_and_nothing_of_a
 def test_a_marker_written_another_way_is_refused(marker):
     with pytest.raises(ValueError, match="reads like a solution marker but is not one"):
         authoring.strip_solutions(f"x = 1\n{marker}\nanswer_q1 = 0.25\n")
+
+
+def _refused_release(tmp_path, cells: dict[int, str], declaration: str = DECLARATION) -> str | None:
+    """The error of authoring ``source_notebook`` with some cells' sources replaced (None: written)."""
+    nb = source_notebook(declaration)
+    for index, text in cells.items():
+        nb["cells"][index]["source"] = text
+    source = tmp_path / "source.ipynb"
+    source.write_text(json.dumps(nb), encoding="utf-8")
+    try:
+        authoring.author(source, tmp_path / "build")
+    except authoring.AuthoringError as exc:
+        return str(exc)
+    return None
+
+
+#: Cyrillic and Ukrainian look-alikes for most letters: too far from the words for the spelling rule
+HOMOGLYPH = "### \u0412\u0415GIN \u0405\u041eLU\u0422\u0406\u041eN"
+MEAN = "sum(values[:k]) / min(k, len(values))"
+HOMOGLYPH_END = "### \u0415ND \u0405\u041eLU\u0422\u0406\u041eN"
+
+
+@pytest.mark.parametrize(
+    "cells, target",
+    [
+        ({2: "answer_q2 = 3\n"}, "answer_q2"),  # no markers at all
+        ({2: f"{HOMOGLYPH}\nanswer_q2 = 3\n{HOMOGLYPH_END}\n"}, "answer_q2"),
+        ({1: "def mean_of_top(values, k):\n    return sum(values[:k]) / len(values[:k])\n"}, "mean_of_top"),
+        (
+            {1: f"def mean_of_top(values, k):\n    {HOMOGLYPH}\n    return {MEAN}\n"},
+            "mean_of_top",
+        ),
+    ],
+    ids=["unmarked-answer", "look-alike-answer-markers", "unmarked-function", "look-alike-function-markers"],
+)
+def test_a_release_that_already_answers_is_refused_whatever_the_markers(tmp_path, cells, target):
+    """The positive rule behind the spelling rules: the learner notebook is run as released and a
+    graded target right on every case (or an answer variable equal to the solution's) is refused,
+    however its markers were spelled (the look-alike letters the spelling rule accepts as a limit)."""
+    message = _refused_release(tmp_path, cells)
+    assert message is not None and f"already answers ['{target}']" in message
+    assert not (tmp_path / "build").exists()  # nothing written: no learner notebook to hand out
+
+
+def test_a_release_that_answers_nothing_is_written_with_given_code(tmp_path):
+    """Honest given code is not refused: a helper the learner may use, a function that is not graded,
+    and a top-level stub that fails (the cells after it run on, as in a learner's run)."""
+    given = (
+        "import math\nhelper = math.fsum([1, 2])\n\ndef shown(values):\n    return sorted(values)\n\n"
+        "### BEGIN SOLUTION\nworked = helper\n### END SOLUTION\n"
+    )
+    nb = source_notebook()
+    nb["cells"].insert(1, _cell("code", given))
+    source = tmp_path / "source.ipynb"
+    source.write_text(json.dumps(nb), encoding="utf-8")
+    learner, _, _ = authoring.author(source, tmp_path / "build")
+    text = learner.read_text(encoding="utf-8")
+    assert "def shown(values)" in text and "worked = helper" not in text
+
+
+def test_an_answer_cell_without_a_model_answer_region_is_refused(tmp_path):
+    declaration = DECLARATION.replace(
+        "]\n", '    {"target": "why", "kind": "text", "points": 2, "rubric": "2: position"},\n]\n'
+    )
+    nb = source_notebook(declaration)
+    nb["cells"].insert(
+        1, _cell("markdown", "Why does position matter?\n<!-- answer: why -->\nBecause users scan.")
+    )
+    source = tmp_path / "source.ipynb"
+    source.write_text(json.dumps(nb), encoding="utf-8")
+    with pytest.raises(authoring.AuthoringError, match=r"already answers \['why'\]"):
+        authoring.author(source, tmp_path / "build")
+    region = "### BEGIN SOLUTION\nBecause users scan.\n### END SOLUTION"
+    nb["cells"][1]["source"] = f"Why does position matter?\n<!-- answer: why -->\n{region}"
+    source.write_text(json.dumps(nb), encoding="utf-8")
+    learner, _, _ = authoring.author(source, tmp_path / "build")
+    assert "Because users scan" not in learner.read_text(encoding="utf-8")
