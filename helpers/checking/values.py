@@ -5,6 +5,9 @@ and the grader.
   scalar (``np.float64(0.5)`` is a number: NumPy's own ``float64`` even
   subclasses ``float``). ``bool``, ``str``, containers, arrays and objects
   of any other class are not, whatever their ``__eq__`` or ``__float__`` say.
+- A *dict* is a built-in ``dict`` or one of the standard library's ``OrderedDict``,
+  ``defaultdict`` and ``Counter`` (:data:`DICT_TYPES`), read by value; a class of the notebook's
+  own is not a dict, whatever it subclasses.
 - NaN and infinities are never right.
 - Numbers are compared with :func:`math.isclose` at a stated tolerance, never
   with ``==``; a question that asks for a rounded value (``decimals=4``)
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections import Counter, OrderedDict, defaultdict
 from collections.abc import Mapping, Set
 from dataclasses import dataclass
 from typing import Any
@@ -43,6 +47,8 @@ __all__ = [
     "judge_item",
     "format_value",
     "type_name",
+    "DICT_TYPES",
+    "is_dict",
 ]
 
 #: Default tolerances for a computed value (a function's result).
@@ -74,6 +80,34 @@ class Verdict:
     ok: bool
     problem: str | None = None
     note: str | None = None  # e.g. "returned a numpy float64 (accepted)"
+
+
+#: The classes read as a dict: the built-in one and the standard library's own subclasses (the
+#: grader's runner, :mod:`helpers.grade.child`, reads the same ones by value with ``dict.items``).
+DICT_TYPES: tuple[type, ...] = (dict, OrderedDict, defaultdict, Counter)
+
+
+def is_dict(value: Any) -> bool:
+    """Whether ``value`` counts as a dict: its class is exactly one of :data:`DICT_TYPES`.
+
+    Parameters
+    ----------
+    value : Any
+        A learner's value; only its class is read.
+
+    Returns
+    -------
+    bool
+        True for a ``dict``, ``OrderedDict``, ``defaultdict`` or ``Counter``; False for anything
+        else, a notebook's own subclass of ``dict`` included.
+
+    Examples
+    --------
+    >>> from collections import defaultdict
+    >>> is_dict({}), is_dict(defaultdict(float)), is_dict(type("Mine", (dict,), {})())
+    (True, True, False)
+    """
+    return any(type(value) is kind for kind in DICT_TYPES)
 
 
 def type_name(value: Any) -> str:

@@ -49,6 +49,7 @@ from __future__ import annotations
 
 # Only the standard library, and only modules imported before learner code.
 import builtins
+import collections
 import json
 import json.scanner
 import os
@@ -98,6 +99,10 @@ _type_flags = type.__dict__["__flags__"].__get__
 _float_hex = float.hex
 _int_repr = int.__repr__
 _dict_items = dict.items
+#: read by value through ``dict.items`` (C storage, no method of the value runs): the built-in dict and
+#: the standard library's subclasses, as :data:`helpers.checking.values.DICT_TYPES` (red team 28: an
+#: honest ``OrderedDict`` or ``defaultdict`` passed the notebook's check and scored 0 in the grader)
+_DICTS = (dict, collections.OrderedDict, collections.defaultdict, collections.Counter)
 _str_str = str.__str__
 
 
@@ -158,10 +163,19 @@ def _plain_tag(value, t):
     return None
 
 
+_SEQUENCES = (list, tuple)
+
+
+def _one_of(t, kinds) -> bool:
+    """``t`` is one of ``kinds`` by identity (``in`` would ask a metaclass's ``__eq__``)."""
+    return any(t is kind for kind in kinds)
+
+
 def tag(value, depth=0):
     """Describe a learner's value as JSON with exact types, never calling its methods.
 
-    Only built-in and NumPy scalars, strings, lists, tuples and dicts are described by value (cut
+    Only built-in and NumPy scalars, strings, lists, tuples and dicts (the built-in one and the
+    standard library's ``OrderedDict``, ``defaultdict``, ``Counter``) are described by value (cut
     to a fixed number of items and depth); anything else is just its type's name, so a learner's
     class with a hostile ``__eq__`` or ``__repr__`` runs nothing here.
 
@@ -188,10 +202,10 @@ def tag(value, depth=0):
     found = _plain_tag(value, t)
     if found is not None:
         return found
-    if t in (list, tuple) and depth < _MAX_DEPTH:
+    if _one_of(t, _SEQUENCES) and depth < _MAX_DEPTH:
         items = [value[i] for i in range(min(len(value), _MAX_ITEMS))]
         return {"t": "list", "v": [tag(x, depth + 1) for x in items]}
-    if t is dict and depth < _MAX_DEPTH:
+    if _one_of(t, _DICTS) and depth < _MAX_DEPTH:
         pairs = list(_dict_items(value))[:_MAX_ITEMS]
         return {"t": "dict", "v": [[tag(a, depth + 1), tag(b, depth + 1)] for a, b in pairs]}
     try:

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from helpers.checking.values import as_number, judge_item, judge_number
+from helpers.checking.values import as_number, is_dict, judge_item, judge_number
 
 __all__ = [
     "Check",
@@ -271,7 +271,7 @@ def _is_number(value: Any) -> bool:
 
 
 def _compare_items(value: Any, expected: dict) -> str | None:
-    if not isinstance(value, dict):
+    if not is_dict(value):
         return f"returned a {type(value).__name__}, not a dict"
     if set(value) != set(expected):
         return "the keys (users) are not the expected ones"
@@ -280,7 +280,7 @@ def _compare_items(value: Any, expected: dict) -> str | None:
 
 
 def _compare_numbers(question: Question, value: Any, expected: dict) -> str | None:
-    if not isinstance(value, dict):
+    if not is_dict(value):
         return f"returned a {type(value).__name__}, not a dict"
     if set(value) != set(expected):
         return f"the keys must be exactly {sorted(expected)}"

@@ -186,6 +186,26 @@ def test_numpy_scalars_of_the_right_value_pass_everywhere():
         assert A.compare(q, bad, 0.4) is not None, bad
 
 
+def test_one_dict_rule_in_the_self_check_and_the_runner():
+    """Red team 28: the standard library's dict subclasses are dicts on both sides, read by value;
+    a notebook's own subclass is a dict on neither (the runner runs none of its methods)."""
+    from collections import Counter, OrderedDict, defaultdict
+
+    from helpers.checking.values import DICT_TYPES
+    from helpers.grade import child
+    from helpers.grade.scoring import decode
+
+    assert child._DICTS == DICT_TYPES
+    q = A.ASSIGNMENTS["leave-one-out"].question("evaluate_loo")
+    means = {"HR": 0.5, "MRR": 0.25, "NDCG": 0.375}
+    mine = type("Mine", (dict,), {"items": lambda self: iter(())})
+    for value in (OrderedDict(means), defaultdict(float, means), Counter(means)):
+        assert A.compare(q, value, means) is None, type(value)
+        assert decode(child.tag(value)) == means  # what the grader reads of the runner's reply
+    assert A.compare(q, mine(means), means) == "returned a Mine, not a dict"
+    assert child.tag(mine(means)) == {"t": "other", "type": f"{__name__}.Mine"}
+
+
 def test_check_reports_pass_fail_and_not_attempted(capsys):
     def good(ranking, relevant, k):
         return sum(1 for x in ranking[:k] if x in relevant) / k
