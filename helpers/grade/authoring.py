@@ -3,7 +3,9 @@
 ``python -m helpers.grade author SOURCE.ipynb --out DIR`` reads a *source notebook*:
 
 - solutions sit between ``### BEGIN SOLUTION`` and ``### END SOLUTION`` (nbgrader's markers; see
-  :func:`strip_solutions`): the learner version gets a stub there;
+  :func:`strip_solutions`): the learner version gets a stub there; nbgrader's other regions
+  (``### BEGIN HIDDEN TESTS``, ``=== BEGIN MARK SCHEME ===``) are refused, since hidden checks are
+  declared in the grading cell;
 - one code cell is the *grading declaration*: tagged ``grading`` (cell metadata) or starting with
   the line ``# grading`` (or it comes from ``--grading FILE.py``). It is Python and defines::
 
@@ -53,6 +55,7 @@ import argparse
 import contextlib
 import copy
 import html
+import inspect
 import io
 import json
 import re
@@ -64,6 +67,7 @@ from typing import Any
 
 from .assignments import public_checks_file
 from .prepare import encode_argument as _encode
+from .prepare import prepare_notebook
 from .spec import (
     ANSWER_PLACEHOLDER,
     Assignment,
@@ -200,11 +204,37 @@ def _marker_like(line: str) -> bool:
     >>> [_marker_like(x) for x in (*lines, "an end-to-end solution", "The begin/end solution markers")]
     [True, True, True, False, False]
     """
+    return any(_begins_a_marker(part) for part in _folded(line))
+
+
+def _folded(line: str) -> list[str]:
+    """A line's text as it reads (HTML entities and tags out, invisible characters out, NFKC), cut
+    at each ``#`` (a comment starts where a marker may stand)."""
     text = unicodedata.normalize("NFKC", _TAG.sub(" ", html.unescape(line)))
     text = "".join(
         c for c in text if c not in _IGNORABLE and unicodedata.category(c) not in ("Cf", "Mn", "Me")
     )
-    return any(_begins_a_marker(part) for part in text.split("#"))
+    return text.split("#")
+
+
+def _nbgrader_region(line: str) -> bool:
+    """Whether ``line`` opens or closes one of nbgrader's other regions, which this tool does not
+    implement: ``### BEGIN HIDDEN TESTS`` (autograder tests) or ``=== BEGIN MARK SCHEME ===`` (red team
+    29: ported from nbgrader, both went to learners with the answers they test or mark).
+
+    Examples
+    --------
+    >>> lines = ("### END HIDDEN TESTS", "=== BEGIN MARK SCHEME ===", "# start the test")
+    >>> [_nbgrader_region(x) for x in lines]
+    [True, True, False]
+    """
+    for part in _folded(line):
+        words = re.findall(r"[^\W\d_]+", part.upper())
+        if words and any(_edits(words[0], v) <= 1 for v in _MARKER_VERBS):
+            rest = "".join(words[1:5])
+            if "HIDDENTEST" in rest or "MARKSCHEME" in rest:
+                return True
+    return False
 
 
 _MARKER_VERBS = ("BEGIN", "END", "START", "STOP")
@@ -252,6 +282,12 @@ def _refuse_loose_markers(lines: list[str]) -> None:
     ``BEGIN MODEL SOLUTION``, ``SOLUTION BEGIN``, ``BEGIN SOLN``: each went to learners as written
     (:func:`_marker_like`)."""
     for line in lines:
+        if _nbgrader_region(line):
+            raise ValueError(
+                f"{line.strip()[:60]!r} opens or closes one of nbgrader's hidden-test or mark-scheme "
+                "regions, which this tool does not take: declare hidden checks in the grading cell and "
+                "write a hand-graded question's marking in its 'rubric'"
+            )
         if _marker_like(line):
             raise ValueError(
                 f"{line.strip()[:60]!r} reads like a solution marker but is not one: a marker is "
@@ -699,24 +735,31 @@ def _check_stubs(learner: dict, assignment: Assignment) -> None:
 
 
 def _refuse_given_answers(learner: dict, assignment: Assignment, origin: str) -> None:
-    """Fail closed when the learner notebook, submitted as it is, would already answer a question.
+    """Fail closed when the learner notebook, as released, already holds an answer.
 
     The positive side of the marker rules (:func:`_marker_like` reads spellings; this reads what the
-    release *does*): the learner notebook's code cells are run one by one like the spec's (the
-    instructor's own code, a failing cell skipped as a learner's run would), and each graded target
-    is called on every case of seed 0. A function right on all of them, an answer variable equal to
-    the solution's, or an answer cell whose text a learner would hand in unchanged means a solution
-    reached the release: a region not marked, or a marker the rules did not read.
+    release *does*). The learner notebook is run as the grader runs it (:func:`_run_release`), and
+    a graded function is given away when the target under any binding it had, or any function the
+    release's own code defines, is right on every case of seed 0; an answer variable, when it held
+    the solution's value after any statement (red team 29: a draft above the marked version, an
+    answer line above its region, the solution as a helper the region calls). An answer cell that
+    a learner would hand in with the instructor's text in it is given away too.
     """
-    namespace = _run_learner(learner, origin)
-    given = [q.target for q in assignment.questions if _answers(assignment, q, namespace)]
-    given += _open_answer_cells(learner, assignment)
+    targets = [q.target for q in assignment.questions if q.kind != "text"]
+    held, functions = _run_release(learner, targets, origin)
+    given = []
+    for q in assignment.questions:
+        found = _giving(assignment, q, held.get(q.target, []), functions)
+        given += [f"{q.target} ({found})"] if found else []
+    given += [
+        f"{t} (its answer cell has no model-answer region)" for t in _open_answer_cells(learner, assignment)
+    ]
     if given:
         raise AuthoringError(
-            f"the learner notebook already answers {given} as released (its code or answer cell gives the "
-            "solution): put each solution between '### BEGIN SOLUTION' and '### END SOLUTION', keep only "
-            "the answer line and the model-answer region in an answer cell (the question goes in a cell "
-            "above), and make sure the given code does not compute the answer"
+            f"the learner notebook already answers {'; '.join(given)}: put each solution between "
+            "'### BEGIN SOLUTION' and '### END SOLUTION' (a draft or helper outside a region is handed "
+            "out too), keep only the answer line and the model-answer region in an answer cell (the "
+            "question goes in a cell above), and make sure the given code does not compute the answer"
         )
 
 
@@ -732,39 +775,73 @@ def _open_answer_cells(learner: dict, assignment: Assignment) -> list[str]:
     return [q.target for q in assignment.questions if q.kind == "text" and not placeholder.get(q.target)]
 
 
-def _run_learner(learner: dict, origin: str) -> dict:
-    """The namespace of the learner notebook's code cells, each run on its own (failures skipped)."""
-    module = types.ModuleType("helpers_grade_release")
-    module.__file__ = origin
-    for cell in learner["cells"]:
-        if cell.get("cell_type") != "code":
-            continue
-        try:
-            code = compile(_without_magics(_text(cell)), origin, "exec")
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-                exec(code, module.__dict__)
-        except (Exception, SystemExit):  # a stub raises, and what needs it fails: as in a learner's run
-            continue
-    return module.__dict__
+def _run_release(learner: dict, targets: list[str], origin: str) -> tuple[dict[str, list], list]:
+    """Run the learner notebook statement by statement, as the grader does (the cells split by
+    :func:`helpers.grade.prepare.prepare_notebook`, an error never stopping the next statement; a cell
+    magic's body runs too, as in the spec), and collect what each target held after any statement and
+    every function the notebook's own code defined."""
+    sources = [_without_magics(_text(c)) for c in learner["cells"] if c.get("cell_type") == "code"]
+    namespace = types.ModuleType("helpers_grade_release").__dict__
+    namespace["__file__"] = origin
+    held: dict[str, list] = {t: [] for t in targets}
+    functions: dict[int, Any] = {}
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for cell in prepare_notebook(sources)[0]:
+            for statement in cell["statements"]:
+                _run_statement(cell["index"], statement, namespace)
+                _collect(namespace, held, functions)
+    return held, list(functions.values())
 
 
-def _answers(assignment: Assignment, question: Question, namespace: dict) -> bool:
-    """Whether the release's ``question.target`` is right on every case of seed 0."""
-    if question.kind == "text" or question.target not in namespace:
-        return False
-    given = namespace[question.target]
+def _run_statement(index: int, statement: dict, namespace: dict) -> None:
+    padded = "\n" * (int(statement["line"]) - 1) + statement["source"]
+    try:
+        exec(compile(padded, f"<cell {index}>", "exec"), namespace)
+    except (Exception, SystemExit):  # a stub raises, and what uses it fails: the next statement runs
+        pass
+
+
+def _collect(namespace: dict, held: dict[str, list], functions: dict[int, Any]) -> None:
+    for target, seen in held.items():
+        if target in namespace and not any(namespace[target] is x for x in seen):
+            seen.append(namespace[target])
+    for value in list(namespace.values()):
+        code = getattr(value, "__code__", None) if isinstance(value, types.FunctionType) else None
+        if code is not None and code.co_filename.startswith("<cell "):
+            functions.setdefault(id(value), value)
+
+
+def _giving(assignment: Assignment, question: Question, held: list, functions: list) -> str | None:
+    """How the release gives ``question`` away (None: it does not)."""
+    if question.kind == "text":
+        return None  # its answer cell is read by _open_answer_cells
     if question.kind == "value":
-        return _right(question, lambda: given, question.reference)
-    if not callable(given):
-        return False
+        right = any(_right(question, lambda v=v: v, question.reference) for v in held)
+        return "its answer variable holds the solution's value" if right else None
     cases = [args for _, args in build_cases(assignment, question, seed=0)]
-    return bool(cases) and all(
-        _right(
-            question,
-            lambda a=args: given(*copy.deepcopy(a)),
-            lambda a=args: question.reference(*copy.deepcopy(a)),
-        )
-        for args in cases
+    others = [f for f in functions if not any(f is h for h in held)]
+    found = next((c for c in [*held, *others] if _right_on_all(question, c, cases)), None)
+    return None if found is None else _how(found, question.target)
+
+
+def _how(found: Any, target: str) -> str:
+    name = getattr(found, "__name__", target)
+    if name == target:
+        return "its function is right on every case"
+    return f"the release's {name!r} is right on every case"
+
+
+def _right_on_all(question: Question, candidate: Any, cases: list[tuple]) -> bool:
+    return callable(candidate) and bool(cases) and all(_right_on(question, candidate, a) for a in cases)
+
+
+def _right_on(question: Question, candidate: Any, args: tuple) -> bool:
+    try:
+        inspect.signature(candidate).bind(*args)
+    except (TypeError, ValueError):  # takes other arguments: not a candidate
+        return False
+    return _right(
+        question, lambda: candidate(*copy.deepcopy(args)), lambda: question.reference(*copy.deepcopy(args))
     )
 
 

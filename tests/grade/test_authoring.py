@@ -262,7 +262,7 @@ def test_a_release_that_already_answers_is_refused_whatever_the_markers(tmp_path
     graded target right on every case (or an answer variable equal to the solution's) is refused,
     however its markers were spelled (the look-alike letters the spelling rule accepts as a limit)."""
     message = _refused_release(tmp_path, cells)
-    assert message is not None and f"already answers ['{target}']" in message
+    assert message is not None and f"already answers {target} (" in message
     assert not (tmp_path / "build").exists()  # nothing written: no learner notebook to hand out
 
 
@@ -292,10 +292,37 @@ def test_an_answer_cell_without_a_model_answer_region_is_refused(tmp_path):
     )
     source = tmp_path / "source.ipynb"
     source.write_text(json.dumps(nb), encoding="utf-8")
-    with pytest.raises(authoring.AuthoringError, match=r"already answers \['why'\]"):
+    with pytest.raises(
+        authoring.AuthoringError, match=r"already answers why \(its answer cell has no model-answer region\)"
+    ):
         authoring.author(source, tmp_path / "build")
     region = "### BEGIN SOLUTION\nBecause users scan.\n### END SOLUTION"
     nb["cells"][1]["source"] = f"Why does position matter?\n<!-- answer: why -->\n{region}"
     source.write_text(json.dumps(nb), encoding="utf-8")
     learner, _, _ = authoring.author(source, tmp_path / "build")
     assert "Because users scan" not in learner.read_text(encoding="utf-8")
+
+
+def test_the_refusal_names_how_the_release_gives_an_answer_away(tmp_path):
+    """A solution handed out as a helper the region only calls is named in the message; a draft of
+    the target above its marked version is found under the binding it had then (red team 29)."""
+    body = "    return sum(values[:k]) / len(values[:k])\n"
+    helper = f"def _top_mean(values, k):\n{body}\n"
+    call = "    return _top_mean(values, k)\n"
+    region = f"def mean_of_top(values, k):\n    ### BEGIN SOLUTION\n{call}    ### END SOLUTION\n"
+    message = _refused_release(tmp_path, {1: helper + region})
+    assert message is not None and "mean_of_top (the release's '_top_mean' is right on every case)" in message
+    draft = f"def mean_of_top(values, k):\n{body}\n"
+    message = _refused_release(tmp_path, {1: draft + region.replace(call, body)})
+    assert (
+        message is not None and "already answers mean_of_top (its function is right on every case)" in message
+    )
+
+
+@pytest.mark.parametrize(
+    "line", ["### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS", "=== BEGIN MARK SCHEME ==="]
+)
+def test_nbgrader_regions_this_tool_does_not_take_are_refused(line):
+    """Red team 29: ported from nbgrader, hidden tests and mark schemes went to learners as written."""
+    with pytest.raises(ValueError, match="nbgrader's hidden-test or mark-scheme regions"):
+        authoring.strip_solutions(f"{line}\nassert answer_q2 == 3\n")

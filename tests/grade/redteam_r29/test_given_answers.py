@@ -39,7 +39,7 @@ from helpers.grade import authoring
 from helpers.grade import grader as grade
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from test_authoring import source_notebook  # noqa: E402  (the maintainers' own source notebook)
+from test_authoring import source_notebook
 
 SOL = "def mean_of_top(values, k):\n    top = values[:k]\n    return sum(top) / len(top)\n"
 LOOK_BEGIN = "    ### \u0412\u0415GIN \u0405\u041eLU\u0422\u0406\u041eN\n"
@@ -70,8 +70,9 @@ def _honest(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.xfail(strict=True, reason="red team 29: a release that scores unchanged (statement vs cell runs) is written")
-@pytest.mark.parametrize("body", [SOL, SOL.replace("    top", LOOK_BEGIN + "    top") + LOOK_END], ids=["unmarked", "look-alike"])
+@pytest.mark.parametrize(
+    "body", [SOL, SOL.replace("    top", LOOK_BEGIN + "    top") + LOOK_END], ids=["unmarked", "look-alike"]
+)
 def test_release_that_scores_unchanged_is_refused(tmp_path, bwrap, body):
     nb = source_notebook()
     nb["cells"][1], nb["cells"][2] = nb["cells"][2], nb["cells"][1]  # the answer cell first, then
@@ -88,7 +89,6 @@ def test_release_that_scores_unchanged_is_refused(tmp_path, bwrap, body):
     assert scores["rank-basics"] == 0.0  # the release handed in unchanged earns nothing
 
 
-@pytest.mark.xfail(strict=True, reason="red team 29: a release answering under another binding is written")
 @pytest.mark.parametrize(
     "where, source",
     [

@@ -22,10 +22,10 @@ kept constants and error messages (three identical messages of 40+ characters ar
 
 from __future__ import annotations
 
+import pytest
+
 from ..redteam_r5.common import copy_report
 from ..redteam_r5.test_similarity_evasion import _solution
-
-import pytest
 
 REWRITES = [
     (
@@ -35,7 +35,8 @@ REWRITES = [
     ("total, hits = 0.0, 0", "total = 0.0\n    hits = 0"),
     (
         "        if item in relevant:\n            hits += 1\n            total += hits / rank",
-        "        if item not in relevant:\n            continue\n        hits += 1\n        total += hits / rank",
+        "        if item not in relevant:\n            continue\n"
+        "        hits += 1\n        total += hits / rank",
     ),
     (
         "        if item in relevant:\n            total += 1.0 / math.log2(rank + 1)",
@@ -56,7 +57,10 @@ REWRITES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 29: everyday rewrites (guard continue, split tuple, swapped ternary) hide a copy")
+@pytest.mark.xfail(
+    strict=True,
+    reason="red team 29: everyday rewrites (guard continue, split tuple, swapped ternary) hide a copy",
+)
 def test_copy_with_everyday_rewrites_is_reported(tmp_path):
     solution = copy = _solution()
     for old, new in REWRITES:
@@ -65,4 +69,6 @@ def test_copy_with_everyday_rewrites_is_reported(tmp_path):
     report = copy_report(tmp_path, "copier.ipynb", copy, solution)
     pairs = report.split("## Pairs of submissions", 1)[1].split("## Matches", 1)[0]
     assert "` honest.ipynb `" not in pairs  # the honest classmate is not paired
-    assert "` copier.ipynb ` | ` verbatim.ipynb `" in pairs or "` verbatim.ipynb ` | ` copier.ipynb `" in pairs
+    assert (
+        "` copier.ipynb ` | ` verbatim.ipynb `" in pairs or "` verbatim.ipynb ` | ` copier.ipynb `" in pairs
+    )
