@@ -471,10 +471,14 @@ class _Canon(ast.NodeTransformer):
     rewrites together hid a copy): ``x += y`` as ``x = x + y``; ``xs[0:k]`` and ``xs[:k:1]`` as
     ``xs[:k]``; ``enumerate(xs, start=1)`` as ``enumerate(xs, 1)`` (and ``sum``'s ``start``,
     ``round``'s ``ndigits``); a condition ``len(xs) == 0`` as ``not xs`` and ``len(xs) > 0`` as
-    ``xs``. *Decision:* constants and messages are kept as written (``0`` is not ``0.0``, an error
-    message is the learner's own words): they tell honest work that converges on the solution's
-    formula from a copy (red team 18's honest average precision is the solution's but for them),
-    and changing them costs a copier one token each."""
+    ``xs``; red team 29's guard clause ``if c: continue`` in a loop as ``if not c:`` around the rest,
+    ``a if not c else b`` as ``b if c else a`` (``if``/``else``, ``not in`` and ``is not`` too) and
+    ``len([x for ...])`` as ``sum(1 for ...)``. *Decision:* constants and messages are kept as
+    written (``0`` is not ``0.0``, an error message is the learner's own words): they tell honest
+    work that converges on the solution's formula from a copy (red team 18's honest average
+    precision is the solution's but for them), and changing them costs a copier one token each. So
+    are ``a, b = 0, 0.0`` and a temporary before ``return``: folding them made the corpus's honest
+    average precision the course's own, token for token."""
 
     def visit_AugAssign(self, node: ast.AugAssign) -> ast.AST:
         self.generic_visit(node)
@@ -498,6 +502,9 @@ class _Canon(ast.NodeTransformer):
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if len(node.args) == 1 and [k.arg for k in node.keywords] == [_KEYWORDS.get(name or "")]:
             node.args, node.keywords = [*node.args, node.keywords[0].value], []
+        if name == "len" and len(node.args) == 1 and isinstance(node.args[0], ast.ListComp):
+            counted = ast.GeneratorExp(elt=ast.Constant(1), generators=node.args[0].generators)
+            return ast.Call(func=ast.Name("sum", ast.Load()), args=[counted], keywords=[])
         return node
 
     def _test(self, node: ast.If | ast.While | ast.IfExp | ast.Assert) -> ast.AST:
@@ -505,7 +512,55 @@ class _Canon(ast.NodeTransformer):
         node.test = _truthiness(node.test)
         return node
 
-    visit_If = visit_While = visit_IfExp = visit_Assert = _test
+    visit_Assert = _test
+
+    def visit_If(self, node: ast.If) -> ast.AST:
+        self._test(node)
+        return _positive_first(node) if node.orelse else node
+
+    visit_IfExp = visit_If  # type: ignore[assignment]  # the same fields: test, body, orelse
+
+    def visit_While(self, node: ast.While) -> ast.AST:
+        self._test(node)
+        node.body = _unguarded(node.body)
+        return node
+
+    def visit_For(self, node: ast.For) -> ast.AST:
+        self.generic_visit(node)
+        node.body = _unguarded(node.body)
+        return node
+
+
+_FLIPPED: dict[type, type] = {ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+
+
+def _negated(test: ast.expr) -> ast.expr:
+    """``not test``, with ``not (a in b)`` as ``a not in b`` (and ``is``): the same truth always."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _FLIPPED:
+        return ast.Compare(left=test.left, ops=[_FLIPPED[type(test.ops[0])]()], comparators=test.comparators)
+    return _truthiness(ast.UnaryOp(ast.Not(), test))
+
+
+def _positive_first(node: ast.If | ast.IfExp) -> ast.AST:
+    """An ``if``/``else`` whose test is negated (``not c``, ``a not in b``, ``a is not b``) written
+    with the positive test and its branches swapped (red team 29: ``0.0 if not c else 1.0``)."""
+    negative = isinstance(node.test, ast.UnaryOp) and isinstance(node.test.op, ast.Not)
+    if isinstance(node.test, ast.Compare) and len(node.test.ops) == 1:
+        negative = isinstance(node.test.ops[0], (ast.NotIn, ast.IsNot))
+    if negative:
+        node.test, node.body, node.orelse = _negated(node.test), node.orelse, node.body
+    return node
+
+
+def _unguarded(body: list[ast.stmt]) -> list[ast.stmt]:
+    """A loop body's guard ``if c: continue`` before the rest written as ``if not c: <rest>`` (red
+    team 29: three loops rewritten that way hid a copy); the same run of every iteration."""
+    for i, stmt in enumerate(body[:-1]):
+        guard = isinstance(stmt, ast.If) and not stmt.orelse and len(stmt.body) == 1
+        if guard and isinstance(stmt.body[0], ast.Continue):  # type: ignore[attr-defined]
+            rest = _unguarded(body[i + 1 :])
+            return [*body[:i], ast.If(test=_negated(stmt.test), body=rest, orelse=[])]  # type: ignore[attr-defined]
+    return body
 
 
 _EMPTY = {ast.Eq: 0, ast.LtE: 0, ast.Lt: 1}  # ``len(xs) == 0``, ``<= 0``, ``< 1``: empty

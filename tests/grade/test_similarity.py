@@ -1007,10 +1007,26 @@ def test_containment_keeps_each_statement_together_so_a_wrapper_is_only_an_inser
         ("if len(xs) > 0:\n        t = 1", "if xs:\n        t = 1"),
         ("if not len(xs):\n        t = 1", "if not xs:\n        t = 1"),
         ("t = 1 if len(xs) >= 1 else 2", "t = 1 if xs else 2"),
+        # red team 29: a negated test with its branches swapped, a guard clause, a counted list
+        ("t = 0.0 if not any(xs) else 1.0", "t = 1.0 if any(xs) else 0.0"),
+        ("t = 2 if x not in xs else 1", "t = 1 if x in xs else 2"),
+        (
+            "if x is not None:\n        t = 1\n    else:\n        t = 2",
+            "if x is None:\n        t = 2\n    else:\n        t = 1",
+        ),
+        (
+            "for y in xs:\n        if y not in k:\n            continue\n        t += y\n        t += 1",
+            "for y in xs:\n        if y in k:\n            t += y\n            t += 1",
+        ),
+        (
+            "while xs:\n        y = xs.pop()\n        if not y:\n            continue\n        t += y",
+            "while xs:\n        y = xs.pop()\n        if y:\n            t += y",
+        ),
+        ("t = len([y for y in xs if y in k])", "t = sum(1 for y in xs if y in k)"),
     ],
 )
 def test_everyday_variants_of_one_meaning_are_written_one_way(variant, canonical):
-    """Red team 18: six such rewrites together hid a copy of the solution."""
+    """Red teams 18 and 29: such rewrites together hid a copy of the solution."""
     a, b = (
         ast.parse(f"def f(xs, k, x):\n    t = 0\n    {s}\n    return t").body[0] for s in (variant, canonical)
     )
@@ -1025,10 +1041,26 @@ def test_everyday_variants_of_one_meaning_are_written_one_way(variant, canonical
         ("t = xs[1:k]", "t = xs[:k]"),
         ("if len(xs) == 1:\n        t = 1", "if not xs:\n        t = 1"),
         ("t = round(x, ndigits=k) + round(x)", "t = round(x, k) + round(x, 0)"),
+        # a guard that returns (not continue), a test whose negation is not its complement for NaN,
+        # and a guard inside an if (its continue skips more than the if's rest): other meanings
+        (
+            "for y in xs:\n        if y:\n            return y\n        t += y",
+            "for y in xs:\n        if not y:\n            t += y",
+        ),
+        ("t = 1 if x >= k else 2", "t = 2 if x < k else 1"),
+        (
+            "for y in xs:\n        if x:\n            if y:\n                continue\n"
+            "            t += 1\n        t += y",
+            "for y in xs:\n        if x:\n            if not y:\n                t += 1\n        t += y",
+        ),
+        # *decision* (red team 29): not folded, since they made the corpus's honest average precision
+        # the course's own, token for token (``hits, total = 0, 0.0``; a temporary before ``return``)
+        ("t, x = 0, 0.0", "t = 0\n    x = 0.0"),
+        ("x = t + 1\n    return x", "return t + 1"),
     ],
 )
 def test_constants_messages_and_other_meanings_are_kept(one, other):
-    """*Decision* (red team 18): values and messages tell honest convergent work from a copy."""
+    """*Decision* (red teams 18, 29): values and messages tell honest convergent work from a copy."""
     a, b = (ast.parse(f"def f(xs, k, x):\n    t = 0\n    {s}\n    return t").body[0] for s in (one, other))
     assert similarity.normalise(a) != similarity.normalise(b)
 

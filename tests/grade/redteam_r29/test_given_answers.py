@@ -25,6 +25,10 @@ Held (run): a ``%%capture`` cell holding an unmarked solution (refused: ``_witho
 a target's stub given as a lambda outside a region (written, answers nothing); the course's sources
 (``tools/learner_notebooks.py --check``: up to date); ``display(...)`` before an unmarked solution
 (the spec itself fails to run, so the instructor sees it).
+
+Closed at stop 43: ``authoring._run_release`` runs the release as the grader does (statements
+split by ``prepare_notebook``, an error never stopping the next) and ``_giving`` reads every binding
+a target had and every function the notebook defines.
 """
 
 from __future__ import annotations

@@ -12,6 +12,9 @@ Broken: ``test_nbgrader_hidden_tests_do_not_reach_learners`` (medium, authored a
 Principle: fail closed on every marker-position ``BEGIN``/``END`` line the tool does not implement
 (nbgrader's ``HIDDEN TESTS``, ``MARK SCHEME``), or implement them (drop the region from the release).
 No learner code runs here (authoring only), so no classmate is graded.
+
+Closed at stop 43: ``authoring._nbgrader_region`` refuses nbgrader's hidden-test and
+mark-scheme regions with a message saying where hidden checks and marking go.
 """
 
 from __future__ import annotations
