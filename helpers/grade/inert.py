@@ -19,8 +19,9 @@ of these functions:
 - :func:`csv_cell`: a spreadsheet cell that is never a formula (a leading ``= + - @``, tab or
   carriage return, after any spaces, is neutralised with a ``'``, as OWASP recommends).
 - :func:`type_name`: an exception's or a value's type name as a learner may see it: built-in and
-  NumPy names verbatim, anything else "an exception class defined in the notebook" (a name is
-  chosen by the learner's code, so it could carry anything, a hidden input included).
+  NumPy names (and a fixed list of the standard library's) verbatim, anything else "an exception
+  class from the notebook or a package" (a name is chosen by the learner's code, so it could carry
+  anything, a hidden input included).
 """
 
 from __future__ import annotations
@@ -42,8 +43,8 @@ _HIDDEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"})
 _MARKDOWN_PUNCTUATION = re.compile(r"[!\"#*+\-:<>@\[\\\]_`{|}~()=^$]|(?<=www)\.", re.IGNORECASE)
 _ENTITIES = {"&": "&amp;", "<": "&lt;", ">": "&gt;"}
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-DEFINED_IN_NOTEBOOK = "an exception class defined in the notebook"
-CLASS_IN_NOTEBOOK = "a class defined in the notebook"
+DEFINED_IN_NOTEBOOK = "an exception class from the notebook or a package"
+CLASS_IN_NOTEBOOK = "a class from the notebook or a package"
 
 
 def _escape_char(c: str) -> str:
@@ -203,13 +204,35 @@ def csv_cell(text: Any, limit: int = 2000) -> str:
     return plain(raw, limit)
 
 
+def _unnamed_builtins() -> set[str]:
+    """Built-in types with no name in :mod:`builtins` that a function returns by mistake (red team 28:
+    a generator was "a class from the notebook or a package"): generators, views, iterators, functions."""
+    empty: tuple = ()
+    samples: list[Any] = [(x for x in empty), {}.keys(), {}.values(), {}.items(), iter([]), iter(empty)]
+    samples += [iter(range(0)), iter({}), iter(set()), iter(""), len, _unnamed_builtins, None, ...]
+    samples.append(NotImplemented)
+    return {type(x).__name__ for x in samples}
+
+
+def _standard_names() -> set[str]:
+    """``module.qualname`` of the standard library's classes a learner's answer may be by mistake."""
+    import collections
+    import decimal
+    import fractions
+    import statistics
+
+    kinds: list[type] = [collections.OrderedDict, collections.defaultdict, collections.Counter]
+    kinds += [collections.deque, decimal.Decimal, fractions.Fraction, statistics.StatisticsError]
+    return {f"{k.__module__}.{k.__qualname__}" for k in kinds}
+
+
 @cache
 def _known_names() -> frozenset[str]:
     """Names of the built-in types and of NumPy's public types and exceptions, bare and qualified."""
     import numpy as np
 
-    names = {n for n, v in vars(builtins).items() if isinstance(v, type)}
-    qualified = {f"builtins.{n}" for n in names}
+    names = {n for n, v in vars(builtins).items() if isinstance(v, type)} | _unnamed_builtins()
+    qualified = {f"builtins.{n}" for n in names} | _standard_names()
     for space, prefix in ((np, "numpy"), (np.exceptions, "numpy.exceptions"), (np.linalg, "numpy.linalg")):
         found = {n for n, v in vars(space).items() if isinstance(v, type) and not n.startswith("_")}
         names |= found
@@ -221,8 +244,10 @@ def type_name(name: Any, *, exception: bool = False) -> str:
     """A type's name as a learner may see it: built-in or NumPy names verbatim, others replaced.
 
     ``name`` is a bare name (``KeyError``) or ``module.qualname`` (``builtins.set``,
-    ``numpy.float64``); a name the learner's code chose (any other class) becomes "a class
-    defined in the notebook" (with ``exception=True``: "an exception class defined in the notebook").
+    ``numpy.float64``, ``decimal.Decimal``); a name the learner's code chose (any other class)
+    becomes "a class from the notebook or a package" (with ``exception=True``: "an exception class
+    from the notebook or a package"). Red team 28: a generator or a ``Decimal`` was said to be "a
+    class defined in the notebook", a class the learner never wrote.
 
     Parameters
     ----------
@@ -241,10 +266,12 @@ def type_name(name: Any, *, exception: bool = False) -> str:
     --------
     >>> type_name("KeyError"), type_name("numpy.float64"), type_name("numpy.linalg.LinAlgError")
     ('KeyError', 'numpy.float64', 'numpy.linalg.LinAlgError')
+    >>> type_name("builtins.generator"), type_name("fractions.Fraction")
+    ('builtins.generator', 'fractions.Fraction')
     >>> type_name("u3_i7_secret", exception=True)
-    'an exception class defined in the notebook'
+    'an exception class from the notebook or a package'
     >>> type_name("__main__.F")
-    'a class defined in the notebook'
+    'a class from the notebook or a package'
     """
     text = name if isinstance(name, str) else ""
     if text in _known_names():
@@ -268,7 +295,7 @@ def exception_label(error: Any) -> str:
     Examples
     --------
     >>> exception_label("ZeroDivisionError: division by zero"), exception_label("Evil[x](y): 1")
-    ('ZeroDivisionError', 'an exception class defined in the notebook')
+    ('ZeroDivisionError', 'an exception class from the notebook or a package')
     """
     text = error if isinstance(error, str) else ""
     return type_name(text.split(":", 1)[0].strip(), exception=True)

@@ -609,7 +609,7 @@ def error_types(question: dict) -> str:
     >>> error_types({"public_errors": errors})
     'KeyError, ZeroDivisionError'
     >>> error_types({"public_errors": ["u3_i7: x (1 case)"]})
-    'an exception class defined in the notebook'
+    'an exception class from the notebook or a package'
     >>> error_types({"errors": ["OverflowError: x (1 case)"]})
     ''
     """

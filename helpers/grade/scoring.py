@@ -93,8 +93,8 @@ class Opaque:
 
     Examples
     --------
-    >>> Opaque("a class defined in the notebook")
-    Opaque(type_name='a class defined in the notebook')
+    >>> Opaque("a class from the notebook or a package")
+    Opaque(type_name='a class from the notebook or a package')
     """
 
     type_name: str
@@ -157,7 +157,7 @@ def decode(tag: dict) -> Any:
     >>> decode({"t": "np", "type": "float64", "v": (0.25).hex()})
     np.float64(0.25)
     >>> decode({"t": "list", "v": [{"t": "other", "type": "__main__.F"}]})
-    Opaque(type_name='list containing a class defined in the notebook')
+    Opaque(type_name='list containing a class from the notebook or a package')
     """
     kind = tag["t"]
     value: Any = tag.get("v")

@@ -81,18 +81,18 @@ def test_type_names_chosen_by_the_notebook_are_never_shown():
     raw = {"status": "ok", "cases": [{"error": f"{args!r}: boom"} for _, args in cases]}
     report = scoring.score_question(q, cases, PLAN.expected[q.name], raw)
     text = json.dumps(report["checks"]) + reports.error_types(report)
-    assert "an exception class defined in the notebook" in text
+    assert "an exception class from the notebook or a package" in text
     assert not [a for a in _hidden_args(q) if a in text]
     other = {
         "status": "ok",
         "cases": [{"value": {"t": "other", "type": "__main__.<img src=x>"}}] * len(cases),
     }
     report = scoring.score_question(q, cases, PLAN.expected[q.name], other)
-    assert "returned a class defined in the notebook, not a number" in json.dumps(report)
+    assert "returned a class from the notebook or a package, not a number" in json.dumps(report)
     missing = scoring.score_question(
         q, cases, [], {"status": "not_callable", "what": "__main__.[x](y)", "cases": []}
     )
-    assert missing["reason"] == "precision_at_k is a class defined in the notebook, not a function"
+    assert missing["reason"] == "precision_at_k is a class from the notebook or a package, not a function"
 
 
 # ------------------------------------------------------------------ the feedback file
@@ -169,7 +169,7 @@ def test_syntax_errors_show_line_and_message_runtime_errors_only_their_type():
     assert "- cell 4, line 2: ` SyntaxError: '(' was never closed ` (the cell was skipped)" in text
     assert "- cell 5, line 1: raised ` KeyError `" in text and "'u3'" not in text
     assert (
-        "cell 6, line 1: raised ` an exception class defined in the notebook `" in text
+        "cell 6, line 1: raised ` an exception class from the notebook or a package `" in text
         and "u3_i7" not in text
     )
 
@@ -183,7 +183,7 @@ def test_who_found_a_cell_error_decides_what_is_shown_never_its_text():
     ]
     text = reports.feedback_markdown(_report([], cell_errors=forged), None, "a.ipynb", A.title)
     assert "code 77" not in text and "u3_i7" not in text
-    assert "- cell 2, line 1: raised ` an exception class defined in the notebook `" in text
+    assert "- cell 2, line 1: raised ` an exception class from the notebook or a package `" in text
     assert "- cell 3, line 1: raised ` SyntaxError `" in text
     hung = [{"by": "grader", "cell": 2, "line": 1, "error": "this cell did not finish: timed out"}]
     text = reports.feedback_markdown(_report([], cell_errors=hung), None, "a.ipynb", A.title)

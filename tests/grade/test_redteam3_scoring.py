@@ -169,7 +169,10 @@ def _assert_inert_results(name, data):
 
 
 def _assert_hostile_feedback_is_inert(text):
-    assert "an exception class defined in the notebook" in text and "a class defined in the notebook" in text
+    assert (
+        "an exception class from the notebook or a package" in text
+        and "a class from the notebook or a package" in text
+    )
     assert "onerror" not in text.replace(inert.md_code(HOSTILE_FILE), "")  # only inside the file's code span
     assert "line 1" in text and "SyntaxError" in text and "never closed" in text or "invalid syntax" in text
 
@@ -201,7 +204,7 @@ def test_a_hidden_input_never_reaches_the_learner(graded):
     # the worked examples' inputs and expected values are the notebook's own: shown, with what came back
     # only before the first hidden input was handed to the notebook (precision_at_k's examples)
     assert "worked examples of the notebook that failed" in feedback["exfiltrates.ipynb"]
-    assert "got ` raised an exception class defined in the notebook `" in feedback["exfiltrates.ipynb"]
+    assert "got ` raised an exception class from the notebook or a package `" in feedback["exfiltrates.ipynb"]
     assert "got ` ' " not in feedback["exfiltrates.ipynb"]
 
 
@@ -210,7 +213,7 @@ def test_feedback_a_learner_can_act_on(graded, tmp_path):
     text = feedback[HOSTILE_FILE]
     # the syntax error's cell, line and message; the cell that raised, by type only
     assert "cell 3, line 1" in text and "(the cell was skipped)" in text
-    assert "cell 2, line 1: raised ` an exception class defined in the notebook `" in text
+    assert "cell 2, line 1: raised ` an exception class from the notebook or a package `" in text
     # a worked example with input, expected and got
     zeros = feedback["zeros.ipynb"]
     assert "` precision_at_k(" in zeros and "expected ` 0.4 `" in zeros or "expected ` 0.5 `" in zeros
@@ -364,4 +367,4 @@ def test_type_names_only_verbatim_when_built_in_or_numpy():
     assert inert.exception_label("numpy.linalg.LinAlgError: x") == "numpy.linalg.LinAlgError"
     assert inert.exception_label("LinAlgError: singular") == "LinAlgError"
     for hostile in ("__main__.KeyError", "['i3', 'i7']", "x.y.KeyError", "", "a" * 500):
-        assert inert.type_name(hostile).endswith("defined in the notebook")
+        assert inert.type_name(hostile).endswith("from the notebook or a package")

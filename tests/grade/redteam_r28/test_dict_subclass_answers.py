@@ -90,5 +90,5 @@ def test_dict_subclass_scores_like_a_dict(bwrap, tmp_path):
     graded = grade_class(folder, tmp_path / "out", seed=11, assignment=L)
     assert graded["honest.ipynb"]["report"]["score"] == L.max_score  # the classmate is untouched
     feedback = graded["ordered.ipynb"]["feedback"]
-    assert "a class defined in the notebook" not in feedback, feedback
+    assert "a class from the notebook or a package" not in feedback, feedback
     assert graded["ordered.ipynb"]["report"]["score"] == L.max_score, feedback

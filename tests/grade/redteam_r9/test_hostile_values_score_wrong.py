@@ -29,4 +29,4 @@ def test_a_forged_type_label_is_a_class_of_the_notebook():
     plan = grader.make_plan(A, 1)
     raw = {"ev": "result", "q": q.name, "status": "not_callable", "what": [1, 2], "cases": []}
     report = scoring.score_question(q, plan.cases[q.name], plan.expected[q.name], raw)
-    assert report["points"] == 0.0 and "a class defined in the notebook" in report["reason"], report
+    assert report["points"] == 0.0 and "a class from the notebook or a package" in report["reason"], report
