@@ -21,6 +21,9 @@ Broken (each test fails while the hole is open, passes once it is closed):
    the release: refuse when the declaration reads a name the learner notebook binds inside a hidden
    check, or when a hidden fixed case (its arguments) equals a value the release holds.
 
+3. ``test_marking_scheme_spelling_is_refused`` (low): ``=== BEGIN MARKING SCHEME ===`` is not read as
+   nbgrader's MARK SCHEME region (``_nbgrader_region`` joins words and looks for ``MARKSCHEME``).
+
 Held (run): a grading cell whose first line is ``# Grading``, ``# grading -- hidden``, or has a
 comment above it is not recognised and the tool refuses (no declaration), it never leaks; a helper
 with an extra or keyword-only parameter (not signature-compatible) is written: by the round 29
@@ -94,3 +97,16 @@ def test_hidden_case_outside_the_grading_cell_stays_hidden(tmp_path):
         hidden = [c for c in spec.questions[0].checks if c.name == "a hidden fixed case"]
         assert hidden and hidden[0].hidden  # the spec does treat it as hidden
         assert str(SECRET_CASE) not in learner.read_text(encoding="utf-8")
+
+
+@pytest.mark.xfail(strict=True, reason="red team 31: '=== BEGIN MARKING SCHEME ===' is not read as nbgrader's region")
+def test_marking_scheme_spelling_is_refused(tmp_path):
+    """3. (low) ``_nbgrader_region`` looks for the joined words ``MARKSCHEME``: an instructor's
+    ``=== BEGIN MARKING SCHEME ===`` (a one-word slip from nbgrader's ``MARK SCHEME``) around a mark
+    scheme in markdown is written to learners. Principle: the edit-distance tolerance the solution
+    markers have (``_edits``) for the region's words too."""
+    nb = source_notebook()
+    scheme = "=== BEGIN MARKING SCHEME ===\nFull marks: mean of values[:k], i.e. sum(top) / len(top).\n=== END MARKING SCHEME ===\n"
+    nb["cells"].insert(1, _cell("markdown", scheme))
+    learner = _author(tmp_path, nb)
+    assert learner is None or "MARKING SCHEME" not in learner.read_text(encoding="utf-8")
