@@ -224,17 +224,22 @@ def _nbgrader_region(line: str) -> bool:
 
     Examples
     --------
-    >>> lines = ("### END HIDDEN TESTS", "=== BEGIN MARK SCHEME ===", "# start the test")
+    >>> lines = ("### END HIDDEN TESTS", "=== BEGIN MARKING SCHEME ===", "# start the test")
     >>> [_nbgrader_region(x) for x in lines]
     [True, True, False]
     """
     for part in _folded(line):
         words = re.findall(r"[^\W\d_]+", part.upper())
-        if words and any(_edits(words[0], v) <= 1 for v in _MARKER_VERBS):
-            rest = "".join(words[1:5])
-            if "HIDDENTEST" in rest or "MARKSCHEME" in rest:
-                return True
+        if words and any(_edits(words[0], v) <= 1 for v in _MARKER_VERBS) and _region_words(words[1:5]):
+            return True
     return False
+
+
+def _region_words(words: list[str]) -> bool:
+    """A word within one edit of HIDDEN, or ending within one edit of SCHEME (red team 31: ``MARKING
+    SCHEME``, ``MARKSCHEME``), or HIDDEN and TEST run together."""
+    near = any(_edits(w, "HIDDEN") <= 1 or _edits(w[-6:], "SCHEME") <= 1 for w in words)
+    return near or "HIDDENTEST" in "".join(words)
 
 
 _MARKER_VERBS = ("BEGIN", "END", "START", "STOP")
@@ -746,8 +751,11 @@ def _refuse_given_answers(learner: dict, assignment: Assignment, origin: str) ->
     a learner would hand in with the instructor's text in it is given away too.
     """
     targets = [q.target for q in assignment.questions if q.kind != "text"]
-    held, functions = _run_release(learner, targets, origin)
-    given = []
+    held, functions, namespace = _run_release(learner, targets, origin)
+    given = [
+        f"{t} (a hidden case of it is a value the notebook binds)"
+        for t in _shown_cases(assignment, namespace)
+    ]
     for q in assignment.questions:
         found = _giving(assignment, q, held.get(q.target, []), functions)
         given += [f"{q.target} ({found})"] if found else []
@@ -775,30 +783,92 @@ def _open_answer_cells(learner: dict, assignment: Assignment) -> list[str]:
     return [q.target for q in assignment.questions if q.kind == "text" and not placeholder.get(q.target)]
 
 
-def _run_release(learner: dict, targets: list[str], origin: str) -> tuple[dict[str, list], list]:
+def _run_release(learner: dict, targets: list[str], origin: str) -> tuple[dict[str, list], list, dict]:
     """Run the learner notebook statement by statement, as the grader does (the cells split by
     :func:`helpers.grade.prepare.prepare_notebook`, an error never stopping the next statement; a cell
     magic's body runs too, as in the spec), and collect what each target held after any statement and
-    every function the notebook's own code defined."""
+    every callable the notebook's own code defines (:func:`_defined`, :func:`_reachable`); and the
+    namespace it leaves."""
     sources = [_without_magics(_text(c)) for c in learner["cells"] if c.get("cell_type") == "code"]
     namespace = types.ModuleType("helpers_grade_release").__dict__
     namespace["__file__"] = origin
     held: dict[str, list] = {t: [] for t in targets}
     functions: dict[int, Any] = {}
+    codes: list[types.CodeType] = []
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         for cell in prepare_notebook(sources)[0]:
             for statement in cell["statements"]:
-                _run_statement(cell["index"], statement, namespace)
+                codes += _run_statement(cell["index"], statement, namespace)
                 _collect(namespace, held, functions)
-    return held, list(functions.values())
+    seen = {id(f.__code__) for f in functions.values()}
+    defined = [f for f in _defined(codes, namespace) if id(f.__code__) not in seen]
+    return held, [*functions.values(), *_reachable(namespace), *defined], namespace
 
 
-def _run_statement(index: int, statement: dict, namespace: dict) -> None:
+def _shown_cases(assignment: Assignment, namespace: dict) -> list[str]:
+    """Targets with a fixed hidden case (the same at seeds 0 and 1) whose arguments, or one sizable
+    argument, equal a value the release binds or holds in a list, tuple or dict (red team 31: the
+    hidden cases kept in a cell above the declaration reached learners)."""
+    shown = {
+        _key(x)
+        for name, value in list(namespace.items())
+        if not name.startswith("__")
+        for x in _and_items(value)
+    }
+    shown.discard("")
+    return [
+        q.target for q in assignment.questions if any(_shows(a, shown) for a in _fixed_hidden(assignment, q))
+    ]
+
+
+def _and_items(value: Any) -> list:
+    if isinstance(value, dict):
+        return [value, *list(value.values())[:10_000]]
+    return [value, *value[:10_000]] if isinstance(value, (list, tuple)) else [value]
+
+
+def _shows(args: tuple, shown: set[str]) -> bool:
+    sizable = [a for a in args if isinstance(a, (list, tuple, set, dict)) and len(a) >= 3]
+    return _key(args) in shown or any(_key(a) in shown for a in sizable)
+
+
+def _fixed_hidden(assignment: Assignment, question: Question) -> list[tuple]:
+    hidden = {c.name for c in question.checks if c.hidden}
+    drawn = zip(build_cases(assignment, question, 0), build_cases(assignment, question, 1), strict=False)
+    return [a for (name, a), (other, b) in drawn if name in hidden and name == other and _key(a) == _key(b)]
+
+
+def _key(value: Any) -> str:
+    """A value as comparable text: tuples as lists, sets sorted; ``""`` for what has none."""
+    try:
+        return json.dumps(_plain(value), sort_keys=True)
+    except (TypeError, ValueError, RecursionError):
+        return ""
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return [_plain(x) for x in value]
+    if isinstance(value, (set, frozenset)):
+        return sorted((_plain(x) for x in value), key=repr)
+    if isinstance(value, dict):
+        return sorted(([_plain(k), _plain(v)] for k, v in value.items()), key=repr)
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    raise TypeError("not a plain value")  # an array, a frame, an object: never one of a case's arguments
+
+
+def _run_statement(index: int, statement: dict, namespace: dict) -> list[types.CodeType]:
     padded = "\n" * (int(statement["line"]) - 1) + statement["source"]
     try:
-        exec(compile(padded, f"<cell {index}>", "exec"), namespace)
+        code = compile(padded, f"<cell {index}>", "exec")
+    except (SyntaxError, ValueError):
+        return []
+    try:
+        exec(code, namespace)
     except (Exception, SystemExit):  # a stub raises, and what uses it fails: the next statement runs
         pass
+    return [code]
 
 
 def _collect(namespace: dict, held: dict[str, list], functions: dict[int, Any]) -> None:
@@ -806,9 +876,58 @@ def _collect(namespace: dict, held: dict[str, list], functions: dict[int, Any]) 
         if target in namespace and not any(namespace[target] is x for x in seen):
             seen.append(namespace[target])
     for value in list(namespace.values()):
-        code = getattr(value, "__code__", None) if isinstance(value, types.FunctionType) else None
-        if code is not None and code.co_filename.startswith("<cell "):
+        if _from_release(value):
             functions.setdefault(id(value), value)
+
+
+def _from_release(value: Any) -> bool:
+    """Whether ``value`` is a function the release's own code defined (not an import's)."""
+    code = value.__code__ if isinstance(value, types.FunctionType) else None
+    return code is not None and code.co_filename.startswith("<cell ")
+
+
+def _defined(codes: list[types.CodeType], namespace: dict) -> list:
+    """A function for every code object the release compiled, at any depth, that needs no closure
+    (red team 31: a reference nested in a given check, a static method, a lambda in a dict)."""
+    out, stack = [], [c for code in codes for c in code.co_consts if isinstance(c, types.CodeType)]
+    while stack:
+        code = stack.pop()
+        stack += [c for c in code.co_consts if isinstance(c, types.CodeType)]
+        if not code.co_freevars and code.co_argcount:
+            out.append(types.FunctionType(code, namespace))
+    return out
+
+
+def _reachable(namespace: dict) -> list:
+    """Callables one step from the release's bindings that run its own functions: a
+    ``functools.partial`` of one, a method of a class or an instance it defined, an item of a dict,
+    list or tuple (red team 31)."""
+    out = []
+    for value in list(namespace.values()):
+        items = (
+            list(value.values())
+            if isinstance(value, dict)
+            else value
+            if isinstance(value, (list, tuple))
+            else []
+        )
+        out += [x for x in items if _from_release(x)]
+        out += [value] if _from_release(getattr(value, "func", None)) else []
+        out += _methods(value)
+    return out
+
+
+def _methods(value: Any) -> list:
+    """The release-defined methods of a class it defined, or of an instance of one, bound as called."""
+    kind = value if isinstance(value, type) else type(value)
+    if kind.__module__ != "helpers_grade_release" or isinstance(value, types.ModuleType):
+        return []
+    found = []
+    for name in list(vars(kind)):
+        with contextlib.suppress(Exception):
+            method = getattr(value, name)
+            found += [method] if _from_release(getattr(method, "__func__", method)) else []
+    return found
 
 
 def _giving(assignment: Assignment, question: Question, held: list, functions: list) -> str | None:

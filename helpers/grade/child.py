@@ -133,7 +133,8 @@ def _type_label(t) -> str:
 
 
 def _numpy_tag(value, t):
-    """A genuine NumPy scalar (a C type of module ``numpy``) as ``{"t": "np", ...}``; ``None`` otherwise."""
+    """A genuine NumPy scalar (a C type of module ``numpy``) as ``{"t": "np", ...}`` (a NumPy string as a
+    ``str``); ``None`` otherwise."""
     if _type_flags(t) & _HEAPTYPE or _type_module(t) != "numpy":
         return None
     name = _type_qualname(t)
@@ -144,6 +145,8 @@ def _numpy_tag(value, t):
         return {"t": "np", "type": name, "v": text} if len(text) <= 60 else None
     if name == "bool":
         return {"t": "np", "type": "bool", "v": "1" if value else "0"}
+    if name == "str_":  # a NumPy string is a str, as in the learner's check() (red team 30)
+        return {"t": "str", "v": _str_str(value)[:_MAX_STR]}
     return None
 
 

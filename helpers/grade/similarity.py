@@ -119,7 +119,10 @@ KGRAM, WINDOW = 4, 4  # fingerprints: hashes of 4-token k-grams, winnowed over w
 PREFILTER = 0.5  # a pair goes to the exact comparison when its fingerprint score >= PREFILTER * threshold
 TIME_BUDGET = 120.0  # seconds of exact comparisons; later pairs keep their fingerprint estimate
 COPY_SCORE = 0.95  # a function this similar to one on the other side is a near-verbatim copy
-COPY_TOKENS = 60  # one copied function this long is reported on its own
+#: one copied function this long is reported on its own; shorter ones count together (COPY_TOTAL). Red
+#: team 31: at 60, an honest textbook average precision (85 tokens) written with a guard clause was a
+#: 'copy' of the course's, as red team 18's was 'aligned' (the same floor as ALIGN_TOKENS)
+COPY_TOKENS = 160
 COPY_TOTAL = 200  # copied functions this long together are reported
 # a function found this whole, in order, names aside, in one on the other side is a copy... (a copy
 # padded by insertions scores 1.0; among the repository's own 1,331 functions of 80 to 2,000 tokens,
@@ -1516,9 +1519,9 @@ def copied(a: Entry, b: Entry, threshold: float, min_tokens: int, deadline: floa
 
     Examples
     --------
-    >>> body = [f"t{i}" for i in range(90)]
+    >>> body = [f"t{i}" for i in range(170)]
     >>> a = Entry("a", {"f": body, "g": [f"x{i}" for i in range(70)]})
-    >>> b = Entry("b", {}, others={"_impl": list(body), "padded": body[:45] + ["pad"] * 12 + body[45:]})
+    >>> b = Entry("b", {}, others={"_impl": list(body), "padded": body[:85] + ["pad"] * 40 + body[85:]})
     >>> copied(a, b, 0.9, 25, float("inf"))
     [['f', '_impl', 1.0, 'ratio']]
     >>> copied(b, a, 0.9, 25, float("inf"))

@@ -204,6 +204,12 @@ def test_one_dict_rule_in_the_self_check_and_the_runner():
         assert decode(child.tag(value)) == means  # what the grader reads of the runner's reply
     assert A.compare(q, mine(means), means) == "returned a Mine, not a dict"
     assert child.tag(mine(means)) == {"t": "other", "type": f"{__name__}.Mine"}
+    import numpy as np  # red team 30: a NumPy string is a str id on both sides, keys and values
+
+    held = {np.str_("u0"): np.str_("i3")}
+    assert decode(child.tag(held)) == {"u0": "i3"} and type(next(iter(decode(child.tag(held))))) is str
+    items = A.ASSIGNMENTS["leave-one-out"].question("held_out_items")
+    assert A.compare(items, held, {"u0": "i3"}) is None
 
 
 def test_check_reports_pass_fail_and_not_attempted(capsys):

@@ -320,7 +320,13 @@ def test_the_refusal_names_how_the_release_gives_an_answer_away(tmp_path):
 
 
 @pytest.mark.parametrize(
-    "line", ["### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS", "=== BEGIN MARK SCHEME ==="]
+    "line",
+    [
+        "### BEGIN HIDDEN TESTS",
+        "### END HIDDEN TESTS",
+        "=== BEGIN MARK SCHEME ===",
+        "=== END MARKING SCHEME ===",
+    ],
 )
 def test_nbgrader_regions_this_tool_does_not_take_are_refused(line):
     """Red team 29: ported from nbgrader, hidden tests and mark schemes went to learners as written."""

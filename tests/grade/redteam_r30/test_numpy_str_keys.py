@@ -15,14 +15,15 @@ not reach the keys: this is the same class of mismatch one level down.
 Suggested fix: one rule for a str as for numbers: the runner tags ``np.str_`` (a C type of module
 ``numpy``, read with ``str.__str__``) as a str, or ``check()``/``judge_item`` refuse it with the
 grader's words.
+
+Closed at stop 43: the runner reads a genuine ``numpy.str_`` (a C type of module ``numpy``) as a
+``str`` with ``str.__str__`` (``child._numpy_tag``), as ``judge_item`` does.
 """
 
 from __future__ import annotations
 
 import contextlib
 import io
-
-import pytest
 
 from helpers.grade.assignments import ASSIGNMENTS, check
 
@@ -46,7 +47,6 @@ def held_out_items(log):
 """
 
 
-@pytest.mark.xfail(strict=True, reason="red team 30: np.str_ keys pass check() at home and score 0 when graded")
 def test_numpy_str_keys_score_like_str(bwrap, tmp_path):
     cells = _solution_cells()
     space: dict = {}

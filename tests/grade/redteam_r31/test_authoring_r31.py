@@ -28,7 +28,15 @@ Held (run): a grading cell whose first line is ``# Grading``, ``# grading -- hid
 comment above it is not recognised and the tool refuses (no declaration), it never leaks; a helper
 with an extra or keyword-only parameter (not signature-compatible) is written: by the round 29
 decision (only signature-compatible functions are candidates), not reported.
+
+Closed at stop 43: the release's callables now include every code object it compiled that needs
+no closure (``authoring._defined``) and those one step from its bindings (``_reachable``: partials,
+methods of its classes and instances, items of containers); a fixed hidden case equal to a value the
+release binds is refused (``_shown_cases``); ``_nbgrader_region`` reads the region words within one
+edit (``_region_words``: MARKING SCHEME).
 """
+
+# ruff: noqa: E501  (notebook sources written out as the learners and instructors would)
 
 from __future__ import annotations
 
@@ -74,7 +82,6 @@ def _author(tmp_path: Path, nb: dict) -> Path | None:
     return tmp_path / "build" / "rank-basics.ipynb"
 
 
-@pytest.mark.xfail(strict=True, reason="red team 31: a reference nested in a check or a class method reaches learners")
 @pytest.mark.parametrize("kind", sorted(GIVEN))
 def test_reference_inside_a_check_or_class_is_refused(tmp_path, kind):
     given, region = GIVEN[kind]
@@ -87,10 +94,11 @@ def test_reference_inside_a_check_or_class_is_refused(tmp_path, kind):
     assert learner is None
 
 
-@pytest.mark.xfail(strict=True, reason="red team 31: a hidden case in a cell above the grading cell reaches learners")
 def test_hidden_case_outside_the_grading_cell_stays_hidden(tmp_path):
     nb = source_notebook(DECLARATION.replace(f"[([{SECRET_CASE}, 1], 1)]", "HIDDEN_CASES"))
-    nb["cells"].insert(3, _cell("code", f"# hidden cases for the grader\nHIDDEN_CASES = [([{SECRET_CASE}, 1], 1)]\n"))
+    nb["cells"].insert(
+        3, _cell("code", f"# hidden cases for the grader\nHIDDEN_CASES = [([{SECRET_CASE}, 1], 1)]\n")
+    )
     learner = _author(tmp_path, nb)
     if learner is not None:
         spec = authoring.load_spec(tmp_path / "build" / "rank-basics.grader.py")
@@ -99,7 +107,6 @@ def test_hidden_case_outside_the_grading_cell_stays_hidden(tmp_path):
         assert str(SECRET_CASE) not in learner.read_text(encoding="utf-8")
 
 
-@pytest.mark.xfail(strict=True, reason="red team 31: '=== BEGIN MARKING SCHEME ===' is not read as nbgrader's region")
 def test_marking_scheme_spelling_is_refused(tmp_path):
     """3. (low) ``_nbgrader_region`` looks for the joined words ``MARKSCHEME``: an instructor's
     ``=== BEGIN MARKING SCHEME ===`` (a one-word slip from nbgrader's ``MARK SCHEME``) around a mark

@@ -18,14 +18,18 @@ its length" trade-off); with 1,500 guards ``_unguarded``'s recursion ends in "ne
 read (not compared)", listed for the instructor, the classmate's entry untouched; an honest notebook
 using ``len([...])`` counts, a negated ``hit_at_k`` conditional and guard clauses in reciprocal rank
 and AP with a tuple init (``carol``) is paired with nothing.
+
+Closed at stop 43: one copied function is reported on its own only from ``COPY_TOKENS`` 160
+tokens (the floor ``ALIGN_TOKENS`` has had since red team 18); shorter copies count together
+(``COPY_TOTAL`` 200) or when they make up most of one side's graded code.
 """
+
+# ruff: noqa: E501  (notebook sources written out as the learners and instructors would)
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-
-import pytest
 
 from helpers.grade import grader as grade
 
@@ -64,7 +68,6 @@ DAVE = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 31: the guard-clause fold matches an honest AP with the course's")
 def test_honest_guard_style_not_matched_with_course(tmp_path: Path):
     carol = notebook(tmp_path / "carol.ipynb", *CAROL)
     dave = notebook(tmp_path / "dave.ipynb", *DAVE)
