@@ -30,6 +30,8 @@ Broken (each test fails while the hole is open, passes once it is closed):
    words long enough to be typos of the verb (BEGIN), never for short common words (AND, TOP, STEP,
    SEND); SCHEME's tolerance not on SCHEMA.
 
+5. ``test_coincidental_small_list_is_not_a_shown_case`` (low): see its docstring.
+
 Held (run): a ``while True:`` whose ``break`` sits inside the solution region does not hang
 ``_run_release`` (nbgrader's stub raises, leaving the loop); the course's sources (``--check``).
 """
@@ -141,3 +143,15 @@ def test_honest_prose_is_not_refused(tmp_path, prose):
     nb["cells"].insert(1, _cell("markdown", prose))
     learner = _author(tmp_path, nb)
     assert learner is not None and prose in json.loads(learner.read_text(encoding="utf-8"))["cells"][1]["source"]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 33: a hidden case equal by chance to an unrelated given list refuses the source")
+def test_coincidental_small_list_is_not_a_shown_case(tmp_path):
+    """5. (low; honest instructor source refused) ``_shown_cases`` compares any sizable argument
+    (3+ items) with every value the release binds: a hidden case ``([1, 2, 3], 7)`` and an unrelated
+    given ``ks = [1, 2, 3]`` (the cut-offs of a plot) refuse the source, saying the notebook "already
+    answers mean_of_top". Principle: compare the whole argument tuple (or names the declaration
+    reads), not a lone short list any notebook may bind."""
+    nb = source_notebook(DECLARATION.replace("[([3, 5], 7), ([8], 3)]", "[([1, 2, 3], 7), ([8], 3)]"))
+    nb["cells"].insert(2, _cell("code", "ks = [1, 2, 3]  # the cut-offs plotted below\n"))
+    assert _author(tmp_path, nb) is not None
