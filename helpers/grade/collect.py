@@ -369,7 +369,9 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
         inner = "" if root == folder else display_name(root.name) + "/"
         _gradescope(build, root, prefix + inner)
         return
-    canvas = archive or _all_canvas_named(entries)
+    # a Canvas download by its contents, never by being an archive (red team 32: a zip of files the
+    # learners named held one named like Canvas's, which then claimed a classmate by login)
+    canvas = _all_canvas_named(entries)
     late = sum(_folder_entry(build, entry, prefix, archive, canvas) for entry in entries)
     if late:
         build.notes.append(

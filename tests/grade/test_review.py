@@ -185,7 +185,7 @@ def _request(srv, method: str, path: str, body: dict | None = None, host: str | 
 def _form(srv, out: Path, learner: str, points: str, comment: str = "", token: str | None = None) -> dict:
     with Gradebook.open(out) as book:
         answer = next(a for a in review.answers(book) if a.learner == learner)
-    form = {"who": answer.who, "question": answer.question["question"], "sha256": answer.sha256}
+    form = {"answer": answer.anchor, "question": answer.question["question"], "sha256": answer.sha256}
     return form | {"token": srv.token if token is None else token, "points": points, "comment": comment}
 
 
@@ -230,8 +230,8 @@ def test_scores_are_validated_and_update_the_gradebook_and_exports(server, out):
     for bad in ("3.5", "-1", "nan", "inf", "three", ""):
         _assert_refused(server, out, bad)
     assert _request(server, "POST", "/score", _form(server, out, "s1", "2", token="wrong"))[0] == 403
-    forged = _form(server, out, "s1", "2") | {"who": "s2"}
-    assert _request(server, "POST", "/score", forged)[0] == 400  # Bo's answer was not attempted
+    forged = _form(server, out, "s1", "2") | {"answer": "a-q1-" + "0" * 12 + "-" + "0" * 16}
+    assert _request(server, "POST", "/score", forged)[0] == 400  # no such answer (Bo's was not attempted)
     with Gradebook.open(out) as book:
         assert book.manual_scores() == {}
     assert _csv(out / "canvas.csv") == canvas_before

@@ -10,6 +10,11 @@ old score, the attacker's row gets Bo's late work (a ``REPLACED`` warning is pri
 attacker's key, so an attentive instructor can notice), and Bo's file met the attacker's hidden cases.
 
 Graded in the sandbox beside an honest classmate (``cy.ipynb``, full marks, untouched).
+
+Left open at stop 43 (documented): telling the instructor's holding folder (``late/``) from a
+per-learner folder needs information a file given by itself does not carry. Requiring the same file
+name broke the documented ``late/ann/hw_fixed.ipynb`` workflow (red team 19's test); the attacker has
+to guess the instructor's private folder name, and the ``REPLACED`` line names ``folder:late``.
 """
 
 from __future__ import annotations
@@ -30,7 +35,10 @@ def _rows(out):
     return {r["file"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8")))}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 32: a learner folder named like the late-files folder takes a late file")
+@pytest.mark.xfail(
+    strict=True,
+    reason="red team 32, accepted at stop 43: a file given by itself inherits its folder's per-learner key",
+)
 def test_a_late_file_is_not_taken_by_a_folder_named_late(tmp_path, bwrap):
     subs, late, out = tmp_path / "subs", tmp_path / "late", tmp_path / "out"
     (subs / "late").mkdir(parents=True)

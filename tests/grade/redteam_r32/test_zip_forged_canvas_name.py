@@ -27,7 +27,7 @@ from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
 
 
-@pytest.mark.xfail(strict=True, reason="red team 32: a Canvas-shaped name in a non-Canvas zip takes a classmate's place")
+
 def test_canvas_shaped_name_in_a_zip_of_learner_files(tmp_path, bwrap):
     files = {
         "hw1_bsmith.ipynb": CORPUS / "perfect.ipynb",  # Bo
