@@ -57,6 +57,7 @@ import copy
 import html
 import inspect
 import io
+import itertools
 import json
 import re
 import sys
@@ -230,24 +231,30 @@ def _nbgrader_region(line: str) -> bool:
     """
     for part in _folded(line):
         words = re.findall(r"[^\W\d_]+", part.upper())
-        if words and any(_edits(words[0], v) <= 1 for v in _MARKER_VERBS) and _region_words(words[1:5]):
+        if words and _verb(words[0]) and _region_words(words[1:5]):
             return True
     return False
 
 
 def _region_words(words: list[str]) -> bool:
-    """A word within one edit of HIDDEN, or ending within one edit of SCHEME (red team 31: ``MARKING
-    SCHEME``, ``MARKSCHEME``), or HIDDEN and TEST run together."""
-    near = any(_edits(w, "HIDDEN") <= 1 or _edits(w[-6:], "SCHEME") <= 1 for w in words)
+    """A word within one edit of HIDDEN, or ending in SCHEME (red team 31: ``MARKING SCHEME``,
+    ``MARKSCHEME``; red team 33: not SCHEMA), or HIDDEN and TEST run together."""
+    near = any(_edits(w, "HIDDEN") <= 1 or w.endswith("SCHEME") for w in words)
     return near or "HIDDENTEST" in "".join(words)
 
 
 _MARKER_VERBS = ("BEGIN", "END", "START", "STOP")
 
 
+def _verb(word: str) -> bool:
+    """A marker's verb: END or STOP as written, BEGIN or START within one edit (a typo of a long word;
+    red team 33: within one edit, AND, SEND, STEP and TOP opened honest prose as markers)."""
+    return word in ("END", "STOP") or any(_edits(word, v) <= 1 for v in ("BEGIN", "START"))
+
+
 def _begins_a_marker(text: str) -> bool:
     """Whether ``text``'s first words read as a marker: a word like SOLUTION first (red team 27:
-    ``### SOLUTION BEGIN``), or BEGIN/END/START/STOP (or a word within one edit) with a word like
+    ``### SOLUTION BEGIN``), or BEGIN/END/START/STOP (:func:`_verb`) with a word like
     SOLUTION among the next three (``### BEGIN MODEL SOLUTION``, ``### BEGIN SOLN``), or the two run
     together (``BEGINSOLUTION``)."""
     words = re.findall(r"[^\W\d_]+", text.upper())
@@ -255,8 +262,7 @@ def _begins_a_marker(text: str) -> bool:
         return False
     if _solution_word(words[0]) or _run_together(words[0]):
         return True
-    verb = any(_edits(words[0], v) <= 1 for v in _MARKER_VERBS)
-    return verb and any(_solution_word(w) or _run_together(w) for w in words[1:4])
+    return _verb(words[0]) and any(_solution_word(w) or _run_together(w) for w in words[1:4])
 
 
 def _solution_word(word: str) -> bool:
@@ -752,12 +758,14 @@ def _refuse_given_answers(learner: dict, assignment: Assignment, origin: str) ->
     """
     targets = [q.target for q in assignment.questions if q.kind != "text"]
     held, functions, namespace = _run_release(learner, targets, origin)
+    values = _release_values(namespace)
+    code = "".join(_text(c) for c in learner["cells"] if c.get("cell_type") == "code")
     given = [
-        f"{t} (a hidden case of it is a value the notebook binds)"
-        for t in _shown_cases(assignment, namespace)
+        f"{t} (a hidden case of it is in the notebook's code or values)"
+        for t in _shown_cases(assignment, values, code)
     ]
     for q in assignment.questions:
-        found = _giving(assignment, q, held.get(q.target, []), functions)
+        found = _giving(assignment, q, held.get(q.target, []), functions) or _given_value(q, values)
         given += [f"{q.target} ({found})"] if found else []
     given += [
         f"{t} (its answer cell has no model-answer region)" for t in _open_answer_cells(learner, assignment)
@@ -778,8 +786,8 @@ def _open_answer_cells(learner: dict, assignment: Assignment) -> list[str]:
     for cell in learner["cells"]:
         if cell.get("cell_type") == "markdown":
             holds = ANSWER_PLACEHOLDER in _text(cell).splitlines()
-            for target in _ANSWER_CELL.findall(_text(cell)):
-                placeholder.setdefault(target, holds)
+            for target in _ANSWER_CELL.findall(_text(cell)):  # every marked cell (red team 33: a second one)
+                placeholder[target] = placeholder.get(target, True) and holds
     return [q.target for q in assignment.questions if q.kind == "text" and not placeholder.get(q.target)]
 
 
@@ -805,31 +813,44 @@ def _run_release(learner: dict, targets: list[str], origin: str) -> tuple[dict[s
     return held, [*functions.values(), *_reachable(namespace), *defined], namespace
 
 
-def _shown_cases(assignment: Assignment, namespace: dict) -> list[str]:
-    """Targets with a fixed hidden case (the same at seeds 0 and 1) whose arguments, or one sizable
-    argument, equal a value the release binds or holds in a list, tuple or dict (red team 31: the
-    hidden cases kept in a cell above the declaration reached learners)."""
-    shown = {
-        _key(x)
-        for name, value in list(namespace.items())
-        if not name.startswith("__")
-        for x in _and_items(value)
-    }
-    shown.discard("")
+def _release_values(namespace: dict) -> list:
+    """Every value the release binds, and the items of its dicts, lists, tuples and sets to depth 4
+    (at most 100,000 in all)."""
+    out: list = []
+    stack = [(v, 0) for name, v in list(namespace.items()) if not name.startswith("__")]
+    while stack and len(out) < 100_000:
+        value, depth = stack.pop()
+        out.append(value)
+        if depth < 4 and isinstance(value, (dict, list, tuple, set, frozenset)):
+            items = value.values() if isinstance(value, dict) else value
+            stack += [(x, depth + 1) for x in itertools.islice(items, 10_000)]
+    return out
+
+
+def _shown_cases(assignment: Assignment, values: list, code: str) -> list[str]:
+    """Targets with a fixed hidden case (the same at seeds 0 and 1) that the release shows: its
+    arguments, or one of them written out in ten characters or more, equal a value the release holds
+    at any depth or appear in its code (red teams 31 and 33: hidden cases kept in a cell above the
+    declaration, nested in a dict or returned by a given function, reached learners)."""
+    shown = {_key(v) for v in values} - {""}
+    text = re.sub(r"\s+", "", code)
     return [
-        q.target for q in assignment.questions if any(_shows(a, shown) for a in _fixed_hidden(assignment, q))
+        q.target
+        for q in assignment.questions
+        if any(_shows(a, shown, text) for a in _fixed_hidden(assignment, q))
     ]
 
 
-def _and_items(value: Any) -> list:
-    if isinstance(value, dict):
-        return [value, *list(value.values())[:10_000]]
-    return [value, *value[:10_000]] if isinstance(value, (list, tuple)) else [value]
+def _shows(args: tuple, shown: set[str], text: str) -> bool:
+    """Whether a case's arguments are shown: the whole tuple, or one distinctive argument (its
+    ``repr`` ten characters or more without spaces: ``[1, 2, 3]`` is a plot's cutoffs by chance)."""
+    whole = [args] if len(_spaceless(args)) >= 10 else []
+    parts = [a for a in args if len(_spaceless(a)) >= 10]
+    return any(_key(x) in shown or _spaceless(x) in text for x in [*whole, *parts]) or _key(args) in shown
 
 
-def _shows(args: tuple, shown: set[str]) -> bool:
-    sizable = [a for a in args if isinstance(a, (list, tuple, set, dict)) and len(a) >= 3]
-    return _key(args) in shown or any(_key(a) in shown for a in sizable)
+def _spaceless(value: Any) -> str:
+    return re.sub(r"\s+", "", repr(value))
 
 
 def _fixed_hidden(assignment: Assignment, question: Question) -> list[tuple]:
@@ -928,6 +949,24 @@ def _methods(value: Any) -> list:
             method = getattr(value, name)
             found += [method] if _from_release(getattr(method, "__func__", method)) else []
     return found
+
+
+def _given_value(question: Question, values: list) -> str | None:
+    """An answer variable's value held anywhere in the release, other than by the target (red team
+    33: ``answer_q2 = ndcg`` with ``ndcg`` computed above the region). *Decision:* integers and
+    floats of at most two decimals are set aside: a given ``k = 3`` or ``alpha = 0.5`` equals such an
+    answer by chance."""
+    if question.kind != "value":
+        return None
+    distinct = [v for v in values if _distinctive(v)]
+    right = any(_right(question, lambda v=v: v, question.reference) for v in distinct)
+    return "a value the notebook computes is the answer" if right else None
+
+
+def _distinctive(value: Any) -> bool:
+    if isinstance(value, float):
+        return round(value, 2) != value
+    return isinstance(value, (str, list, dict)) and len(value) > 0
 
 
 def _giving(assignment: Assignment, question: Question, held: list, functions: list) -> str | None:

@@ -32,7 +32,9 @@ from tests.grade.redteam_r5.common import CORPUS
 
 
 def _rows(out):
-    return {r["file"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8")))}
+    return {
+        r["file"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8")))
+    }
 
 
 @pytest.mark.xfail(

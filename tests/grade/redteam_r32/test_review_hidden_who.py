@@ -17,8 +17,6 @@ import html
 import json
 import re
 
-import pytest
-
 from helpers.grade import authoring, review
 from helpers.grade import grader as grade
 from helpers.grade.gradebook import Gradebook
@@ -38,7 +36,6 @@ def _posted_form(page: str, anchor_who: str) -> dict[str, str]:
     raise AssertionError(f"no form for {anchor_who!r}")
 
 
-
 def test_a_zero_width_joiner_in_the_name_can_be_scored(tmp_path, bwrap):
     source = tmp_path / "why-metrics-source.ipynb"
     source.write_text(json.dumps(source_notebook()), encoding="utf-8")
@@ -46,9 +43,14 @@ def test_a_zero_width_joiner_in_the_name_can_be_scored(tmp_path, bwrap):
     learner = json.loads(notebook.read_text(encoding="utf-8"))
     folder, out = tmp_path / "class", tmp_path / "out"
     folder.mkdir()
-    for name, answer in {ZWJ_NAME: "NDCG: graded relevance, position discount.", "cy.ipynb": "Precision."}.items():
+    for name, answer in {
+        ZWJ_NAME: "NDCG: graded relevance, position discount.",
+        "cy.ipynb": "Precision.",
+    }.items():
         (folder / name).write_text(json.dumps(_answered(learner, answer)), encoding="utf-8")
-    assert grade.main(["--assignment", str(spec), "--out", str(out), "--quiet", "--jobs", "2", str(folder)]) == 0
+    assert (
+        grade.main(["--assignment", str(spec), "--out", str(out), "--quiet", "--jobs", "2", str(folder)]) == 0
+    )
     with Gradebook.open(out) as book:
         page = review.render_page(book, "tok")
         keys = {a.display: a.who for a in review.answers(book)}

@@ -18,14 +18,10 @@ from __future__ import annotations
 import contextlib
 import csv
 import io
-import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
-
 
 
 def test_canvas_shaped_name_in_a_zip_of_learner_files(tmp_path, bwrap):
@@ -50,4 +46,6 @@ def test_canvas_shaped_name_in_a_zip_of_learner_files(tmp_path, bwrap):
     rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
     assert rows["s4"]["score"] == "14"  # the honest classmate
     # Bo's own file is his, or at worst his row is a conflict: never the attacker's blank notebook
-    assert rows["s2"]["status"] == "conflict" or (rows["s2"]["score"] == "14" and rows["s2"]["file"].endswith("hw1_bsmith.ipynb")), rows["s2"]
+    assert rows["s2"]["status"] == "conflict" or (
+        rows["s2"]["score"] == "14" and rows["s2"]["file"].endswith("hw1_bsmith.ipynb")
+    ), rows["s2"]

@@ -34,6 +34,13 @@ Broken (each test fails while the hole is open, passes once it is closed):
 
 Held (run): a ``while True:`` whose ``break`` sits inside the solution region does not hang
 ``_run_release`` (nbgrader's stub raises, leaving the loop); the course's sources (``--check``).
+
+Closed at stop 43: ``_given_value`` reads every value the release holds to depth 4
+(``_release_values``; integers and floats of at most two decimals set aside by decision);
+``_shown_cases`` compares fixed hidden cases with those values and with the code's text (whole
+arguments, or one argument written out in ten characters or more); every answer cell of a target
+must hold the placeholder; ``_verb`` reads END and STOP as written, BEGIN and START within one edit,
+and SCHEME only as written.
 """
 
 # ruff: noqa: E501  (notebook sources written out as the learners and instructors would)
@@ -62,7 +69,6 @@ def _author(tmp_path: Path, nb: dict) -> Path | None:
     return tmp_path / "build" / "rank-basics.ipynb"
 
 
-@pytest.mark.xfail(strict=True, reason="red team 33: a value answer computed outside its region is written")
 def test_value_answer_computed_outside_its_region_is_refused(tmp_path):
     nb = source_notebook(
         DECLARATION.replace(
@@ -97,7 +103,6 @@ NESTED = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="red team 33: hidden cases nested deeper or behind a function reach learners")
 @pytest.mark.parametrize("kind", sorted(NESTED))
 def test_nested_hidden_cases_stay_hidden(tmp_path, kind):
     expression, given = NESTED[kind]
@@ -111,7 +116,6 @@ def test_nested_hidden_cases_stay_hidden(tmp_path, kind):
         assert str(SECRET_CASE) not in learner.read_text(encoding="utf-8")
 
 
-@pytest.mark.xfail(strict=True, reason="red team 33: a second answer cell without a region hands out the model answer")
 def test_second_answer_cell_without_region_is_refused(tmp_path):
     text_question = '    {"target": "why_k", "kind": "text", "points": 2, "rubric": "2: users look at the first k only"},\n]\n'
     nb = source_notebook(DECLARATION.rstrip().rstrip("]") + text_question)
@@ -122,7 +126,9 @@ def test_second_answer_cell_without_region_is_refused(tmp_path):
             "<!-- answer: why_k -->\n### BEGIN SOLUTION\nBecause users only look at the first k.\n### END SOLUTION",
         ),
     )
-    nb["cells"].insert(4, _cell("markdown", "<!-- answer: why_k -->\nModel answer: users only look at the first k items."))
+    nb["cells"].insert(
+        4, _cell("markdown", "<!-- answer: why_k -->\nModel answer: users only look at the first k items.")
+    )
     learner = _author(tmp_path, nb)
     assert learner is None or "Model answer" not in learner.read_text(encoding="utf-8")
 
@@ -136,16 +142,16 @@ PROSE = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 33: honest prose starting with and/step/send/start is refused")
 @pytest.mark.parametrize("prose", PROSE)
 def test_honest_prose_is_not_refused(tmp_path, prose):
     nb = source_notebook()
     nb["cells"].insert(1, _cell("markdown", prose))
     learner = _author(tmp_path, nb)
-    assert learner is not None and prose in json.loads(learner.read_text(encoding="utf-8"))["cells"][1]["source"]
+    assert (
+        learner is not None and prose in json.loads(learner.read_text(encoding="utf-8"))["cells"][1]["source"]
+    )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 33: a hidden case equal by chance to an unrelated given list refuses the source")
 def test_coincidental_small_list_is_not_a_shown_case(tmp_path):
     """5. (low; honest instructor source refused) ``_shown_cases`` compares any sizable argument
     (3+ items) with every value the release binds: a hidden case ``([1, 2, 3], 7)`` and an unrelated

@@ -17,6 +17,10 @@ Broken:
    all seven functions held near-verbatim is not convergence.
 
 Honest classmate: carol (red team 31's honest CAROL) is in the run and must stay unpaired.
+
+Left open at stop 43 (documented): a temporary before ``return`` is kept as written by
+decision (red team 29): folding it made the corpus's honest average precision the course's own.
+This copy's mean (0.896) sits just under the 0.9 threshold; the test stays an expected failure.
 """
 
 # ruff: noqa: E501  (notebook sources written out as the learners would)
@@ -51,7 +55,9 @@ MALLORY = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 33: a whole notebook copied with temporaries before returns is not reported")
+@pytest.mark.xfail(
+    strict=True, reason="red team 33: a whole notebook copied with temporaries before returns is not reported"
+)
 def test_whole_copy_with_temporaries_is_reported(tmp_path: Path):
     files = [
         notebook(tmp_path / "dave.ipynb", *DAVE),
