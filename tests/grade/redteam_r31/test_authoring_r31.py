@@ -94,17 +94,22 @@ def test_reference_inside_a_check_or_class_is_refused(tmp_path, kind):
     assert learner is None
 
 
-def test_hidden_case_outside_the_grading_cell_stays_hidden(tmp_path):
-    nb = source_notebook(DECLARATION.replace(f"[([{SECRET_CASE}, 1], 1)]", "HIDDEN_CASES"))
-    nb["cells"].insert(
-        3, _cell("code", f"# hidden cases for the grader\nHIDDEN_CASES = [([{SECRET_CASE}, 1], 1)]\n")
-    )
+def assert_hidden_case_stays_hidden(tmp_path: Path, expression: str, given: str) -> None:
+    """The hidden fixed case read by the declaration as ``expression`` from a cell ``given`` above
+    it never reaches the learner notebook (refused, or absent); shared with red team 33."""
+    nb = source_notebook(DECLARATION.replace(f"[([{SECRET_CASE}, 1], 1)]", expression))
+    nb["cells"].insert(3, _cell("code", given))
     learner = _author(tmp_path, nb)
     if learner is not None:
         spec = authoring.load_spec(tmp_path / "build" / "rank-basics.grader.py")
         hidden = [c for c in spec.questions[0].checks if c.name == "a hidden fixed case"]
         assert hidden and hidden[0].hidden  # the spec does treat it as hidden
         assert str(SECRET_CASE) not in learner.read_text(encoding="utf-8")
+
+
+def test_hidden_case_outside_the_grading_cell_stays_hidden(tmp_path):
+    given = f"# hidden cases for the grader\nHIDDEN_CASES = [([{SECRET_CASE}, 1], 1)]\n"
+    assert_hidden_case_stays_hidden(tmp_path, "HIDDEN_CASES", given)
 
 
 def test_marking_scheme_spelling_is_refused(tmp_path):

@@ -58,6 +58,8 @@ from helpers.grade import authoring
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_authoring import DECLARATION, SECRET_CASE, _cell, source_notebook
 
+from ..redteam_r31.test_authoring_r31 import assert_hidden_case_stays_hidden
+
 
 def _author(tmp_path: Path, nb: dict) -> Path | None:
     source = tmp_path / "source.ipynb"
@@ -105,15 +107,7 @@ NESTED = {
 
 @pytest.mark.parametrize("kind", sorted(NESTED))
 def test_nested_hidden_cases_stay_hidden(tmp_path, kind):
-    expression, given = NESTED[kind]
-    nb = source_notebook(DECLARATION.replace(f"[([{SECRET_CASE}, 1], 1)]", expression))
-    nb["cells"].insert(3, _cell("code", given))
-    learner = _author(tmp_path, nb)
-    if learner is not None:
-        spec = authoring.load_spec(tmp_path / "build" / "rank-basics.grader.py")
-        hidden = [c for c in spec.questions[0].checks if c.name == "a hidden fixed case"]
-        assert hidden and hidden[0].hidden  # the spec does treat it as hidden
-        assert str(SECRET_CASE) not in learner.read_text(encoding="utf-8")
+    assert_hidden_case_stays_hidden(tmp_path, *NESTED[kind])
 
 
 def test_second_answer_cell_without_region_is_refused(tmp_path):
