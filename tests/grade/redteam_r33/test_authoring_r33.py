@@ -58,17 +58,7 @@ from helpers.grade import authoring
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_authoring import DECLARATION, SECRET_CASE, _cell, source_notebook
 
-from ..redteam_r31.test_authoring_r31 import assert_hidden_case_stays_hidden
-
-
-def _author(tmp_path: Path, nb: dict) -> Path | None:
-    source = tmp_path / "source.ipynb"
-    source.write_text(json.dumps(nb), encoding="utf-8")
-    try:
-        authoring.author(source, tmp_path / "build")
-    except authoring.AuthoringError:
-        return None
-    return tmp_path / "build" / "rank-basics.ipynb"
+from ..redteam_r31.test_authoring_r31 import _author, assert_hidden_case_stays_hidden
 
 
 def test_value_answer_computed_outside_its_region_is_refused(tmp_path):
