@@ -70,6 +70,7 @@ __all__ = [
     "Submission",
     "collect",
     "parse_canvas_name",
+    "canvas_readings",
     "CanvasName",
     "extract_zip",
     "instructor_lines",
@@ -79,9 +80,9 @@ __all__ = [
 
 SKIPPED = (".ipynb_checkpoints", "__MACOSX")
 GRADESCOPE_METADATA = "submission_metadata.yml"
-_CANVAS = re.compile(
-    r"^(?P<name>[^_/]+)_(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)$"
-)
+#: what follows the name part of a Canvas download's file name (Canvas's ``content_zipper``): the name is
+#: the learner's sortable name, lower-cased, word characters kept (underscores and digits included)
+_CANVAS_REST = re.compile(r"(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)")
 _RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
 PLATFORM, NAME = "platform", "name"  # how a file names its learner (see the module's decisions)
 
@@ -248,11 +249,41 @@ def parse_canvas_name(file_name: str) -> CanvasName | None:
     >>> parse_canvas_name("from-scratch.ipynb") is None
     True
     """
-    m = _CANVAS.match(file_name)
-    if not m:
-        return None
-    original = _RESUBMITTED.sub("", m["original"])
-    return CanvasName(m["name"], bool(m["late"]), m["user"], m["submission"], original)
+    readings = canvas_readings(file_name)
+    return readings[0] if readings else None
+
+
+def canvas_readings(file_name: str) -> list[CanvasName]:
+    """Every way a file name reads as Canvas's ``name_[LATE_]userid_submissionid_original``, the
+    shortest name part first. The name part may hold underscores and digits (``o_brien``,
+    ``mallory_101``) and the original name too, so one file name can read several ways (red team 34:
+    ``mallory_101_202_9002_hw.ipynb`` read as user 101, a classmate).
+
+    Parameters
+    ----------
+    file_name : str
+        A file's base name.
+
+    Returns
+    -------
+    list of CanvasName
+        The readings (Canvas writes the name part in lower case); empty for a name Canvas did not write.
+
+    Examples
+    --------
+    >>> [r.user_id for r in canvas_readings("mallory_101_202_9002_hw.ipynb")]
+    ['101', '202']
+    >>> [r.name for r in canvas_readings("o_brien_104_9004_hw.ipynb")]
+    ['o_brien']
+    """
+    out = []
+    for i, c in enumerate(file_name):
+        match = _CANVAS_REST.fullmatch(file_name, i + 1) if c == "_" and i else None
+        name = file_name[:i]
+        if match and "/" not in file_name and name == name.lower():
+            original = _RESUBMITTED.sub("", match["original"])
+            out.append(CanvasName(name, bool(match["late"]), match["user"], match["submission"], original))
+    return out
 
 
 # ------------------------------------------------------------------ collecting
@@ -385,7 +416,7 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
 def _all_canvas_named(entries: list[os.DirEntry]) -> bool:
     """Whether every notebook of a folder has a Canvas download's name (an unzipped Canvas zip)."""
     names = [entry.name for entry in entries if entry.name.endswith(".ipynb")]
-    return bool(names) and all(parse_canvas_name(name) is not None for name in names)
+    return bool(names) and all(canvas_readings(name) for name in names)
 
 
 def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, canvas: bool) -> int:
@@ -414,10 +445,14 @@ def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> i
     files learners named, it may be one a learner typed (``bob_1_1_hw1.ipynb`` beside Bob's own
     file: red team 6), so it is a claim by a name, which two files of one learner make a conflict.
     """
-    canvas = parse_canvas_name(path.name)
-    if canvas is None:
+    readings = canvas_readings(path.name)
+    if not readings:
         build.by_name(path, shown)
         return 0
+    canvas = _one_reading(build.roster, readings)
+    if canvas is None:
+        _ambiguous(build, path, shown, readings)
+        return int(readings[0].late)
     found = _canvas_learners(build.roster, canvas)
     if found or build.roster is None:
         key = f"canvas:{canvas.user_id}" if canvas_folder else ""  # a name typed by a learner is no key
@@ -429,6 +464,25 @@ def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> i
         )
         build.by_name(path, shown, why, lms_late=canvas.late)
     return int(canvas.late)
+
+
+def _one_reading(roster: Roster | None, readings: list[CanvasName]) -> CanvasName | None:
+    """The one reading of a Canvas name: the only one, else the only one a roster row has (the first
+    when none has); ``None`` when the name stays ambiguous."""
+    if len(readings) == 1:
+        return readings[0]
+    known = [r for r in readings if _canvas_learners(roster, r)] if roster is not None else readings
+    if roster is not None and not known:
+        return readings[0]
+    return known[0] if len(known) == 1 else None
+
+
+def _ambiguous(build: _Builder, path: Path, shown: str, readings: list[CanvasName]) -> None:
+    """A Canvas name that reads as several learners: nobody's claim (no roster: no ``canvas:`` key)."""
+    ids = ", ".join(r.user_id for r in readings)
+    why = f"the Canvas name reads as several user ids ({ids}): check in Canvas who handed it in"
+    build.notes.append(f"{shown}: {why}; graded for nobody's Canvas id")
+    build.add(path, shown, [], why, lms_late=readings[0].late, by=NAME)
 
 
 def _canvas_learners(roster: Roster | None, canvas: CanvasName) -> list[Learner] | None:

@@ -15,6 +15,11 @@ reading whose user id is in the roster and whose name part matches; at the least
 name part could hold ``_<digits>`` must not be the platform's word for the first number.
 
 The honest classmate Cy (user 103) keeps full marks in every case.
+
+Closed at stop 43: ``collect.canvas_readings`` reads every way a name splits into Canvas's parts (the
+name part may hold underscores and digits); a download is Canvas's when every notebook has a reading;
+a name with several readings is the one a roster row has, else nobody's claim, reported
+(``collect._one_reading``, ``_ambiguous``; without a roster, no ``canvas:`` key).
 """
 
 from __future__ import annotations
@@ -24,13 +29,10 @@ import csv
 import io
 import shutil
 
-import pytest
-
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
 
 
-@pytest.mark.xfail(strict=True, reason="red team 34: a Canvas sortable name ending in _<digits> claims a classmate's user id")
 def test_sortable_name_with_underscore_number_claims_a_classmate(tmp_path, bwrap):
     download = tmp_path / "hw1-submissions"  # an unzipped Canvas bulk download
     download.mkdir()
