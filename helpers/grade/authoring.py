@@ -52,6 +52,7 @@ model-answer region, is refused whatever its markers looked like (:func:`_refuse
 from __future__ import annotations
 
 import argparse
+import ast
 import contextlib
 import copy
 import html
@@ -758,14 +759,14 @@ def _refuse_given_answers(learner: dict, assignment: Assignment, origin: str) ->
     """
     targets = [q.target for q in assignment.questions if q.kind != "text"]
     held, functions, namespace = _run_release(learner, targets, origin)
-    values = _release_values(namespace)
-    code = "".join(_text(c) for c in learner["cells"] if c.get("cell_type") == "code")
+    values = [*_release_values(namespace), *_literals(learner)]
     given = [
-        f"{t} (a hidden case of it is in the notebook's code or values)"
-        for t in _shown_cases(assignment, values, code)
+        f"{t} (a hidden case of it is in the notebook's code, text or values)"
+        for t in _shown_cases(assignment, values)
     ]
+    labelled = _labelled_values(namespace)
     for q in assignment.questions:
-        found = _giving(assignment, q, held.get(q.target, []), functions) or _given_value(q, values)
+        found = _giving(assignment, q, held.get(q.target, []), functions) or _given_value(q, labelled)
         given += [f"{q.target} ({found})"] if found else []
     given += [
         f"{t} (its answer cell has no model-answer region)" for t in _open_answer_cells(learner, assignment)
@@ -827,30 +828,80 @@ def _release_values(namespace: dict) -> list:
     return out
 
 
-def _shown_cases(assignment: Assignment, values: list, code: str) -> list[str]:
+def _literals(learner: dict) -> list:
+    """The value of every literal in the learner notebook: its code, and the code in its markdown's
+    fences and spans (red team 35: a hidden case in a given example call, written with double quotes
+    or split by Black, or shown as a worked example in the text)."""
+    out = []
+    for cell in learner["cells"]:
+        text = _text(cell)
+        if cell.get("cell_type") == "code":
+            sources = [_without_magics(text)]
+        else:
+            sources = [m.group(1) or m.group(2) for m in _MARKDOWN_CODE.finditer(text)]
+        for source in sources:
+            out += _source_literals(source)
+    return out
+
+
+_MARKDOWN_CODE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.DOTALL)
+
+
+def _source_literals(source: str) -> list:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant)):
+            with contextlib.suppress(Exception):
+                out.append(ast.literal_eval(node))
+    return out
+
+
+def _labelled_values(namespace: dict) -> list:
+    """What the release holds under a label: a name, a dict's key (to depth 4), a pandas cell. An item
+    of a list, tuple or array is one number among many (red team 35: a plot's reciprocal ranks held an
+    honest answer's 1/3)."""
+    out: list = []
+    stack = [(v, 0) for name, v in list(namespace.items()) if not name.startswith("__")]
+    while stack and len(out) < 100_000:
+        value, depth = stack.pop()
+        out.append(value)
+        if depth < 4 and isinstance(value, dict):
+            stack += [(x, depth + 1) for x in itertools.islice(value.values(), 10_000)]
+        out += _table_cells(value)
+    return out
+
+
+def _table_cells(value: Any) -> list:
+    """The cells of a pandas Series or DataFrame (at most 100,000; labelled by its index)."""
+    if not (hasattr(value, "to_numpy") and hasattr(value, "index")):
+        return []
+    with contextlib.suppress(Exception):
+        cells = value.to_numpy()
+        return cells.ravel().tolist() if cells.size <= 100_000 else []
+    return []
+
+
+def _shown_cases(assignment: Assignment, values: list) -> list[str]:
     """Targets with a fixed hidden case (the same at seeds 0 and 1) that the release shows: its
     arguments, or one of them written out in ten characters or more, equal a value the release holds
-    at any depth or appear in its code (red teams 31 and 33: hidden cases kept in a cell above the
-    declaration, nested in a dict or returned by a given function, reached learners)."""
+    at any depth or a literal of its code or text (red teams 31, 33 and 35: hidden cases kept in a cell
+    above the declaration, nested in a dict, returned by a given function, in an example call)."""
     shown = {_key(v) for v in values} - {""}
-    text = re.sub(r"\s+", "", code)
     return [
-        q.target
-        for q in assignment.questions
-        if any(_shows(a, shown, text) for a in _fixed_hidden(assignment, q))
+        q.target for q in assignment.questions if any(_shows(a, shown) for a in _fixed_hidden(assignment, q))
     ]
 
 
-def _shows(args: tuple, shown: set[str], text: str) -> bool:
-    """Whether a case's arguments are shown: the whole tuple, or one distinctive argument (its
-    ``repr`` ten characters or more without spaces: ``[1, 2, 3]`` is a plot's cutoffs by chance)."""
-    whole = [args] if len(_spaceless(args)) >= 10 else []
-    parts = [a for a in args if len(_spaceless(a)) >= 10]
-    return any(_key(x) in shown or _spaceless(x) in text for x in [*whole, *parts]) or _key(args) in shown
-
-
-def _spaceless(value: Any) -> str:
-    return re.sub(r"\s+", "", repr(value))
+def _shows(args: tuple, shown: set[str]) -> bool:
+    """Whether a case's arguments are shown: the whole tuple, or one distinctive argument (ten
+    characters or more as JSON: ``[1, 2, 3]`` is a plot's cutoffs by chance). Compared by value, so
+    quotes, layout and a set's order do not matter (red team 35)."""
+    parts = [a for a in args if len(_key(a)) >= 10]
+    return _key(args) in shown or any(_key(a) in shown for a in parts)
 
 
 def _fixed_hidden(assignment: Assignment, question: Question) -> list[tuple]:
@@ -944,10 +995,15 @@ def _methods(value: Any) -> list:
     if kind.__module__ != "helpers_grade_release" or isinstance(value, types.ModuleType):
         return []
     found = []
-    for name in list(vars(kind)):
+    holders = [value]
+    if isinstance(value, type):  # a class never instantiated: its methods on a bare instance (red team 35)
         with contextlib.suppress(Exception):
-            method = getattr(value, name)
-            found += [method] if _from_release(getattr(method, "__func__", method)) else []
+            holders.append(object.__new__(value))
+    for holder in holders:
+        for name in list(vars(kind)):
+            with contextlib.suppress(Exception):
+                method = getattr(holder, name)
+                found += [method] if _from_release(getattr(method, "__func__", method)) else []
     return found
 
 

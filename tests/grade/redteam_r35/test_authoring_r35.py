@@ -36,6 +36,12 @@ Broken (each test fails while the hole is open, passes once it is closed):
    sets aside two-decimal floats.
 
 No learner code runs here (authoring only), so no classmate is graded.
+
+Closed at stop 43: hidden cases are compared by value with every literal of the code and of the
+markdown's code fences and spans (``authoring._literals``), never by printed text (quotes,
+layout and a set's order no longer matter); value answers with what the release holds under a
+label: names, dict keys, pandas cells (``_labelled_values``, ``_table_cells``; an item of a list or
+array is one number among many, by decision); a class's methods are tried on a bare instance too.
 """
 
 # ruff: noqa: E501  (notebook sources written out as the instructors would)
@@ -112,14 +118,12 @@ EXAMPLES = {
 }
 
 
-@pytest.mark.xfail(strict=True, reason="red team 35: a hidden case in a double-quoted or Black-split example call reaches learners")
 @pytest.mark.parametrize("kind", sorted(EXAMPLES))
 def test_hidden_case_in_an_example_call_stays_hidden(tmp_path, kind):
     learner = _author(tmp_path, _precision_notebook([EXAMPLES[kind]]), "prec")
     assert learner is None or "kiwi" not in learner.read_text(encoding="utf-8")
 
 
-@pytest.mark.xfail(strict=True, reason="red team 35: a hidden case given as an example in markdown reaches learners")
 def test_hidden_case_in_prose_stays_hidden(tmp_path):
     prose = f"For example, `precision_at_k{HIDDEN}` is `1 / 3`: one of the first three is relevant."
     learner = _author(tmp_path, _precision_notebook(prose=[prose]), "prec")
@@ -158,28 +162,25 @@ def test_value_answer_in_a_dict_is_refused(tmp_path):
     assert _author(tmp_path, _value_notebook(given, region), "rank-basics") is None
 
 
-@pytest.mark.xfail(strict=True, reason="red team 35: a value answer held in a given DataFrame is handed out")
 def test_value_answer_in_a_table_is_refused(tmp_path):
     pytest.importorskip("pandas")
     region = '### BEGIN SOLUTION\nanswer_q2 = table.loc["popularity", "ndcg"]\n### END SOLUTION\n'
     assert _author(tmp_path, _value_notebook(TABLE, region), "rank-basics") is None
 
 
-@pytest.mark.xfail(strict=True, reason="red team 35: the reference as a method of a given class never instantiated is handed out")
 def test_method_of_a_given_class_is_refused(tmp_path):
     nb = source_notebook()
     nb["cells"].insert(
         1,
         _cell(
             "code",
-            "class Metrics:\n    \"\"\"The metrics of the last lab, for comparison.\"\"\"\n\n"
+            'class Metrics:\n    """The metrics of the last lab, for comparison."""\n\n'
             "    def mean_of_top(self, values, k):\n        top = values[:k]\n        return sum(top) / len(top)\n",
         ),
     )
     assert _author(tmp_path, nb, "rank-basics") is None
 
 
-@pytest.mark.xfail(strict=True, reason="red team 35: a reciprocal-rank plot's 1/3 refuses an honest value answer of 1/3")
 def test_honest_reciprocal_ranks_are_not_refused(tmp_path):
     given = (
         "# reciprocal rank against the rank of the first hit (plotted below)\n"
@@ -192,7 +193,6 @@ def test_honest_reciprocal_ranks_are_not_refused(tmp_path):
     assert _author(tmp_path, _value_notebook(given, region), "rank-basics") is not None
 
 
-@pytest.mark.xfail(strict=True, reason="red team 35: whether a shown set of strings refuses the source depends on PYTHONHASHSEED")
 def test_shown_case_decision_does_not_depend_on_hash_seed(tmp_path):
     """6. (low): ``_shows`` matches ``repr`` of an argument in the code's text; a set's ``repr``
     follows its iteration order, which for strings changes with the interpreter's hash seed. The
@@ -212,7 +212,11 @@ def test_shown_case_decision_does_not_depend_on_hash_seed(tmp_path):
         env = {**os.environ, "PYTHONHASHSEED": str(seed), "PYTHONPATH": str(root)}
         out = subprocess.run(
             [sys.executable, "-c", script, str(tmp_path / "source.ipynb"), str(tmp_path / f"b{seed}")],
-            capture_output=True, text=True, env=env, timeout=60, cwd=root,
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=60,
+            cwd=root,
         )
         decisions.add(out.stdout.strip())
     assert len(decisions) == 1, decisions
