@@ -1,0 +1,84 @@
+"""Red team 37: similarity, honest beginners' notebooks (the round's focus).
+
+Broken:
+
+1. ``test_two_honest_beginners_not_paired`` (low-medium: a false accusation in the instructor's
+   report, the README's own promise "seven honest notebooks of the tests reach 0.89 with each other"):
+   eve and gina write ``from-scratch`` independently, the way a beginner writes it: a counting loop
+   for precision and recall, a loop returning ``1.0``/``0.0`` for hit, a running total for AP, DCG
+   and the ideal DCG. Their own choices differ everywhere a choice exists (``enumerate(xs)`` with
+   ``i + 1`` / ``i + 2`` vs ``start=1`` with ``rank`` / ``rank + 1``; ``1.0 / (i + 1)`` vs
+   ``1 / rank``; ``min(len(relevant), k)`` vs ``min(k, len(relevant))``; ``range(n)`` vs ``range(1,
+   n + 1)`` for the ideal DCG; ``+=`` vs ``x = x + 1``). ``similarity.json`` pairs them at 0.941
+   (precision, recall and hit 1.00 by ratio; "graded code aligned: 0.973"): both whole-notebook
+   rules fire on two honest submissions. Neither matches the course's code (0.68 / 0.70).
+   Principle: a whole-notebook rule over functions each too short to tell convergence from copying
+   must discount what every beginner writes alike (e.g. weigh each function by its distance from a
+   pool of canonical forms, or require the matched share to come from functions that differ from
+   the course's common forms), or set the whole-notebook bars from a corpus of honest beginner
+   notebooks rather than from the tests' seven styles.
+
+Honest classmate: ivy (index loops) is in the run and must stay unpaired with either.
+"""
+
+# ruff: noqa: E501  (notebook sources written out as the learners would)
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from helpers.grade import grader as grade
+
+from ..redteam_r5.common import notebook
+
+EVE = [
+    'import math',
+    'def precision_at_k(ranking, relevant, k):\n    count = 0\n    for item in ranking[:k]:\n        if item in relevant:\n            count += 1\n    return count / k\n',
+    'def recall_at_k(ranking, relevant, k):\n    count = 0\n    for item in ranking[:k]:\n        if item in relevant:\n            count += 1\n    return count / len(relevant)\n',
+    'def hit_at_k(ranking, relevant, k):\n    for item in ranking[:k]:\n        if item in relevant:\n            return 1.0\n    return 0.0\n',
+    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            return 1.0 / (i + 1)\n    return 0.0\n',
+    'def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    score = 0.0\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            hits += 1\n            score += hits / (i + 1)\n    return score / min(len(relevant), k)\n',
+    'def dcg_at_k(ranking, relevant, k):\n    dcg = 0.0\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            dcg += 1 / math.log2(i + 2)\n    return dcg\n',
+    'def ndcg_at_k(ranking, relevant, k):\n    idcg = 0.0\n    for i in range(min(len(relevant), k)):\n        idcg += 1 / math.log2(i + 2)\n    return dcg_at_k(ranking, relevant, k) / idcg\n',
+]
+GINA = [
+    'import math',
+    'def precision_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if r in relevant:\n            hits = hits + 1\n    return hits / k\n',
+    'def recall_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if r in relevant:\n            hits = hits + 1\n    return hits / len(relevant)\n',
+    'def hit_at_k(ranking, relevant, k):\n    for r in ranking[:k]:\n        if r in relevant:\n            return 1.0\n    return 0.0\n',
+    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            return 1 / rank\n    return 0.0\n',
+    'def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            hits += 1\n            total += hits / rank\n    return total / min(k, len(relevant))\n',
+    'def dcg_at_k(ranking, relevant, k):\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            total += 1 / math.log2(rank + 1)\n    return total\n',
+    'def ndcg_at_k(ranking, relevant, k):\n    ideal = 0.0\n    for rank in range(1, min(k, len(relevant)) + 1):\n        ideal += 1 / math.log2(rank + 1)\n    return dcg_at_k(ranking, relevant, k) / ideal\n',
+]
+IVY = [
+    'import math',
+    'def precision_at_k(ranking, relevant, k):\n    n = 0\n    i = 0\n    while i < k and i < len(ranking):\n        if ranking[i] in relevant:\n            n += 1\n        i += 1\n    return n / k\n',
+    'def recall_at_k(ranking, relevant, k):\n    n = 0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            n += 1\n    return n / len(relevant)\n',
+    'def hit_at_k(ranking, relevant, k):\n    found = False\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            found = True\n            break\n    return 1.0 if found else 0.0\n',
+    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            return 1.0 / (i + 1)\n    return 0.0\n',
+    'def average_precision_at_k(ranking, relevant, k):\n    n = 0\n    s = 0.0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            n += 1\n            s += n / (i + 1)\n    return s / min(k, len(relevant))\n',
+    'def dcg_at_k(ranking, relevant, k):\n    s = 0.0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            s += 1.0 / math.log2(i + 2)\n    return s\n',
+    'def ndcg_at_k(ranking, relevant, k):\n    best = 0.0\n    for i in range(min(k, len(relevant))):\n        best += 1.0 / math.log2(i + 2)\n    return dcg_at_k(ranking, relevant, k) / best\n',
+]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 37: two honest beginner notebooks of from-scratch are paired (mean 0.94, graded code aligned 0.97)")
+def test_two_honest_beginners_not_paired(tmp_path: Path):
+    files = [
+        notebook(tmp_path / "eve.ipynb", *EVE),
+        notebook(tmp_path / "gina.ipynb", *GINA),
+        notebook(tmp_path / "ivy.ipynb", *IVY),
+    ]
+    out = tmp_path / "out"
+    args = ["similarity", "--assignment", "from-scratch", "--out", str(out), *map(str, files)]
+    assert grade.main(args) == 0
+    report = json.loads((out / "similarity.json").read_text(encoding="utf-8"))
+    assert report["compared"] == 3
+    pairs = {frozenset((p["a"], p["b"])) for p in report["pairs"]}
+    assert not any("ivy.ipynb" in p for p in pairs), pairs
+    assert not report["references"], report["references"]  # nobody matches the course's code
+    assert frozenset(("eve.ipynb", "gina.ipynb")) not in pairs, report["pairs"]
