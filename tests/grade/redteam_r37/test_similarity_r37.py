@@ -18,6 +18,19 @@ Broken:
    the course's common forms), or set the whole-notebook bars from a corpus of honest beginner
    notebooks rather than from the tests' seven styles.
 
+2. ``test_whole_copy_with_contains_and_float_is_reported`` (medium: a whole classmate's notebook
+   copied, not reported): mallory takes gina's whole notebook and makes two find-and-replace edits,
+   no function rewritten: ``x in relevant`` becomes ``contains(relevant, x)`` (``from operator import
+   contains``) and every ``return e`` becomes ``return float(e)``. Every answer is unchanged (checked
+   on 2,000 random cases). The mean falls to 0.79, no function is a copy, and "graded code aligned"
+   falls under 0.97 (the wrappers are free there, but each ``contains`` call replaces the comparison
+   of its statement): no pair. The same two edits hide a copy of red team 31's dave (0.805) and of
+   eve (0.788). Either edit alone is caught (0.94 mean); ``return float(e)`` alone is caught by the
+   alignment (1.00). Principle: write a call of ``operator.contains``/``__contains__`` as the ``in``
+   comparison it is (like ``_Canon``'s other everyday variants), and let a wrapper call around a
+   whole ``return`` value (``float``, ``int``, ``round``...) cost nothing in the ratio either, or
+   let the whole-notebook alignment fire at a lower bar when every graded function is matched.
+
 Honest classmate: ivy (index loops) is in the run and must stay unpaired with either.
 """
 
@@ -65,6 +78,17 @@ IVY = [
     'def ndcg_at_k(ranking, relevant, k):\n    best = 0.0\n    for i in range(min(k, len(relevant))):\n        best += 1.0 / math.log2(i + 2)\n    return dcg_at_k(ranking, relevant, k) / best\n',
 ]
 
+MALLORY = [
+    'import math\nfrom operator import contains',
+    'def precision_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            hits = hits + 1\n    return float(hits / k)\n',
+    'def recall_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            hits = hits + 1\n    return float(hits / len(relevant))\n',
+    'def hit_at_k(ranking, relevant, k):\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            return float(1.0)\n    return float(0.0)\n',
+    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            return float(1 / rank)\n    return float(0.0)\n',
+    'def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            hits += 1\n            total += hits / rank\n    return float(total / min(k, len(relevant)))\n',
+    'def dcg_at_k(ranking, relevant, k):\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            total += 1 / math.log2(rank + 1)\n    return float(total)\n',
+    'def ndcg_at_k(ranking, relevant, k):\n    ideal = 0.0\n    for rank in range(1, min(k, len(relevant)) + 1):\n        ideal += 1 / math.log2(rank + 1)\n    return float(dcg_at_k(ranking, relevant, k) / ideal)\n',
+]
+
 
 @pytest.mark.xfail(strict=True, reason="red team 37: two honest beginner notebooks of from-scratch are paired (mean 0.94, graded code aligned 0.97)")
 def test_two_honest_beginners_not_paired(tmp_path: Path):
@@ -82,3 +106,20 @@ def test_two_honest_beginners_not_paired(tmp_path: Path):
     assert not any("ivy.ipynb" in p for p in pairs), pairs
     assert not report["references"], report["references"]  # nobody matches the course's code
     assert frozenset(("eve.ipynb", "gina.ipynb")) not in pairs, report["pairs"]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 37: a whole copy with operator.contains and float() around each return is not reported")
+def test_whole_copy_with_contains_and_float_is_reported(tmp_path: Path):
+    files = [
+        notebook(tmp_path / "gina.ipynb", *GINA),
+        notebook(tmp_path / "mallory.ipynb", *MALLORY),
+        notebook(tmp_path / "ivy.ipynb", *IVY),
+    ]
+    out = tmp_path / "out"
+    args = ["similarity", "--assignment", "from-scratch", "--out", str(out), *map(str, files)]
+    assert grade.main(args) == 0
+    report = json.loads((out / "similarity.json").read_text(encoding="utf-8"))
+    assert report["compared"] == 3
+    pairs = {frozenset((p["a"], p["b"])) for p in report["pairs"]}
+    assert not any("ivy.ipynb" in p for p in pairs), pairs  # the honest classmate: never paired
+    assert frozenset(("gina.ipynb", "mallory.ipynb")) in pairs, report["pairs"]
