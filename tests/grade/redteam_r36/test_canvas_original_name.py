@@ -51,3 +51,21 @@ def test_original_name_claims_a_classmate(tmp_path, bwrap):
     assert rows["s3"]["score"] == "14", rows["s3"]  # the honest classmate, untouched
     assert rows["s1"]["status"] == "graded" and rows["s1"]["score"] == "14", rows["s1"]  # Ann's own file
     assert "smithann" in rows["s1"]["file"], rows["s1"]
+
+
+@pytest.mark.xfail(strict=True, reason="red team 36: an off-roster learner's Canvas file is graded as a classmate's who handed nothing in")
+def test_original_name_becomes_a_classmates_grade(tmp_path, bwrap):
+    download = tmp_path / "hw1-submissions"
+    download.mkdir()
+    shutil.copyfile(CORPUS / "perfect.ipynb", download / "leecy_103_9003_from-scratch.ipynb")  # Cy
+    # Ann (user 101) handed nothing in; Mallory (user 202, off the roster) uploaded "101_9001_from-scratch.ipynb"
+    shutil.copyfile(CORPUS / "partially_correct.ipynb", download / "mallory_202_9002_101_9001_from-scratch.ipynb")
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,name,canvas_id\nnone-s1.ipynb,s1,Ann,101\nnone-s3.ipynb,s3,Cy,103\n")
+    out = tmp_path / "out"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        grade.main(["--assignment", "from-scratch", "--roster", str(roster), "--out", str(out),
+                    "--quiet", "--jobs", "2", str(download)])  # fmt: skip
+    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    assert rows["s3"]["score"] == "14", rows["s3"]  # the honest classmate, untouched
+    assert "mallory" not in rows["s1"]["file"] and rows["s1"]["score"] == "", rows["s1"]  # nothing of Ann's
