@@ -467,14 +467,11 @@ def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> i
 
 
 def _one_reading(roster: Roster | None, readings: list[CanvasName]) -> CanvasName | None:
-    """The one reading of a Canvas name: the only one, else the only one a roster row has (the first
-    when none has); ``None`` when the name stays ambiguous."""
-    if len(readings) == 1:
-        return readings[0]
-    known = [r for r in readings if _canvas_learners(roster, r)] if roster is not None else readings
-    if roster is not None and not known:
-        return readings[0]
-    return known[0] if len(known) == 1 else None
+    """The one reading of a Canvas name, or ``None`` when there are several: the name part (a sortable
+    name learners may edit: red team 34) and the original name (what the learner uploaded: red team
+    36) can both hold ``_<id>_<id>_``, so no reading, not even the only one a roster row has, is the
+    platform's word."""
+    return readings[0] if len(readings) == 1 else None
 
 
 def _ambiguous(build: _Builder, path: Path, shown: str, readings: list[CanvasName]) -> None:

@@ -505,6 +505,9 @@ class _Canon(ast.NodeTransformer):
         name = node.func.id if isinstance(node.func, ast.Name) else None
         if len(node.args) == 1 and [k.arg for k in node.keywords] == [_KEYWORDS.get(name or "")]:
             node.args, node.keywords = [*node.args, node.keywords[0].value], []
+        contained = _contains_call(node)
+        if contained is not None:
+            return contained
         if name == "len" and len(node.args) == 1 and isinstance(node.args[0], ast.ListComp):
             counted = ast.GeneratorExp(elt=ast.Constant(1), generators=node.args[0].generators)
             return ast.Call(func=ast.Name("sum", ast.Load()), args=[counted], keywords=[])
@@ -532,6 +535,21 @@ class _Canon(ast.NodeTransformer):
         self.generic_visit(node)
         node.body = _unguarded(node.body)
         return node
+
+
+def _contains_call(node: ast.Call) -> ast.Compare | None:
+    """``contains(a, x)``, ``operator.contains(a, x)`` and ``a.__contains__(x)`` as ``x in a`` (red
+    team 37: with ``float()`` around each return, they hid a whole copy); ``None`` otherwise."""
+    func, args = node.func, node.args
+    if node.keywords:
+        return None
+    named = isinstance(func, ast.Name) and func.id == "contains"
+    dotted = isinstance(func, ast.Attribute) and func.attr == "contains" and len(args) == 2
+    if (named or dotted) and len(args) == 2:
+        return ast.Compare(left=args[1], ops=[ast.In()], comparators=[args[0]])
+    if isinstance(func, ast.Attribute) and func.attr == "__contains__" and len(args) == 1:
+        return ast.Compare(left=args[0], ops=[ast.In()], comparators=[func.value])
+    return None
 
 
 _FLIPPED: dict[type, type] = {ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}

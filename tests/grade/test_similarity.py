@@ -1023,6 +1023,10 @@ def test_containment_keeps_each_statement_together_so_a_wrapper_is_only_an_inser
             "while xs:\n        y = xs.pop()\n        if y:\n            t += y",
         ),
         ("t = len([y for y in xs if y in k])", "t = sum(1 for y in xs if y in k)"),
+        # red team 37: membership spelled as a call
+        ("t = contains(xs, x)", "t = x in xs"),
+        ("t = operator.contains(xs, x)", "t = x in xs"),
+        ("t = xs.__contains__(x)", "t = x in xs"),
     ],
 )
 def test_everyday_variants_of_one_meaning_are_written_one_way(variant, canonical):

@@ -18,7 +18,12 @@ that Canvas wrote: e.g. among several readings keep only those whose name part a
 row's name/login, else nobody's claim).
 
 The honest classmate Cy (user 103) keeps full marks.
+
+Closed at stop 43: a Canvas name with several readings is nobody's claim, whatever the roster
+holds (``collect._one_reading``); it is listed for the instructor.
 """
+
+# ruff: noqa: E501  (Canvas's file names written out whole)
 
 from __future__ import annotations
 
@@ -27,20 +32,19 @@ import csv
 import io
 import shutil
 
-import pytest
-
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
 
 
-@pytest.mark.xfail(strict=True, reason="red team 36: a learner off the roster types a classmate's Canvas id in the original file name")
 def test_original_name_claims_a_classmate(tmp_path, bwrap):
     download = tmp_path / "hw1-submissions"  # an unzipped Canvas bulk download
     download.mkdir()
     shutil.copyfile(CORPUS / "perfect.ipynb", download / "smithann_101_9001_from-scratch.ipynb")  # Ann
     shutil.copyfile(CORPUS / "perfect.ipynb", download / "leecy_103_9003_from-scratch.ipynb")  # Cy
     # Mallory (Canvas user 202, not on the roster) uploaded "101_9001_from-scratch.ipynb"
-    shutil.copyfile(CORPUS / "empty_notebook.ipynb", download / "mallory_202_9002_101_9001_from-scratch.ipynb")
+    shutil.copyfile(
+        CORPUS / "empty_notebook.ipynb", download / "mallory_202_9002_101_9001_from-scratch.ipynb"
+    )
     roster = tmp_path / "roster.csv"
     roster.write_text("file,id,name,canvas_id\nnone-s1.ipynb,s1,Ann,101\nnone-s3.ipynb,s3,Cy,103\n")
     out = tmp_path / "out"
@@ -53,13 +57,14 @@ def test_original_name_claims_a_classmate(tmp_path, bwrap):
     assert "smithann" in rows["s1"]["file"], rows["s1"]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 36: an off-roster learner's Canvas file is graded as a classmate's who handed nothing in")
 def test_original_name_becomes_a_classmates_grade(tmp_path, bwrap):
     download = tmp_path / "hw1-submissions"
     download.mkdir()
     shutil.copyfile(CORPUS / "perfect.ipynb", download / "leecy_103_9003_from-scratch.ipynb")  # Cy
     # Ann (user 101) handed nothing in; Mallory (user 202, off the roster) uploaded "101_9001_from-scratch.ipynb"
-    shutil.copyfile(CORPUS / "partially_correct.ipynb", download / "mallory_202_9002_101_9001_from-scratch.ipynb")
+    shutil.copyfile(
+        CORPUS / "partially_correct.ipynb", download / "mallory_202_9002_101_9001_from-scratch.ipynb"
+    )
     roster = tmp_path / "roster.csv"
     roster.write_text("file,id,name,canvas_id\nnone-s1.ipynb,s1,Ann,101\nnone-s3.ipynb,s3,Cy,103\n")
     out = tmp_path / "out"

@@ -32,6 +32,12 @@ Broken:
    let the whole-notebook alignment fire at a lower bar when every graded function is matched.
 
 Honest classmate: ivy (index loops) is in the run and must stay unpaired with either.
+
+At stop 43: the copy is reported (``similarity._contains_call`` folds ``contains(a, x)``,
+``operator.contains`` and ``a.__contains__(x)`` into ``x in a``). Left open, documented: the two
+honest beginners stay paired (mean 0.941: their precision, recall and hit are the same loops);
+the report is advisory, no grade changes, and lowering its sensitivity reopens red team 17's and
+29's copies. That test is an expected failure.
 """
 
 # ruff: noqa: E501  (notebook sources written out as the learners would)
@@ -48,49 +54,49 @@ from helpers.grade import grader as grade
 from ..redteam_r5.common import notebook
 
 EVE = [
-    'import math',
-    'def precision_at_k(ranking, relevant, k):\n    count = 0\n    for item in ranking[:k]:\n        if item in relevant:\n            count += 1\n    return count / k\n',
-    'def recall_at_k(ranking, relevant, k):\n    count = 0\n    for item in ranking[:k]:\n        if item in relevant:\n            count += 1\n    return count / len(relevant)\n',
-    'def hit_at_k(ranking, relevant, k):\n    for item in ranking[:k]:\n        if item in relevant:\n            return 1.0\n    return 0.0\n',
-    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            return 1.0 / (i + 1)\n    return 0.0\n',
-    'def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    score = 0.0\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            hits += 1\n            score += hits / (i + 1)\n    return score / min(len(relevant), k)\n',
-    'def dcg_at_k(ranking, relevant, k):\n    dcg = 0.0\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            dcg += 1 / math.log2(i + 2)\n    return dcg\n',
-    'def ndcg_at_k(ranking, relevant, k):\n    idcg = 0.0\n    for i in range(min(len(relevant), k)):\n        idcg += 1 / math.log2(i + 2)\n    return dcg_at_k(ranking, relevant, k) / idcg\n',
+    "import math",
+    "def precision_at_k(ranking, relevant, k):\n    count = 0\n    for item in ranking[:k]:\n        if item in relevant:\n            count += 1\n    return count / k\n",
+    "def recall_at_k(ranking, relevant, k):\n    count = 0\n    for item in ranking[:k]:\n        if item in relevant:\n            count += 1\n    return count / len(relevant)\n",
+    "def hit_at_k(ranking, relevant, k):\n    for item in ranking[:k]:\n        if item in relevant:\n            return 1.0\n    return 0.0\n",
+    "def reciprocal_rank_at_k(ranking, relevant, k):\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            return 1.0 / (i + 1)\n    return 0.0\n",
+    "def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    score = 0.0\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            hits += 1\n            score += hits / (i + 1)\n    return score / min(len(relevant), k)\n",
+    "def dcg_at_k(ranking, relevant, k):\n    dcg = 0.0\n    for i, item in enumerate(ranking[:k]):\n        if item in relevant:\n            dcg += 1 / math.log2(i + 2)\n    return dcg\n",
+    "def ndcg_at_k(ranking, relevant, k):\n    idcg = 0.0\n    for i in range(min(len(relevant), k)):\n        idcg += 1 / math.log2(i + 2)\n    return dcg_at_k(ranking, relevant, k) / idcg\n",
 ]
 GINA = [
-    'import math',
-    'def precision_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if r in relevant:\n            hits = hits + 1\n    return hits / k\n',
-    'def recall_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if r in relevant:\n            hits = hits + 1\n    return hits / len(relevant)\n',
-    'def hit_at_k(ranking, relevant, k):\n    for r in ranking[:k]:\n        if r in relevant:\n            return 1.0\n    return 0.0\n',
-    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            return 1 / rank\n    return 0.0\n',
-    'def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            hits += 1\n            total += hits / rank\n    return total / min(k, len(relevant))\n',
-    'def dcg_at_k(ranking, relevant, k):\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            total += 1 / math.log2(rank + 1)\n    return total\n',
-    'def ndcg_at_k(ranking, relevant, k):\n    ideal = 0.0\n    for rank in range(1, min(k, len(relevant)) + 1):\n        ideal += 1 / math.log2(rank + 1)\n    return dcg_at_k(ranking, relevant, k) / ideal\n',
+    "import math",
+    "def precision_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if r in relevant:\n            hits = hits + 1\n    return hits / k\n",
+    "def recall_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if r in relevant:\n            hits = hits + 1\n    return hits / len(relevant)\n",
+    "def hit_at_k(ranking, relevant, k):\n    for r in ranking[:k]:\n        if r in relevant:\n            return 1.0\n    return 0.0\n",
+    "def reciprocal_rank_at_k(ranking, relevant, k):\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            return 1 / rank\n    return 0.0\n",
+    "def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            hits += 1\n            total += hits / rank\n    return total / min(k, len(relevant))\n",
+    "def dcg_at_k(ranking, relevant, k):\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if r in relevant:\n            total += 1 / math.log2(rank + 1)\n    return total\n",
+    "def ndcg_at_k(ranking, relevant, k):\n    ideal = 0.0\n    for rank in range(1, min(k, len(relevant)) + 1):\n        ideal += 1 / math.log2(rank + 1)\n    return dcg_at_k(ranking, relevant, k) / ideal\n",
 ]
 IVY = [
-    'import math',
-    'def precision_at_k(ranking, relevant, k):\n    n = 0\n    i = 0\n    while i < k and i < len(ranking):\n        if ranking[i] in relevant:\n            n += 1\n        i += 1\n    return n / k\n',
-    'def recall_at_k(ranking, relevant, k):\n    n = 0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            n += 1\n    return n / len(relevant)\n',
-    'def hit_at_k(ranking, relevant, k):\n    found = False\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            found = True\n            break\n    return 1.0 if found else 0.0\n',
-    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            return 1.0 / (i + 1)\n    return 0.0\n',
-    'def average_precision_at_k(ranking, relevant, k):\n    n = 0\n    s = 0.0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            n += 1\n            s += n / (i + 1)\n    return s / min(k, len(relevant))\n',
-    'def dcg_at_k(ranking, relevant, k):\n    s = 0.0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            s += 1.0 / math.log2(i + 2)\n    return s\n',
-    'def ndcg_at_k(ranking, relevant, k):\n    best = 0.0\n    for i in range(min(k, len(relevant))):\n        best += 1.0 / math.log2(i + 2)\n    return dcg_at_k(ranking, relevant, k) / best\n',
+    "import math",
+    "def precision_at_k(ranking, relevant, k):\n    n = 0\n    i = 0\n    while i < k and i < len(ranking):\n        if ranking[i] in relevant:\n            n += 1\n        i += 1\n    return n / k\n",
+    "def recall_at_k(ranking, relevant, k):\n    n = 0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            n += 1\n    return n / len(relevant)\n",
+    "def hit_at_k(ranking, relevant, k):\n    found = False\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            found = True\n            break\n    return 1.0 if found else 0.0\n",
+    "def reciprocal_rank_at_k(ranking, relevant, k):\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            return 1.0 / (i + 1)\n    return 0.0\n",
+    "def average_precision_at_k(ranking, relevant, k):\n    n = 0\n    s = 0.0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            n += 1\n            s += n / (i + 1)\n    return s / min(k, len(relevant))\n",
+    "def dcg_at_k(ranking, relevant, k):\n    s = 0.0\n    for i in range(min(k, len(ranking))):\n        if ranking[i] in relevant:\n            s += 1.0 / math.log2(i + 2)\n    return s\n",
+    "def ndcg_at_k(ranking, relevant, k):\n    best = 0.0\n    for i in range(min(k, len(relevant))):\n        best += 1.0 / math.log2(i + 2)\n    return dcg_at_k(ranking, relevant, k) / best\n",
 ]
 
 MALLORY = [
-    'import math\nfrom operator import contains',
-    'def precision_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            hits = hits + 1\n    return float(hits / k)\n',
-    'def recall_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            hits = hits + 1\n    return float(hits / len(relevant))\n',
-    'def hit_at_k(ranking, relevant, k):\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            return float(1.0)\n    return float(0.0)\n',
-    'def reciprocal_rank_at_k(ranking, relevant, k):\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            return float(1 / rank)\n    return float(0.0)\n',
-    'def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            hits += 1\n            total += hits / rank\n    return float(total / min(k, len(relevant)))\n',
-    'def dcg_at_k(ranking, relevant, k):\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            total += 1 / math.log2(rank + 1)\n    return float(total)\n',
-    'def ndcg_at_k(ranking, relevant, k):\n    ideal = 0.0\n    for rank in range(1, min(k, len(relevant)) + 1):\n        ideal += 1 / math.log2(rank + 1)\n    return float(dcg_at_k(ranking, relevant, k) / ideal)\n',
+    "import math\nfrom operator import contains",
+    "def precision_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            hits = hits + 1\n    return float(hits / k)\n",
+    "def recall_at_k(ranking, relevant, k):\n    hits = 0\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            hits = hits + 1\n    return float(hits / len(relevant))\n",
+    "def hit_at_k(ranking, relevant, k):\n    for r in ranking[:k]:\n        if contains(relevant, r):\n            return float(1.0)\n    return float(0.0)\n",
+    "def reciprocal_rank_at_k(ranking, relevant, k):\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            return float(1 / rank)\n    return float(0.0)\n",
+    "def average_precision_at_k(ranking, relevant, k):\n    hits = 0\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            hits += 1\n            total += hits / rank\n    return float(total / min(k, len(relevant)))\n",
+    "def dcg_at_k(ranking, relevant, k):\n    total = 0.0\n    for rank, r in enumerate(ranking[:k], start=1):\n        if contains(relevant, r):\n            total += 1 / math.log2(rank + 1)\n    return float(total)\n",
+    "def ndcg_at_k(ranking, relevant, k):\n    ideal = 0.0\n    for rank in range(1, min(k, len(relevant)) + 1):\n        ideal += 1 / math.log2(rank + 1)\n    return float(dcg_at_k(ranking, relevant, k) / ideal)\n",
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 37: two honest beginner notebooks of from-scratch are paired (mean 0.94, graded code aligned 0.97)")
+@pytest.mark.xfail(strict=True, reason="red team 37, left open at stop 43: honest beginner loops converge")
 def test_two_honest_beginners_not_paired(tmp_path: Path):
     files = [
         notebook(tmp_path / "eve.ipynb", *EVE),
@@ -108,7 +114,6 @@ def test_two_honest_beginners_not_paired(tmp_path: Path):
     assert frozenset(("eve.ipynb", "gina.ipynb")) not in pairs, report["pairs"]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 37: a whole copy with operator.contains and float() around each return is not reported")
 def test_whole_copy_with_contains_and_float_is_reported(tmp_path: Path):
     files = [
         notebook(tmp_path / "gina.ipynb", *GINA),
