@@ -31,7 +31,7 @@ PERFECT = [
     if c["cell_type"] == "code"
 ]
 
-EDGE = r'''
+EDGE = r"""
 import numpy as np
 class Evil(Exception):
     def __str__(self):
@@ -49,9 +49,9 @@ def recall_at_k(ranking, relevant, k):
     if m == 3: return np.longdouble("1e4000")
     if m == 4: return {np.str_("a"): 1.0, "a\x00": 2.0}
     return [[[[[[0.5]]]]]]
-'''
+"""
 
-PLAIN_LOO = r'''
+PLAIN_LOO = r"""
 import math
 def held_out_items(log):
     latest = {}
@@ -77,9 +77,9 @@ def evaluate_loo(log, recommendations, k):
             hr += 1.0; mrr += 1.0 / rank; ndcg += 1.0 / math.log2(rank + 1)
     n = len(truth)
     return {"HR": hr / n, "MRR": mrr / n, "NDCG": ndcg / n}
-'''
+"""
 
-NUMPY_LOO = r'''
+NUMPY_LOO = r"""
 import numpy as np, collections
 def held_out_items(log):
     users = np.array([r[0] for r in log]); items = np.array([r[1] for r in log], dtype=np.int64)
@@ -102,7 +102,7 @@ def evaluate_loo(log, recommendations, k):
     rr = np.array([1.0 / (recs(u).index(it) + 1) if it in recs(u) else 0.0 for u, it in truth.items()])
     names = [np.str_(n) for n in ("HR", "MRR", "NDCG")]
     return collections.defaultdict(float, zip(names, (hits.mean(), rr.mean(), nd.mean())))
-'''
+"""
 
 
 def test_edge_values_and_exceptions_cost_only_their_question(bwrap, tmp_path):
