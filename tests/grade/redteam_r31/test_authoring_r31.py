@@ -72,14 +72,16 @@ GIVEN = {
 }
 
 
-def _author(tmp_path: Path, nb: dict) -> Path | None:
+def _author(tmp_path: Path, nb: dict, name: str = "rank-basics") -> Path | None:
+    """The learner notebook ``author`` writes for ``nb`` (None: refused); shared with red teams 33, 35."""
+    tmp_path.mkdir(parents=True, exist_ok=True)
     source = tmp_path / "source.ipynb"
     source.write_text(json.dumps(nb), encoding="utf-8")
     try:
         authoring.author(source, tmp_path / "build")
     except authoring.AuthoringError:
         return None
-    return tmp_path / "build" / "rank-basics.ipynb"
+    return tmp_path / "build" / f"{name}.ipynb"
 
 
 @pytest.mark.parametrize("kind", sorted(GIVEN))

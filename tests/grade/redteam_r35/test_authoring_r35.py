@@ -56,7 +56,7 @@ from pathlib import Path
 
 import pytest
 
-from helpers.grade import authoring
+from ..redteam_r31.test_authoring_r31 import _author
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from test_authoring import DECLARATION, _cell, source_notebook
@@ -89,17 +89,6 @@ def _precision_notebook(given: list[str] = (), prose: list[str] = ()) -> dict:
         _cell("code", PRECISION),
     ]
     return {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-
-
-def _author(tmp_path: Path, nb: dict, name: str) -> Path | None:
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    source = tmp_path / "source.ipynb"
-    source.write_text(json.dumps(nb), encoding="utf-8")
-    try:
-        authoring.author(source, tmp_path / "build")
-    except authoring.AuthoringError:
-        return None
-    return tmp_path / "build" / f"{name}.ipynb"
 
 
 def test_precision_source_is_written_without_the_example(tmp_path):

@@ -36,6 +36,18 @@ from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
 
 
+def _graded_rows(tmp_path, download) -> dict:
+    """``grades.csv``'s rows by roster id after grading the download with Ann (101) and Cy (103) on the
+    roster, Mallory (202) off it."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,name,canvas_id\nnone-s1.ipynb,s1,Ann,101\nnone-s3.ipynb,s3,Cy,103\n")
+    out = tmp_path / "out"
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        grade.main(["--assignment", "from-scratch", "--roster", str(roster), "--out", str(out),
+                    "--quiet", "--jobs", "2", str(download)])  # fmt: skip
+    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+
+
 def test_original_name_claims_a_classmate(tmp_path, bwrap):
     download = tmp_path / "hw1-submissions"  # an unzipped Canvas bulk download
     download.mkdir()
@@ -45,13 +57,7 @@ def test_original_name_claims_a_classmate(tmp_path, bwrap):
     shutil.copyfile(
         CORPUS / "empty_notebook.ipynb", download / "mallory_202_9002_101_9001_from-scratch.ipynb"
     )
-    roster = tmp_path / "roster.csv"
-    roster.write_text("file,id,name,canvas_id\nnone-s1.ipynb,s1,Ann,101\nnone-s3.ipynb,s3,Cy,103\n")
-    out = tmp_path / "out"
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        grade.main(["--assignment", "from-scratch", "--roster", str(roster), "--out", str(out),
-                    "--quiet", "--jobs", "2", str(download)])  # fmt: skip
-    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    rows = _graded_rows(tmp_path, download)
     assert rows["s3"]["score"] == "14", rows["s3"]  # the honest classmate, untouched
     assert rows["s1"]["status"] == "graded" and rows["s1"]["score"] == "14", rows["s1"]  # Ann's own file
     assert "smithann" in rows["s1"]["file"], rows["s1"]
@@ -65,12 +71,6 @@ def test_original_name_becomes_a_classmates_grade(tmp_path, bwrap):
     shutil.copyfile(
         CORPUS / "partially_correct.ipynb", download / "mallory_202_9002_101_9001_from-scratch.ipynb"
     )
-    roster = tmp_path / "roster.csv"
-    roster.write_text("file,id,name,canvas_id\nnone-s1.ipynb,s1,Ann,101\nnone-s3.ipynb,s3,Cy,103\n")
-    out = tmp_path / "out"
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        grade.main(["--assignment", "from-scratch", "--roster", str(roster), "--out", str(out),
-                    "--quiet", "--jobs", "2", str(download)])  # fmt: skip
-    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
+    rows = _graded_rows(tmp_path, download)
     assert rows["s3"]["score"] == "14", rows["s3"]  # the honest classmate, untouched
     assert "mallory" not in rows["s1"]["file"] and rows["s1"]["score"] == "", rows["s1"]  # nothing of Ann's

@@ -44,14 +44,11 @@ the report is advisory, no grade changes, and lowering its sensitivity reopens r
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from helpers.grade import grader as grade
-
-from ..redteam_r5.common import notebook
+from ..redteam_r33.test_similarity_r33 import similarity_of
 
 EVE = [
     "import math",
@@ -98,33 +95,13 @@ MALLORY = [
 
 @pytest.mark.xfail(strict=True, reason="red team 37, left open at stop 43: honest beginner loops converge")
 def test_two_honest_beginners_not_paired(tmp_path: Path):
-    files = [
-        notebook(tmp_path / "eve.ipynb", *EVE),
-        notebook(tmp_path / "gina.ipynb", *GINA),
-        notebook(tmp_path / "ivy.ipynb", *IVY),
-    ]
-    out = tmp_path / "out"
-    args = ["similarity", "--assignment", "from-scratch", "--out", str(out), *map(str, files)]
-    assert grade.main(args) == 0
-    report = json.loads((out / "similarity.json").read_text(encoding="utf-8"))
-    assert report["compared"] == 3
-    pairs = {frozenset((p["a"], p["b"])) for p in report["pairs"]}
+    pairs, report = similarity_of(tmp_path, {"eve.ipynb": EVE, "gina.ipynb": GINA, "ivy.ipynb": IVY})
     assert not any("ivy.ipynb" in p for p in pairs), pairs
     assert not report["references"], report["references"]  # nobody matches the course's code
     assert frozenset(("eve.ipynb", "gina.ipynb")) not in pairs, report["pairs"]
 
 
 def test_whole_copy_with_contains_and_float_is_reported(tmp_path: Path):
-    files = [
-        notebook(tmp_path / "gina.ipynb", *GINA),
-        notebook(tmp_path / "mallory.ipynb", *MALLORY),
-        notebook(tmp_path / "ivy.ipynb", *IVY),
-    ]
-    out = tmp_path / "out"
-    args = ["similarity", "--assignment", "from-scratch", "--out", str(out), *map(str, files)]
-    assert grade.main(args) == 0
-    report = json.loads((out / "similarity.json").read_text(encoding="utf-8"))
-    assert report["compared"] == 3
-    pairs = {frozenset((p["a"], p["b"])) for p in report["pairs"]}
+    pairs, report = similarity_of(tmp_path, {"gina.ipynb": GINA, "mallory.ipynb": MALLORY, "ivy.ipynb": IVY})
     assert not any("ivy.ipynb" in p for p in pairs), pairs  # the honest classmate: never paired
     assert frozenset(("gina.ipynb", "mallory.ipynb")) in pairs, report["pairs"]
