@@ -210,6 +210,9 @@ def test_one_dict_rule_in_the_self_check_and_the_runner():
     assert decode(child.tag(held)) == {"u0": "i3"} and type(next(iter(decode(child.tag(held))))) is str
     items = A.ASSIGNMENTS["leave-one-out"].question("held_out_items")
     assert A.compare(items, held, {"u0": "i3"}) is None
+    # and a NumPy timedelta is a number on neither side (it subclasses NumPy's integers)
+    hr = A.ASSIGNMENTS["from-scratch"].question("hit_at_k")
+    assert A.compare(hr, np.timedelta64(1), 1.0) is not None and child.tag(np.timedelta64(1))["t"] == "other"
 
 
 def test_check_reports_pass_fail_and_not_attempted(capsys):
