@@ -753,9 +753,12 @@ def _refuse_given_answers(learner: dict, assignment: Assignment, origin: str) ->
     release *does*). The learner notebook is run as the grader runs it (:func:`_run_release`), and
     a graded function is given away when the target under any binding it had, or any function the
     release's own code defines, is right on every case of seed 0; an answer variable, when it held
-    the solution's value after any statement (red team 29: a draft above the marked version, an
-    answer line above its region, the solution as a helper the region calls). An answer cell that
-    a learner would hand in with the instructor's text in it is given away too.
+    the solution's value after any statement or the release holds it under a label (a name, a dict
+    key, a table cell) (red teams 29, 33, 35: a draft above the marked version, an answer line above
+    its region, the solution as a helper the region calls, a value computed above it). A fixed
+    hidden case is given away when it equals a value the release holds or a literal of its code or
+    of the code in its text; an answer cell, when a learner would hand it in with the instructor's
+    text in it.
     """
     targets = [q.target for q in assignment.questions if q.kind != "text"]
     held, functions, namespace = _run_release(learner, targets, origin)
@@ -776,7 +779,8 @@ def _refuse_given_answers(learner: dict, assignment: Assignment, origin: str) ->
             f"the learner notebook already answers {'; '.join(given)}: put each solution between "
             "'### BEGIN SOLUTION' and '### END SOLUTION' (a draft or helper outside a region is handed "
             "out too), keep only the answer line and the model-answer region in an answer cell (the "
-            "question goes in a cell above), and make sure the given code does not compute the answer"
+            "question goes in a cell above), keep hidden cases in the grading cell, and make sure the "
+            "given code does not compute the answer"
         )
 
 

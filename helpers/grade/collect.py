@@ -440,8 +440,9 @@ def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: boo
 def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> int:
     """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE.
 
-    A Canvas-shaped name is the platform's claim only in a Canvas download (``canvas_folder``: its
-    zip, or a folder whose every notebook has a Canvas name, as an unzipped download has); among
+    A Canvas-shaped name is the platform's claim only in a Canvas download (``canvas_folder``: a zip
+    or a folder whose every notebook has a Canvas name, as Canvas's download has), and only when it
+    reads one way (:func:`canvas_readings`); among
     files learners named, it may be one a learner typed (``bob_1_1_hw1.ipynb`` beside Bob's own
     file: red team 6), so it is a claim by a name, which two files of one learner make a conflict.
     """
@@ -449,7 +450,7 @@ def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> i
     if not readings:
         build.by_name(path, shown)
         return 0
-    canvas = _one_reading(build.roster, readings)
+    canvas = _one_reading(readings)
     if canvas is None:
         _ambiguous(build, path, shown, readings)
         return int(readings[0].late)
@@ -466,7 +467,7 @@ def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> i
     return int(canvas.late)
 
 
-def _one_reading(roster: Roster | None, readings: list[CanvasName]) -> CanvasName | None:
+def _one_reading(readings: list[CanvasName]) -> CanvasName | None:
     """The one reading of a Canvas name, or ``None`` when there are several: the name part (a sortable
     name learners may edit: red team 34) and the original name (what the learner uploaded: red team
     36) can both hold ``_<id>_<id>_``, so no reading, not even the only one a roster row has, is the
