@@ -821,15 +821,26 @@ def _run_release(learner: dict, targets: list[str], origin: str) -> tuple[dict[s
 def _release_values(namespace: dict) -> list:
     """Every value the release binds, and the items of its dicts, lists, tuples and sets to depth 4
     (at most 100,000 in all)."""
+    return _held(namespace, _items)
+
+
+def _held(namespace: dict, children: Any) -> list:
+    """The release's bindings and, to depth 4, what ``children(value)`` finds in them (at most
+    100,000 values, 10,000 from one value)."""
     out: list = []
     stack = [(v, 0) for name, v in list(namespace.items()) if not name.startswith("__")]
     while stack and len(out) < 100_000:
         value, depth = stack.pop()
         out.append(value)
-        if depth < 4 and isinstance(value, (dict, list, tuple, set, frozenset)):
-            items = value.values() if isinstance(value, dict) else value
-            stack += [(x, depth + 1) for x in itertools.islice(items, 10_000)]
+        if depth < 4:
+            stack += [(x, depth + 1) for x in itertools.islice(children(value), 10_000)]
     return out
+
+
+def _items(value: Any) -> Any:
+    if isinstance(value, dict):
+        return value.values()
+    return value if isinstance(value, (list, tuple, set, frozenset)) else ()
 
 
 def _literals(learner: dict) -> list:
@@ -868,15 +879,7 @@ def _labelled_values(namespace: dict) -> list:
     """What the release holds under a label: a name, a dict's key (to depth 4), a pandas cell. An item
     of a list, tuple or array is one number among many (red team 35: a plot's reciprocal ranks held an
     honest answer's 1/3)."""
-    out: list = []
-    stack = [(v, 0) for name, v in list(namespace.items()) if not name.startswith("__")]
-    while stack and len(out) < 100_000:
-        value, depth = stack.pop()
-        out.append(value)
-        if depth < 4 and isinstance(value, dict):
-            stack += [(x, depth + 1) for x in itertools.islice(value.values(), 10_000)]
-        out += _table_cells(value)
-    return out
+    return _held(namespace, lambda value: value.values() if isinstance(value, dict) else _table_cells(value))
 
 
 def _table_cells(value: Any) -> list:

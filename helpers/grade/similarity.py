@@ -544,12 +544,16 @@ def _contains_call(node: ast.Call) -> ast.Compare | None:
     if node.keywords:
         return None
     named = isinstance(func, ast.Name) and func.id == "contains"
-    dotted = isinstance(func, ast.Attribute) and func.attr == "contains" and len(args) == 2
+    dotted = isinstance(func, ast.Attribute) and func.attr == "contains" and _named(func.value, "operator")
     if (named or dotted) and len(args) == 2:
         return ast.Compare(left=args[1], ops=[ast.In()], comparators=[args[0]])
     if isinstance(func, ast.Attribute) and func.attr == "__contains__" and len(args) == 1:
         return ast.Compare(left=args[0], ops=[ast.In()], comparators=[func.value])
     return None
+
+
+def _named(node: ast.expr, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
 
 
 _FLIPPED: dict[type, type] = {ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
