@@ -6,7 +6,8 @@
   :mod:`helpers.grade.files` refuses a symlink, FIFO or device when it reads it);
 - a folder of per-learner folders (``ann/hw.ipynb``, ``s02/hw.ipynb``): the folder's name is
   matched against the roster's ``id``, ``login`` and ``canvas_id``;
-- Canvas's bulk download (the zip, or the folder it unpacks to): Canvas names each file
+- Canvas's bulk download (the zip, or the folder it unpacks to), **given as such** (``canvas=``,
+  the command line's ``--canvas``): Canvas names each file
   ``<name>_[LATE_]<user id>_<submission id>_<original name>`` (``<name>`` is the learner's
   name, lower-case and run together; ``-1``, ``-2`` end a resubmitted original name). The user
   id is matched against the roster's ``canvas_id``, then ``<name>`` against ``login``; only then
@@ -21,10 +22,9 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
   :attr:`Collection.unmatched`, one that matches several (at the rule that decides, see
   :meth:`helpers.grade.reports.Roster.match_all`) in :attr:`Collection.ambiguous`.
 - **A claim by the platform beats a claim by a name; two claims of one kind are a conflict.** A
-  file is identified by the platform (Canvas's user id or name in a Canvas download: its zip, or a
-  folder whose every notebook has a Canvas name; Gradescope's submitters; a per-learner folder's
-  name: nothing a learner types) or by its file name (a roster pattern, or a Canvas-shaped name
-  among files learners named, which a classmate can type too). When several files claim one
+  file is identified by the platform (Canvas's user id or name in a source the instructor gave as
+  Canvas's download; Gradescope's submitters; a per-learner folder's name: nothing a learner types)
+  or by its file name (a roster pattern). When several files claim one
   learner, the platform's wins over names (those files are unmatched, saying why); otherwise none
   of them is assigned: each is in
   :attr:`Collection.unassigned` with :attr:`Submission.contested` set to the learner, so the
@@ -34,6 +34,12 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
   NFC-normalised) are no conflict: the one spelled exactly as the roster's ``file`` keeps the learner.
 - **Matching uses what the platform controls before what a learner typed**: Canvas's user id
   and Gradescope's ``:sid`` come before any file-name pattern.
+- **Only the instructor says which source is Canvas's download** (red team 39). Its names are
+  shaped by Canvas, but any learner can type such a name: an emailed ``bsmith_102_1_hw.ipynb``
+  saved beside Canvas's late download made the folder look like Canvas's and took Bo's row. In
+  any other source a Canvas-shaped name is a file name like any other (the roster's ``file``
+  patterns only, no ``LATE``, no ``canvas:`` key), and a note says to give the download with
+  ``--canvas`` if it is one. Whatever is saved into a ``--canvas`` folder is read as Canvas's.
 - **Archives are read, never trusted**: a member with an absolute path or ``..`` (zip-slip),
   a symbolic link, a nested archive, a member larger than :attr:`ArchiveLimits.member_bytes`
   (counted while extracting, not from the header), or an archive of more than
@@ -85,6 +91,7 @@ GRADESCOPE_METADATA = "submission_metadata.yml"
 _CANVAS_REST = re.compile(r"(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)")
 _RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
 PLATFORM, NAME = "platform", "name"  # how a file names its learner (see the module's decisions)
+CANVAS_SOURCE = "--canvas takes Canvas's bulk download: its zip, or the folder it unpacks to"
 
 
 # ------------------------------------------------------------------ the interface (g-interfaces.md)
@@ -110,7 +117,7 @@ class Submission:
         file is nobody's, and that learner keeps their earlier result); None otherwise.
     key : str
         Who the platform says handed the file in, for a file no roster id names: ``canvas:`` and
-        Canvas's user id (in a Canvas download), ``folder:`` and a per-learner folder's name,
+        Canvas's user id (in a download given with ``--canvas``), ``folder:`` and a per-learner folder's name,
         ``gradescope:`` and the submitters' ids (``sid=``, else ``email=``); empty when only the
         file's own name says (:func:`helpers.grade.grader.no_roster_key`). Never a container's name
         (a zip, the folder given) nor a per-submission id, so a re-download or a resubmission is the
@@ -325,22 +332,30 @@ class _Builder:
 
 
 def collect(
-    sources: Sequence[Path | str], roster: Roster | None, workdir: Path, limits: ArchiveLimits | None = None
+    sources: Sequence[Path | str],
+    roster: Roster | None,
+    workdir: Path,
+    limits: ArchiveLimits | None = None,
+    *,
+    canvas: Sequence[Path | str] = (),
 ) -> Collection:
-    """The submissions in ``sources`` (files, folders, Canvas or Gradescope downloads), matched to ``roster``.
+    """The submissions in ``sources`` and ``canvas`` (files, folders, downloads), matched to ``roster``.
 
     Archives are extracted into ``workdir`` (which must exist and stay until grading ends).
 
     Parameters
     ----------
     sources : sequence of pathlib.Path or str
-        Files, folders, and Canvas or Gradescope downloads (folders or zips).
+        Files, folders, zips, and Gradescope downloads (folders or zips).
     roster : Roster or None
         Who the submissions belong to; None grades every file as nobody's.
     workdir : pathlib.Path
         An existing private folder for extracted archives.
     limits : ArchiveLimits, optional
         Bounds on each archive (the defaults when None).
+    canvas : sequence of pathlib.Path or str, optional
+        Canvas's bulk downloads (zips, or the folders they unpack to): only in these is a Canvas-shaped
+        file name Canvas's word on who handed the file in.
 
     Returns
     -------
@@ -359,20 +374,27 @@ def collect(
     ([('ann.ipynb', 's1')], [('x_s2_s3.ipynb', ['s2', 's3'])])
     >>> c.unmatched
     [('zed.ipynb', "no roster entry's file pattern matches the name")]
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> _ = (folder / "ann_101_9001_hw.ipynb").write_text("{}")
+    >>> roster = Roster.from_text("file,id,canvas_id\\nann.ipynb,s1,101\\n")
+    >>> [s.learner for s in collect([], roster, folder, canvas=[folder]).submissions]
+    ['s1']
     """
     build = _Builder(roster, Path(workdir), limits or ArchiveLimits())
     for source in sources:
-        _source(build, Path(source))
+        _source(build, Path(source), canvas=False)
+    for source in canvas:
+        _source(build, Path(source), canvas=True)
     return _finish(build)
 
 
-def _source(build: _Builder, path: Path) -> None:
+def _source(build: _Builder, path: Path, *, canvas: bool) -> None:
     if path.is_dir() and not path.name.endswith(".ipynb"):
-        _folder(
-            build, path, "", archive=False
-        )  # names inside it as they are (the folder is the instructor's)
+        _folder(build, path, "", archive=False, canvas=canvas)  # names inside as they are (the instructor's)
     elif path.suffix.lower() == ".zip":
-        _zip_source(build, path)
+        _zip_source(build, path, canvas=canvas)
+    elif canvas:
+        build.refused.append((display_name(path), CANVAS_SOURCE))
     else:
         build.by_name(path, display_name(path))
 
@@ -392,17 +414,17 @@ def _gradescope_root(folder: Path, entries: list[os.DirEntry], archive: bool) ->
     return None
 
 
-def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> None:
-    """A flat folder, a folder of per-learner folders, a Canvas or a Gradescope download."""
+def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool, canvas: bool) -> None:
+    """A flat folder, a folder of per-learner folders, a Gradescope download, or (``canvas``: the
+    instructor said so) Canvas's download."""
     entries = _entries(folder)
     root = _gradescope_root(folder, entries, archive)
     if root is not None:
         inner = "" if root == folder else display_name(root.name) + "/"
         _gradescope(build, root, prefix + inner)
         return
-    # a Canvas download by its contents, never by being an archive (red team 32: a zip of files the
-    # learners named held one named like Canvas's, which then claimed a classmate by login)
-    canvas = _all_canvas_named(entries)
+    if not canvas:
+        _canvas_shaped_note(build, folder, prefix, entries)
     late = sum(_folder_entry(build, entry, prefix, archive, canvas) for entry in entries)
     if late:
         build.notes.append(
@@ -413,17 +435,27 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool) -> Non
         )
 
 
-def _all_canvas_named(entries: list[os.DirEntry]) -> bool:
-    """Whether every notebook of a folder has a Canvas download's name (an unzipped Canvas zip)."""
-    names = [entry.name for entry in entries if entry.name.endswith(".ipynb")]
-    return bool(names) and all(canvas_readings(name) for name in names)
+def _canvas_shaped_note(build: _Builder, folder: Path, prefix: str, entries: list[os.DirEntry]) -> None:
+    """Say so when a source not given as Canvas's download has notebooks named as Canvas names them:
+    their names are read as any file name (red team 39: anybody can type one)."""
+    shaped = sum(1 for e in entries if e.name.endswith(".ipynb") and canvas_readings(e.name))
+    if shaped:
+        where = prefix.removesuffix(":") or display_name(folder)
+        build.notes.append(
+            f"{where}: {shaped} notebook(s) are named like Canvas's download, but it was not given as one: "
+            "their names are matched to the roster's file patterns only; if it is Canvas's download, "
+            "give it with --canvas (and only Canvas's own files in it)"
+        )
 
 
 def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, canvas: bool) -> int:
     """One entry of a submissions folder; returns 1 for a Canvas file marked LATE."""
     shown = prefix + display_name(entry.name)
     if entry.name.endswith(".ipynb"):  # whatever its type: files.py refuses a folder, FIFO or link by name
-        return _top_file(build, Path(entry.path), shown, canvas)
+        if not canvas:
+            build.by_name(Path(entry.path), shown)
+            return 0
+        return _canvas_file(build, Path(entry.path), shown)
     if entry.is_dir(follow_symlinks=False):
         _learner_folder(build, Path(entry.path), shown + "/")
     elif entry.name.lower().endswith(".zip"):
@@ -437,14 +469,12 @@ def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: boo
     return 0
 
 
-def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> int:
-    """A notebook at the top of a folder: a Canvas-named file or a plain one. Returns 1 if marked LATE.
+def _canvas_file(build: _Builder, path: Path, shown: str) -> int:
+    """A notebook at the top of Canvas's download (as the instructor declared it). Returns 1 if marked
+    LATE.
 
-    A Canvas-shaped name is the platform's claim only in a Canvas download (``canvas_folder``: a zip
-    or a folder whose every notebook has a Canvas name, as Canvas's download has), and only when it
-    reads one way (:func:`canvas_readings`); among
-    files learners named, it may be one a learner typed (``bob_1_1_hw1.ipynb`` beside Bob's own
-    file: red team 6), so it is a claim by a name, which two files of one learner make a conflict.
+    Its Canvas name is the platform's claim when it reads one way (:func:`canvas_readings`); a name
+    with no reading (a file the instructor added) is matched by the roster's file patterns.
     """
     readings = canvas_readings(path.name)
     if not readings:
@@ -456,8 +486,7 @@ def _top_file(build: _Builder, path: Path, shown: str, canvas_folder: bool) -> i
         return int(readings[0].late)
     found = _canvas_learners(build.roster, canvas)
     if found or build.roster is None:
-        key = f"canvas:{canvas.user_id}" if canvas_folder else ""  # a name typed by a learner is no key
-        build.add(path, shown, found, lms_late=canvas.late, by=PLATFORM if canvas_folder else NAME, key=key)
+        build.add(path, shown, found, lms_late=canvas.late, key=f"canvas:{canvas.user_id}")
     else:  # the whole name against the file patterns: a claim by a name (the original is the learner's)
         why = (
             f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
@@ -602,7 +631,7 @@ def _utc(value: object) -> datetime | None:
 
 
 # ------------------------------------------------------------------ zip archives
-def _zip_source(build: _Builder, path: Path) -> None:
+def _zip_source(build: _Builder, path: Path, *, canvas: bool) -> None:
     build.archives += 1
     dest = build.workdir / f"archive-{build.archives}"
     shown = display_name(path)
@@ -612,7 +641,7 @@ def _zip_source(build: _Builder, path: Path) -> None:
         build.refused.append((shown, str(exc)))
         return
     build.refused.extend((f"{shown}:{name}", why) for name, why in refused)
-    _folder(build, dest, shown + ":", archive=True)
+    _folder(build, dest, shown + ":", archive=True, canvas=canvas)
 
 
 class ArchiveError(ValueError):
@@ -878,7 +907,11 @@ def instructor_lines(collection: Collection) -> list[str]:
 
 
 def from_command_line(
-    sources: list[str], roster: Roster | None, workdir: Path, error: Callable[[str], Any]
+    sources: list[str],
+    roster: Roster | None,
+    workdir: Path,
+    error: Callable[[str], Any],
+    canvas: Sequence[str] = (),
 ) -> Collection:
     """A command's paths as a :class:`Collection`, as ``grade`` and ``similarity`` read them: a missing
     path is ``error(message)`` (an argparse parser's ``error``), and what is assigned to nobody or
@@ -894,6 +927,8 @@ def from_command_line(
         Where archives are extracted.
     error : callable
         Called with the message when a path does not exist (it does not return).
+    canvas : sequence of str, optional
+        The paths given with ``--canvas``: Canvas's bulk downloads (zips or folders).
 
     Returns
     -------
@@ -907,11 +942,15 @@ def from_command_line(
     >>> found.submissions, found.unassigned
     ([], [])
     """
-    missing = [p for p in sources if not (Path(p).exists() or Path(p).is_symlink())]
+    missing = [p for p in [*sources, *canvas] if not (Path(p).exists() or Path(p).is_symlink())]
     if missing:
         error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
         return Collection([], [], [], [])
-    found = collect([Path(p) for p in sources], roster, workdir)
+    not_downloads = [p for p in canvas if not (Path(p).is_dir() or p.lower().endswith(".zip"))]
+    if not_downloads:
+        error(f"{CANVAS_SOURCE} ({display_name(not_downloads[0])} is neither)")
+        return Collection([], [], [], [])
+    found = collect([Path(p) for p in sources], roster, workdir, canvas=[Path(p) for p in canvas])
     for line in instructor_lines(found):
         print(line, file=sys.stderr)
     return found

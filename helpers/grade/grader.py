@@ -113,7 +113,7 @@ from .gradebook import (
 )
 from .isolation import Runtime, SandboxUnavailable
 from .late import LatePolicy
-from .options import add_assignment_option, resolve_assignment
+from .options import add_assignment_option, add_submission_arguments, resolve_assignment, submission_paths
 from .prepare import encode_argument as _encode
 from .prepare import helpers_names as _helpers_names
 from .prepare import prepare_notebook
@@ -1119,7 +1119,7 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--quiet", action="store_true", help="no progress lines")
     _add_term_options(parser)
-    parser.add_argument("submissions", nargs="+", help="notebooks (.ipynb) or folders of notebooks")
+    add_submission_arguments(parser)
     return parser
 
 
@@ -1283,6 +1283,7 @@ def _sigterm_interrupts() -> Iterator[None]:
 def _grade_class(argv: list[str]) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
+    submission_paths(parser, args)
     assignment = resolve_assignment(parser, args.assignment)
     limits = _limits(parser, args)
     if args.jobs < 1:
@@ -1293,7 +1294,7 @@ def _grade_class(argv: list[str]) -> int:
         jobs=args.jobs, seed=args.seed, new_seed=args.new_seed, regrade=args.regrade, limits=limits
     )
     with tempfile.TemporaryDirectory(prefix="helpers-grade-collect-") as workdir:
-        collection = _collect(parser, args.submissions, roster, Path(workdir))
+        collection = _collect(parser, args, roster, Path(workdir))
         # files assigned to nobody (no roster entry, or several) are graded on rows with no learner,
         # never in canvas.csv, so the instructor can look at them
         submissions = [*collection.submissions, *collection.unassigned]
@@ -1320,11 +1321,12 @@ def _grade_class(argv: list[str]) -> int:
 
 
 def _collect(
-    parser: argparse.ArgumentParser, sources: list[str], roster: reports.Roster | None, workdir: Path
+    parser: argparse.ArgumentParser, args: argparse.Namespace, roster: reports.Roster | None, workdir: Path
 ) -> collect.Collection:
-    """The command line's paths as a :class:`~helpers.grade.collect.Collection`; what is assigned to
-    nobody or refused is printed for the instructor."""
-    found = collect.from_command_line(sources, roster, workdir, parser.error)
+    """The command line's paths (and ``--canvas`` downloads) as a
+    :class:`~helpers.grade.collect.Collection`; what is assigned to nobody or refused is printed for
+    the instructor."""
+    found = collect.from_command_line(args.submissions, roster, workdir, parser.error, args.canvas)
     if not found.submissions and not found.unassigned:
         parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
     return found

@@ -89,7 +89,7 @@ from typing import Any, NamedTuple
 from . import collect
 from .files import NotebookError, display_name, read_notebook, read_submission, write_atomic
 from .inert import md_code, md_text
-from .options import add_assignment_option, resolve_assignment
+from .options import add_assignment_option, add_submission_arguments, resolve_assignment, submission_paths
 from .prepare import prepare_notebook
 from .reports import Roster, RosterError, display_names
 from .sandbox import Limits
@@ -2130,12 +2130,12 @@ def _roster(parser: argparse.ArgumentParser, path: str | None) -> Roster | None:
 
 
 def _submissions(
-    parser: argparse.ArgumentParser, sources: list[str], roster: Roster | None, workdir: Path
+    parser: argparse.ArgumentParser, args: argparse.Namespace, roster: Roster | None, workdir: Path
 ) -> tuple[list[collect.Submission], list[str]]:
     """The notebooks to compare, collected as the grader collects them (:func:`helpers.grade.collect.collect`:
     flat folders, per-learner folders, Canvas and Gradescope downloads; archives extracted into
     ``workdir``), including those assigned to nobody; and the report's lines for the files refused."""
-    found = collect.from_command_line(sources, roster, workdir, parser.error)
+    found = collect.from_command_line(args.submissions, roster, workdir, parser.error, args.canvas)
     subs = _one_per_file([*found.submissions, *found.unassigned])
     if not subs:
         parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
@@ -2235,20 +2235,16 @@ def main(argv: list[str]) -> int:
         "--roster",
         help="the class's roster (CSV, as for grading): each notebook is labelled by its learner's id",
     )
-    parser.add_argument(
-        "submissions",
-        nargs="+",
-        help="what the grader reads: notebooks, folders of notebooks or of per-learner folders, "
-        "Canvas or Gradescope downloads (zip or folder)",
-    )
+    add_submission_arguments(parser)  # what the grader reads, read as the grader reads it
     args = parser.parse_args(argv)
+    submission_paths(parser, args)
     if not 0.0 < args.threshold <= 1.0:
         parser.error("--threshold must be in (0, 1]")
     assignment = resolve_assignment(parser, args.assignment)
     targets = {q.target for q in assignment.questions if q.kind == "function"}
     values = answers(args.assignment, assignment)
     with tempfile.TemporaryDirectory(prefix="helpers-grade-similarity-") as workdir:
-        found, refused = _submissions(parser, args.submissions, _roster(parser, args.roster), Path(workdir))
+        found, refused = _submissions(parser, args, _roster(parser, args.roster), Path(workdir))
         labels = display_names(_labels(found))  # NFC, look-alikes marked, as in grades.csv
         limit = int(args.max_mb * 2**20)
         read = [_read(s.path, label, targets, limit, values) for s, label in zip(found, labels, strict=True)]

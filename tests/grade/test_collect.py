@@ -67,7 +67,7 @@ def test_canvas_zip_maps_user_id_then_login_and_keeps_late_without_a_time(tmp_pa
     )
     work = tmp_path / "work"
     work.mkdir()
-    found = C.collect([archive], roster, work)
+    found = C.collect([], roster, work, canvas=[archive])
     assert _who(found) == {
         "submissions.zip:leeann_1001_555_from-scratch.ipynb": "s01",
         "submissions.zip:chenbo_LATE_1002_556_from-scratch-1.ipynb": "s02",
@@ -180,7 +180,7 @@ def test_without_a_roster_every_notebook_is_collected_for_nobody(tmp_path):
 
 
 def test_without_a_roster_the_platform_names_the_learner_never_the_container(tmp_path):
-    """``Submission.key``: Canvas's user id in a Canvas download (zip or folder), a per-learner folder's
+    """``Submission.key``: Canvas's user id in a Canvas download (``--canvas``), a per-learner folder's
     name, a Gradescope export's submitters; nothing for a plain file (its own name says, in the grader)."""
     canvas = tmp_path / "submissions (1).zip"  # a second download: the browser's name
     with zipfile.ZipFile(canvas, "w") as zf:
@@ -190,7 +190,7 @@ def test_without_a_roster_the_platform_names_the_learner_never_the_container(tmp
     (tmp_path / "flat").mkdir()
     (tmp_path / "flat" / "cy.ipynb").write_bytes(PERFECT)
     (tmp_path / "flat" / "Dee.IPYNB").write_bytes(PERFECT)
-    found = C.collect([canvas, tmp_path / "subs", tmp_path / "flat"], None, tmp_path)
+    found = C.collect([tmp_path / "subs", tmp_path / "flat"], None, tmp_path, canvas=[canvas])
     keys = sorted((s.path.name, s.key) for s in found.submissions)
     assert keys == [("bob_LATE_12_99_hw-1.ipynb", "canvas:12"), ("cy.ipynb", ""), ("hw.ipynb", "folder:ann")]
     assert [why for name, why in found.refused if "Dee" in name] == [
@@ -237,12 +237,12 @@ def test_canvas_identifies_by_its_user_id_before_a_name_a_classmate_typed(tmp_pa
     folder.mkdir()
     (folder / "chenbo_1002_7_hw.ipynb").write_bytes(STUB)
     (folder / "mallory_1099_8_hw_s02.ipynb").write_bytes(PERFECT)  # matches *_s02*.ipynb by its name
-    found = C.collect([folder], roster, tmp_path)
+    found = C.collect([], roster, tmp_path, canvas=[folder])
     assert _who(found) == {"chenbo_1002_7_hw.ipynb": "s02"}
     assert found.conflicts() == {}
     assert "identified by the platform" in dict(found.unmatched)["mallory_1099_8_hw_s02.ipynb"]
     (folder / "chenbo_1002_7_hw-1.ipynb").write_bytes(PERFECT)
-    found = C.collect([folder], roster, tmp_path)
+    found = C.collect([], roster, tmp_path, canvas=[folder])
     assert _who(found) == {}
     assert found.conflicts() == {"s02": ["chenbo_1002_7_hw-1.ipynb", "chenbo_1002_7_hw.ipynb"]}
 
@@ -277,7 +277,7 @@ def test_hostile_zip_members_are_refused_with_reasons_and_the_honest_one_is_kept
     work = tmp_path / "work"
     work.mkdir()
     limits = C.ArchiveLimits(member_bytes=2**20)
-    found = C.collect([archive], roster, work, limits)
+    found = C.collect([], roster, work, limits, canvas=[archive])
     assert _who(found) == {"canvas.zip:chenbo_1002_2_hw.ipynb": "s02"}
     reasons = dict(found.refused)
     expected = {
@@ -350,7 +350,7 @@ def test_grading_credits_only_the_right_learner(tmp_path, trusted_mode):
         str(tmp_path / "roster.csv"),
     ]
     argv += ["--unsafe-no-sandbox"] if trusted_mode == "unsafe-no-sandbox" else []
-    assert grade.main([*argv, str(archive), str(flat)]) == 0
+    assert grade.main([*argv, "--canvas", str(archive), str(flat)]) == 0
     canvas = {r["SIS User ID"]: r for r in csv.DictReader(io.StringIO((out / "canvas.csv").read_text()))}
     column = "Top-K metrics from scratch"
     # s03's only file is nobody's, so s03 is missing (an empty cell, not a graded 0)
@@ -365,3 +365,45 @@ def test_a_roster_line_with_more_cells_than_the_header_is_read():
     """Spreadsheets often leave a trailing comma: the extra cell is ignored (it used to crash the reader)."""
     roster = Roster.from_text("file,id,name\na.ipynb,s1,Ann,\nb.ipynb,s2,Bo\n")
     assert [(x.id, x.name) for x in roster.learners] == [("s1", "Ann"), ("s2", "Bo")]
+
+
+# ------------------------------------------------ red team 39: only the instructor says "Canvas"
+def test_a_folder_is_canvas_download_only_when_given_with_canvas(tmp_path, roster):
+    """A folder of Canvas-shaped names given as a plain path: every name is a file name (the roster's
+    patterns), no ``canvas:`` key and no LATE, and a note says how to give Canvas's download."""
+    folder = tmp_path / "late"
+    folder.mkdir()
+    (folder / "leeann_LATE_1001_9_hw.ipynb").write_bytes(PERFECT)
+    (folder / "x_1002_1_hw_s02.ipynb").write_bytes(STUB)  # a roster pattern (*_s02*) still matches
+    found = C.collect([folder], roster, tmp_path)
+    assert _who(found) == {"x_1002_1_hw_s02.ipynb": "s02"}
+    assert dict(found.unmatched) == {
+        "leeann_LATE_1001_9_hw.ipynb": "no roster entry's file pattern matches the name"
+    }
+    assert all(s.lms_late is None and s.key == "" for s in [*found.submissions, *found.unassigned])
+    assert [n for n in found.notes if "--canvas" in n] == [
+        "late: 2 notebook(s) are named like Canvas's download, but it was not given as one: their "
+        "names are matched to the roster's file patterns only; if it is Canvas's download, give it with "
+        "--canvas (and only Canvas's own files in it)"
+    ]
+    found = C.collect([], roster, tmp_path, canvas=[folder])
+    assert _who(found) == {"leeann_LATE_1001_9_hw.ipynb": "s01", "x_1002_1_hw_s02.ipynb": "s02"}  # user ids
+    assert [s.lms_late for s in found.submissions] == [True, False]
+    assert not [n for n in found.notes if "--canvas" in n]
+
+
+def test_canvas_takes_a_download_and_a_command_needs_submissions(tmp_path, capsys):
+    (tmp_path / "hw.ipynb").write_bytes(PERFECT)
+    base = ["--assignment", "from-scratch", "--out", str(tmp_path / "out")]
+    with pytest.raises(SystemExit) as stop:
+        grade.main([*base, "--canvas", str(tmp_path / "hw.ipynb")])
+    assert stop.value.code == 2
+    assert (
+        "--canvas takes Canvas's bulk download: its zip, or the folder it unpacks to"
+        in capsys.readouterr().err
+    )
+    with pytest.raises(SystemExit) as stop:
+        grade.main(base)
+    assert stop.value.code == 2 and "--canvas" in capsys.readouterr().err
+    found = C.collect([], None, tmp_path, canvas=[tmp_path / "hw.ipynb"])
+    assert found.refused == [("hw.ipynb", C.CANVAS_SOURCE)] and found.submissions == []

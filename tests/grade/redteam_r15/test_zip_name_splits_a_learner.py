@@ -38,7 +38,8 @@ identifies the learner (Canvas's user id, Gradescope's submitters, a per-learner
 else the file's own name; never a container's name (zip, folder) nor a per-submission id.
 
 Closed: without a roster id a learner is who the platform says (``collect.Submission.key``: Canvas's
-user id in a Canvas download, a per-learner folder's name, Gradescope's submitters), else the file's
+user id in a Canvas download given with ``--canvas`` (red team 39), a per-learner folder's name,
+Gradescope's submitters), else the file's
 exact name; a notebook given by itself in a per-learner folder the gradebook knows is that learner's
 (``grader.no_roster_key``).
 """
@@ -62,9 +63,9 @@ SEED = 2**100 + 1515
 A = ASSIGNMENTS["from-scratch"]
 
 
-def _grade(sources: list[Path], out: Path, work: Path) -> list[dict]:
+def _grade(sources: list[Path], out: Path, work: Path, canvas: list[Path] = ()) -> list[dict]:
     work.mkdir()
-    found = collect.collect(sources, None, work)
+    found = collect.collect(sources, None, work, canvas=canvas)
     return grader.grade_many(
         found.submissions, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
     )
@@ -90,7 +91,8 @@ def redownloaded(bwrap, tmp_path_factory):
     again = shutil.copyfile(first, tmp / "submissions (1).zip")  # the browser's name for a second download
     out = tmp / "out"
     keys = [
-        [r["learner"] for r in _grade([zip_], out, tmp / f"w{i}")] for i, zip_ in enumerate((first, again))
+        [r["learner"] for r in _grade([], out, tmp / f"w{i}", canvas=[zip_])]
+        for i, zip_ in enumerate((first, again))
     ]
     return keys, _rows(out)
 
@@ -113,8 +115,8 @@ def test_a_canvas_resubmission_is_the_same_learner(bwrap, tmp_path):
     shutil.copyfile(CORPUS / "perfect.ipynb", first / "ann_56_78_hw.ipynb")  # the honest classmate
     shutil.copyfile(CORPUS / "partially_correct.ipynb", first / "bob_12_34_hw.ipynb")
     shutil.copyfile(CORPUS / "perfect.ipynb", late / "bob_12_99_hw-1.ipynb")  # Bob hands in again
-    keys = [r["learner"] for r in _grade([first], out, tmp_path / "w0")]
-    keys += [r["learner"] for r in _grade([late], out, tmp_path / "w1")]
+    keys = [r["learner"] for r in _grade([], out, tmp_path / "w0", canvas=[first])]
+    keys += [r["learner"] for r in _grade([], out, tmp_path / "w1", canvas=[late])]
     rows = _rows(out)
     assert [float(r["score"]) for r in rows if "ann_" in r["file"]] == [14.0]
     bobs = [r for r in rows if "bob_" in r["file"]]

@@ -16,7 +16,8 @@ No notebook is graded here (the collection is what changes); the honest files ar
 Closed at stop 43: ``collect.canvas_readings`` reads every way a name splits into Canvas's parts (the
 name part may hold underscores and digits); a download is Canvas's when every notebook has a reading;
 a name with several readings is the one a roster row has, else nobody's claim, reported
-(``collect._one_reading``, ``_ambiguous``; without a roster, no ``canvas:`` key).
+(``collect._one_reading``, ``_ambiguous``; without a roster, no ``canvas:`` key). Since red team 39
+the instructor names Canvas's download (``--canvas``); nothing is read from a folder's contents.
 """
 
 from __future__ import annotations
@@ -35,6 +36,6 @@ def test_one_underscore_name_keeps_classmates_canvas_keys(tmp_path):
         shutil.copyfile(CORPUS / "perfect.ipynb", download / name)
     work = tmp_path / "work"
     work.mkdir()
-    keys = {s.display: s.key for s in collect.collect([download], None, work).submissions}
+    keys = {s.display: s.key for s in collect.collect([], None, work, canvas=[download]).submissions}
     assert keys["smithann_101_9001_from-scratch.ipynb"] == "canvas:101", keys
     assert keys["jonesbo_102_9002_from-scratch.ipynb"] == "canvas:102", keys

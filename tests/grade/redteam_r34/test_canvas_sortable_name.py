@@ -47,7 +47,7 @@ def test_sortable_name_with_underscore_number_claims_a_classmate(tmp_path, bwrap
     out = tmp_path / "out"
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert grade.main(["--assignment", "from-scratch", "--roster", str(roster), "--out", str(out),
-                           "--quiet", "--jobs", "2", str(download)]) == 0  # fmt: skip
+                           "--quiet", "--jobs", "2", "--canvas", str(download)]) == 0  # fmt: skip
     rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
     assert rows["s3"]["score"] == "14", rows["s3"]  # the honest classmate, untouched
     assert rows["s1"]["status"] == "graded" and rows["s1"]["score"] == "14", rows["s1"]  # Ann's own file

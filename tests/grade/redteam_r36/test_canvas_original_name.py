@@ -44,7 +44,7 @@ def _graded_rows(tmp_path, download) -> dict:
     out = tmp_path / "out"
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         grade.main(["--assignment", "from-scratch", "--roster", str(roster), "--out", str(out),
-                    "--quiet", "--jobs", "2", str(download)])  # fmt: skip
+                    "--quiet", "--jobs", "2", "--canvas", str(download)])  # fmt: skip
     return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
 
 

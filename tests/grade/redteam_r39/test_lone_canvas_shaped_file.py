@@ -21,13 +21,13 @@ from a file of another name without a CONFLICT.
 
 The honest classmate Cy keeps full marks in both runs.
 
-Left open at stop 43 (documented): which folder is Canvas's download is read from the names in it
-(since red team 6 for folders); the principled fix is for the instructor to declare the source
-(a flag such as ``--canvas DIR``), which changes the command line every course uses. Until then
-the REPLACED line names the file that replaced a row.
+Closed at stop 44: the instructor names Canvas's download (``--canvas DOWNLOAD``); a folder or zip
+given as a plain path is never read as Canvas's, whatever its names (``collect._canvas_shaped_note``
+says so, and how to declare it). A Canvas-shaped name there is a file name like any other: the
+roster's ``file`` patterns only, no ``canvas:`` key, no LATE. The emailed file is graded on a row of
+nobody's (or its own key without a roster); Bo's row is untouched. What the instructor saves into a
+folder given with ``--canvas`` is read as Canvas's (the README says to keep it for Canvas's files).
 """
-
-# ruff: noqa: E501  (Canvas's file names written out whole)
 
 from __future__ import annotations
 
@@ -50,19 +50,15 @@ ROSTER = (
 def _run(out, roster, *paths):
     args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
     args += ["--roster", str(roster)] if roster else []
-    with contextlib.redirect_stdout(io.StringIO()) as said, contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()) as said, contextlib.redirect_stderr(io.StringIO()) as err:
         assert grade.main([*args, *map(str, paths)]) == 0
-    return said.getvalue()
+    return said.getvalue() + err.getvalue()
 
 
 def _rows(out):
     return list(csv.DictReader(io.StringIO((out / "grades.csv").read_text())))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 39: a folder holding only learner-named Canvas-shaped files is taken as Canvas's download",
-)
 @pytest.mark.parametrize("with_roster", [True, False], ids=["roster", "no-roster"])
 def test_emailed_canvas_shaped_file_in_a_late_folder_does_not_take_a_classmate(tmp_path, bwrap, with_roster):
     roster = tmp_path / "roster.csv"
@@ -72,11 +68,13 @@ def test_emailed_canvas_shaped_file_in_a_late_folder_does_not_take_a_classmate(t
     shutil.copy(CORPUS / "perfect.ipynb", canvas / "bsmith_102_9002_from-scratch.ipynb")  # Bo, honest
     shutil.copy(CORPUS / "perfect.ipynb", canvas / "cy_103_9003_from-scratch.ipynb")  # Cy, honest
     out = tmp_path / "out"
-    _run(out, roster if with_roster else None, canvas)
-    before = {r["file"]: r["score"] for r in _rows(out) if r["file"]}
-    assert before == {"bsmith_102_9002_from-scratch.ipynb": "14", "cy_103_9003_from-scratch.ipynb": "14"}, (
-        before
-    )
+    _run(out, roster if with_roster else None, "--canvas", canvas)
+    before = {r["file"]: (r["score"], r["learner_id"]) for r in _rows(out) if r["file"]}
+    ids = ("s2", "s3") if with_roster else ("", "")
+    assert before == {
+        "bsmith_102_9002_from-scratch.ipynb": ("14", ids[0]),
+        "cy_103_9003_from-scratch.ipynb": ("14", ids[1]),
+    }, before
 
     late = tmp_path / "late"
     late.mkdir()
@@ -84,10 +82,31 @@ def test_emailed_canvas_shaped_file_in_a_late_folder_does_not_take_a_classmate(t
         CORPUS / "perfect.ipynb", late / "cy_LATE_103_9103_from-scratch.ipynb"
     )  # Canvas's late download
     shutil.copy(CORPUS / "empty_notebook.ipynb", late / "bsmith_102_1_hw.ipynb")  # Mallory's emailed file
-    said = _run(out, roster if with_roster else None, late)
+    said = _run(out, roster if with_roster else None, late)  # the late folder, given as a plain folder
     after = {r["file"]: r["score"] for r in _rows(out)}
-    assert any(f.startswith("cy_") and score == "14" for f, score in after.items()), (
-        after
-    )  # the honest classmate
-    # Bo keeps his own result (the emailed file is nobody's, or a CONFLICT at worst): never Mallory's blank
+    assert after.get("cy_103_9003_from-scratch.ipynb") == "14", after  # the honest classmate
+    # Bo keeps his own result: the emailed file is nobody's (with a roster) or its own key (without)
     assert after.get("bsmith_102_9002_from-scratch.ipynb") == "14", (after, said)
+    assert "REPLACED" not in said, said
+
+
+def test_a_late_canvas_download_given_as_such_beside_an_emailed_file(tmp_path, bwrap):
+    """The workflow the README shows: Canvas's late download with ``--canvas``, an emailed file by its
+    own path. Cy's late file replaces Cy's row (said); the emailed Canvas-shaped name is nobody's."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text(ROSTER)
+    canvas, late, mail = tmp_path / "canvas", tmp_path / "late", tmp_path / "mail"
+    for folder in (canvas, late, mail):
+        folder.mkdir()
+    shutil.copy(CORPUS / "perfect.ipynb", canvas / "bsmith_102_9002_from-scratch.ipynb")  # Bo, honest
+    shutil.copy(CORPUS / "partially_correct.ipynb", canvas / "cy_103_9003_from-scratch.ipynb")  # Cy
+    out = tmp_path / "out"
+    _run(out, roster, "--canvas", canvas)
+    shutil.copy(CORPUS / "perfect.ipynb", late / "cy_LATE_103_9103_from-scratch.ipynb")  # Cy's late file
+    shutil.copy(CORPUS / "empty_notebook.ipynb", mail / "bsmith_102_1_hw.ipynb")  # Mallory's emailed file
+    said = _run(out, roster, "--canvas", late, mail / "bsmith_102_1_hw.ipynb")
+    rows = {r["learner_id"]: r for r in _rows(out)}
+    assert rows["s2"]["score"] == "14" and rows["s2"]["file"] == "bsmith_102_9002_from-scratch.ipynb", rows
+    assert rows["s3"]["score"] == "14" and rows["s3"]["file"] == "cy_LATE_103_9103_from-scratch.ipynb", rows
+    assert "REPLACED: s3's result" in said and "REPLACED: s2" not in said, said
+    assert rows[""]["file"] == "bsmith_102_1_hw.ipynb", rows  # graded, for nobody
