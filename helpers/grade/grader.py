@@ -777,24 +777,26 @@ def _report_names(taken: dict[str, str], names: list[str], whos: list[str]) -> l
 _PLAIN_STEM = re.compile(r"[A-Za-z0-9._-]+")
 
 
-def no_roster_key(sub: Any, known: set[str]) -> str:
+def no_roster_key(sub: Any) -> str:
     """Whose a file no roster id names is: who the platform says, else the name it was handed in under.
 
-    The platform's word (:attr:`helpers.grade.collect.Submission.key`: Canvas's user id in a Canvas
-    download, a per-learner folder's name, Gradescope's submitters) comes first; a notebook given by
-    itself whose folder is a per-learner folder the gradebook knows (``late/ann/hw.ipynb`` after a
-    class graded from ``subs/ann/``) is that learner's; else ``file:`` and the file's exact name
-    (:func:`helpers.grade.files.exact_name`), a plain name (``ann.ipynb``) as its stem. Never the
-    name of a zip or a folder the instructor keeps files in, nor a per-submission id, so the same
-    learner's late file, resubmission, re-download or regrade from elsewhere meets the same cases
-    and replaces their result.
+    The platform's word (:attr:`helpers.grade.collect.Submission.key`: Canvas's user id in a download
+    given with ``--canvas``, a per-learner folder's name, Gradescope's submitters) comes first; else
+    ``file:`` and the file's exact name (:func:`helpers.grade.files.exact_name`), a plain name
+    (``ann.ipynb``) as its stem. Never the name of a zip or a folder the instructor keeps files in,
+    nor a per-submission id, so the same learner's late file, resubmission, re-download or regrade
+    from elsewhere meets the same cases and replaces their result.
+
+    *Decision* (red team 32): a notebook given by itself is keyed by its name even when its folder
+    has the name of a per-learner folder the gradebook knows (``late/ann/hw.ipynb``): a learner may
+    name a folder as the instructor names theirs (``late/``), so only the folders the instructor gives
+    say which folders are learners' (give ``late/``, which holds ``ann/``). The run says so
+    (:func:`_folder_hints`).
 
     Parameters
     ----------
     sub : helpers.grade.collect.Submission
         The file (``path`` and ``key``).
-    known : set of str
-        The learner keys of the gradebook's current results.
 
     Returns
     -------
@@ -804,26 +806,46 @@ def no_roster_key(sub: Any, known: set[str]) -> str:
     Examples
     --------
     >>> from helpers.grade.collect import Submission
-    >>> [no_roster_key(Submission(Path(p), "", None, None), {"folder:ann"}) for p in
-    ...  ("s/ann.ipynb", "s/bo smith.ipynb", "late/ann/hw.ipynb", "late/bob/hw.ipynb")]
-    ['file:ann', 'file:bo smith.ipynb', 'folder:ann', 'file:hw']
+    >>> [no_roster_key(Submission(Path(p), "", None, None)) for p in
+    ...  ("s/ann.ipynb", "s/bo smith.ipynb", "late/ann/hw.ipynb")]
+    ['file:ann', 'file:bo smith.ipynb', 'file:hw']
+    >>> no_roster_key(Submission(Path("late/ann/hw.ipynb"), "ann/hw.ipynb", None, None, key="folder:ann"))
+    'folder:ann'
     """
     if sub.key:
         return str(sub.key)
-    folder = "folder:" + exact_name(sub.path.parent.name)
-    if folder in known:
-        return folder
     name = exact_name(sub.path.name)
     stem = name.removesuffix(".ipynb")
     return "file:" + (stem if name.endswith(".ipynb") and _PLAIN_STEM.fullmatch(stem) else name)
 
 
-def _learner_keys(subs: list[Any], names: list[str], known: set[str]) -> list[str]:
+def _folder_hints(subs: list[Any], whos: list[str], known: set[str]) -> list[str]:
+    """A line for each file keyed by its own name whose folder has the name of a per-learner folder of
+    the gradebook: it is not that learner's (:func:`no_roster_key`), said as a fact, never as advice
+    to make it theirs (the folder may be a learner's look-alike of the instructor's: red team 32).
+
+    >>> from helpers.grade.collect import Submission
+    >>> sub = Submission(Path("late/ann/hw.ipynb"), "hw.ipynb", None, None)
+    >>> print(*_folder_hints([sub], ["file:hw"], {"folder:ann"}))
+    note: 'hw.ipynb' is graded as file:hw, not folder:ann: learner folders count only inside a folder given
+    """
+    lines = []
+    for sub, who in zip(subs, whos, strict=True):
+        folder = "folder:" + exact_name(sub.path.parent.name)
+        if who.startswith("file:") and folder in known:
+            lines.append(
+                f"note: {_escaped(sub.display)} is graded as {_shown_key(who)}, not {_shown_key(folder)}: "
+                "learner folders count only inside a folder given"
+            )
+    return lines
+
+
+def _learner_keys(subs: list[Any], names: list[str]) -> list[str]:
     """Each submission's learner: its roster id, else :func:`no_roster_key`. *Decision:* two files of
     one run under one such key (``a/hw.ipynb`` and ``b/hw.ipynb`` from two flat folders) cannot tell
     who is who: each is a learner of its own, ``file:`` and its report name (which holds a hash of
     its path: :func:`helpers.grade.files.report_names`)."""
-    keys = [s.learner or no_roster_key(s, known) for s in subs]
+    keys = [s.learner or no_roster_key(s) for s in subs]
     shared = Counter(k for s, k in zip(subs, keys, strict=True) if not s.learner)
     return [
         k if s.learner or shared[k] == 1 else learner_key(None, n)
@@ -835,7 +857,7 @@ def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regr
     """Report names, learners, and which submissions are already graded with this file and seed."""
     names = report_names([s.path for s in subs])
     current = {r.who: r for r in book.current()}
-    whos = _learner_keys(subs, names, set(current))
+    whos = _learner_keys(subs, names)
     taken = {r.submission: r.who for r in current.values()}
     names = _report_names(taken, names, whos)
     skipped = {}
@@ -984,6 +1006,8 @@ def grade_many(
             book, plan, subs, names, whos, [skipped.get(i, {}) for i in range(len(subs))], Path(out), progress
         )
         run.previous = {r.who: r for r in book.current()}
+        for line in _folder_hints(subs, whos, set(run.previous)):
+            run.tell(line)
         for i in skipped:
             _settle_contest(book, subs[i].learner)
         contested = _contested(book, subs)

@@ -40,8 +40,9 @@ else the file's own name; never a container's name (zip, folder) nor a per-submi
 Closed: without a roster id a learner is who the platform says (``collect.Submission.key``: Canvas's
 user id in a Canvas download given with ``--canvas`` (red team 39), a per-learner folder's name,
 Gradescope's submitters), else the file's
-exact name; a notebook given by itself in a per-learner folder the gradebook knows is that learner's
-(``grader.no_roster_key``).
+exact name (``grader.no_roster_key``). A per-learner folder's late file is that learner's when the
+folder holding the per-learner folders is given (``late/``); a notebook given by itself is keyed by
+its own name since red team 32 (a learner's folder may be named as the instructor's ``late/``).
 """
 
 from __future__ import annotations
@@ -132,14 +133,11 @@ def test_late_files_from_per_learner_folders_stay_their_learners(bwrap, tmp_path
     ):
         (tmp_path / "subs" / who).mkdir(parents=True)
         shutil.copyfile(CORPUS / source, tmp_path / "subs" / who / "hw.ipynb")
-    for who, source in (("ann", "perfect.ipynb"), ("bob", "constant_zero.ipynb")):
-        (tmp_path / "late" / who).mkdir(parents=True)
-        shutil.copyfile(CORPUS / source, tmp_path / "late" / who / "hw.ipynb")
     keys = [r["learner"] for r in _grade([tmp_path / "subs"], out, tmp_path / "w0")]
-    for i, who in enumerate(("ann", "bob"), start=1):  # one late file a day, as the README shows
-        keys += [
-            r["learner"] for r in _grade([tmp_path / "late" / who / "hw.ipynb"], out, tmp_path / f"w{i}")
-        ]
+    for i, (who, source) in enumerate((("ann", "perfect.ipynb"), ("bob", "constant_zero.ipynb")), start=1):
+        (tmp_path / "late" / who).mkdir(parents=True)  # one late file a day, into the late folder
+        shutil.copyfile(CORPUS / source, tmp_path / "late" / who / "hw.ipynb")
+        keys += [r["learner"] for r in _grade([tmp_path / "late"], out, tmp_path / f"w{i}")]
     rows = _rows(out)
     assert [float(r["score"]) for r in rows if r["file"] == "cy/hw.ipynb"] == [14.0]  # the honest classmate
     assert len(set(keys)) == 3, keys  # Ann, Bob and Cy (the honest classmate), each one learner

@@ -127,7 +127,10 @@ def test_a_replacement_by_another_run_is_said(bwrap, tmp_path, monkeypatch):
 
     # run B: Ann's late fix; while its sandbox runs, run A: the class again with --new-seed
     said_b, said_a = _overlapping(
-        monkeypatch, out, ([late / "ann" / "hw_fixed.ipynb"], {}), ([cls], {"new_seed": True})
+        monkeypatch,
+        out,
+        ([late], {}),
+        ([cls], {"new_seed": True}),  # late/ holds ann/hw_fixed.ipynb
     )
 
     current = _current(out)

@@ -11,10 +11,10 @@ attacker's key, so an attentive instructor can notice), and Bo's file met the at
 
 Graded in the sandbox beside an honest classmate (``cy.ipynb``, full marks, untouched).
 
-Left open at stop 43 (documented): telling the instructor's holding folder (``late/``) from a
-per-learner folder needs information a file given by itself does not carry. Requiring the same file
-name broke the documented ``late/ann/hw_fixed.ipynb`` workflow (red team 19's test); the attacker has
-to guess the instructor's private folder name, and the ``REPLACED`` line names ``folder:late``.
+Closed at stop 44: a notebook given by itself is keyed by its own name (``file:bo_fixed``), whatever
+its folder's name; a per-learner folder counts only inside a folder the instructor gives (``late/``
+holding ``ann/``: red team 19's workflow). A note says when a file's folder has the name of a
+learner's folder (``grader._folder_hints``), as a fact, never as advice to make it theirs.
 """
 
 from __future__ import annotations
@@ -23,8 +23,6 @@ import contextlib
 import csv
 import io
 import shutil
-
-import pytest
 
 from helpers.grade import grader as grade
 from helpers.grade.gradebook import Gradebook
@@ -37,10 +35,6 @@ def _rows(out):
     }
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 32, accepted at stop 43: a file given by itself inherits its folder's per-learner key",
-)
 def test_a_late_file_is_not_taken_by_a_folder_named_late(tmp_path, bwrap):
     subs, late, out = tmp_path / "subs", tmp_path / "late", tmp_path / "out"
     (subs / "late").mkdir(parents=True)
@@ -52,8 +46,10 @@ def test_a_late_file_is_not_taken_by_a_folder_named_late(tmp_path, bwrap):
     common = ["--assignment", "from-scratch", "--out", str(out), "--quiet"]
     assert grade.main([*common, "--jobs", "2", str(subs)]) == 0
     before = _rows(out)
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as said:
         assert grade.main([*common, str(late / "bo_fixed.ipynb")]) == 0
+    assert "note: 'bo_fixed.ipynb' is graded as file:bo_fixed, not folder:late" in said.getvalue()
+    assert "REPLACED" not in said.getvalue()
     after = _rows(out)
     assert after["cy.ipynb"]["score"] == before["cy.ipynb"]["score"] == "14"  # the honest classmate
     # Bo's late file is Bo's (file:bo_fixed: a new learner by the README's no-roster rule) or at least
