@@ -428,7 +428,7 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool, canvas
     late = sum(_folder_entry(build, entry, prefix, archive, canvas) for entry in entries)
     if late:
         build.notes.append(
-            f"{prefix or 'the folder'}: {late} Canvas file(s) are marked LATE; Canvas's file names carry "
+            f"{_where(folder, prefix)}: {late} Canvas file(s) are marked LATE; Canvas's file names carry "
             "no submission "
             "time, so their submitted_at is unknown: take the times from Canvas's gradebook or "
             "submission export for the late policy"
@@ -440,12 +440,16 @@ def _canvas_shaped_note(build: _Builder, folder: Path, prefix: str, entries: lis
     their names are read as any file name (red team 39: anybody can type one)."""
     shaped = sum(1 for e in entries if e.name.endswith(".ipynb") and canvas_readings(e.name))
     if shaped:
-        where = prefix.removesuffix(":") or display_name(folder)
         build.notes.append(
-            f"{where}: {shaped} notebook(s) are named like Canvas's download, but it was not given as one: "
-            "their names are matched to the roster's file patterns only; if it is Canvas's download, "
-            "give it with --canvas (and only Canvas's own files in it)"
+            f"{_where(folder, prefix)}: {shaped} notebook(s) are named like Canvas's download, but it was "
+            "not given as one: their names are matched to the roster's file patterns only; if it is "
+            "Canvas's download, give it with --canvas (and only Canvas's own files in it)"
         )
+
+
+def _where(folder: Path, prefix: str) -> str:
+    """How a note names a source: the zip (``prefix`` is ``"name.zip:"``) or the folder given."""
+    return prefix.removesuffix(":") or display_name(folder)
 
 
 def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, canvas: bool) -> int:

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import threading
 import time
+import zipfile
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -149,6 +150,63 @@ def test_a_term_regrade_changes_only_the_regraded_learner(tmp_path, trusted_mode
 
     _assert_only_bo_changed(out, grades_before, canvas_before)
     _assert_the_term_history(out, capsys)
+
+
+CANVAS_ROSTER = (
+    ROSTER.replace("section,login\n", "section,login,canvas_id\n")
+    .replace("alee\n", "alee,101\n")
+    .replace("bchen\n", "bchen,102\n")
+    .replace("cdiaz\n", "cdiaz,103\n")
+    .replace("deng\n", "deng,104\n")
+)
+
+
+def _canvas_zip(path: Path, members: dict[str, str]) -> Path:
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, source in members.items():
+            zf.write(CORPUS / source, name)
+    return path
+
+
+def test_a_term_from_canvas_downloads_changes_only_the_late_learner(tmp_path, trusted_mode, capsys):
+    """The term with Canvas (red team 39): the class's download and, a day later, the late download,
+    each given with ``--canvas``; only Bo's lines of grades.csv and canvas.csv change. The same late
+    zip given as a plain path is no Canvas download: Bo's file is nobody's, nothing changes, a note says
+    how to give it."""
+    class_zip = _canvas_zip(
+        tmp_path / "submissions.zip",
+        {f"{login}_{uid}_9{uid}_from-scratch.ipynb": CLASS[f"{name}.ipynb"]
+         for name, login, uid in (("ann", "alee", 101), ("bo", "bchen", 102), ("cy", "cdiaz", 103),
+                                  ("dee", "deng", 104))},
+    )  # fmt: skip
+    (tmp_path / "roster.csv").write_text(CANVAS_ROSTER, encoding="utf-8")
+    out = tmp_path / "out"
+    assert _grade_cli(tmp_path, trusted_mode, extra=("--canvas", str(class_zip))) == 0
+    grades_before = _lines_by_id(out / "grades.csv", 0)
+    canvas_before = _lines_by_id(out / "canvas.csv", 2)
+    assert {r["learner_id"]: r["score"] for r in _rows(out / "grades.csv")}["s01"] == "14"
+
+    late_zip = _canvas_zip(
+        tmp_path / "late.zip", {"bchen_LATE_102_9202_from-scratch-1.ipynb": "perfect.ipynb"}
+    )
+    capsys.readouterr()
+    assert _grade_cli(tmp_path, trusted_mode, late_zip) == 0  # given as a plain path
+    said = capsys.readouterr().err
+    assert "late.zip: 1 notebook(s) are named like Canvas's download" in said and "REPLACED" not in said, said
+    assert _lines_by_id(out / "canvas.csv", 2) == canvas_before
+
+    assert _grade_cli(tmp_path, trusted_mode, extra=("--canvas", str(late_zip))) == 0
+    said = capsys.readouterr().err
+    assert "note: late.zip: 1 Canvas file(s) are marked LATE" in said, said
+    assert "REPLACED: s02's result of 'submissions.zip:bchen_102_9102_from-scratch.ipynb'" in said, said
+    grades_after = _lines_by_id(out / "grades.csv", 0)
+    canvas_after = _lines_by_id(out / "canvas.csv", 2)
+    for learner in ("s01", "s03", "s04", "s05"):
+        assert grades_after[learner] == grades_before[learner], learner  # byte for byte
+        assert canvas_after[learner] == canvas_before[learner], learner
+    bo = {r["learner_id"]: r for r in _rows(out / "grades.csv")}["s02"]
+    assert bo["score"] == "14" and bo["file"] == "late.zip:bchen_LATE_102_9202_from-scratch-1.ipynb"
+    assert canvas_after["s02"].rstrip("\r\n").endswith(",14")
 
 
 # ------------------------------------------------------------------ item 2: stable hidden cases
