@@ -113,7 +113,7 @@ def test_note_after_a_hidden_case_is_withheld(bwrap, tmp_path):
 @pytest.mark.xfail(strict=True, reason="red team 41: the invalid-message note carries the drawn data's seed")
 def test_note_of_a_drawn_run_is_withheld(bwrap, tmp_path):
     a = ASSIGNMENTS["choosing-metrics"]
-    seed_of = lambda f: int(grade.data_seed(grade.learner_seed(SEED, learner(f))), 16)  # noqa: E731
+    seed_of = lambda f: int(grade.data_seed(grade.learner_seed(SEED, learner(f))), 16)
     name = next(f"probe{i}.ipynb" for i in range(50) if seed_of(f"probe{i}.ipynb") & 1)
     folder = tmp_path / "subs"
     folder.mkdir()
