@@ -609,7 +609,8 @@ def _run_once(
 ) -> _Reader:
     """One sandbox run; the reader holds the events, the phase it stopped in and the reason.
 
-    ``tainted``: an earlier run of the submission got to the hidden cases."""
+    ``tainted``: an earlier run of the submission got to the hidden cases, or the data are drawn at
+    grading; then what the run's end says that the notebook could choose is the instructor's only."""
     workdir = tempfile.mkdtemp(prefix="helpers-grade-") if runtime.mode == isolation.UNSAFE else None
     pipes = _Pipes(job, cases)
     reader = _Reader(pipes.channel_r, limits, result, pipes.job, end)
@@ -626,8 +627,8 @@ def _run_once(
         if workdir:
             shutil.rmtree(workdir, ignore_errors=True)
     _keep_output(output, result, limits, tainted or reader.hidden)
-    if reader.invalid:
-        result.warnings.append(
+    if reader.invalid:  # how many is the notebook's to choose, once a hidden input or drawn data reached it
+        (result.withheld if tainted or reader.hidden else result.warnings).append(
             f"ignored {reader.invalid} invalid or out-of-order message(s) on the result channel"
         )
     return reader

@@ -33,13 +33,14 @@ Honest classmates are graded beside each and keep full marks. Severity: low (a f
 submission of the learner's own hidden input or drawn data, in the feedback). Suggested fix: route the
 note like every other note of a run: to ``withheld`` when ``tainted or reader.hidden`` or the run holds
 drawn data (``_Runs.drawn``).
+
+Closed at stop 44: the note goes to the instructor's ``withheld`` list once a hidden input or drawn
+data reached the notebook (``sandbox._run_once``), as every other note of a run's end.
 """
 
 from __future__ import annotations
 
 import json
-
-import pytest
 
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
@@ -93,7 +94,6 @@ def _shown(graded: dict) -> str:
     return graded["feedback"] + graded["results"]
 
 
-@pytest.mark.xfail(strict=True, reason="red team 41: the invalid-message note is shown after a hidden input")
 def test_note_after_a_hidden_case_is_withheld(bwrap, tmp_path):
     name = next(
         f"mallory{i}.ipynb" for i in range(50) if hidden_k("precision_at_k", SEED, f"mallory{i}.ipynb") % 2
@@ -110,7 +110,6 @@ def test_note_after_a_hidden_case_is_withheld(bwrap, tmp_path):
     assert NOTE not in _shown(graded[name]), "the note tells the learner its hidden k was odd"
 
 
-@pytest.mark.xfail(strict=True, reason="red team 41: the invalid-message note carries the drawn data's seed")
 def test_note_of_a_drawn_run_is_withheld(bwrap, tmp_path):
     a = ASSIGNMENTS["choosing-metrics"]
     seed_of = lambda f: int(grade.data_seed(grade.learner_seed(SEED, learner(f))), 16)
