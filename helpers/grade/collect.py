@@ -61,7 +61,7 @@ import stat
 import sys
 import unicodedata
 import zipfile
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path, PurePosixPath
@@ -91,7 +91,20 @@ GRADESCOPE_METADATA = "submission_metadata.yml"
 _CANVAS_REST = re.compile(r"(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)")
 _RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
 PLATFORM, NAME = "platform", "name"  # how a file names its learner (see the module's decisions)
-CANVAS_SOURCE = "--canvas takes Canvas's bulk download: its zip, or the folder it unpacks to"
+#: what the instructor says a source is (the command line's options; a plain path is PLAIN)
+PLAIN, CANVAS, GRADESCOPE, FOLDERS = "plain", "canvas", "gradescope", "learner-folders"
+DOWNLOAD_ONLY = {
+    CANVAS: "--canvas takes Canvas's bulk download: its zip, or the folder it unpacks to",
+    GRADESCOPE: "--gradescope takes Gradescope's Export Submissions: its zip, or the folder it unpacks to",
+    FOLDERS: "--learner-folders takes a folder (or a zip) holding one folder per learner",
+}
+#: why a folder inside a source is not read: only a source given with --learner-folders has learners' folders
+NESTED_FOLDER = {
+    PLAIN: "a folder inside a folder or zip of notebooks is not read (its name is not the platform's "
+    "word): give a folder of per-learner folders with --learner-folders, Gradescope's export with "
+    "--gradescope",
+    CANVAS: "a folder inside Canvas's download (Canvas's zip holds none): not read",
+}
 
 
 # ------------------------------------------------------------------ the interface (g-interfaces.md)
@@ -338,15 +351,18 @@ def collect(
     limits: ArchiveLimits | None = None,
     *,
     canvas: Sequence[Path | str] = (),
+    gradescope: Sequence[Path | str] = (),
+    learner_folders: Sequence[Path | str] = (),
 ) -> Collection:
-    """The submissions in ``sources`` and ``canvas`` (files, folders, downloads), matched to ``roster``.
+    """The submissions in ``sources`` and the platforms' downloads, matched to ``roster``.
 
-    Archives are extracted into ``workdir`` (which must exist and stay until grading ends).
+    Archives are extracted into ``workdir`` (which must exist and stay until grading ends). Only a
+    download given as the platform's says who handed a file in (the module's decisions).
 
     Parameters
     ----------
     sources : sequence of pathlib.Path or str
-        Files, folders, zips, and Gradescope downloads (folders or zips).
+        Notebooks, and flat folders and zips of notebooks: each file is known by its name only.
     roster : Roster or None
         Who the submissions belong to; None grades every file as nobody's.
     workdir : pathlib.Path
@@ -354,8 +370,12 @@ def collect(
     limits : ArchiveLimits, optional
         Bounds on each archive (the defaults when None).
     canvas : sequence of pathlib.Path or str, optional
-        Canvas's bulk downloads (zips, or the folders they unpack to): only in these is a Canvas-shaped
-        file name Canvas's word on who handed the file in.
+        Canvas's bulk downloads (zips, or the folders they unpack to).
+    gradescope : sequence of pathlib.Path or str, optional
+        Gradescope's "Export Submissions" (zips or folders holding ``submission_metadata.yml``).
+    learner_folders : sequence of pathlib.Path or str, optional
+        Folders (or zips) of per-learner folders, each named by a roster ``id``, ``login`` or
+        ``canvas_id`` (nbgrader's, GitHub Classroom's layout).
 
     Returns
     -------
@@ -381,20 +401,20 @@ def collect(
     ['s1']
     """
     build = _Builder(roster, Path(workdir), limits or ArchiveLimits())
-    for source in sources:
-        _source(build, Path(source), canvas=False)
-    for source in canvas:
-        _source(build, Path(source), canvas=True)
+    given = [(PLAIN, sources), (CANVAS, canvas), (GRADESCOPE, gradescope), (FOLDERS, learner_folders)]
+    for kind, paths in given:
+        for path in paths:
+            _source(build, Path(path), kind)
     return _finish(build)
 
 
-def _source(build: _Builder, path: Path, *, canvas: bool) -> None:
+def _source(build: _Builder, path: Path, kind: str) -> None:
     if path.is_dir() and not path.name.endswith(".ipynb"):
-        _folder(build, path, "", archive=False, canvas=canvas)  # names inside as they are (the instructor's)
+        _folder(build, path, "", archive=False, kind=kind)  # names inside as they are (the instructor's)
     elif path.suffix.lower() == ".zip":
-        _zip_source(build, path, canvas=canvas)
-    elif canvas:
-        build.refused.append((display_name(path), CANVAS_SOURCE))
+        _zip_source(build, path, kind)
+    elif kind != PLAIN:
+        build.refused.append((display_name(path), DOWNLOAD_ONLY[kind]))
     else:
         build.by_name(path, display_name(path))
 
@@ -414,18 +434,17 @@ def _gradescope_root(folder: Path, entries: list[os.DirEntry], archive: bool) ->
     return None
 
 
-def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool, canvas: bool) -> None:
-    """A flat folder, a folder of per-learner folders, a Gradescope download, or (``canvas``: the
-    instructor said so) Canvas's download."""
+def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool, kind: str) -> None:
+    """A folder given (or a zip's contents) read as ``kind`` says: a flat folder of notebooks
+    (``PLAIN``), Canvas's download, Gradescope's export, or a folder of per-learner folders."""
     entries = _entries(folder)
-    root = _gradescope_root(folder, entries, archive)
-    if root is not None:
-        inner = "" if root == folder else display_name(root.name) + "/"
-        _gradescope(build, root, prefix + inner)
+    if kind == GRADESCOPE:
+        _gradescope_export(build, folder, prefix, entries, archive)
         return
-    if not canvas:
+    if kind == PLAIN:
+        folder, prefix, entries = _unwrapped(folder, prefix, entries, archive)
         _canvas_shaped_note(build, folder, prefix, entries)
-    late = sum(_folder_entry(build, entry, prefix, archive, canvas) for entry in entries)
+    late = sum(_folder_entry(build, entry, prefix, archive, kind) for entry in entries)
     if late:
         build.notes.append(
             f"{_where(folder, prefix)}: {late} Canvas file(s) are marked LATE; Canvas's file names carry "
@@ -433,6 +452,28 @@ def _folder(build: _Builder, folder: Path, prefix: str, *, archive: bool, canvas
             "time, so their submitted_at is unknown: take the times from Canvas's gradebook or "
             "submission export for the late policy"
         )
+
+
+def _unwrapped(
+    folder: Path, prefix: str, entries: list[os.DirEntry], archive: bool
+) -> tuple[Path, str, list[os.DirEntry]]:
+    """A zip whose only entry is a folder (``hw1/...``, as "Compress" makes a folder's zip) is read as
+    that folder's notebooks."""
+    if archive and len(entries) == 1 and entries[0].is_dir(follow_symlinks=False):
+        inner = Path(entries[0].path)
+        return inner, prefix + display_name(inner.name) + "/", _entries(inner)
+    return folder, prefix, entries
+
+
+def _gradescope_export(
+    build: _Builder, folder: Path, prefix: str, entries: list[os.DirEntry], archive: bool
+) -> None:
+    root = _gradescope_root(folder, entries, archive)
+    if root is None:
+        where = prefix.removesuffix(":") or display_name(folder)
+        build.refused.append((where, f"no {GRADESCOPE_METADATA} in it: it is not Gradescope's export"))
+        return
+    _gradescope(build, root, prefix + ("" if root == folder else display_name(root.name) + "/"))
 
 
 def _canvas_shaped_note(build: _Builder, folder: Path, prefix: str, entries: list[os.DirEntry]) -> None:
@@ -449,19 +490,21 @@ def _canvas_shaped_note(build: _Builder, folder: Path, prefix: str, entries: lis
 
 def _where(folder: Path, prefix: str) -> str:
     """How a note names a source: the zip (``prefix`` is ``"name.zip:"``) or the folder given."""
-    return prefix.removesuffix(":") or display_name(folder)
+    return prefix.removesuffix(":").removesuffix("/") or display_name(folder)
 
 
-def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, canvas: bool) -> int:
+def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, kind: str) -> int:
     """One entry of a submissions folder; returns 1 for a Canvas file marked LATE."""
     shown = prefix + display_name(entry.name)
     if entry.name.endswith(".ipynb"):  # whatever its type: files.py refuses a folder, FIFO or link by name
-        if not canvas:
-            build.by_name(Path(entry.path), shown)
-            return 0
-        return _canvas_file(build, Path(entry.path), shown)
-    if entry.is_dir(follow_symlinks=False):
-        _learner_folder(build, Path(entry.path), shown + "/")
+        if kind == CANVAS:
+            return _canvas_file(build, Path(entry.path), shown)
+        build.by_name(Path(entry.path), shown)
+    elif entry.is_dir(follow_symlinks=False):
+        if kind == FOLDERS:
+            _learner_folder(build, Path(entry.path), shown + "/")
+        else:
+            build.refused.append((shown + "/", NESTED_FOLDER[kind]))
     elif entry.name.lower().endswith(".zip"):
         build.refused.append((shown, "a zip inside the submissions (nested archives are not opened)"))
     elif entry.name.lower().endswith(".ipynb"):  # Bob.IPYNB: a notebook by its name, never silently left out
@@ -602,8 +645,10 @@ def _read_metadata(path: Path) -> dict | str:
         return "reading Gradescope's export needs PyYAML: pip install pyyaml"
     try:
         data = yaml.safe_load(_read_bounded(path, 16 * 2**20))
-    except (OSError, ValueError, yaml.YAMLError) as exc:
-        return f"cannot read {GRADESCOPE_METADATA}: {type(exc).__name__}: {str(exc)[:120]}"
+    except (OSError, ValueError, yaml.YAMLError) as exc:  # never the parser's text: it quotes the file
+        mark = getattr(exc, "problem_mark", None)
+        where = f" (line {mark.line + 1})" if mark is not None else ""
+        return f"cannot read {GRADESCOPE_METADATA}: {type(exc).__name__}{where}"
     return data if isinstance(data, dict) else f"{GRADESCOPE_METADATA} is not a mapping of submissions"
 
 
@@ -635,7 +680,7 @@ def _utc(value: object) -> datetime | None:
 
 
 # ------------------------------------------------------------------ zip archives
-def _zip_source(build: _Builder, path: Path, *, canvas: bool) -> None:
+def _zip_source(build: _Builder, path: Path, kind: str) -> None:
     build.archives += 1
     dest = build.workdir / f"archive-{build.archives}"
     shown = display_name(path)
@@ -645,7 +690,7 @@ def _zip_source(build: _Builder, path: Path, *, canvas: bool) -> None:
         build.refused.append((shown, str(exc)))
         return
     build.refused.extend((f"{shown}:{name}", why) for name, why in refused)
-    _folder(build, dest, shown + ":", archive=True, canvas=canvas)
+    _folder(build, dest, shown + ":", archive=True, kind=kind)
 
 
 class ArchiveError(ValueError):
@@ -884,8 +929,9 @@ def instructor_lines(collection: Collection) -> list[str]:
     Returns
     -------
     list of str
-        The unassigned, refused and noted files; each name is quoted with ``repr`` so that control
-        characters cannot move the terminal's cursor.
+        The unassigned, refused and noted files; each name is quoted with ``repr``, and any control or
+        format character left in a line (a reason, a note) is shown escaped, so that nothing a learner
+        wrote can move the terminal's cursor or reorder its text.
 
     Examples
     --------
@@ -907,7 +953,8 @@ def instructor_lines(collection: Collection) -> list[str]:
         for name, ids in collection.ambiguous
     ]
     lines += [f"refused: {name!r}: {why}" for name, why in collection.refused]
-    return lines + [f"note: {note}" for note in collection.notes]
+    lines += [f"note: {note}" for note in collection.notes]
+    return ["".join(c if c.isprintable() else repr(c)[1:-1] for c in line) for line in lines]
 
 
 def from_command_line(
@@ -915,7 +962,7 @@ def from_command_line(
     roster: Roster | None,
     workdir: Path,
     error: Callable[[str], Any],
-    canvas: Sequence[str] = (),
+    declared: Mapping[str, Sequence[str]] | None = None,
 ) -> Collection:
     """A command's paths as a :class:`Collection`, as ``grade`` and ``similarity`` read them: a missing
     path is ``error(message)`` (an argparse parser's ``error``), and what is assigned to nobody or
@@ -924,15 +971,15 @@ def from_command_line(
     Parameters
     ----------
     sources : list of str
-        The files and folders given.
+        The notebooks, folders and zips given as plain paths.
     roster : Roster or None
         The roster, if one was given.
     workdir : pathlib.Path
         Where archives are extracted.
     error : callable
         Called with the message when a path does not exist (it does not return).
-    canvas : sequence of str, optional
-        The paths given with ``--canvas``: Canvas's bulk downloads (zips or folders).
+    declared : mapping of str to sequence of str, optional
+        The downloads given as a platform's, by kind (``CANVAS``, ``GRADESCOPE``, ``FOLDERS``).
 
     Returns
     -------
@@ -945,19 +992,37 @@ def from_command_line(
     no such file or folder: folder
     >>> found.submissions, found.unassigned
     ([], [])
+    >>> _ = from_command_line([], None, Path("/tmp"), print, {CANVAS: ["/etc/hostname"]})
+    --canvas takes Canvas's bulk download: its zip, or the folder it unpacks to (hostname is neither)
     """
-    missing = [p for p in [*sources, *canvas] if not (Path(p).exists() or Path(p).is_symlink())]
-    if missing:
-        error(f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}")
+    declared = declared or {}
+    problem = _usage_problem(sources, declared)
+    if problem:
+        error(problem)
         return Collection([], [], [], [])
-    not_downloads = [p for p in canvas if not (Path(p).is_dir() or p.lower().endswith(".zip"))]
-    if not_downloads:
-        error(f"{CANVAS_SOURCE} ({display_name(not_downloads[0])} is neither)")
-        return Collection([], [], [], [])
-    found = collect([Path(p) for p in sources], roster, workdir, canvas=[Path(p) for p in canvas])
+    downloads = {kind: [Path(p) for p in declared.get(kind, ())] for kind in DOWNLOAD_ONLY}
+    found = collect(
+        [Path(p) for p in sources], roster, workdir, canvas=downloads[CANVAS],
+        gradescope=downloads[GRADESCOPE], learner_folders=downloads[FOLDERS],
+    )  # fmt: skip
     for line in instructor_lines(found):
         print(line, file=sys.stderr)
     return found
+
+
+def _usage_problem(sources: list[str], declared: Mapping[str, Sequence[str]]) -> str:
+    """What is wrong with a command's paths: one that does not exist, or a download that is neither a
+    folder nor a zip; empty when nothing is."""
+    paths = [*sources, *(p for kind in declared.values() for p in kind)]
+    missing = [p for p in paths if not (Path(p).exists() or Path(p).is_symlink())]
+    if missing:
+        return f"no such file or folder: {', '.join(display_name(p) for p in missing[:5])}"
+    wrong = [(kind, p) for kind, given in declared.items() for p in given if not _download_shaped(p)]
+    return f"{DOWNLOAD_ONLY[wrong[0][0]]} ({display_name(wrong[0][1])} is neither)" if wrong else ""
+
+
+def _download_shaped(path: str) -> bool:
+    return Path(path).is_dir() or path.lower().endswith(".zip")
 
 
 def assigned_roster(roster: Roster, collection: Collection) -> Roster:

@@ -113,7 +113,13 @@ from .gradebook import (
 )
 from .isolation import Runtime, SandboxUnavailable
 from .late import LatePolicy
-from .options import add_assignment_option, add_submission_arguments, resolve_assignment, submission_paths
+from .options import (
+    add_assignment_option,
+    add_submission_arguments,
+    declared_sources,
+    resolve_assignment,
+    submission_paths,
+)
 from .prepare import encode_argument as _encode
 from .prepare import helpers_names as _helpers_names
 from .prepare import prepare_notebook
@@ -1350,7 +1356,7 @@ def _collect(
     """The command line's paths (and ``--canvas`` downloads) as a
     :class:`~helpers.grade.collect.Collection`; what is assigned to nobody or refused is printed for
     the instructor."""
-    found = collect.from_command_line(args.submissions, roster, workdir, parser.error, args.canvas)
+    found = collect.from_command_line(args.submissions, roster, workdir, parser.error, declared_sources(args))
     if not found.submissions and not found.unassigned:
         parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")
     return found

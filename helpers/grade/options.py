@@ -1,5 +1,6 @@
 """The options every grading command shares: ``--assignment`` (a built-in assignment or an authored
-spec) and the submissions (paths, and Canvas's downloads given with ``--canvas``).
+spec) and the submissions (plain paths, and the platforms' downloads: ``--canvas``, ``--gradescope``,
+``--learner-folders``).
 
 Used by the grader (:mod:`helpers.grade.grader`) and the similarity report
 (:mod:`helpers.grade.similarity`); it sits below both, so neither imports the other.
@@ -12,9 +13,16 @@ from pathlib import Path
 
 from . import authoring
 from .assignments import ASSIGNMENTS
+from .collect import CANVAS, FOLDERS, GRADESCOPE
 from .spec import Assignment
 
-__all__ = ["add_assignment_option", "add_submission_arguments", "submission_paths", "resolve_assignment"]
+__all__ = [
+    "add_assignment_option",
+    "add_submission_arguments",
+    "declared_sources",
+    "submission_paths",
+    "resolve_assignment",
+]
 
 
 def add_assignment_option(parser: argparse.ArgumentParser) -> None:
@@ -43,17 +51,29 @@ def add_assignment_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-def add_submission_arguments(parser: argparse.ArgumentParser) -> None:
-    """The submissions: paths (notebooks, folders, zips, Gradescope's export) and ``--canvas``.
+#: the options that name a platform's download, and what each takes (``collect``'s source kinds)
+DOWNLOAD_OPTIONS = {
+    CANVAS: ("DOWNLOAD", "Canvas's bulk download of submissions (its zip, or the folder it unpacks to): "
+             "file names are read as Canvas writes them (user id, LATE)"),
+    GRADESCOPE: ("EXPORT", "Gradescope's Export Submissions (its zip or folder, with "
+                 "submission_metadata.yml): submitters and times are read from it"),
+    FOLDERS: ("FOLDER", "a folder (or zip) holding one folder per learner, each named by a roster id, "
+              "login or canvas_id (nbgrader's or GitHub Classroom's layout)"),
+}  # fmt: skip
 
-    Canvas's bulk download is named by the instructor (``--canvas``, as often as needed): its file
-    names say who handed each file in, and anybody can type such a name, so a folder is never taken
-    for Canvas's download by its contents (red team 39).
+
+def add_submission_arguments(parser: argparse.ArgumentParser) -> None:
+    """The submissions: plain paths (notebooks, flat folders and zips of them) and the platforms'
+    downloads, each named by its option (``--canvas``, ``--gradescope``, ``--learner-folders``).
+
+    A platform's download says who handed each file in; anybody can give a file, a folder or a zip
+    the shape of one, so only the instructor says which source is which (red teams 39, 40). Each
+    option can be given as often as needed.
 
     Parameters
     ----------
     parser : argparse.ArgumentParser
-        The command's parser; it gets ``submissions`` (zero or more paths) and ``--canvas``.
+        The command's parser; it gets ``submissions`` (zero or more paths) and the three options.
 
     Examples
     --------
@@ -61,27 +81,44 @@ def add_submission_arguments(parser: argparse.ArgumentParser) -> None:
     >>> parser = argparse.ArgumentParser()
     >>> add_submission_arguments(parser)
     >>> args = parser.parse_args(["late.ipynb", "--canvas", "submissions.zip"])
-    >>> args.submissions, args.canvas
-    (['late.ipynb'], ['submissions.zip'])
+    >>> args.submissions, declared_sources(args)
+    (['late.ipynb'], {'canvas': ['submissions.zip'], 'gradescope': [], 'learner-folders': []})
     """
-    parser.add_argument(
-        "--canvas",
-        action="append",
-        default=[],
-        metavar="DOWNLOAD",
-        help="Canvas's bulk download of submissions (its zip, or the folder it unpacks to): file names "
-        "are read as Canvas writes them (user id, LATE); give it once per download",
-    )
+    for kind, (metavar, text) in DOWNLOAD_OPTIONS.items():
+        parser.add_argument(f"--{kind}", action="append", default=[], metavar=metavar, help=text)
     parser.add_argument(
         "submissions",
         nargs="*",
-        help="notebooks (.ipynb), folders of notebooks or of per-learner folders, zips, and "
-        "Gradescope's export (zip or folder)",
+        help="notebooks (.ipynb), and flat folders and zips of notebooks (each known by its file name)",
     )
 
 
+def declared_sources(args: argparse.Namespace) -> dict[str, list[str]]:
+    """The paths given with each download option, by kind (see :func:`add_submission_arguments`).
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed arguments.
+
+    Returns
+    -------
+    dict of str to list of str
+        ``collect``'s source kind -> the paths given.
+
+    Examples
+    --------
+    >>> import argparse
+    >>> parser = argparse.ArgumentParser()
+    >>> add_submission_arguments(parser)
+    >>> declared_sources(parser.parse_args(["--learner-folders", "classroom", "--gradescope", "gs.zip"]))
+    {'canvas': [], 'gradescope': ['gs.zip'], 'learner-folders': ['classroom']}
+    """
+    return {kind: getattr(args, kind.replace("-", "_")) for kind in DOWNLOAD_OPTIONS}
+
+
 def submission_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
-    """A usage error (exit 2) when neither a path nor ``--canvas`` was given.
+    """A usage error (exit 2) when no submission was given, neither a path nor a download.
 
     Parameters
     ----------
@@ -97,8 +134,11 @@ def submission_paths(parser: argparse.ArgumentParser, args: argparse.Namespace) 
     >>> add_submission_arguments(parser)
     >>> submission_paths(parser, parser.parse_args(["hw.ipynb"]))
     """
-    if not args.submissions and not args.canvas:
-        parser.error("give the submissions: notebooks, folders or zips, or Canvas's download with --canvas")
+    if not args.submissions and not any(declared_sources(args).values()):
+        parser.error(
+            "give the submissions: notebooks, folders or zips of notebooks, or a download with --canvas, "
+            "--gradescope or --learner-folders"
+        )
 
 
 def resolve_assignment(parser: argparse.ArgumentParser, value: str) -> Assignment:

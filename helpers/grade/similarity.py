@@ -89,7 +89,13 @@ from typing import Any, NamedTuple
 from . import collect
 from .files import NotebookError, display_name, read_notebook, read_submission, write_atomic
 from .inert import md_code, md_text
-from .options import add_assignment_option, add_submission_arguments, resolve_assignment, submission_paths
+from .options import (
+    add_assignment_option,
+    add_submission_arguments,
+    declared_sources,
+    resolve_assignment,
+    submission_paths,
+)
 from .prepare import prepare_notebook
 from .reports import Roster, RosterError, display_names
 from .sandbox import Limits
@@ -2135,7 +2141,7 @@ def _submissions(
     """The notebooks to compare, collected as the grader collects them (:func:`helpers.grade.collect.collect`:
     flat folders, per-learner folders, Canvas and Gradescope downloads; archives extracted into
     ``workdir``), including those assigned to nobody; and the report's lines for the files refused."""
-    found = collect.from_command_line(args.submissions, roster, workdir, parser.error, args.canvas)
+    found = collect.from_command_line(args.submissions, roster, workdir, parser.error, declared_sources(args))
     subs = _one_per_file([*found.submissions, *found.unassigned])
     if not subs:
         parser.error("no .ipynb submissions found in the given folder(s) (or none could be assigned)")

@@ -143,7 +143,7 @@ def test_gradescope_export_folder_and_zip(tmp_path, roster):
     for source in (root, archive):
         work = tmp_path / f"work-{source.suffix or 'dir'}"
         work.mkdir()
-        found = C.collect([source], roster, work)
+        found = C.collect([], roster, work, gradescope=[source])
         by = {(s.display.rsplit("/", 2)[-2], s.learner): s for s in found.submissions}
         assert set(by) == {("submission_101", "s01"), ("submission_102", "s02"), ("submission_102", "s03")}
         assert by["submission_101", "s01"].submitted_at == datetime(2026, 11, 21, 7, 59, 30, 123456, UTC)
@@ -165,7 +165,7 @@ def test_folder_of_per_learner_folders(tmp_path, roster):
     (tmp_path / "class" / "zed" / "notes.txt").write_text("x")
     (tmp_path / "class" / ".ipynb_checkpoints").mkdir()
     (tmp_path / "class" / ".ipynb_checkpoints" / "hw-checkpoint.ipynb").write_bytes(PERFECT)
-    found = C.collect([tmp_path / "class"], roster, tmp_path)
+    found = C.collect([], roster, tmp_path, learner_folders=[tmp_path / "class"])
     assert _who(found) == {"s01/hw.ipynb": "s01", "chenbo/hw.ipynb": "s02", "1003/hw.ipynb": "s03"}
     assert [name for name, _ in found.unmatched] == ["zed/hw.ipynb"]
     assert found.refused == [("zed/notes.txt", "not a notebook (.ipynb)")]
@@ -181,7 +181,8 @@ def test_without_a_roster_every_notebook_is_collected_for_nobody(tmp_path):
 
 def test_without_a_roster_the_platform_names_the_learner_never_the_container(tmp_path):
     """``Submission.key``: Canvas's user id in a Canvas download (``--canvas``), a per-learner folder's
-    name, a Gradescope export's submitters; nothing for a plain file (its own name says, in the grader)."""
+    name (``--learner-folders``), a Gradescope export's submitters (``--gradescope``); nothing for a
+    plain file (its own name says, in the grader)."""
     canvas = tmp_path / "submissions (1).zip"  # a second download: the browser's name
     with zipfile.ZipFile(canvas, "w") as zf:
         zf.writestr("bob_LATE_12_99_hw-1.ipynb", PERFECT)
@@ -190,14 +191,16 @@ def test_without_a_roster_the_platform_names_the_learner_never_the_container(tmp
     (tmp_path / "flat").mkdir()
     (tmp_path / "flat" / "cy.ipynb").write_bytes(PERFECT)
     (tmp_path / "flat" / "Dee.IPYNB").write_bytes(PERFECT)
-    found = C.collect([tmp_path / "subs", tmp_path / "flat"], None, tmp_path, canvas=[canvas])
+    found = C.collect(
+        [tmp_path / "flat"], None, tmp_path, canvas=[canvas], learner_folders=[tmp_path / "subs"]
+    )
     keys = sorted((s.path.name, s.key) for s in found.submissions)
     assert keys == [("bob_LATE_12_99_hw-1.ipynb", "canvas:12"), ("cy.ipynb", ""), ("hw.ipynb", "folder:ann")]
     assert [why for name, why in found.refused if "Dee" in name] == [
         "the extension is not '.ipynb' in lower case: rename the file and grade it"
     ]
     root = _gradescope_tree(tmp_path / "export")
-    found = C.collect([root], None, tmp_path / "export")
+    found = C.collect([], None, tmp_path / "export", gradescope=[root])
     assert {s.key for s in found.submissions} == {
         "gradescope:sid=s01", "gradescope:email=chenbo,sid=s03", "gradescope:sid=x9"
     }  # fmt: skip
@@ -406,4 +409,42 @@ def test_canvas_takes_a_download_and_a_command_needs_submissions(tmp_path, capsy
         grade.main(base)
     assert stop.value.code == 2 and "--canvas" in capsys.readouterr().err
     found = C.collect([], None, tmp_path, canvas=[tmp_path / "hw.ipynb"])
-    assert found.refused == [("hw.ipynb", C.CANVAS_SOURCE)] and found.submissions == []
+    assert found.refused == [("hw.ipynb", C.DOWNLOAD_ONLY[C.CANVAS])] and found.submissions == []
+
+
+# ------------------------------------------------ red team 40: the instructor names every download
+def test_a_plain_source_reads_no_learner_folder_and_no_gradescope_metadata(tmp_path, roster):
+    """A folder inside a plain folder or zip is refused, naming the options that read one; a
+    ``submission_metadata.yml`` there is an ordinary file; a zip of one folder is that folder's files."""
+    subs = tmp_path / "subs"
+    (subs / "chenbo").mkdir(parents=True)  # named after Bo's login
+    (subs / "chenbo" / "hw.ipynb").write_bytes(STUB)
+    (subs / "hw_s02.ipynb").write_bytes(PERFECT)  # Bo's own
+    (subs / "submission_metadata.yml").write_text(GS_META)
+    found = C.collect([subs], roster, tmp_path)
+    assert _who(found) == {"hw_s02.ipynb": "s02"}
+    assert found.refused == [("chenbo/", C.NESTED_FOLDER[C.PLAIN])]
+    assert "--learner-folders" in C.NESTED_FOLDER[C.PLAIN] and "--gradescope" in C.NESTED_FOLDER[C.PLAIN]
+    archive = _zip(tmp_path / "hw1.zip", {"hw1/hw_s02.ipynb": PERFECT, "hw1/ann.ipynb": STUB})
+    (tmp_path / "w").mkdir()
+    found = C.collect([archive], roster, tmp_path / "w")
+    assert _who(found) == {"hw1.zip:hw1/hw_s02.ipynb": "s02", "hw1.zip:hw1/ann.ipynb": "s01"}
+    found = C.collect([], roster, tmp_path / "w", gradescope=[subs])  # metadata, but no listed folder
+    assert _who(found) == {} and all("not a submission folder" in why for _, why in found.refused)
+    found = C.collect([], roster, tmp_path / "w", gradescope=[tmp_path / "w"])
+    assert found.refused == [("w", "no submission_metadata.yml in it: it is not Gradescope's export")]
+
+
+def test_a_learner_s_unreadable_metadata_is_named_by_its_line_never_quoted(tmp_path):
+    root = tmp_path / "export"
+    root.mkdir()
+    (root / "submission_metadata.yml").write_text("ok: 1\n\u202e\u2066: b: c\n")
+    found = C.collect([], None, tmp_path, gradescope=[root])
+    assert found.refused == [
+        ("submission_metadata.yml", "cannot read submission_metadata.yml: ScannerError (line 2)")
+    ]
+    c = C.Collection([], [("x.ipynb", "why \u202e\x1b[2J")], [], [], notes=["a \u2066 note"])
+    assert C.instructor_lines(c) == [
+        "not assigned to anybody: 'x.ipynb': why \\u202e\\x1b[2J",
+        "note: a \\u2066 note",
+    ]

@@ -173,12 +173,16 @@ def test_a_term_from_canvas_downloads_changes_only_the_late_learner(tmp_path, tr
     each given with ``--canvas``; only Bo's lines of grades.csv and canvas.csv change. The same late
     zip given as a plain path is no Canvas download: Bo's file is nobody's, nothing changes, a note says
     how to give it."""
+    canvas_names = {
+        "alee_101_9101": "ann",
+        "bchen_102_9102": "bo",
+        "cdiaz_103_9103": "cy",
+        "deng_104_9104": "dee",
+    }
     class_zip = _canvas_zip(
         tmp_path / "submissions.zip",
-        {f"{login}_{uid}_9{uid}_from-scratch.ipynb": CLASS[f"{name}.ipynb"]
-         for name, login, uid in (("ann", "alee", 101), ("bo", "bchen", 102), ("cy", "cdiaz", 103),
-                                  ("dee", "deng", 104))},
-    )  # fmt: skip
+        {f"{prefix}_from-scratch.ipynb": CLASS[f"{name}.ipynb"] for prefix, name in canvas_names.items()},
+    )
     (tmp_path / "roster.csv").write_text(CANVAS_ROSTER, encoding="utf-8")
     out = tmp_path / "out"
     assert _grade_cli(tmp_path, trusted_mode, extra=("--canvas", str(class_zip))) == 0
@@ -199,13 +203,18 @@ def test_a_term_from_canvas_downloads_changes_only_the_late_learner(tmp_path, tr
     said = capsys.readouterr().err
     assert "note: late.zip: 1 Canvas file(s) are marked LATE" in said, said
     assert "REPLACED: s02's result of 'submissions.zip:bchen_102_9102_from-scratch.ipynb'" in said, said
+    _assert_only_the_late_bo_changed(out, grades_before, canvas_before)
+
+
+def _assert_only_the_late_bo_changed(out: Path, grades_before: dict, canvas_before: dict) -> None:
     grades_after = _lines_by_id(out / "grades.csv", 0)
     canvas_after = _lines_by_id(out / "canvas.csv", 2)
     for learner in ("s01", "s03", "s04", "s05"):
         assert grades_after[learner] == grades_before[learner], learner  # byte for byte
         assert canvas_after[learner] == canvas_before[learner], learner
     bo = {r["learner_id"]: r for r in _rows(out / "grades.csv")}["s02"]
-    assert bo["score"] == "14" and bo["file"] == "late.zip:bchen_LATE_102_9202_from-scratch-1.ipynb"
+    assert bo["score"] == "14", bo
+    assert bo["file"] == "late.zip:bchen_LATE_102_9202_from-scratch-1.ipynb", bo
     assert canvas_after["s02"].rstrip("\r\n").endswith(",14")
 
 

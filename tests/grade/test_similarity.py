@@ -497,12 +497,14 @@ def test_every_layout_the_grader_reads_is_compared_and_labelled_by_learner(tmp_p
     roster.write_text(
         "file,id,name,login,canvas_id\nbob.ipynb,s1,Bob,bob,101\ncarol.ipynb,s2,Carol,carol,102\nmal.ipynb,s3,Mallory,mallory,103\n"
     )
-    assert _pairs(tmp_path, str(layouts["folders"])) == {("bob/hw.ipynb", "mallory/hw.ipynb")}
+    assert _pairs(tmp_path, "--learner-folders", str(layouts["folders"])) == {
+        ("bob/hw.ipynb", "mallory/hw.ipynb")
+    }
     assert _pairs(tmp_path, *map(str, sorted(layouts["folders"].glob("*/hw.ipynb")))) == {
         ("bob/hw.ipynb", "mallory/hw.ipynb")
     }  # given one by one: alike names get their folder
     for layout in ("folders", "canvas", "gradescope"):
-        given = ["--canvas"] if layout == "canvas" else []
+        given = ["--learner-folders" if layout == "folders" else f"--{layout}"]
         assert _pairs(tmp_path, "--roster", str(roster), *given, str(layouts[layout])) == {("s1", "s3")}, (
             layout
         )
@@ -520,7 +522,16 @@ def test_a_group_submission_is_one_notebook_never_paired_with_itself(tmp_path):
     out = tmp_path / "report"
     assert (
         similarity.main(
-            ["--assignment", "leave-one-out", "--roster", str(roster), "--out", str(out), str(root)]
+            [
+                "--assignment",
+                "leave-one-out",
+                "--roster",
+                str(roster),
+                "--out",
+                str(out),
+                "--gradescope",
+                str(root),
+            ]
         )
         == 0
     )

@@ -42,8 +42,8 @@ def test_a_renamed_report_never_shares_a_classmates_name(bwrap, tmp_path):
     shutil.copyfile(CORPUS / "constant_zero.ipynb", first / "s999" / f"{bobs}.ipynb")  # Mallory's own
     shutil.copyfile(CORPUS / "perfect.ipynb", second / "s123" / "hw.ipynb")  # Bob, later
     out = tmp_path / "out"
-    _grade(first, out, roster)
-    said = _grade(second, out, roster)
+    _grade(first, out, roster, "--learner-folders")
+    said = _grade(second, out, roster, "--learner-folders")
     canvas = _canvas(out)
     assert canvas == {"s123": "14", "s200": "14", "s999": "0"}, canvas  # the gradebook is right
     rows = list(csv.DictReader((out / "grades.csv").read_text(encoding="utf-8").splitlines()))

@@ -86,7 +86,7 @@ def _report(tmp_path, *paths) -> str:
 
 
 def test_similarity_reads_the_per_learner_folders_the_grader_reads(submissions, tmp_path):
-    report = _report(tmp_path, submissions)
+    report = _report(tmp_path, "--learner-folders", submissions)
     assert "s123" in report and "s999" in report
 
 

@@ -64,9 +64,9 @@ SEED = 2**100 + 1515
 A = ASSIGNMENTS["from-scratch"]
 
 
-def _grade(sources: list[Path], out: Path, work: Path, canvas: list[Path] = ()) -> list[dict]:
+def _grade(sources: list[Path], out: Path, work: Path, canvas=(), folders=()) -> list[dict]:
     work.mkdir()
-    found = collect.collect(sources, None, work, canvas=canvas)
+    found = collect.collect(sources, None, work, canvas=canvas, learner_folders=folders)
     return grader.grade_many(
         found.submissions, A, out, jobs=2, seed=SEED, mode=isolation.BUBBLEWRAP, progress=io.StringIO()
     )
@@ -133,11 +133,11 @@ def test_late_files_from_per_learner_folders_stay_their_learners(bwrap, tmp_path
     ):
         (tmp_path / "subs" / who).mkdir(parents=True)
         shutil.copyfile(CORPUS / source, tmp_path / "subs" / who / "hw.ipynb")
-    keys = [r["learner"] for r in _grade([tmp_path / "subs"], out, tmp_path / "w0")]
+    keys = [r["learner"] for r in _grade([], out, tmp_path / "w0", folders=[tmp_path / "subs"])]
     for i, (who, source) in enumerate((("ann", "perfect.ipynb"), ("bob", "constant_zero.ipynb")), start=1):
         (tmp_path / "late" / who).mkdir(parents=True)  # one late file a day, into the late folder
         shutil.copyfile(CORPUS / source, tmp_path / "late" / who / "hw.ipynb")
-        keys += [r["learner"] for r in _grade([tmp_path / "late"], out, tmp_path / f"w{i}")]
+        keys += [r["learner"] for r in _grade([], out, tmp_path / f"w{i}", folders=[tmp_path / "late"])]
     rows = _rows(out)
     assert [float(r["score"]) for r in rows if r["file"] == "cy/hw.ipynb"] == [14.0]  # the honest classmate
     assert len(set(keys)) == 3, keys  # Ann, Bob and Cy (the honest classmate), each one learner

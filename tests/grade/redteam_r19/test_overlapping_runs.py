@@ -57,7 +57,7 @@ STUB = Path(__file__).resolve().parents[3] / "exercises" / "from-scratch.ipynb"
 def _run(folders: list[Path], out: Path, progress: io.StringIO, **options) -> list[dict]:
     work = out.parent / f"work-{len(list(out.parent.glob('work-*')))}"
     work.mkdir()
-    found = collect.collect(folders, None, work)
+    found = collect.collect([], None, work, learner_folders=folders)
     return grader.grade_many(
         found.submissions, A, out, jobs=1, mode=isolation.BUBBLEWRAP, progress=progress, **options
     )

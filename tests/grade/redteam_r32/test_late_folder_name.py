@@ -44,7 +44,8 @@ def test_a_late_file_is_not_taken_by_a_folder_named_late(tmp_path, bwrap):
     shutil.copyfile(CORPUS / "empty_notebook.ipynb", subs / "late" / "hw.ipynb")  # the attacker
     shutil.copyfile(CORPUS / "perfect.ipynb", late / "bo_fixed.ipynb")  # Bo's late, fixed file
     common = ["--assignment", "from-scratch", "--out", str(out), "--quiet"]
-    assert grade.main([*common, "--jobs", "2", str(subs)]) == 0
+    # the instructor reads the class as per-learner folders (the attacker's late/ is one)
+    assert grade.main([*common, "--jobs", "2", "--learner-folders", str(subs)]) == 0
     before = _rows(out)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as said:
         assert grade.main([*common, str(late / "bo_fixed.ipynb")]) == 0

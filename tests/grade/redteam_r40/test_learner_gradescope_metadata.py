@@ -27,6 +27,12 @@ Suggested fix principle (as for ``--canvas``): the instructor names Gradescope's
 ``--gradescope EXPORT``); in any other source a ``submission_metadata.yml`` is an ordinary
 (ignored, reported) file and folders are not Gradescope submissions.
 
+Closed at stop 44: the instructor names Gradescope's export (``--gradescope EXPORT``) and a folder of
+per-learner folders (``--learner-folders FOLDER``), as Canvas's download; in a plain source a folder
+is not read (refused, saying which option reads it) and ``submission_metadata.yml`` is an ordinary file.
+Reasons and notes are printed with control and format characters escaped (``instructor_lines``), and
+an unreadable metadata file is named by its line, never quoted.
+
 The honest classmate Cy is asserted graded 14/14 in every run.
 """
 
@@ -72,10 +78,6 @@ def _grade(tmp_path, *sources):
     return rows, said.getvalue() + err.getvalue()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 40: a learner's submission_metadata.yml turns a folder into Gradescope's export",
-)
 def test_metadata_file_in_a_folder_of_learner_files(tmp_path, bwrap):
     subs = tmp_path / "subs"
     (subs / "x").mkdir(parents=True)
@@ -88,9 +90,6 @@ def test_metadata_file_in_a_folder_of_learner_files(tmp_path, bwrap):
     assert rows["s2"]["score"] == "14" and rows["s2"]["file"].endswith("hw1_bsmith.ipynb"), (rows["s2"], said)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 40: an emailed zip with a submission_metadata.yml is graded as a classmate"
-)
 def test_emailed_zip_with_metadata_takes_a_classmate(tmp_path, bwrap):
     subs = tmp_path / "subs"
     subs.mkdir()
@@ -103,16 +102,17 @@ def test_emailed_zip_with_metadata_takes_a_classmate(tmp_path, bwrap):
     with zipfile.ZipFile(emailed, "w") as z:
         z.writestr("submission_metadata.yml", METADATA)
         z.write(CORPUS / "empty_notebook.ipynb", "x/hw.ipynb")
-    rows, said = _grade(tmp_path, emailed)
+    with pytest.raises(SystemExit) as stop:  # nothing in it is a notebook to grade: a usage error
+        _grade(tmp_path, emailed)
+    assert stop.value.code == 2
+    rows = {
+        r["learner_id"]: r for r in csv.DictReader(io.StringIO((tmp_path / "out" / "grades.csv").read_text()))
+    }
     assert rows["s4"]["score"] == "14", rows["s4"]  # the honest classmate
     # Bo keeps his own result: a file Mallory sent is never the platform's word for Bo
-    assert rows["s2"]["score"] == "14" and rows["s2"]["file"].endswith("hw1_bsmith.ipynb"), (rows["s2"], said)
+    assert rows["s2"]["score"] == "14" and rows["s2"]["file"].endswith("hw1_bsmith.ipynb"), rows["s2"]
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 40: a broken submission_metadata.yml prints learner text raw to the terminal",
-)
 def test_broken_metadata_prints_learner_text_raw(tmp_path, bwrap):
     emailed = tmp_path / "mail" / "hw1_mal.zip"
     emailed.parent.mkdir()

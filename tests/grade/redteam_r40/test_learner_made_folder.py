@@ -19,6 +19,10 @@ folders (e.g. a ``--folders`` flag, or a folder whose every entry is a folder); 
 plain files is at most a claim by a name (a CONFLICT with the learner's own file, never a win).
 
 The honest classmate Cy keeps full marks.
+
+Closed at stop 44: per-learner folders are read only in a source given with ``--learner-folders``;
+a folder inside a plain folder or zip is refused, saying so (``collect.NESTED_FOLDER``), and a zip
+whose only entry is a folder is read as that folder's notebooks (``collect._unwrapped``).
 """
 
 from __future__ import annotations
@@ -28,8 +32,6 @@ import csv
 import io
 import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
@@ -76,9 +78,6 @@ def _assert_bo_unharmed(rows, said):
     ), (rows["s2"], said)
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 40: a learner-made folder among learner-named files claims a classmate"
-)
 def test_folder_named_after_a_classmate_in_a_flat_folder(tmp_path, bwrap):
     subs = tmp_path / "subs"
     for name, src in _files(tmp_path).items():
@@ -87,9 +86,6 @@ def test_folder_named_after_a_classmate_in_a_flat_folder(tmp_path, bwrap):
     _assert_bo_unharmed(*_grade(tmp_path, subs))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 40: a learner-made folder in a zip of learner files claims a classmate"
-)
 def test_folder_named_after_a_classmate_in_a_drive_zip(tmp_path, bwrap):
     archive = tmp_path / "hw1-drive-download.zip"
     with zipfile.ZipFile(archive, "w") as z:
