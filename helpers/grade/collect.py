@@ -2,19 +2,22 @@
 
 :func:`collect` turns the command line's paths into a :class:`Collection`. It accepts
 
-- single notebooks, and flat folders of them (every ``*.ipynb`` entry, whatever its type:
-  :mod:`helpers.grade.files` refuses a symlink, FIFO or device when it reads it);
-- a folder of per-learner folders (``ann/hw.ipynb``, ``s02/hw.ipynb``): the folder's name is
-  matched against the roster's ``id``, ``login`` and ``canvas_id``;
-- Canvas's bulk download (the zip, or the folder it unpacks to), **given as such** (``canvas=``,
-  the command line's ``--canvas``): Canvas names each file
-  ``<name>_[LATE_]<user id>_<submission id>_<original name>`` (``<name>`` is the learner's
-  name, lower-case and run together; ``-1``, ``-2`` end a resubmitted original name). The user
-  id is matched against the roster's ``canvas_id``, then ``<name>`` against ``login``; only then
-  the whole file name against the roster's ``file`` patterns;
-- Gradescope's "Export Submissions" (the zip, or its folder): ``submission_metadata.yml`` maps
-  each ``submission_<id>`` folder to its submitters (``:sid`` matched against ``id``, ``:email``
-  against ``login``) and its time (``:created_at``); a group submission counts for each submitter.
+- as plain paths: single notebooks, and flat folders and zips of them (every ``*.ipynb`` entry,
+  whatever its type: :mod:`helpers.grade.files` refuses a symlink, FIFO or device when it reads it;
+  a zip whose only entry is a folder is read as that folder). Each file is known by its name only;
+- and each platform's download, **given as such** by the instructor (the command line's options):
+  - ``learner_folders`` (``--learner-folders``): a folder of per-learner folders (``ann/hw.ipynb``,
+    ``s02/hw.ipynb``): the folder's name is matched against the roster's ``id``, ``login`` and
+    ``canvas_id``;
+  - ``canvas`` (``--canvas``): Canvas's bulk download (the zip, or the folder it unpacks to): Canvas
+    names each file ``<name>_[LATE_]<user id>_<submission id>_<original name>`` (``<name>`` is the
+    learner's name, lower-case and run together; ``-1``, ``-2`` end a resubmitted original name).
+    The user id is matched against the roster's ``canvas_id``, then ``<name>`` against ``login``;
+    only then the whole file name against the roster's ``file`` patterns;
+  - ``gradescope`` (``--gradescope``): Gradescope's "Export Submissions" (the zip, or its folder):
+    ``submission_metadata.yml`` maps each ``submission_<id>`` folder to its submitters (``:sid``
+    matched against ``id``, ``:email`` against ``login``) and its time (``:created_at``); a group
+    submission counts for each submitter.
 
 Decisions, written down here and tested in ``tests/grade/test_collect.py``:
 
@@ -34,12 +37,14 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
   NFC-normalised) are no conflict: the one spelled exactly as the roster's ``file`` keeps the learner.
 - **Matching uses what the platform controls before what a learner typed**: Canvas's user id
   and Gradescope's ``:sid`` come before any file-name pattern.
-- **Only the instructor says which source is Canvas's download** (red team 39). Its names are
-  shaped by Canvas, but any learner can type such a name: an emailed ``bsmith_102_1_hw.ipynb``
-  saved beside Canvas's late download made the folder look like Canvas's and took Bo's row. In
-  any other source a Canvas-shaped name is a file name like any other (the roster's ``file``
-  patterns only, no ``LATE``, no ``canvas:`` key), and a note says to give the download with
-  ``--canvas`` if it is one. Whatever is saved into a ``--canvas`` folder is read as Canvas's.
+- **Only the instructor says which source is which platform's** (red teams 39, 40). A download's
+  shape is something any learner can make: an emailed ``bsmith_102_1_hw.ipynb`` saved beside
+  Canvas's late download made the folder look like Canvas's and took Bo's row; a folder named
+  ``bsmith/`` or a ``submission_metadata.yml`` among files learners named did the same. In a plain
+  source a Canvas-shaped name is a file name like any other (the roster's ``file`` patterns only,
+  no ``LATE``, no ``canvas:`` key; a note says to give the download with ``--canvas`` if it is
+  one), a folder inside is refused (:data:`NESTED_FOLDER`), and a metadata file is a file.
+  Whatever is saved into a download's folder is read as the platform's.
 - **Archives are read, never trusted**: a member with an absolute path or ``..`` (zip-slip),
   a symbolic link, a nested archive, a member larger than :attr:`ArchiveLimits.member_bytes`
   (counted while extracting, not from the header), or an archive of more than
