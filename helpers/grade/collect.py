@@ -541,8 +541,8 @@ def _canvas_file(build: _Builder, path: Path, shown: str) -> int:
         build.add(path, shown, found, lms_late=canvas.late, key=f"canvas:{canvas.user_id}")
     else:  # the whole name against the file patterns: a claim by a name (the original is the learner's)
         why = (
-            f"Canvas user id {canvas.user_id} and name {canvas.name!r} are in no roster row "
-            "(columns canvas_id, login) and no file pattern matches"
+            f"Canvas user id {canvas.user_id} is in no roster row (canvas_id), no row without a "
+            f"canvas_id has the login {canvas.name!r}, and no file pattern matches"
         )
         build.by_name(path, shown, why, lms_late=canvas.late)
     return int(canvas.late)
@@ -565,10 +565,14 @@ def _ambiguous(build: _Builder, path: Path, shown: str, readings: list[CanvasNam
 
 
 def _canvas_learners(roster: Roster | None, canvas: CanvasName) -> list[Learner] | None:
-    """The learners Canvas's own parts of the name identify: the user id, else the name as ``login``."""
+    """The learners Canvas's own parts of the name identify: the user id, else the name as ``login``
+    of a row with no ``canvas_id``. The name part is the learner's sortable name, which a learner may
+    edit: it never names a row whose Canvas user id is another (red team 42: an off-roster learner
+    named ``bsmith`` took Bo's row, whose ``canvas_id`` is 102)."""
     if roster is None:
         return None
-    return roster.with_field("canvas_id", canvas.user_id) or roster.with_field("login", canvas.name)
+    by_login = [x for x in roster.with_field("login", canvas.name) if not x.canvas_id]
+    return roster.with_field("canvas_id", canvas.user_id) or by_login
 
 
 def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
@@ -750,11 +754,12 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[
         large...).
     """
     try:
-        if not stat.S_ISREG(os.lstat(archive).st_mode):
-            raise ArchiveError("not a regular file (never followed)")
-        zf = zipfile.ZipFile(archive)
-    except (OSError, zipfile.BadZipFile) as exc:
+        regular = stat.S_ISREG(os.lstat(archive).st_mode)
+        zf = zipfile.ZipFile(archive) if regular else None
+    except Exception as exc:  # whatever a crafted archive makes zipfile raise (red team 42): refused
         raise ArchiveError(f"not a readable zip archive ({type(exc).__name__})") from None
+    if zf is None:
+        raise ArchiveError("not a regular file (never followed)")
     with zf:
         infos = zf.infolist()
         if len(infos) > limits.members:
@@ -814,7 +819,7 @@ def _extract_one(
                 if written > limit:
                     break
                 out.write(chunk)
-    except (OSError, zipfile.BadZipFile, EOFError, RuntimeError, NotImplementedError) as exc:
+    except Exception as exc:  # a corrupt stream raises zlib.error, LZMAError...: that member is refused
         target.unlink(missing_ok=True)
         return written, f"cannot be extracted ({type(exc).__name__})"
     if written > limit:

@@ -55,13 +55,15 @@ def _who(collection: C.Collection) -> dict[str, str | None]:
 
 
 # ------------------------------------------------------------------ Canvas
-def test_canvas_zip_maps_user_id_then_login_and_keeps_late_without_a_time(tmp_path, roster):
+def test_canvas_zip_maps_user_id_then_login_and_keeps_late_without_a_time(tmp_path):
+    roster = Roster.from_text(ROSTER + "dee.ipynb,s04,Dee Eng,engdee,\n")  # Dee: no canvas_id
     archive = _zip(
         tmp_path / "submissions.zip",
         {
             "leeann_1001_555_from-scratch.ipynb": PERFECT,  # user id 1001 = s01
             "chenbo_LATE_1002_556_from-scratch-1.ipynb": STUB,  # late, resubmitted
-            "dunncy_9999_557_Untitled1.ipynb": STUB,  # id not in the roster, login is: s03
+            "engdee_9998_559_hw.ipynb": STUB,  # id in no row, login of a row with no canvas_id: s04
+            "dunncy_9999_557_Untitled1.ipynb": STUB,  # Cy's login, but Cy's user id is 1003: nobody's
             "nobody_4242_558_hw.ipynb": STUB,  # nobody's
         },
     )
@@ -71,14 +73,18 @@ def test_canvas_zip_maps_user_id_then_login_and_keeps_late_without_a_time(tmp_pa
     assert _who(found) == {
         "submissions.zip:leeann_1001_555_from-scratch.ipynb": "s01",
         "submissions.zip:chenbo_LATE_1002_556_from-scratch-1.ipynb": "s02",
-        "submissions.zip:dunncy_9999_557_Untitled1.ipynb": "s03",
+        "submissions.zip:engdee_9998_559_hw.ipynb": "s04",
     }
     late = {s.display.split(":")[1][:6]: s.lms_late for s in found.submissions}
-    assert late == {"leeann": False, "chenbo": True, "dunncy": False}
+    assert late == {"leeann": False, "chenbo": True, "engdee": False}
     assert all(s.submitted_at is None for s in found.submissions)
     assert any("LATE" in n and "no submission time" in n for n in found.notes)
-    assert [name for name, _ in found.unmatched] == ["submissions.zip:nobody_4242_558_hw.ipynb"]
-    assert "Canvas user id 4242" in found.unmatched[0][1]
+    assert dict(found.unmatched) == {
+        "submissions.zip:dunncy_9999_557_Untitled1.ipynb": "Canvas user id 9999 is in no roster row "
+        "(canvas_id), no row without a canvas_id has the login 'dunncy', and no file pattern matches",
+        "submissions.zip:nobody_4242_558_hw.ipynb": "Canvas user id 4242 is in no roster row (canvas_id), "
+        "no row without a canvas_id has the login 'nobody', and no file pattern matches",
+    }
     for s in found.submissions:
         assert s.path.is_relative_to(work) and s.path.read_bytes() in (PERFECT, STUB)
 
