@@ -140,6 +140,10 @@ class Submission:
         file's own name says (:func:`helpers.grade.grader.no_roster_key`). Never a container's name
         (a zip, the folder given) nor a per-submission id, so a re-download or a resubmission is the
         same learner.
+    origin : str
+        Where the instructor gave the file: its absolute path, or ``<the zip's absolute path>:<member>``
+        for a file extracted from a zip (never the run's temporary folder), so that a name derived
+        from it is the same in every run of the same command (red team 44).
 
     Examples
     --------
@@ -155,6 +159,7 @@ class Submission:
     # the roster id this file claims together with other files (a conflict: it is nobody's); else None
     contested: str | None = None
     key: str = ""  # who the platform says it is, without a roster id (canvas:, folder:, gradescope:)
+    origin: str = ""  # where the instructor gave it: the absolute path, or ``<zip's path>:<member>``
 
 
 @dataclass(frozen=True)
@@ -324,6 +329,7 @@ class _Found:
     lms_late: bool | None = None
     by: str = PLATFORM  # what identified the learners: PLATFORM (nothing a learner types) or NAME
     key: str = ""  # the platform's identity of the file's learner (Submission.key)
+    origin: str = ""  # Submission.origin, set when the collection is finished
 
 
 @dataclass
@@ -335,6 +341,7 @@ class _Builder:
     refused: list[tuple[str, str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     archives: int = 0
+    unpacked: dict[Path, Path] = field(default_factory=dict)  # an archive's folder in workdir -> the zip
 
     def add(self, path: Path, display: str, learners: list[Learner] | None, why: str = "", **extra) -> None:
         self.found.append(_Found(path, display, None if self.roster is None else learners, why, **extra))
@@ -692,6 +699,7 @@ def _utc(value: object) -> datetime | None:
 def _zip_source(build: _Builder, path: Path, kind: str) -> None:
     build.archives += 1
     dest = build.workdir / f"archive-{build.archives}"
+    build.unpacked[dest] = Path(os.path.abspath(path))
     shown = display_name(path)
     try:
         refused = extract_zip(path, dest, build.limits)
@@ -832,6 +840,8 @@ def _extract_one(
 def _finish(build: _Builder) -> Collection:
     """Unmatched, ambiguous, and files that claim a learner another file claims too."""
     found = _unique(build.found)
+    for f in found:
+        f.origin = _origin(build, f.path)
     rivals = _rivals(found)
     out = Collection([], [], [], build.refused, build.notes, [])
     for i, f in enumerate(found):
@@ -839,18 +849,28 @@ def _finish(build: _Builder) -> Collection:
         if ids is None or (len(ids) == 1 and i not in rivals):
             learner = ids[0] if ids else None
             out.submissions.append(
-                Submission(f.path, f.display, learner, f.submitted_at, f.lms_late, key=f.key)
+                Submission(f.path, f.display, learner, f.submitted_at, f.lms_late, key=f.key, origin=f.origin)
             )
         else:
             _unassigned(out, found, i, ids, rivals.get(i))
     return out
 
 
+def _origin(build: _Builder, path: Path) -> str:
+    """Where the instructor gave ``path`` (:attr:`Submission.origin`)."""
+    for dest, archive in build.unpacked.items():
+        if path.is_relative_to(dest):
+            return f"{archive}:{path.relative_to(dest).as_posix()}"
+    return os.path.abspath(path)
+
+
 def _unassigned(out: Collection, found: list[_Found], i: int, ids: list[str], lost: _Lost | None) -> None:
     """File ``i`` is nobody's: matching no entry, several, or a learner another file keeps or contests."""
     f = found[i]
     contested = ids[0] if lost is not None and lost.contested else None
-    out.unassigned.append(Submission(f.path, f.display, None, f.submitted_at, f.lms_late, contested, f.key))
+    out.unassigned.append(
+        Submission(f.path, f.display, None, f.submitted_at, f.lms_late, contested, f.key, f.origin)
+    )
     if len(ids) > 1:
         out.ambiguous.append((f.display, ids))
     elif lost is not None:

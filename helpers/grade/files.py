@@ -390,17 +390,21 @@ def _safe(stem: str) -> str:
     return safe or "submission"
 
 
-def report_names(paths: list[Path]) -> list[str]:
+def report_names(paths: list[Path], origins: list[str] | None = None) -> list[str]:
     """A safe, unique, deterministic report name (without ``.json``) per path.
 
     A name that needed no change and is unique stays as it is; any other gets
-    a short hash of the full path's bytes, so colliding or rewritten names
-    never overwrite each other's report.
+    a short hash of where the file was given (``origins``, else the full path),
+    so colliding or rewritten names never overwrite each other's report, and the
+    same command gives the same names on every run.
 
     Parameters
     ----------
     paths : list of pathlib.Path
         The submissions, in the order graded.
+    origins : list of str, optional
+        Where each was given (:attr:`helpers.grade.collect.Submission.origin`: a zip member as
+        ``<zip>:<member>``, not the folder it was extracted to); the absolute paths when None.
 
     Returns
     -------
@@ -412,14 +416,18 @@ def report_names(paths: list[Path]) -> list[str]:
     >>> names = report_names([Path("/a/x.ipynb"), Path("/b/x.ipynb"), Path("/y.ipynb"), Path("/z z.ipynb")])
     >>> names
     ['x-c263ef70ff', 'x-bd881fd17c', 'y', 'z_z-8a2b2f23d3']
+    >>> extracted = [Path("/tmp/run1/x.ipynb"), Path("/tmp/run1/b/x.ipynb")]
+    >>> report_names(extracted, ["/a.zip:x.ipynb", "/b.zip:x.ipynb"])
+    ['x-fa9d46c83d', 'x-3f3a56ae41']
     """
     safe = [_safe(_stem(p)) for p in paths]
     counts = Counter(safe)
     names: list[str] = []
     taken: set[str] = set()
-    for path, stem, name in zip(paths, safe, [_stem(p) for p in paths], strict=True):
+    given = origins or [os.path.abspath(str(p)) for p in paths]
+    for origin, stem, name in zip(given, safe, [_stem(p) for p in paths], strict=True):
         if counts[stem] > 1 or stem != name:
-            digest = hashlib.sha256(os.fsencode(os.path.abspath(str(path)))).hexdigest()[:10]
+            digest = hashlib.sha256(os.fsencode(origin)).hexdigest()[:10]
             stem = f"{stem}-{digest}"
         candidate, n = stem, 1
         while candidate in taken:

@@ -861,7 +861,7 @@ def _learner_keys(subs: list[Any], names: list[str]) -> list[str]:
 
 def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:
     """Report names, learners, and which submissions are already graded with this file and seed."""
-    names = report_names([s.path for s in subs])
+    names = report_names([s.path for s in subs], [getattr(s, "origin", "") or str(s.path) for s in subs])
     current = {r.who: r for r in book.current()}
     whos = _learner_keys(subs, names)
     taken = {r.submission: r.who for r in current.values()}

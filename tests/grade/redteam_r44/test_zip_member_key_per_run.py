@@ -23,6 +23,10 @@ The honest classmate Cy (a plain notebook given beside the zips) keeps one row a
 Suggested fix principle: a key (and the report name it comes from) must rest on what the instructor
 gave, never on where the run extracted it: hash the path as shown (``ann.zip:hw.ipynb``, the source
 as given on the command line), not the temporary extraction path.
+
+Closed at stop 44: a report name's hash (and so the key of two files of one run under one name) is
+taken from where the instructor gave the file (``collect.Submission.origin``: ``<zip's path>:<member>``),
+never from the run's temporary extraction folder (``files.report_names``).
 """
 
 from __future__ import annotations
@@ -32,8 +36,6 @@ import csv
 import io
 import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
@@ -50,9 +52,6 @@ def _rows(out):
     return list(csv.DictReader(io.StringIO((out / "grades.csv").read_text(encoding="utf-8"))))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 44: a zipped notebook's key hashes the per-run extraction path"
-)
 def test_same_command_again_keeps_zipped_notebooks_of_one_name(tmp_path, bwrap):
     for zip_name, source in (("ann.zip", "perfect.ipynb"), ("bo.zip", "partially_correct.ipynb")):
         with zipfile.ZipFile(tmp_path / zip_name, "w") as zf:
