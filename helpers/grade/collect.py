@@ -60,6 +60,7 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import stat
@@ -141,9 +142,10 @@ class Submission:
         (a zip, the folder given) nor a per-submission id, so a re-download or a resubmission is the
         same learner.
     origin : str
-        Where the instructor gave the file: its absolute path, or ``<the zip's absolute path>:<member>``
-        for a file extracted from a zip (never the run's temporary folder), so that a name derived
-        from it is the same in every run of the same command (red team 44).
+        Where the instructor gave the file: its absolute path, or for a file extracted from a zip the
+        JSON pair ``["<the zip's absolute path>", "<member>"]`` (never the run's temporary folder, and
+        never equal to a path: red team 45), so that a name derived from it is the same in every
+        run of the same command (red team 44).
 
     Examples
     --------
@@ -159,7 +161,7 @@ class Submission:
     # the roster id this file claims together with other files (a conflict: it is nobody's); else None
     contested: str | None = None
     key: str = ""  # who the platform says it is, without a roster id (canvas:, folder:, gradescope:)
-    origin: str = ""  # where the instructor gave it: the absolute path, or ``<zip's path>:<member>``
+    origin: str = ""  # where the instructor gave it: the absolute path, or ``["<zip's path>", "<member>"]``
 
 
 @dataclass(frozen=True)
@@ -482,7 +484,7 @@ def _gradescope_export(
 ) -> None:
     root = _gradescope_root(folder, entries, archive)
     if root is None:
-        where = prefix.removesuffix(":") or display_name(folder)
+        where = _where(folder, prefix)
         build.refused.append((where, f"no {GRADESCOPE_METADATA} in it: it is not Gradescope's export"))
         return
     _gradescope(build, root, prefix + ("" if root == folder else display_name(root.name) + "/"))
@@ -501,8 +503,8 @@ def _canvas_shaped_note(build: _Builder, folder: Path, prefix: str, entries: lis
 
 
 def _where(folder: Path, prefix: str) -> str:
-    """How a note names a source: the zip (``prefix`` is ``"name.zip:"``) or the folder given."""
-    return prefix.removesuffix(":").removesuffix("/") or display_name(folder)
+    """How a note names a source: the zip (``prefix`` is ``"name.zip/"``) or the folder given."""
+    return prefix.removesuffix("/") or display_name(folder)
 
 
 def _folder_entry(build: _Builder, entry: os.DirEntry, prefix: str, archive: bool, kind: str) -> int:
@@ -706,8 +708,8 @@ def _zip_source(build: _Builder, path: Path, kind: str) -> None:
     except ArchiveError as exc:
         build.refused.append((shown, str(exc)))
         return
-    build.refused.extend((f"{shown}:{name}", why) for name, why in refused)
-    _folder(build, dest, shown + ":", archive=True, kind=kind)
+    build.refused.extend((f"{shown}/{name}", why) for name, why in refused)
+    _folder(build, dest, shown + "/", archive=True, kind=kind)  # "/": no file name holds it (red team 45)
 
 
 class ArchiveError(ValueError):
@@ -860,7 +862,7 @@ def _origin(build: _Builder, path: Path) -> str:
     """Where the instructor gave ``path`` (:attr:`Submission.origin`)."""
     for dest, archive in build.unpacked.items():
         if path.is_relative_to(dest):
-            return f"{archive}:{path.relative_to(dest).as_posix()}"
+            return json.dumps([str(archive), path.relative_to(dest).as_posix()])  # never a path
     return os.path.abspath(path)
 
 

@@ -403,8 +403,9 @@ def report_names(paths: list[Path], origins: list[str] | None = None) -> list[st
     paths : list of pathlib.Path
         The submissions, in the order graded.
     origins : list of str, optional
-        Where each was given (:attr:`helpers.grade.collect.Submission.origin`: a zip member as
-        ``<zip>:<member>``, not the folder it was extracted to); the absolute paths when None.
+        Where each was given (:attr:`helpers.grade.collect.Submission.origin`: a zip member as the
+        pair of the zip and the member, not the folder it was extracted to); the absolute paths when
+        None.
 
     Returns
     -------
@@ -417,8 +418,8 @@ def report_names(paths: list[Path], origins: list[str] | None = None) -> list[st
     >>> names
     ['x-c263ef70ff', 'x-bd881fd17c', 'y', 'z_z-8a2b2f23d3']
     >>> extracted = [Path("/tmp/run1/x.ipynb"), Path("/tmp/run1/b/x.ipynb")]
-    >>> report_names(extracted, ["/a.zip:x.ipynb", "/b.zip:x.ipynb"])
-    ['x-fa9d46c83d', 'x-3f3a56ae41']
+    >>> report_names(extracted, ['["/a.zip", "x.ipynb"]', '["/b.zip", "x.ipynb"]'])
+    ['x-21ab934ef5', 'x-2f869ee5f3']
     """
     safe = [_safe(_stem(p)) for p in paths]
     counts = Counter(safe)

@@ -21,6 +21,7 @@ import functools
 import io
 import re
 import unicodedata
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -429,6 +430,8 @@ def display_names(files: list[str]) -> list[str]:
      'café.ipynb [look-alike 2/2: cafe\\\\u0301.ipynb]', 'b.ipynb']
     >>> display_names(["paul.ipynb", "p\\u0430ul.ipynb"])[1]
     'pаul.ipynb [look-alike 2/2: p\\\\u0430ul.ipynb]'
+    >>> display_names(["hw.ipynb", "hw.ipynb"])
+    ['hw.ipynb [same name 1/2]', 'hw.ipynb [same name 2/2]']
     """
     keys = [skeleton(f) for f in files]
     distinct: dict[str, list[str]] = {}
@@ -442,6 +445,18 @@ def display_names(files: list[str]) -> list[str]:
             escaped = raw.encode("ascii", "backslashreplace").decode("ascii")
             name = f"{name} [look-alike {variants.index(raw) + 1}/{len(variants)}: {escaped}]"
         out.append(name)
+    return _numbered_repeats(files, out)
+
+
+def _numbered_repeats(files: list[str], shown: list[str]) -> list[str]:
+    """The same name handed over twice (``hw.ipynb`` from two folders or zips) numbered, so no two
+    rows read alike (red team 45): ``hw.ipynb [same name 1/2]``; the report name tells them apart."""
+    total = Counter(files)
+    seen: Counter[str] = Counter()
+    out = []
+    for raw, name in zip(files, shown, strict=True):
+        seen[raw] += 1
+        out.append(f"{name} [same name {seen[raw]}/{total[raw]}]" if total[raw] > 1 else name)
     return out
 
 

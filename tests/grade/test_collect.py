@@ -71,18 +71,18 @@ def test_canvas_zip_maps_user_id_then_login_and_keeps_late_without_a_time(tmp_pa
     work.mkdir()
     found = C.collect([], roster, work, canvas=[archive])
     assert _who(found) == {
-        "submissions.zip:leeann_1001_555_from-scratch.ipynb": "s01",
-        "submissions.zip:chenbo_LATE_1002_556_from-scratch-1.ipynb": "s02",
-        "submissions.zip:engdee_9998_559_hw.ipynb": "s04",
+        "submissions.zip/leeann_1001_555_from-scratch.ipynb": "s01",
+        "submissions.zip/chenbo_LATE_1002_556_from-scratch-1.ipynb": "s02",
+        "submissions.zip/engdee_9998_559_hw.ipynb": "s04",
     }
-    late = {s.display.split(":")[1][:6]: s.lms_late for s in found.submissions}
+    late = {s.display.split("/")[1][:6]: s.lms_late for s in found.submissions}
     assert late == {"leeann": False, "chenbo": True, "engdee": False}
     assert all(s.submitted_at is None for s in found.submissions)
     assert any("LATE" in n and "no submission time" in n for n in found.notes)
     assert dict(found.unmatched) == {
-        "submissions.zip:dunncy_9999_557_Untitled1.ipynb": "Canvas user id 9999 is in no roster row "
+        "submissions.zip/dunncy_9999_557_Untitled1.ipynb": "Canvas user id 9999 is in no roster row "
         "(canvas_id), no row without a canvas_id has the login 'dunncy', and no file pattern matches",
-        "submissions.zip:nobody_4242_558_hw.ipynb": "Canvas user id 4242 is in no roster row (canvas_id), "
+        "submissions.zip/nobody_4242_558_hw.ipynb": "Canvas user id 4242 is in no roster row (canvas_id), "
         "no row without a canvas_id has the login 'nobody', and no file pattern matches",
     }
     for s in found.submissions:
@@ -287,17 +287,17 @@ def test_hostile_zip_members_are_refused_with_reasons_and_the_honest_one_is_kept
     work.mkdir()
     limits = C.ArchiveLimits(member_bytes=2**20)
     found = C.collect([], roster, work, limits, canvas=[archive])
-    assert _who(found) == {"canvas.zip:chenbo_1002_2_hw.ipynb": "s02"}
+    assert _who(found) == {"canvas.zip/chenbo_1002_2_hw.ipynb": "s02"}
     reasons = dict(found.refused)
     expected = {
-        "canvas.zip:../escape.ipynb": "zip-slip",
-        "canvas.zip:a/../../escape2.ipynb": "zip-slip",
-        "canvas.zip:/tmp/absolute.ipynb": "absolute path",
-        "canvas.zip:C:/windows.ipynb": "absolute path",
-        "canvas.zip:dunncy_1003_3_nested.zip": "nested archive",
-        "canvas.zip:big_1001_4_huge.ipynb": "larger than 1 MiB",
-        "canvas.zip:leeann_1001_5_link.ipynb": "symbolic link",
-        "canvas.zip:notes.pdf": "not a notebook",
+        "canvas.zip/../escape.ipynb": "zip-slip",
+        "canvas.zip/a/../../escape2.ipynb": "zip-slip",
+        "canvas.zip//tmp/absolute.ipynb": "absolute path",
+        "canvas.zip/C:/windows.ipynb": "absolute path",
+        "canvas.zip/dunncy_1003_3_nested.zip": "nested archive",
+        "canvas.zip/big_1001_4_huge.ipynb": "larger than 1 MiB",
+        "canvas.zip/leeann_1001_5_link.ipynb": "symbolic link",
+        "canvas.zip/notes.pdf": "not a notebook",
     }
     for name, word in expected.items():
         assert word in reasons.get(name, ""), (name, reasons)
@@ -434,7 +434,7 @@ def test_a_plain_source_reads_no_learner_folder_and_no_gradescope_metadata(tmp_p
     archive = _zip(tmp_path / "hw1.zip", {"hw1/hw_s02.ipynb": PERFECT, "hw1/ann.ipynb": STUB})
     (tmp_path / "w").mkdir()
     found = C.collect([archive], roster, tmp_path / "w")
-    assert _who(found) == {"hw1.zip:hw1/hw_s02.ipynb": "s02", "hw1.zip:hw1/ann.ipynb": "s01"}
+    assert _who(found) == {"hw1.zip/hw1/hw_s02.ipynb": "s02", "hw1.zip/hw1/ann.ipynb": "s01"}
     found = C.collect([], roster, tmp_path / "w", gradescope=[subs])  # metadata, but no listed folder
     assert _who(found) == {} and all("not a submission folder" in why for _, why in found.refused)
     found = C.collect([], roster, tmp_path / "w", gradescope=[tmp_path / "w"])

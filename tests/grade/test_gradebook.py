@@ -202,7 +202,7 @@ def test_a_term_from_canvas_downloads_changes_only_the_late_learner(tmp_path, tr
     assert _grade_cli(tmp_path, trusted_mode, extra=("--canvas", str(late_zip))) == 0
     said = capsys.readouterr().err
     assert "note: late.zip: 1 Canvas file(s) are marked LATE" in said, said
-    assert "REPLACED: s02's result of 'submissions.zip:bchen_102_9102_from-scratch.ipynb'" in said, said
+    assert "REPLACED: s02's result of 'submissions.zip/bchen_102_9102_from-scratch.ipynb'" in said, said
     _assert_only_the_late_bo_changed(out, grades_before, canvas_before)
 
 
@@ -214,7 +214,7 @@ def _assert_only_the_late_bo_changed(out: Path, grades_before: dict, canvas_befo
         assert canvas_after[learner] == canvas_before[learner], learner
     bo = {r["learner_id"]: r for r in _rows(out / "grades.csv")}["s02"]
     assert bo["score"] == "14", bo
-    assert bo["file"] == "late.zip:bchen_LATE_102_9202_from-scratch-1.ipynb", bo
+    assert bo["file"] == "late.zip/bchen_LATE_102_9202_from-scratch-1.ipynb", bo
     assert canvas_after["s02"].rstrip("\r\n").endswith(",14")
 
 

@@ -67,7 +67,7 @@ def test_same_command_again_keeps_zipped_notebooks_of_one_name(tmp_path, bwrap):
     cy = [r for r in rows if r["file"] == "cy.ipynb"]
     assert len(cy) == 1 and cy[0]["score"] == "14", rows  # the honest classmate
     by_file = sorted((r["file"], r["score"]) for r in rows)
-    assert by_file == [("ann.zip:hw.ipynb", "14"), ("bo.zip:hw.ipynb", "4"), ("cy.ipynb", "14")], (
+    assert by_file == [("ann.zip/hw.ipynb", "14"), ("bo.zip/hw.ipynb", "4"), ("cy.ipynb", "14")], (
         by_file,
         said,
     )
