@@ -40,33 +40,25 @@ data reached the notebook (``sandbox._run_once``), as every other note of a run'
 
 from __future__ import annotations
 
-import json
-
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import CORPUS, call_numbers, grade_class, hidden_k, learner, notebook, with_honest
+from ..redteam_r5.common import (
+    FORGE,
+    PERFECT_CELLS,
+    call_numbers,
+    grade_class,
+    hidden_k,
+    learner,
+    notebook,
+    with_honest,
+)
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 NOTE = "invalid or out"  # as Markdown escapes it: "invalid or out\\-of\\-order message(s)"
 SEED = 7
-PERFECT = [
-    "".join(c["source"])
-    for c in json.loads((CORPUS / "perfect.ipynb").read_text(encoding="utf-8"))["cells"]
-    if c["cell_type"] == "code"
-]
+PERFECT = PERFECT_CELLS
 
-#: write a reply to the command being run, before the runner does, carrying ``BODY`` (a JSON fragment)
-FORGE = r"""
-import sys as _sys, os as _os
-def _forge(body):
-    f = _sys._getframe()
-    while f is not None and "nonce" not in f.f_locals:
-        f = f.f_back
-    if f is not None:
-        line = '{"n": "%s", %s}\n' % (f.f_locals["nonce"].decode(), body)
-        _os.write(f.f_locals["replies"].fd, line.encode())
-"""
 
 HIDDEN_BIT = (
     FORGE
@@ -108,6 +100,7 @@ def test_note_after_a_hidden_case_is_withheld(bwrap, tmp_path):
     assert NOTE not in _shown(graded["honest.ipynb"])
     # the hidden k was odd, so the notebook spoiled one reply: the learner must not read that it did
     assert NOTE not in _shown(graded[name]), "the note tells the learner its hidden k was odd"
+    assert any(NOTE in w for w in graded[name]["report"]["withheld"])  # the forge fired: the instructor's
 
 
 def test_note_of_a_drawn_run_is_withheld(bwrap, tmp_path):
@@ -122,3 +115,4 @@ def test_note_of_a_drawn_run_is_withheld(bwrap, tmp_path):
     assert graded["honest.ipynb"]["report"]["score"] == 10.0
     assert NOTE not in _shown(graded["honest.ipynb"])
     assert NOTE not in _shown(graded[name]), "the note tells the learner bit 0 of its data seed is 1"
+    assert any(NOTE in w for w in graded[name]["report"]["withheld"])  # the forge fired: the instructor's

@@ -24,31 +24,24 @@ file name is chosen so that the learner's own hidden bit is 1 (the attack fires)
 
 from __future__ import annotations
 
-import json
-
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import CORPUS, call_numbers, grade_class, hidden_k, learner, notebook, with_honest
+from ..redteam_r5.common import (
+    FORGE,
+    PERFECT_CELLS,
+    call_numbers,
+    grade_class,
+    hidden_k,
+    learner,
+    notebook,
+    with_honest,
+)
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 SEED = 4343
-PERFECT = [
-    "".join(c["source"])
-    for c in json.loads((CORPUS / "perfect.ipynb").read_text(encoding="utf-8"))["cells"]
-    if c["cell_type"] == "code"
-]
+PERFECT = PERFECT_CELLS
 
-FORGE = r"""
-import sys as _sys, os as _os
-def _forge(body):
-    f = _sys._getframe()
-    while f is not None and "nonce" not in f.f_locals:
-        f = f.f_back
-    if f is not None:
-        line = '{"n": "%s", %s}\n' % (f.f_locals["nonce"].decode(), body)
-        _os.write(f.f_locals["replies"].fd, line.encode())
-"""
 
 FLOAT_REPLY = (
     FORGE

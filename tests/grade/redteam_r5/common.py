@@ -22,6 +22,24 @@ from helpers.grade.files import exact_name
 
 CORPUS = Path(__file__).resolve().parent.parent / "grading_corpus"
 A = ASSIGNMENTS["from-scratch"]
+#: the code cells of the corpus's full-marks notebook (an attacker's notebook starts from them)
+PERFECT_CELLS = [
+    "".join(c["source"])
+    for c in json.loads((CORPUS / "perfect.ipynb").read_text(encoding="utf-8"))["cells"]
+    if c["cell_type"] == "code"
+]
+#: notebook code that writes a reply to the command being run, before the runner does, carrying a JSON
+#: fragment (red teams 41, 43: the runner's frames hold the command's nonce and the replies' fd)
+FORGE = r"""
+import sys as _sys, os as _os
+def _forge(body):
+    f = _sys._getframe()
+    while f is not None and "nonce" not in f.f_locals:
+        f = f.f_back
+    if f is not None:
+        line = '{"n": "%s", %s}\n' % (f.f_locals["nonce"].decode(), body)
+        _os.write(f.f_locals["replies"].fd, line.encode())
+"""
 
 
 def notebook(path: Path, *sources: str) -> Path:
