@@ -67,6 +67,7 @@ import stat
 import sys
 import unicodedata
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -213,10 +214,15 @@ class Collection:
 class ArchiveLimits:
     """Bounds on one archive: how many entries, how large each notebook, how much in all.
 
+    Only notebooks (and Gradescope's ``submission_metadata.yml``) are extracted, each folder's first
+    notebook before any folder's second, so what one learner adds to a download (a committed
+    ``node_modules/``, extra notebooks) costs that learner's own files first (red team 46).
+
     Parameters
     ----------
     members : int
-        Entries in one archive, folders included.
+        Entries in one archive, folders included: more is refused as a whole (its directory alone is
+        the cost), so the bound is far above any class's download.
     member_bytes : int
         Bytes of one extracted notebook (the grader's own limit on a submission).
     total_bytes : int
@@ -228,7 +234,7 @@ class ArchiveLimits:
     True
     """
 
-    members: int = 5000
+    members: int = 1_000_000
     member_bytes: int = 25 * 2**20
     total_bytes: int = 2 * 2**30
 
@@ -781,10 +787,8 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[
 def _extract_members(
     zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], dest: Path, limits: ArchiveLimits
 ) -> list:
-    refused, budget = [], limits.total_bytes
-    for info in infos:
-        if info.is_dir() or any(p in SKIPPED for p in PurePosixPath(info.filename).parts):
-            continue
+    refused, budget = _not_notebooks(infos), limits.total_bytes
+    for info in _first_notebooks_first(infos):
         problem = _member_problem(info)
         if problem is None and budget <= 0:
             problem = f"the archive holds more than {limits.total_bytes // 2**20} MiB"
@@ -792,15 +796,53 @@ def _extract_members(
             written, problem = _extract_one(zf, info, dest, min(limits.member_bytes, budget))
             budget -= written
         if problem:
+            refused.append((_shown_member(info.filename), problem))
+    return refused
+
+
+def _kept(info: zipfile.ZipInfo) -> bool:
+    """Whether a member is extracted: a notebook (any case: ``.IPYNB`` is refused with its reason
+    later) or Gradescope's metadata; folders and Jupyter's and macOS's copies never."""
+    parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+    if info.is_dir() or not parts or any(p in SKIPPED for p in parts):
+        return False
+    return parts[-1].lower().endswith(".ipynb") or parts[-1] == GRADESCOPE_METADATA
+
+
+def _first_notebooks_first(infos: list[zipfile.ZipInfo]) -> list[zipfile.ZipInfo]:
+    """The members to extract, each folder's first before any folder's second (then in order)."""
+    seen: Counter[str] = Counter()
+    ranked = []
+    for i, info in enumerate(x for x in infos if _kept(x)):
+        parent = info.filename.replace("\\", "/").rpartition("/")[0]
+        ranked.append((seen[parent], i, info))
+        seen[parent] += 1
+    return [info for _, _, info in sorted(ranked, key=lambda r: r[:2])]
+
+
+def _not_notebooks(infos: list[zipfile.ZipInfo], shown: int = 5) -> list[tuple[str, str]]:
+    """The members left in the archive (not notebooks): ``shown`` listed per folder, then a count."""
+    per_folder: dict[str, list[zipfile.ZipInfo]] = {}
+    for info in infos:
+        parts = PurePosixPath(info.filename.replace("\\", "/")).parts
+        if not (_kept(info) or info.is_dir() or not parts or any(p in SKIPPED for p in parts)):
+            per_folder.setdefault(info.filename.rpartition("/")[0], []).append(info)
+    refused = []
+    for folder, names in per_folder.items():
+        refused += [
+            (_shown_member(x.filename), _member_problem(x) or "not a notebook (.ipynb): not extracted")
+            for x in names[:shown]
+        ]
+        if len(names) > shown:
+            where = _shown_member(folder + "/") if folder else "(top level)"
             refused.append(
-                (
-                    display_name(info.filename.rstrip("/"))
-                    if "/" not in info.filename
-                    else "/".join(display_name(p) for p in info.filename.split("/")),
-                    problem,
-                )
+                (where, f"{len(names) - shown} more entries that are not notebooks: not extracted")
             )
     return refused
+
+
+def _shown_member(name: str) -> str:
+    return "/".join(display_name(p) for p in name.split("/")) if "/" in name else display_name(name)
 
 
 def _extract_one(

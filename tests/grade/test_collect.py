@@ -303,7 +303,7 @@ def test_hostile_zip_members_are_refused_with_reasons_and_the_honest_one_is_kept
         assert word in reasons.get(name, ""), (name, reasons)
     assert not (tmp_path / "escape.ipynb").exists() and not Path("/tmp/absolute.ipynb").exists()
     assert not any(p.is_symlink() for p in work.rglob("*"))
-    assert {p.name for p in work.rglob("*") if p.is_file()} == {"chenbo_1002_2_hw.ipynb", "notes.pdf"}
+    assert {p.name for p in work.rglob("*") if p.is_file()} == {"chenbo_1002_2_hw.ipynb"}  # notebooks only
 
 
 def test_a_lying_header_does_not_pass_the_size_cap(tmp_path):
@@ -454,3 +454,26 @@ def test_a_learner_s_unreadable_metadata_is_named_by_its_line_never_quoted(tmp_p
         "not assigned to anybody: 'x.ipynb': why \\u202e\\x1b[2J",
         "note: a \\u2066 note",
     ]
+
+
+def test_one_learners_files_cost_only_that_learner(tmp_path, roster):
+    """Red team 46: only notebooks are extracted, each folder's first before any folder's second, and
+    what is left in the archive is listed a few per folder, then counted."""
+    members = {f"zed/node_modules/m{i}.js": b"x" for i in range(40)}  # zed's committed folder
+    members.update({f"zed/extra{i}.ipynb": b"{" + b" " * 600 + b"}" for i in range(5)})
+    members.update({"s01/hw.ipynb": PERFECT, "chenbo/hw.ipynb": STUB})
+    archive = _zip(tmp_path / "classroom.zip", members)
+    work = tmp_path / "w"
+    work.mkdir()
+    budget = len(PERFECT) + len(STUB) + 700  # room for each learner's first notebook and one more
+    found = C.collect([], roster, work, C.ArchiveLimits(total_bytes=budget), learner_folders=[archive])
+    assert {s.display for s in found.submissions} >= {
+        "classroom.zip/s01/hw.ipynb",
+        "classroom.zip/chenbo/hw.ipynb",
+    }
+    reasons = dict(found.refused)
+    assert (
+        reasons["classroom.zip/zed/node_modules/"] == "35 more entries that are not notebooks: not extracted"
+    )
+    assert sum(name.startswith("classroom.zip/zed/extra") for name in reasons) == 4  # zed's extras, not ours
+    assert not [p for p in work.rglob("*.js")]
