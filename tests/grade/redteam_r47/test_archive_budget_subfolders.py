@@ -1,0 +1,123 @@
+"""Red team 47: one learner's notebooks in sub-folders of their own folder take the archive's byte
+budget ahead of every classmate after them in the download.
+
+Round 46's fix (``collect._first_notebooks_first``) extracts "each folder's first notebook before any
+folder's second", so that "what one learner adds to a download costs that learner's own files first";
+the README says "one learner's extra files cost only that learner's own" and the round-47 brief's
+accepted budget note rests on "each learner's first notebook is extracted before anyone's second".
+But the rank is per *folder* (the member's parent path), not per learner: a learner who puts one
+notebook in each of many sub-folders of their own folder (``al/d0/x.ipynb``, ``al/d1/x.ipynb``, ...)
+gets rank 0 for every one of them, tied with every classmate's first notebook and ordered by the
+archive's order. The grader never reads those notebooks ("a folder inside a learner's folder (only
+one level is read)"), yet they are extracted first and spend ``ArchiveLimits.total_bytes``; every
+classmate whose folder comes later in the download is then refused "the archive holds more than
+2048 MiB" and stays ``missing`` (0 with ``--missing-zero``). Notebooks compress ~1000:1 (a 25 MiB
+notebook of blank lines is a ~25 KB zip member, a tiny git blob), so 82 of them are a small
+repository / Gradescope upload.
+
+Test scaling (not an artefact of the hole): extracting 2 GiB is too heavy for a shared test machine,
+so ``collect.ArchiveLimits`` is scaled down 32x (1 MiB a notebook, 8 MiB an archive) through the
+module global the grader's ``collect.collect`` reads; the order and budget logic are the real ones.
+The download's order is the one ``zip -r`` / a sorted listing gives (``al`` before ``bo``).
+
+Suggested fix principle: rank and budget by LEARNER (the learner folder / Gradescope submission
+folder, i.e. the first path component of a download), not by parent folder; and never extract a
+member the reader will refuse anyway (a notebook below the one level read).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import shutil
+import zipfile
+
+import pytest
+
+from helpers.grade import collect
+from helpers.grade import grader as grade
+from tests.grade.redteam_r5.common import CORPUS
+
+_REAL = collect.ArchiveLimits
+
+
+def _rows(out):
+    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+
+
+@pytest.mark.xfail(strict=True, reason="red team 47: sub-folder notebooks of one learner spend the archive budget before classmates' first notebooks")
+def test_subfolder_notebooks_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
+    member, total = 2**20, 8 * 2**20  # scaled 32x down from 25 MiB / 2 GiB
+    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
+    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+    download = tmp_path / "classroom.zip"
+    with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(CORPUS / "perfect.ipynb", "al/hw.ipynb")  # Al's own graded notebook
+        for i in range(total // member + 1):  # Al's sub-folders: one large blank notebook each
+            zf.writestr(f"al/d{i:02}/x.ipynb", blank)
+        zf.write(CORPUS / "perfect.ipynb", "bo/hw.ipynb")  # Bo: honest, full marks
+    assert download.stat().st_size < 200_000  # the whole download is small
+    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\nhw_cy.ipynb,cy,Cy\n")
+    out = tmp_path / "out"
+    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
+    args += ["--roster", str(roster), "--learner-folders", str(download), str(tmp_path / "hw_cy.ipynb")]
+    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
+        assert grade.main(args) == 0
+    rows = _rows(out)
+    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
+    # Bo's one notebook, first in his folder, must be extracted before Al's extra ones
+    assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", (
+        rows["bo"], so.getvalue()[-2000:], err.getvalue()[-2000:])
+
+
+_GS_META = """\
+submission_101:
+  :submitters:
+  - :name: Al
+    :sid: al
+    :email: al@x.edu
+  :created_at: 2026-11-20 10:00:00.000000000 +00:00
+submission_102:
+  :submitters:
+  - :name: Bo
+    :sid: bo
+    :email: bo@x.edu
+  :created_at: 2026-11-20 11:00:00.000000000 +00:00
+"""
+
+
+@pytest.mark.xfail(strict=True, reason="red team 47: one Gradescope submission's sub-folder notebooks spend the budget before the export's own metadata: the whole class ungraded")
+def test_subfolder_notebooks_do_not_unmake_a_gradescope_export(tmp_path, bwrap, monkeypatch):
+    """The same hole through ``--gradescope``: Gradescope keeps the folders of what a learner uploads
+    (``submission_101/d0/x.ipynb``; the reader takes only a submission's top-level notebook). In an
+    export zipped in sorted order (as ``tests/grade/test_collect.py`` builds one), the top-level
+    ``submission_metadata.yml`` sorts after ``submission_<digits>/``, so Al's extra notebooks (rank 0,
+    earlier in the archive) spend the budget and the metadata itself is refused: the export is "not
+    Gradescope's export" and NO learner in it is graded. Scaled 32x down as above."""
+    member, total = 2**20, 8 * 2**20
+    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
+    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+    entries = {"export/submission_101/hw.ipynb": (CORPUS / "perfect.ipynb").read_bytes()}
+    for i in range(total // member + 1):
+        entries[f"export/submission_101/d{i:02}/x.ipynb"] = blank.encode()
+    entries["export/submission_102/hw.ipynb"] = (CORPUS / "perfect.ipynb").read_bytes()  # Bo: honest
+    entries["export/submission_metadata.yml"] = _GS_META.encode()
+    download = tmp_path / "export.zip"
+    with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
+        for name in sorted(entries):
+            zf.writestr(name, entries[name])
+    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\nhw_cy.ipynb,cy,Cy\n")
+    out = tmp_path / "out"
+    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
+    args += ["--roster", str(roster), "--gradescope", str(download), str(tmp_path / "hw_cy.ipynb")]
+    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
+        assert grade.main(args) == 0
+    rows = _rows(out)
+    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
+    assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", (
+        rows["bo"], so.getvalue()[-2000:], err.getvalue()[-2000:])
