@@ -20,6 +20,12 @@ so ``collect.ArchiveLimits`` is scaled down 32x (1 MiB a notebook, 8 MiB an arch
 module global the grader's ``collect.collect`` reads; the order and budget logic are the real ones.
 The download's order is the one ``zip -r`` / a sorted listing gives (``al`` before ``bo``).
 
+Three tests: ``--learner-folders`` (Bo refused), ``--gradescope`` (the export's own metadata refused:
+the whole class ungraded), ``--canvas`` (a flat download: "per folder" is archive order, so one
+learner's several uploaded files come before a later classmate's only one; this one needs ~2 GiB of
+raw uploads, since Canvas keeps uploads as they are, and is arguably inside the accepted budget note,
+except that note's premise "each learner's first notebook before anyone's second" is false there).
+
 Suggested fix principle: rank and budget by LEARNER (the learner folder / Gradescope submission
 folder, i.e. the first path component of a download), not by parent folder; and never extract a
 member the reader will refuse anyway (a notebook below the one level read).
@@ -121,3 +127,33 @@ def test_subfolder_notebooks_do_not_unmake_a_gradescope_export(tmp_path, bwrap, 
     assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
     assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", (
         rows["bo"], so.getvalue()[-2000:], err.getvalue()[-2000:])
+
+
+@pytest.mark.xfail(strict=True, reason="red team 47: a flat Canvas download is one folder: one learner's many uploaded files are extracted before later classmates' first")
+def test_one_canvas_learners_many_files_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
+    """The same rank in Canvas's download: it is FLAT (every learner's files at the top), so "each
+    folder's first before any folder's second" is plain archive order and protects nobody. Canvas's
+    file-upload assignments take several files per submission (all kept in the bulk download as
+    ``name_userid_submissionid_original``); Mal's large uploads, earlier in the download than Zed's,
+    spend the budget and Zed's one notebook is refused. Scaled 32x down as above."""
+    member, total = 2**20, 8 * 2**20
+    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
+    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+    download = tmp_path / "submissions.zip"
+    with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.write(CORPUS / "perfect.ipynb", "mal_101_9001_hw.ipynb")
+        for i in range(total // member + 1):  # Mal's extra uploads in the same submission
+            zf.writestr(f"mal_101_9001_x{i:02}.ipynb", blank)
+        zf.write(CORPUS / "perfect.ipynb", "zed_102_9002_hw.ipynb")  # Zed: honest, full marks
+    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\nhw_cy.ipynb,cy,Cy,\n")
+    out = tmp_path / "out"
+    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
+    args += ["--roster", str(roster), "--canvas", str(download), str(tmp_path / "hw_cy.ipynb")]
+    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
+        assert grade.main(args) == 0
+    rows = _rows(out)
+    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
+    assert rows["zed"]["status"] == "graded" and rows["zed"]["score"] == "14", (
+        rows["zed"], so.getvalue()[-2000:], err.getvalue()[-2000:])
