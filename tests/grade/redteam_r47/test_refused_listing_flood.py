@@ -1,0 +1,57 @@
+"""Red team 47: one learner's files spread over many folders flood the instructor's terminal.
+
+Round 46's fix lists what is left in an archive "a few per folder, then counted"
+(``collect._not_notebooks``, 5 per folder). The bound is per FOLDER, not per learner: one learner's
+folder holding one file in each of N sub-folders (a committed ``node_modules/`` is thousands of
+folders of a few files each; a hostile one is one file per folder) gives N ``refused:`` lines on the
+instructor's standard error (``collect.instructor_lines``). With the archive bound now 1,000,000 entries, that is up to a million lines from one learner
+(measured: 200,000 folders -> 200,000 refused entries, 10 s and 366 MB in ``collect.collect``),
+burying what the instructor must read about classmates (a classmate's "too large" or "CONFLICT").
+The classmates are still graded (so: low severity, instructor's workflow).
+
+Here Al's folder holds 3,000 one-file folders beside his notebook; Bo (honest, same download) and Cy
+(an honest plain file) keep 14/14; the lines naming Al's folder must stay a handful.
+
+Suggested fix principle: bound the listing per learner (per top folder of a download / per
+submission folder, or per archive): list a few, then one count line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import shutil
+import zipfile
+
+import pytest
+
+from helpers.grade import grader as grade
+from tests.grade.redteam_r5.common import CORPUS
+
+
+def _rows(out):
+    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+
+
+@pytest.mark.xfail(strict=True, reason="red team 47: the listing of what is not extracted is bounded per folder, not per learner: one learner floods the instructor's terminal")
+def test_one_learners_folders_do_not_flood_the_instructors_lines(tmp_path, bwrap):
+    download = tmp_path / "classroom.zip"
+    with zipfile.ZipFile(download, "w") as zf:
+        zf.write(CORPUS / "perfect.ipynb", "al/hw.ipynb")
+        for i in range(3000):  # one small file in each of many folders
+            zf.writestr(f"al/node_modules/p{i}/index.js", "")
+        zf.write(CORPUS / "perfect.ipynb", "bo/hw.ipynb")  # Bo: honest, full marks
+    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\nhw_cy.ipynb,cy,Cy\n")
+    out = tmp_path / "out"
+    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
+    args += ["--roster", str(roster), "--learner-folders", str(download), str(tmp_path / "hw_cy.ipynb")]
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
+        assert grade.main(args) == 0
+    rows = _rows(out)
+    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
+    assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", rows["bo"]  # untouched
+    about_al = [line for line in err.getvalue().splitlines() if "classroom.zip/al/" in line]
+    assert len(about_al) <= 50, f"{len(about_al)} lines about Al's folder, e.g. {about_al[:3]}"
