@@ -710,7 +710,7 @@ def _zip_source(build: _Builder, path: Path, kind: str) -> None:
     build.unpacked[dest] = Path(os.path.abspath(path))
     shown = display_name(path)
     try:
-        refused = extract_zip(path, dest, build.limits)
+        refused = extract_zip(path, dest, build.limits, kind)
     except ArchiveError as exc:
         build.refused.append((shown, str(exc)))
         return
@@ -746,7 +746,7 @@ def _member_problem(info: zipfile.ZipInfo) -> str | None:
     return _path_problem(info.filename)
 
 
-def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[str, str]]:
+def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits, kind: str = PLAIN) -> list[tuple[str, str]]:
     """Extract ``archive`` into the new folder ``dest``; returns the refused members with their reasons.
 
     Raises
@@ -762,6 +762,10 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[
         A folder that does not exist yet.
     limits : ArchiveLimits
         Bounds on entries and sizes; a member over them is refused, not cut.
+    kind : str, optional
+        What the archive is (:data:`PLAIN`, :data:`CANVAS`, :data:`GRADESCOPE`, :data:`FOLDERS`): only
+        the notebooks the reader of that kind reads are extracted, in the order of
+        :func:`_extraction`.
 
     Returns
     -------
@@ -781,14 +785,15 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits) -> list[tuple[
         if len(infos) > limits.members:
             raise ArchiveError(f"more than {limits.members} entries (refused as a whole)")
         dest.mkdir(mode=0o700)
-        return _extract_members(zf, infos, dest, limits)
+        kept, left = _extraction(infos, kind)
+        return _left_over(left) + _extract_members(zf, kept, dest, limits)
 
 
 def _extract_members(
     zf: zipfile.ZipFile, infos: list[zipfile.ZipInfo], dest: Path, limits: ArchiveLimits
 ) -> list:
-    refused, budget = _not_notebooks(infos), limits.total_bytes
-    for info in _first_notebooks_first(infos):
+    refused, budget = [], limits.total_bytes
+    for info in infos:
         problem = _member_problem(info)
         if problem is None and budget <= 0:
             problem = f"the archive holds more than {limits.total_bytes // 2**20} MiB"
@@ -800,45 +805,67 @@ def _extract_members(
     return refused
 
 
-def _kept(info: zipfile.ZipInfo) -> bool:
-    """Whether a member is extracted: a notebook (any case: ``.IPYNB`` is refused with its reason
-    later) or Gradescope's metadata; folders and Jupyter's and macOS's copies never."""
-    parts = PurePosixPath(info.filename.replace("\\", "/")).parts
-    if info.is_dir() or not parts or any(p in SKIPPED for p in parts):
-        return False
-    return parts[-1].lower().endswith(".ipynb") or parts[-1] == GRADESCOPE_METADATA
+def _parts(info: zipfile.ZipInfo) -> tuple[str, ...]:
+    return PurePosixPath(info.filename.replace("\\", "/")).parts
 
 
-def _first_notebooks_first(infos: list[zipfile.ZipInfo]) -> list[zipfile.ZipInfo]:
-    """The members to extract, each folder's first before any folder's second (then in order)."""
-    seen: Counter[str] = Counter()
-    ranked = []
-    for i, info in enumerate(x for x in infos if _kept(x)):
-        parent = info.filename.replace("\\", "/").rpartition("/")[0]
-        ranked.append((seen[parent], i, info))
-        seen[parent] += 1
-    return [info for _, _, info in sorted(ranked, key=lambda r: r[:2])]
+def _extraction(
+    infos: list[zipfile.ZipInfo], kind: str
+) -> tuple[list[zipfile.ZipInfo], list[zipfile.ZipInfo]]:
+    """Which members to extract, in which order, and which to leave (red teams 46, 47).
+
+    Only what the reader of ``kind`` reads: Gradescope's metadata at the export's root, and notebooks
+    no deeper than that kind's (Canvas: the top; a folder of learners' folders, or a zip of one folder:
+    one folder down; Gradescope: in a submission's folder). The metadata comes first, then each
+    learner's first notebook before anyone's second (a learner: a learner's or a submission's folder,
+    a Canvas user id, else the file), so what one learner adds costs that learner's own files first.
+    """
+    files = [i for i in infos if not i.is_dir() and _parts(i) and not set(_parts(i)) & set(SKIPPED)]
+    root = _export_root(files) if kind == GRADESCOPE else 0
+    depth = {CANVAS: 1, GRADESCOPE: root + 2}.get(kind, 2)
+    kept, left, seen = [], [], Counter[str]()
+    for i, info in enumerate(files):
+        parts = _parts(info)
+        if kind == GRADESCOPE and parts == (*parts[:root], GRADESCOPE_METADATA):
+            kept.append((-1, i, info))
+        elif parts[-1].lower().endswith(".ipynb") and len(parts) <= depth:
+            owner = _owner(parts, root, kind)
+            kept.append((seen[owner], i, info))
+            seen[owner] += 1
+        else:
+            left.append(info)
+    return [info for _, _, info in sorted(kept, key=lambda r: r[:2])], left
 
 
-def _not_notebooks(infos: list[zipfile.ZipInfo], shown: int = 5) -> list[tuple[str, str]]:
-    """The members left in the archive (not notebooks): ``shown`` listed per folder, then a count."""
-    per_folder: dict[str, list[zipfile.ZipInfo]] = {}
-    for info in infos:
-        parts = PurePosixPath(info.filename.replace("\\", "/")).parts
-        if not (_kept(info) or info.is_dir() or not parts or any(p in SKIPPED for p in parts)):
-            per_folder.setdefault(info.filename.rpartition("/")[0], []).append(info)
-    refused = []
-    for folder, names in per_folder.items():
-        refused += [
-            (_shown_member(x.filename), _member_problem(x) or "not a notebook (.ipynb): not extracted")
-            for x in names[:shown]
-        ]
-        if len(names) > shown:
-            where = _shown_member(folder + "/") if folder else "(top level)"
-            refused.append(
-                (where, f"{len(names) - shown} more entries that are not notebooks: not extracted")
-            )
+def _export_root(files: list[zipfile.ZipInfo]) -> int:
+    """How deep Gradescope's metadata is: 0 at the top, 1 in the export's one top folder."""
+    tops = {_parts(i)[0] for i in files}
+    inner = any(_parts(i)[1:] == (GRADESCOPE_METADATA,) for i in files)
+    return 1 if len(tops) == 1 and inner else 0
+
+
+def _owner(parts: tuple[str, ...], root: int, kind: str) -> str:
+    """Whose a member is, for the extraction order: a Canvas user id, else its learner's folder."""
+    if kind == CANVAS:
+        readings = canvas_readings(parts[-1])
+        return "canvas:" + readings[0].user_id if len(readings) == 1 else parts[-1]
+    return parts[root] if len(parts) > root + 1 else parts[-1]
+
+
+def _left_over(left: list[zipfile.ZipInfo], shown: int = 10) -> list[tuple[str, str]]:
+    """The members not extracted, for the instructor: ``shown`` of them, then one count (red team 47:
+    one learner's thousands of folders flooded the terminal)."""
+    refused = [(_shown_member(x.filename), _left_reason(x)) for x in left[:shown]]
+    if len(left) > shown:
+        refused.append(("(the rest)", f"{len(left) - shown} more entries not extracted: not notebooks, or in "
+                        "folders this download's reader does not read"))  # fmt: skip
     return refused
+
+
+def _left_reason(info: zipfile.ZipInfo) -> str:
+    if info.filename.lower().endswith(".ipynb"):
+        return _member_problem(info) or "in a folder this download's reader does not read: not extracted"
+    return _member_problem(info) or "not a notebook (.ipynb): not extracted"
 
 
 def _shown_member(name: str) -> str:

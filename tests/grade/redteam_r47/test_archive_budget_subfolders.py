@@ -29,6 +29,11 @@ except that note's premise "each learner's first notebook before anyone's second
 Suggested fix principle: rank and budget by LEARNER (the learner folder / Gradescope submission
 folder, i.e. the first path component of a download), not by parent folder; and never extract a
 member the reader will refuse anyway (a notebook below the one level read).
+
+Closed at stop 44: only what the reader of the download's kind reads is extracted (Gradescope's
+metadata at the export's root first, then notebooks no deeper than the kind reads), each learner's
+first notebook before anyone's second (a learner's or a submission's folder, a Canvas user id), and the
+members left are listed ten at most, then counted (``collect._extraction``, ``_owner``, ``_left_over``).
 """
 
 from __future__ import annotations
@@ -38,8 +43,6 @@ import csv
 import io
 import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import collect
 from helpers.grade import grader as grade
@@ -52,7 +55,6 @@ def _rows(out):
     return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
 
 
-@pytest.mark.xfail(strict=True, reason="red team 47: sub-folder notebooks of one learner spend the archive budget before classmates' first notebooks")
 def test_subfolder_notebooks_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
     member, total = 2**20, 8 * 2**20  # scaled 32x down from 25 MiB / 2 GiB
     monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
@@ -76,7 +78,10 @@ def test_subfolder_notebooks_do_not_spend_classmates_budget(tmp_path, bwrap, mon
     assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
     # Bo's one notebook, first in his folder, must be extracted before Al's extra ones
     assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", (
-        rows["bo"], so.getvalue()[-2000:], err.getvalue()[-2000:])
+        rows["bo"],
+        so.getvalue()[-2000:],
+        err.getvalue()[-2000:],
+    )
 
 
 _GS_META = """\
@@ -95,7 +100,6 @@ submission_102:
 """
 
 
-@pytest.mark.xfail(strict=True, reason="red team 47: one Gradescope submission's sub-folder notebooks spend the budget before the export's own metadata: the whole class ungraded")
 def test_subfolder_notebooks_do_not_unmake_a_gradescope_export(tmp_path, bwrap, monkeypatch):
     """The same hole through ``--gradescope``: Gradescope keeps the folders of what a learner uploads
     (``submission_101/d0/x.ipynb``; the reader takes only a submission's top-level notebook). In an
@@ -126,10 +130,12 @@ def test_subfolder_notebooks_do_not_unmake_a_gradescope_export(tmp_path, bwrap, 
     rows = _rows(out)
     assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
     assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", (
-        rows["bo"], so.getvalue()[-2000:], err.getvalue()[-2000:])
+        rows["bo"],
+        so.getvalue()[-2000:],
+        err.getvalue()[-2000:],
+    )
 
 
-@pytest.mark.xfail(strict=True, reason="red team 47: a flat Canvas download is one folder: one learner's many uploaded files are extracted before later classmates' first")
 def test_one_canvas_learners_many_files_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
     """The same rank in Canvas's download: it is FLAT (every learner's files at the top), so "each
     folder's first before any folder's second" is plain archive order and protects nobody. Canvas's
@@ -147,7 +153,9 @@ def test_one_canvas_learners_many_files_do_not_spend_classmates_budget(tmp_path,
         zf.write(CORPUS / "perfect.ipynb", "zed_102_9002_hw.ipynb")  # Zed: honest, full marks
     shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
     roster = tmp_path / "roster.csv"
-    roster.write_text("file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\nhw_cy.ipynb,cy,Cy,\n")
+    roster.write_text(
+        "file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\nhw_cy.ipynb,cy,Cy,\n"
+    )
     out = tmp_path / "out"
     args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
     args += ["--roster", str(roster), "--canvas", str(download), str(tmp_path / "hw_cy.ipynb")]
@@ -156,4 +164,7 @@ def test_one_canvas_learners_many_files_do_not_spend_classmates_budget(tmp_path,
     rows = _rows(out)
     assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
     assert rows["zed"]["status"] == "graded" and rows["zed"]["score"] == "14", (
-        rows["zed"], so.getvalue()[-2000:], err.getvalue()[-2000:])
+        rows["zed"],
+        so.getvalue()[-2000:],
+        err.getvalue()[-2000:],
+    )
