@@ -1,0 +1,85 @@
+"""Red team 48: a classmate's junk files hide, from every output, that a learner handed a notebook in.
+
+Round 47's fix extracts only what a download's reader reads and lists the members left over ten at
+most, then ONE count for the whole archive (``collect._left_over``, in archive order). Before it, a
+notebook one folder too deep was extracted and the reader named its submission (Gradescope:
+"``submission_102/``: a Gradescope submission needs exactly one notebook (found none)"; learner
+folders: "``bo/sub/``: a folder inside a learner's folder"). Now a notebook too deep is not extracted,
+so its submission's folder is never created and the reader says nothing of it; it can only appear
+among the first ten left-over lines, which are whatever comes first in the archive.
+
+Al (first in the export) hands in his notebook plus ten stray files; Bo (honest) uploads
+``hw/hw.ipynb`` (Gradescope keeps the folder he dragged in). Bo is listed in
+``submission_metadata.yml``, yet no line of the run names ``submission_102`` or Bo's notebook: the
+instructor reads "(the rest): 1 more entries not extracted" and Bo is simply ``missing`` (0 with
+``--missing-zero``), where an unzipped copy of the same export says which submission has no notebook
+at its top. The same with ``--learner-folders`` (``bo/sub/hw.ipynb``).
+
+Severity: low (Bo's notebook was not gradable as placed either way; the instructor loses the line that
+tells them so, depending on a classmate's files, and Bo's row shows only ``missing``).
+
+Suggested fix principle: bound the listing per learner (owner), not per archive, and never count a
+NOTEBOOK among "the rest": every learner/submission whose notebooks were all left out gets a line
+naming it (or the reader also walks the metadata's submissions and says which has no notebook).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import io
+import shutil
+import zipfile
+
+import pytest
+
+from helpers.grade import grader as grade
+from tests.grade.redteam_r5.common import CORPUS
+
+_GS_META = """\
+submission_101:
+  :submitters:
+  - :name: Al
+    :sid: al
+    :email: al@x.edu
+  :created_at: 2026-11-20 10:00:00.000000000 +00:00
+submission_102:
+  :submitters:
+  - :name: Bo
+    :sid: bo
+    :email: bo@x.edu
+  :created_at: 2026-11-20 11:00:00.000000000 +00:00
+"""
+
+
+def _rows(out):
+    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="red team 48: a classmate's ten stray files push a learner's too-deep notebook out of the "
+    "instructor's listing; its submission is named nowhere",
+)
+def test_too_deep_notebook_is_named_despite_classmates_junk(tmp_path, bwrap):
+    download = tmp_path / "export.zip"
+    perfect = (CORPUS / "perfect.ipynb").read_bytes()
+    with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("submission_metadata.yml", _GS_META)
+        zf.writestr("submission_101/hw.ipynb", perfect)  # Al: graded
+        for i in range(10):
+            zf.writestr(f"submission_101/notes{i}.txt", "x")  # Al's stray files
+        zf.writestr("submission_102/hw/hw.ipynb", perfect)  # Bo: his notebook one folder down
+    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
+    roster = tmp_path / "roster.csv"
+    roster.write_text("file,id,login,name\nal.ipynb,al,al@x.edu,Al\nbo.ipynb,bo,bo@x.edu,Bo\nhw_cy.ipynb,cy,,Cy\n")
+    out = tmp_path / "out"
+    args = ["--assignment", "from-scratch", "--out", str(out), "--jobs", "2"]
+    args += ["--roster", str(roster), "--gradescope", str(download), str(tmp_path / "hw_cy.ipynb")]
+    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
+        assert grade.main(args) == 0
+    rows = _rows(out)
+    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
+    assert rows["al"]["status"] == "graded" and rows["al"]["score"] == "14", rows["al"]
+    said = so.getvalue() + err.getvalue()
+    assert "submission_102" in said, said[-3000:]
