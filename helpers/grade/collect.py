@@ -60,6 +60,7 @@ Decisions, written down here and tested in ``tests/grade/test_collect.py``:
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import re
@@ -786,7 +787,7 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits, kind: str = PL
             raise ArchiveError(f"more than {limits.members} entries (refused as a whole)")
         dest.mkdir(mode=0o700)
         kept, left = _extraction(infos, kind)
-        return _left_over(left) + _extract_members(zf, kept, dest, limits)
+        return _left_over(left, kind) + _extract_members(zf, kept, dest, limits)
 
 
 def _extract_members(
@@ -848,17 +849,27 @@ def _owner(parts: tuple[str, ...], root: int, kind: str) -> str:
     """Whose a member is, for the extraction order: a Canvas user id, else its learner's folder."""
     if kind == CANVAS:
         readings = canvas_readings(parts[-1])
-        return "canvas:" + readings[0].user_id if len(readings) == 1 else parts[-1]
+        if len(readings) > 1:  # nobody's claim: after every learner's first (red team 48)
+            return "canvas: several readings"
+        return "canvas:" + readings[0].user_id if readings else parts[-1]
     return parts[root] if len(parts) > root + 1 else parts[-1]
 
 
-def _left_over(left: list[zipfile.ZipInfo], shown: int = 10) -> list[tuple[str, str]]:
-    """The members not extracted, for the instructor: ``shown`` of them, then one count (red team 47:
-    one learner's thousands of folders flooded the terminal)."""
-    refused = [(_shown_member(x.filename), _left_reason(x)) for x in left[:shown]]
-    if len(left) > shown:
-        refused.append(("(the rest)", f"{len(left) - shown} more entries not extracted: not notebooks, or in "
-                        "folders this download's reader does not read"))  # fmt: skip
+def _left_over(left: list[zipfile.ZipInfo], kind: str, shown: int = 3) -> list[tuple[str, str]]:
+    """The members not extracted, for the instructor: per learner (:func:`_owner`), its notebooks
+    first, ``shown`` lines, then one count (red teams 47, 48: one learner's thousands of folders
+    flooded the terminal; then its junk hid that a classmate's notebook was too deep to be read)."""
+    root = _export_root(left) if kind == GRADESCOPE else 0
+    per_owner: dict[str, list[zipfile.ZipInfo]] = {}
+    for info in left:
+        parts = _parts(info)
+        per_owner.setdefault(_owner(parts, root, kind) if parts else "", []).append(info)
+    refused = []
+    for owner, members in per_owner.items():
+        members.sort(key=lambda x: not x.filename.lower().endswith(".ipynb"))
+        refused += [(_shown_member(x.filename), _left_reason(x)) for x in members[:shown]]
+        if len(members) > shown:
+            refused.append((_shown_member(owner), f"{len(members) - shown} more entries not extracted"))
     return refused
 
 
@@ -945,7 +956,7 @@ def _unassigned(out: Collection, found: list[_Found], i: int, ids: list[str], lo
     if len(ids) > 1:
         out.ambiguous.append((f.display, ids))
     elif lost is not None:
-        out.unmatched.append((f.display, _rival_reason(found, ids[0], lost)))
+        out.unmatched.append((f.display, _rival_reason(found, i, ids[0], lost)))
     else:
         out.unmatched.append((f.display, f.why or "no roster entry matches"))
 
@@ -956,12 +967,17 @@ class _Lost:
     conflict (no file won: the learner has none this run) or it lost to the platform's or the roster's
     exact name."""
 
-    others: list[int]
+    others: list[int]  # the files it lost to (for a conflict: every claimant, itself included)
     contested: bool
 
 
-def _rival_reason(found: list[_Found], learner: str, lost: _Lost) -> str:
-    others = ", ".join(repr(found[j].display) for j in lost.others[:5])
+def _rival_reason(found: list[_Found], i: int, learner: str, lost: _Lost) -> str:
+    """Why file ``i`` lost ``learner``: five of the files it lost to are named, the rest counted (red
+    team 48: thousands of one learner's files made every reason name every other)."""
+    rivals = len(lost.others) - lost.contested  # a conflict's list holds ``i`` itself
+    named = list(itertools.islice((j for j in lost.others if j != i), 5))
+    others = ", ".join(repr(found[j].display) for j in named)
+    others += f" and {rivals - len(named)} more file(s)" if rivals > len(named) else ""
     if lost.contested:
         return (
             f"learner {learner} is also claimed by {others} (a CONFLICT): none of these files is graded "
@@ -1000,11 +1016,13 @@ def _losers(found: list[_Found], ids: list[int]) -> dict[int, _Lost]:
     platform's; among the strongest, one spelled exactly as the roster wins over its look-alikes;
     otherwise the strongest are in conflict and all lose."""
     strongest = [i for i in ids if found[i].by == PLATFORM] or ids
-    out = {i: _Lost(strongest, False) for i in ids if i not in strongest}
+    kept = set(strongest)
+    out = {i: _Lost(strongest, False) for i in ids if i not in kept}
     winner = _exact_spelling(found, strongest) if len(strongest) > 1 else strongest[0]
+    conflict = _Lost(strongest, True)  # one list for every claimant: linear in the claimants (red team 48)
     for i in strongest:
         if winner is None:
-            out[i] = _Lost([j for j in strongest if j != i], True)
+            out[i] = conflict
         elif i != winner:
             out[i] = _Lost([winner], False)
     return out
@@ -1043,19 +1061,33 @@ def instructor_lines(collection: Collection) -> list[str]:
     refused: '../x.ipynb': outside the archive
     """
     lines = [
-        f"CONFLICT: learner {learner} is claimed by {', '.join(map(repr, names))}: none is graded as theirs "
+        f"CONFLICT: learner {learner} is claimed by {_some(names)}: none is graded as theirs "
         "(their earlier result, if any, stays; never 0); rename or remove all but the right file, then "
         "grade again"
         for learner, names in collection.conflicts().items()
     ]
-    lines += [f"not assigned to anybody: {name!r}: {why}" for name, why in collection.unmatched]
+    claimants = {name for names in collection.conflicts().values() for name in names}  # said above
+    lines += [
+        f"not assigned to anybody: {name!r}: {why}"
+        for name, why in collection.unmatched
+        if name not in claimants
+    ]
     lines += [
         f"not assigned to anybody (matches several roster entries: {', '.join(ids)}): {name!r}"
         for name, ids in collection.ambiguous
     ]
     lines += [f"refused: {name!r}: {why}" for name, why in collection.refused]
     lines += [f"note: {note}" for note in collection.notes]
-    return ["".join(c if c.isprintable() else repr(c)[1:-1] for c in line) for line in lines]
+    return [
+        line if line.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
+        for line in lines
+    ]
+
+
+def _some(names: list[str], shown: int = 5) -> str:
+    """Up to ``shown`` names quoted, then how many more."""
+    more = f" and {len(names) - shown} more" if len(names) > shown else ""
+    return ", ".join(map(repr, names[:shown])) + more
 
 
 def from_command_line(

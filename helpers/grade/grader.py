@@ -1062,7 +1062,8 @@ def _summary(run: _Run, contested: dict[str, list[str]]) -> None:
     results that another file replaced."""
     for learner, files in contested.items():
         run.tell(
-            f"CONFLICT: {learner} is claimed by {', '.join(map(_escaped, files))}: none is graded as "
+            f"CONFLICT: {learner} is claimed by {', '.join(map(_escaped, files[:5]))}"
+            f"{f' and {len(files) - 5} more' if len(files) > 5 else ''}: none is graded as "
             f"{learner}'s (an earlier result stays; never 0 with --missing-zero); rename or remove all "
             "but the right file, then grade again"
         )

@@ -26,6 +26,11 @@ rows with ``export``.
 
 Suggested fix principle: conflict bookkeeping linear in the number of claimants (one shared list of
 the claimants, with each loser referring to it; reasons naming a few and counting the rest).
+
+Closed at stop 44: conflict bookkeeping shares one list of claimants and names five, then counts
+(``collect._losers``, ``_rival_reason``, ``_some``); a Canvas name with several readings is extracted
+after every learner's first (``_owner``); members left are listed per learner, notebooks first, three
+lines then a count (``_left_over``).
 """
 
 from __future__ import annotations
@@ -40,8 +45,6 @@ import sys
 import time
 import zipfile
 from pathlib import Path
-
-import pytest
 
 from tests.grade.redteam_r5.common import CORPUS
 
@@ -94,11 +97,6 @@ def test_control_cap_alone_harms_nobody(tmp_path, bwrap):
     assert rows["bo"]["score"] == "14" and rows["cy"]["score"] == "14", (rows, err)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 48: one learner's N notebooks cost N² memory in collect._losers; the run dies "
-    "before any classmate is graded",
-)
 def test_many_notebooks_in_one_folder_do_not_stop_the_run(tmp_path, bwrap):
     err, rows = _run(tmp_path, 18_000, 75)
     assert "bo" in rows and "cy" in rows, err
