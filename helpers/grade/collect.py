@@ -1078,10 +1078,12 @@ def instructor_lines(collection: Collection) -> list[str]:
     ]
     lines += [f"refused: {name!r}: {why}" for name, why in collection.refused]
     lines += [f"note: {note}" for note in collection.notes]
-    return [
-        line if line.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
-        for line in lines
-    ]
+    return list(map(_printable, lines))
+
+
+def _printable(line: str) -> str:
+    """``line`` with every control or format character shown escaped (nothing can move the cursor)."""
+    return line if line.isprintable() else "".join(c if c.isprintable() else repr(c)[1:-1] for c in line)
 
 
 def _some(names: list[str], shown: int = 5) -> str:
