@@ -786,8 +786,10 @@ def extract_zip(archive: Path, dest: Path, limits: ArchiveLimits, kind: str = PL
         if len(infos) > limits.members:
             raise ArchiveError(f"more than {limits.members} entries (refused as a whole)")
         dest.mkdir(mode=0o700)
-        kept, left = _extraction(infos, kind)
-        return _left_over(left, kind) + _extract_members(zf, kept, dest, limits)
+        files = [i for i in infos if not i.is_dir() and _parts(i) and not set(_parts(i)) & set(SKIPPED)]
+        root = _export_root(files) if kind == GRADESCOPE else 0
+        kept, left = _extraction(files, kind, root)
+        return _left_over(left, kind, root) + _extract_members(zf, kept, dest, limits)
 
 
 def _extract_members(
@@ -811,7 +813,7 @@ def _parts(info: zipfile.ZipInfo) -> tuple[str, ...]:
 
 
 def _extraction(
-    infos: list[zipfile.ZipInfo], kind: str
+    files: list[zipfile.ZipInfo], kind: str, root: int
 ) -> tuple[list[zipfile.ZipInfo], list[zipfile.ZipInfo]]:
     """Which members to extract, in which order, and which to leave (red teams 46, 47).
 
@@ -821,8 +823,6 @@ def _extraction(
     learner's first notebook before anyone's second (a learner: a learner's or a submission's folder,
     a Canvas user id, else the file), so what one learner adds costs that learner's own files first.
     """
-    files = [i for i in infos if not i.is_dir() and _parts(i) and not set(_parts(i)) & set(SKIPPED)]
-    root = _export_root(files) if kind == GRADESCOPE else 0
     depth = {CANVAS: 1, GRADESCOPE: root + 2}.get(kind, 2)
     kept, left, seen = [], [], Counter[str]()
     for i, info in enumerate(files):
@@ -855,15 +855,14 @@ def _owner(parts: tuple[str, ...], root: int, kind: str) -> str:
     return parts[root] if len(parts) > root + 1 else parts[-1]
 
 
-def _left_over(left: list[zipfile.ZipInfo], kind: str, shown: int = 3) -> list[tuple[str, str]]:
+def _left_over(left: list[zipfile.ZipInfo], kind: str, root: int, shown: int = 3) -> list[tuple[str, str]]:
     """The members not extracted, for the instructor: per learner (:func:`_owner`), its notebooks
     first, ``shown`` lines, then one count (red teams 47, 48: one learner's thousands of folders
     flooded the terminal; then its junk hid that a classmate's notebook was too deep to be read)."""
-    root = _export_root(left) if kind == GRADESCOPE else 0
     per_owner: dict[str, list[zipfile.ZipInfo]] = {}
     for info in left:
         parts = _parts(info)
-        per_owner.setdefault(_owner(parts, root, kind) if parts else "", []).append(info)
+        per_owner.setdefault(_owner(parts, root, kind), []).append(info)
     refused = []
     for owner, members in per_owner.items():
         members.sort(key=lambda x: not x.filename.lower().endswith(".ipynb"))

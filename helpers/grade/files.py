@@ -404,8 +404,8 @@ def report_names(paths: list[Path], origins: list[str] | None = None) -> list[st
         The submissions, in the order graded.
     origins : list of str, optional
         Where each was given (:attr:`helpers.grade.collect.Submission.origin`: a zip member as the
-        pair of the zip and the member, not the folder it was extracted to); the absolute paths when
-        None.
+        pair of the zip and the member, not the folder it was extracted to); the absolute path where
+        an origin is empty or None is given.
 
     Returns
     -------
@@ -425,7 +425,7 @@ def report_names(paths: list[Path], origins: list[str] | None = None) -> list[st
     counts = Counter(safe)
     names: list[str] = []
     taken: set[str] = set()
-    given = origins or [os.path.abspath(str(p)) for p in paths]
+    given = [o or os.path.abspath(str(p)) for p, o in zip(paths, origins or [""] * len(paths), strict=True)]
     for origin, stem, name in zip(given, safe, [_stem(p) for p in paths], strict=True):
         if counts[stem] > 1 or stem != name:
             digest = hashlib.sha256(os.fsencode(origin)).hexdigest()[:10]

@@ -861,7 +861,7 @@ def _learner_keys(subs: list[Any], names: list[str]) -> list[str]:
 
 def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:
     """Report names, learners, and which submissions are already graded with this file and seed."""
-    names = report_names([s.path for s in subs], [getattr(s, "origin", "") or str(s.path) for s in subs])
+    names = report_names([s.path for s in subs], [getattr(s, "origin", "") for s in subs])
     current = {r.who: r for r in book.current()}
     whos = _learner_keys(subs, names)
     taken = {r.submission: r.who for r in current.values()}
@@ -1354,7 +1354,7 @@ def _grade_class(argv: list[str]) -> int:
 def _collect(
     parser: argparse.ArgumentParser, args: argparse.Namespace, roster: reports.Roster | None, workdir: Path
 ) -> collect.Collection:
-    """The command line's paths (and ``--canvas`` downloads) as a
+    """The command line's paths and downloads (``--canvas``, ``--gradescope``, ``--learner-folders``) as a
     :class:`~helpers.grade.collect.Collection`; what is assigned to nobody or refused is printed for
     the instructor."""
     found = collect.from_command_line(args.submissions, roster, workdir, parser.error, declared_sources(args))

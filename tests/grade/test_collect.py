@@ -475,3 +475,17 @@ def test_one_learners_files_cost_only_that_learner(tmp_path, roster):
     assert reasons["classroom.zip/zed"] == "37 more entries not extracted"  # three listed, then counted
     assert sum(name.startswith("classroom.zip/zed/extra") for name in reasons) == 4  # zed's extras, not ours
     assert not [p for p in work.rglob("*.js")]
+
+
+def test_a_wrapped_export_lists_what_is_left_per_submission(tmp_path, roster):
+    """The export's one top folder is no learner: what is left is listed per submission folder, so one
+    learner's junk never hides a classmate's notebook put too deep to be read."""
+    members = {"export/submission_metadata.yml": GS_META.encode()}
+    members.update({f"export/submission_101/junk{i}.txt": b"x" for i in range(20)})
+    members["export/submission_102/hw/hw.ipynb"] = PERFECT  # one folder too deep: never read
+    archive = _zip(tmp_path / "export.zip", members)
+    (tmp_path / "w").mkdir()
+    found = C.collect([], roster, tmp_path / "w", gradescope=[archive])
+    reasons = dict(found.refused)
+    assert reasons["export.zip/export/submission_102/hw/hw.ipynb"].startswith("in a folder this download")
+    assert reasons["export.zip/submission_101"] == "17 more entries not extracted"
