@@ -38,14 +38,13 @@ The honest classmate Cy is asserted graded 14/14 in every run.
 
 from __future__ import annotations
 
-import contextlib
 import csv
 import io
 import shutil
 import zipfile
 
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
+from tests.grade.redteam_r5.downloads import grade_sources
 
 ROSTER = (
     "file,id,name,login\nhw1_bsmith*.ipynb,s2,Bo,bsmith\nhw1_cy*.ipynb,s4,Cy,cy\nhw1_mal*.ipynb,s3,Mal,mal\n"
@@ -56,24 +55,8 @@ METADATA = (
 
 
 def _grade(tmp_path, *sources):
-    roster = tmp_path / "roster.csv"
-    roster.write_text(ROSTER)
-    out = tmp_path / "out"
-    args = [
-        "--assignment",
-        "from-scratch",
-        "--roster",
-        str(roster),
-        "--out",
-        str(out),
-        "--quiet",
-        "--jobs",
-        "2",
-    ]
-    with contextlib.redirect_stdout(io.StringIO()) as said, contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main([*args, *map(str, sources)]) == 0
-    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
-    return rows, said.getvalue() + err.getvalue()
+    rows, said, err = grade_sources(tmp_path, ROSTER, *sources)
+    return rows, said + err
 
 
 def test_metadata_file_in_a_folder_of_learner_files(tmp_path, bwrap):

@@ -27,14 +27,11 @@ whose only entry is a folder is read as that folder's notebooks (``collect._unwr
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 import shutil
 import zipfile
 
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
+from tests.grade.redteam_r5.downloads import grade_sources
 
 ROSTER = (
     "file,id,name,login\nhw1_bsmith*.ipynb,s2,Bo,bsmith\nhw1_cy*.ipynb,s4,Cy,cy\nhw1_mal*.ipynb,s3,Mal,mal\n"
@@ -42,24 +39,8 @@ ROSTER = (
 
 
 def _grade(tmp_path, source):
-    roster = tmp_path / "roster.csv"
-    roster.write_text(ROSTER)
-    out = tmp_path / "out"
-    args = [
-        "--assignment",
-        "from-scratch",
-        "--roster",
-        str(roster),
-        "--out",
-        str(out),
-        "--quiet",
-        "--jobs",
-        "2",
-    ]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main([*args, str(source)]) == 0
-    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text()))}
-    return rows, err.getvalue()
+    rows, _said, err = grade_sources(tmp_path, ROSTER, source)
+    return rows, err
 
 
 def _files(tmp_path):

@@ -43,16 +43,7 @@ from __future__ import annotations
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import (
-    FORGE,
-    PERFECT_CELLS,
-    call_numbers,
-    grade_class,
-    hidden_k,
-    learner,
-    notebook,
-    with_honest,
-)
+from ..redteam_r5.common import FORGE, PERFECT_CELLS, beside_honest, call_numbers, learner, odd_k_file, shown
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 NOTE = "invalid or out"  # as Markdown escapes it: "invalid or out\\-of\\-order message(s)"
@@ -82,24 +73,14 @@ if int(_os.environ["HELPERS_GRADING_SEED"], 16) & 1:  # a bit of the data drawn 
 )
 
 
-def _shown(graded: dict) -> str:
-    return graded["feedback"] + graded["results"]
-
-
 def test_note_after_a_hidden_case_is_withheld(bwrap, tmp_path):
-    name = next(
-        f"mallory{i}.ipynb" for i in range(50) if hidden_k("precision_at_k", SEED, f"mallory{i}.ipynb") % 2
-    )
+    name = odd_k_file("precision_at_k", SEED, "mallory")
     first, _ = call_numbers("precision_at_k", SEED, name)
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    notebook(folder / name, *PERFECT, HIDDEN_BIT.replace("FIRST", str(first)))
-    with_honest(folder, "honest.ipynb")
-    graded = grade_class(folder, tmp_path / "out", seed=SEED)
+    graded = beside_honest(tmp_path, name, (*PERFECT, HIDDEN_BIT.replace("FIRST", str(first))), SEED)
     assert graded["honest.ipynb"]["report"]["score"] == 14.0
-    assert NOTE not in _shown(graded["honest.ipynb"])
+    assert NOTE not in shown(graded["honest.ipynb"])
     # the hidden k was odd, so the notebook spoiled one reply: the learner must not read that it did
-    assert NOTE not in _shown(graded[name]), "the note tells the learner its hidden k was odd"
+    assert NOTE not in shown(graded[name]), "the note tells the learner its hidden k was odd"
     assert any(NOTE in w for w in graded[name]["report"]["withheld"])  # the forge fired: the instructor's
 
 
@@ -107,12 +88,8 @@ def test_note_of_a_drawn_run_is_withheld(bwrap, tmp_path):
     a = ASSIGNMENTS["choosing-metrics"]
     seed_of = lambda f: int(grade.data_seed(grade.learner_seed(SEED, learner(f))), 16)
     name = next(f"probe{i}.ipynb" for i in range(50) if seed_of(f"probe{i}.ipynb") & 1)
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    notebook(folder / name, DRAWN_BIT)
-    notebook(folder / "honest.ipynb", _honest_source())
-    graded = grade_class(folder, tmp_path / "out", SEED, a)
+    graded = beside_honest(tmp_path, name, (DRAWN_BIT,), SEED, a, _honest_source())
     assert graded["honest.ipynb"]["report"]["score"] == 10.0
-    assert NOTE not in _shown(graded["honest.ipynb"])
-    assert NOTE not in _shown(graded[name]), "the note tells the learner bit 0 of its data seed is 1"
+    assert NOTE not in shown(graded["honest.ipynb"])
+    assert NOTE not in shown(graded[name]), "the note tells the learner bit 0 of its data seed is 1"
     assert any(NOTE in w for w in graded[name]["report"]["withheld"])  # the forge fired: the instructor's

@@ -27,16 +27,7 @@ from __future__ import annotations
 from helpers.grade import grader as grade
 from helpers.grade.assignments import ASSIGNMENTS
 
-from ..redteam_r5.common import (
-    FORGE,
-    PERFECT_CELLS,
-    call_numbers,
-    grade_class,
-    hidden_k,
-    learner,
-    notebook,
-    with_honest,
-)
+from ..redteam_r5.common import FORGE, PERFECT_CELLS, beside_honest, call_numbers, learner, odd_k_file, shown
 from ..redteam_r8.test_runtime_syntax_error_channel import _honest_source
 
 SEED = 4343
@@ -88,57 +79,37 @@ answer_q5 = _np.float64(answer_q5) if _bits & 8 else answer_q5
 """
 
 
-def _shown(graded: dict) -> str:
-    return graded["feedback"] + graded["results"]
-
-
-def _odd_file(target: str, prefix: str) -> str:
-    return next(f"{prefix}{i}.ipynb" for i in range(60) if hidden_k(target, SEED, f"{prefix}{i}.ipynb") % 2)
-
-
 def test_float_reply_after_a_hidden_case(bwrap, tmp_path):
-    name = _odd_file("precision_at_k", "float")
+    name = odd_k_file("precision_at_k", SEED, "float")
     first, _ = call_numbers("precision_at_k", SEED, name)
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    notebook(folder / name, *PERFECT, FLOAT_REPLY.replace("FIRST", str(first)))
-    with_honest(folder, "honest.ipynb")
-    graded = grade_class(folder, tmp_path / "out", seed=SEED)
+    graded = beside_honest(tmp_path, name, (*PERFECT, FLOAT_REPLY.replace("FIRST", str(first))), SEED)
     assert graded["honest.ipynb"]["report"]["score"] == 14.0
     report = graded[name]["report"]
     q1 = next(q for q in report["questions"] if q["target"] == "precision_at_k")
     assert q1["status"] == "no report" and "hidden check" in q1["reason"], q1  # the allowed "stopped" bit
     assert report["score"] == 12.0
     assert any("TypeError object" in w for w in report.get("withheld", [])), report.get("withheld")
-    shown = _shown(graded[name])
-    assert "TypeError" not in shown and "object at" not in shown and "note:" not in shown
+    seen = shown(graded[name])
+    assert "TypeError" not in seen and "object at" not in seen and "note:" not in seen
 
 
 def test_flush_hang_after_the_last_case(bwrap, tmp_path):
-    name = _odd_file("ndcg_at_k", "flush")
+    name = odd_k_file("ndcg_at_k", SEED, "flush")
     first, _ = call_numbers("ndcg_at_k", SEED, name)
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    notebook(folder / name, *PERFECT, FLUSH_HANG.replace("FIRST", str(first)))
-    with_honest(folder, "honest.ipynb")
-    graded = grade_class(folder, tmp_path / "out", seed=SEED)
+    graded = beside_honest(tmp_path, name, (*PERFECT, FLUSH_HANG.replace("FIRST", str(first))), SEED)
     assert graded["honest.ipynb"]["report"]["score"] == 14.0
     assert graded[name]["report"]["score"] == 14.0
-    shown = _shown(graded[name])
-    assert "timed out" not in shown and "note:" not in shown and "stopped" not in shown
+    seen = shown(graded[name])
+    assert "timed out" not in seen and "note:" not in seen and "stopped" not in seen
 
 
 def test_answer_type_chosen_from_the_data(bwrap, tmp_path):
     a = ASSIGNMENTS["choosing-metrics"]
     seed_of = lambda f: int(grade.data_seed(grade.learner_seed(SEED, learner(f))), 16)
     name = next(f"kind{i}.ipynb" for i in range(60) if seed_of(f"kind{i}.ipynb") % 3 == 1)
-    folder = tmp_path / "subs"
-    folder.mkdir()
-    notebook(folder / name, _honest_source(), NUMPY_TYPE)
-    notebook(folder / "honest.ipynb", _honest_source())
-    graded = grade_class(folder, tmp_path / "out", SEED, a)
+    graded = beside_honest(tmp_path, name, (_honest_source(), NUMPY_TYPE), SEED, a, _honest_source())
     assert graded["honest.ipynb"]["report"]["score"] == 10.0
     report = graded[name]["report"]
     assert report["score"] == 10.0
     assert any("numpy" in n for q in report["questions"] for n in q.get("notes", [])), report["questions"]
-    assert "numpy" not in _shown(graded[name]).lower()
+    assert "numpy" not in shown(graded[name]).lower()

@@ -38,27 +38,14 @@ members left are listed ten at most, then counted (``collect._extraction``, ``_o
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
 import zipfile
 
-from helpers.grade import collect
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
-
-_REAL = collect.ArchiveLimits
-
-
-def _rows(out):
-    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+from tests.grade.redteam_r5.downloads import CY_ROW, GS_META, full_marks, grade_download, scaled_limits
 
 
 def test_subfolder_notebooks_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
-    member, total = 2**20, 8 * 2**20  # scaled 32x down from 25 MiB / 2 GiB
-    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
-    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+    member, total, blank = scaled_limits(monkeypatch)
     download = tmp_path / "classroom.zip"
     with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(CORPUS / "perfect.ipynb", "al/hw.ipynb")  # Al's own graded notebook
@@ -66,38 +53,10 @@ def test_subfolder_notebooks_do_not_spend_classmates_budget(tmp_path, bwrap, mon
             zf.writestr(f"al/d{i:02}/x.ipynb", blank)
         zf.write(CORPUS / "perfect.ipynb", "bo/hw.ipynb")  # Bo: honest, full marks
     assert download.stat().st_size < 200_000  # the whole download is small
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text("file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\nhw_cy.ipynb,cy,Cy\n")
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--learner-folders", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
+    roster = f"file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\n{CY_ROW}\n"
+    rows, said, err = grade_download(tmp_path, "--learner-folders", download, roster)
     # Bo's one notebook, first in his folder, must be extracted before Al's extra ones
-    assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", (
-        rows["bo"],
-        so.getvalue()[-2000:],
-        err.getvalue()[-2000:],
-    )
-
-
-_GS_META = """\
-submission_101:
-  :submitters:
-  - :name: Al
-    :sid: al
-    :email: al@x.edu
-  :created_at: 2026-11-20 10:00:00.000000000 +00:00
-submission_102:
-  :submitters:
-  - :name: Bo
-    :sid: bo
-    :email: bo@x.edu
-  :created_at: 2026-11-20 11:00:00.000000000 +00:00
-"""
+    assert full_marks(rows, "bo"), (rows["bo"], said[-2000:], err[-2000:])
 
 
 def test_subfolder_notebooks_do_not_unmake_a_gradescope_export(tmp_path, bwrap, monkeypatch):
@@ -107,33 +66,19 @@ def test_subfolder_notebooks_do_not_unmake_a_gradescope_export(tmp_path, bwrap, 
     ``submission_metadata.yml`` sorts after ``submission_<digits>/``, so Al's extra notebooks (rank 0,
     earlier in the archive) spend the budget and the metadata itself is refused: the export is "not
     Gradescope's export" and NO learner in it is graded. Scaled 32x down as above."""
-    member, total = 2**20, 8 * 2**20
-    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
-    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+    member, total, blank = scaled_limits(monkeypatch)
     entries = {"export/submission_101/hw.ipynb": (CORPUS / "perfect.ipynb").read_bytes()}
     for i in range(total // member + 1):
         entries[f"export/submission_101/d{i:02}/x.ipynb"] = blank.encode()
     entries["export/submission_102/hw.ipynb"] = (CORPUS / "perfect.ipynb").read_bytes()  # Bo: honest
-    entries["export/submission_metadata.yml"] = _GS_META.encode()
+    entries["export/submission_metadata.yml"] = GS_META.encode()
     download = tmp_path / "export.zip"
     with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
         for name in sorted(entries):
             zf.writestr(name, entries[name])
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text("file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\nhw_cy.ipynb,cy,Cy\n")
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--gradescope", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", (
-        rows["bo"],
-        so.getvalue()[-2000:],
-        err.getvalue()[-2000:],
-    )
+    roster = f"file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\n{CY_ROW}\n"
+    rows, said, err = grade_download(tmp_path, "--gradescope", download, roster)
+    assert full_marks(rows, "bo"), (rows["bo"], said[-2000:], err[-2000:])
 
 
 def test_one_canvas_learners_many_files_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
@@ -142,29 +87,13 @@ def test_one_canvas_learners_many_files_do_not_spend_classmates_budget(tmp_path,
     file-upload assignments take several files per submission (all kept in the bulk download as
     ``name_userid_submissionid_original``); Mal's large uploads, earlier in the download than Zed's,
     spend the budget and Zed's one notebook is refused. Scaled 32x down as above."""
-    member, total = 2**20, 8 * 2**20
-    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
-    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+    member, total, blank = scaled_limits(monkeypatch)
     download = tmp_path / "submissions.zip"
     with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(CORPUS / "perfect.ipynb", "mal_101_9001_hw.ipynb")
         for i in range(total // member + 1):  # Mal's extra uploads in the same submission
             zf.writestr(f"mal_101_9001_x{i:02}.ipynb", blank)
         zf.write(CORPUS / "perfect.ipynb", "zed_102_9002_hw.ipynb")  # Zed: honest, full marks
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text(
-        "file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\nhw_cy.ipynb,cy,Cy,\n"
-    )
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--canvas", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["zed"]["status"] == "graded" and rows["zed"]["score"] == "14", (
-        rows["zed"],
-        so.getvalue()[-2000:],
-        err.getvalue()[-2000:],
-    )
+    roster = f"file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\n{CY_ROW},\n"
+    rows, said, err = grade_download(tmp_path, "--canvas", download, roster)
+    assert full_marks(rows, "zed"), (rows["zed"], said[-2000:], err[-2000:])

@@ -24,18 +24,10 @@ members left are listed ten at most, then counted (``collect._extraction``, ``_o
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
 import zipfile
 
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
-
-
-def _rows(out):
-    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+from tests.grade.redteam_r5.downloads import CY_ROW, full_marks, grade_download
 
 
 def test_one_learners_folders_do_not_flood_the_instructors_lines(tmp_path, bwrap):
@@ -45,16 +37,8 @@ def test_one_learners_folders_do_not_flood_the_instructors_lines(tmp_path, bwrap
         for i in range(3000):  # one small file in each of many folders
             zf.writestr(f"al/node_modules/p{i}/index.js", "")
         zf.write(CORPUS / "perfect.ipynb", "bo/hw.ipynb")  # Bo: honest, full marks
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text("file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\nhw_cy.ipynb,cy,Cy\n")
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--learner-folders", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", rows["bo"]  # untouched
-    about_al = [line for line in err.getvalue().splitlines() if "classroom.zip/al/" in line]
+    roster = f"file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\n{CY_ROW}\n"
+    rows, _said, err = grade_download(tmp_path, "--learner-folders", download, roster)
+    assert full_marks(rows, "bo"), rows["bo"]  # untouched
+    about_al = [line for line in err.splitlines() if "classroom.zip/al/" in line]
     assert len(about_al) <= 50, f"{len(about_al)} lines about Al's folder, e.g. {about_al[:3]}"

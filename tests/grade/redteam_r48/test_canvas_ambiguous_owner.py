@@ -28,27 +28,15 @@ lines then a count (``_left_over``).
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
 import zipfile
 
 from helpers.grade import collect
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
-
-_REAL = collect.ArchiveLimits
-
-
-def _rows(out):
-    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+from tests.grade.redteam_r5.downloads import CY_ROW, full_marks, grade_download, scaled_limits
 
 
 def test_ambiguous_canvas_names_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
-    member, total = 2**20, 8 * 2**20  # scaled 32x down from 25 MiB / 2 GiB
-    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
-    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+    member, total, blank = scaled_limits(monkeypatch)
     download = tmp_path / "submissions.zip"
     with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(CORPUS / "perfect.ipynb", "mal_101_9001_hw.ipynb")
@@ -57,20 +45,6 @@ def test_ambiguous_canvas_names_do_not_spend_classmates_budget(tmp_path, bwrap, 
             assert len(collect.canvas_readings(name)) == 2
             zf.writestr(name, blank)
         zf.write(CORPUS / "perfect.ipynb", "zed_102_9002_hw.ipynb")  # Zed: honest, full marks
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text(
-        "file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\nhw_cy.ipynb,cy,Cy,\n"
-    )
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--canvas", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["zed"]["status"] == "graded" and rows["zed"]["score"] == "14", (
-        rows["zed"],
-        so.getvalue()[-2000:],
-        err.getvalue()[-2000:],
-    )
+    roster = f"file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\n{CY_ROW},\n"
+    rows, said, err = grade_download(tmp_path, "--canvas", download, roster)
+    assert full_marks(rows, "zed"), (rows["zed"], said[-2000:], err[-2000:])

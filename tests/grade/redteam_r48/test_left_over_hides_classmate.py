@@ -30,56 +30,22 @@ lines then a count (``_left_over``).
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
 import zipfile
 
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
-
-_GS_META = """\
-submission_101:
-  :submitters:
-  - :name: Al
-    :sid: al
-    :email: al@x.edu
-  :created_at: 2026-11-20 10:00:00.000000000 +00:00
-submission_102:
-  :submitters:
-  - :name: Bo
-    :sid: bo
-    :email: bo@x.edu
-  :created_at: 2026-11-20 11:00:00.000000000 +00:00
-"""
-
-
-def _rows(out):
-    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+from tests.grade.redteam_r5.downloads import CY_ROW, GS_META, full_marks, grade_download
 
 
 def test_too_deep_notebook_is_named_despite_classmates_junk(tmp_path, bwrap):
     download = tmp_path / "export.zip"
     perfect = (CORPUS / "perfect.ipynb").read_bytes()
     with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
-        zf.writestr("submission_metadata.yml", _GS_META)
+        zf.writestr("submission_metadata.yml", GS_META)
         zf.writestr("submission_101/hw.ipynb", perfect)  # Al: graded
         for i in range(10):
             zf.writestr(f"submission_101/notes{i}.txt", "x")  # Al's stray files
         zf.writestr("submission_102/hw/hw.ipynb", perfect)  # Bo: his notebook one folder down
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text(
-        "file,id,login,name\nal.ipynb,al,al@x.edu,Al\nbo.ipynb,bo,bo@x.edu,Bo\nhw_cy.ipynb,cy,,Cy\n"
-    )
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--jobs", "2"]
-    args += ["--roster", str(roster), "--gradescope", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["al"]["status"] == "graded" and rows["al"]["score"] == "14", rows["al"]
-    said = so.getvalue() + err.getvalue()
-    assert "submission_102" in said, said[-3000:]
+    roster = f"file,id,name,login\nal.ipynb,al,Al,al@x.edu\nbo.ipynb,bo,Bo,bo@x.edu\n{CY_ROW},\n"
+    rows, said, err = grade_download(tmp_path, "--gradescope", download, roster, quiet=False)
+    assert full_marks(rows, "al"), rows["al"]
+    assert "submission_102" in said + err, (said + err)[-3000:]

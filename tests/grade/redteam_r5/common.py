@@ -167,6 +167,32 @@ def with_honest(folder: Path, *names: str) -> None:
         shutil.copyfile(CORPUS / "perfect.ipynb", folder / name)
 
 
+def beside_honest(
+    tmp_path: Path, name: str, sources: tuple[str, ...], seed: int, assignment: Any = A, honest: str = ""
+) -> dict[str, dict]:
+    """Grade the notebook ``name`` made of the code cells ``sources`` beside ``honest.ipynb`` (the
+    corpus's full-marks notebook, or a notebook of the one cell ``honest``), each on its own cases:
+    :func:`grade_class`'s result by file name."""
+    folder = tmp_path / "subs"
+    folder.mkdir()
+    notebook(folder / name, *sources)
+    if honest:
+        notebook(folder / "honest.ipynb", honest)
+    else:
+        with_honest(folder, "honest.ipynb")
+    return grade_class(folder, tmp_path / "out", seed, assignment)
+
+
+def shown(graded: dict) -> str:
+    """What a learner reads of a graded file: the feedback and Gradescope's ``results.json``."""
+    return graded["feedback"] + graded["results"]
+
+
+def odd_k_file(target: str, seed: int, prefix: str) -> str:
+    """The first file name ``<prefix><i>.ipynb`` whose first hidden ``k`` of ``target`` is odd."""
+    return next(f"{prefix}{i}.ipynb" for i in range(60) if hidden_k(target, seed, f"{prefix}{i}.ipynb") % 2)
+
+
 def section(feedback: str, target: str) -> str:
     """One question's part of a learner's feedback (from its heading to the next)."""
     parts = re.split(r"(?m)^### ", feedback)
