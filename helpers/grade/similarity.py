@@ -2186,10 +2186,29 @@ def _labels(subs: list[collect.Submission]) -> list[str]:
         alike.setdefault(label, []).append(i)
     for label, where in alike.items():
         if len(where) > 1:
-            longer = _with_folders([Path(subs[i].path).absolute().parts for i in where])
+            longer = _with_folders([_given_at(subs[i]) for i in where])
             for n, i in enumerate(where, start=1):
                 labels[i] = longer[n - 1] if longer else f"{label} ({n})"
     return labels
+
+
+def _given_at(sub: collect.Submission) -> tuple[str, ...]:
+    """Where the instructor gave ``sub``, as path parts: a zip member as the zip's path then the
+    member's (:attr:`collect.Submission.origin`), never the run's extraction folder.
+
+    Examples
+    --------
+    >>> S = collect.Submission
+    >>> member = '["/c/a.zip", "hw.ipynb"]'
+    >>> _given_at(S(Path("/tmp/x/archive-1/hw.ipynb"), "a.zip/hw.ipynb", None, None, origin=member))
+    ('/', 'c', 'a.zip', 'hw.ipynb')
+    >>> _given_at(S(Path("/c/hw.ipynb"), "hw.ipynb", None, None, origin="/c/hw.ipynb"))
+    ('/', 'c', 'hw.ipynb')
+    """
+    if sub.origin.startswith("["):
+        archive, member = json.loads(sub.origin)
+        return (*Path(archive).parts, *member.split("/"))
+    return Path(sub.origin or Path(sub.path).absolute()).parts
 
 
 def _with_folders(parts: list[tuple[str, ...]]) -> list[str] | None:

@@ -510,6 +510,20 @@ def test_every_layout_the_grader_reads_is_compared_and_labelled_by_learner(tmp_p
         )
 
 
+def test_alike_zip_members_are_labelled_by_where_the_instructor_gave_them(tmp_path):
+    """Two emailed zips of one name, each holding ``hw.ipynb``, are told apart by the zips' folders
+    (the origin the grader's report names hash), never by the run's extraction folder."""
+    import zipfile
+
+    for who, text in (("bob", ORIGINAL), ("mallory", DISGUISED)):
+        (tmp_path / who).mkdir()
+        _notebook(tmp_path / "hw.ipynb", text)
+        with zipfile.ZipFile(tmp_path / who / "hw.zip", "w") as archive:
+            archive.write(tmp_path / "hw.ipynb", "hw.ipynb")
+    given = [str(tmp_path / who / "hw.zip") for who in ("bob", "mallory")]
+    assert _pairs(tmp_path, *given) == {("bob/hw.zip/hw.ipynb", "mallory/hw.zip/hw.ipynb")}
+
+
 def test_a_group_submission_is_one_notebook_never_paired_with_itself(tmp_path):
     root = tmp_path / "gs"
     (root / "submission_1").mkdir(parents=True)
