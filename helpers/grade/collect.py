@@ -96,7 +96,10 @@ SKIPPED = (".ipynb_checkpoints", "__MACOSX")
 GRADESCOPE_METADATA = "submission_metadata.yml"
 #: what follows the name part of a Canvas download's file name (Canvas's ``content_zipper``): the name is
 #: the learner's sortable name, lower-cased, word characters kept (underscores and digits included)
-_CANVAS_REST = re.compile(r"(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)")
+#: the uploaded (original) name is the learner's: any character, a line feed too (red team 49)
+_CANVAS_REST = re.compile(
+    r"(?:(?P<late>LATE)_)?(?P<user>\d+)_(?P<submission>\d+)_(?P<original>.+)", re.DOTALL
+)
 _RESUBMITTED = re.compile(r"-\d+(?=\.ipynb$)")
 PLATFORM, NAME = "platform", "name"  # how a file names its learner (see the module's decisions)
 #: what the instructor says a source is (the command line's options; a plain path is PLAIN)
@@ -355,6 +358,21 @@ class _Builder:
     def add(self, path: Path, display: str, learners: list[Learner] | None, why: str = "", **extra) -> None:
         self.found.append(_Found(path, display, None if self.roster is None else learners, why, **extra))
 
+    def by_canvas_name(self, path: Path, display: str, why: str, **extra) -> None:
+        """Add a file of Canvas's download that no Canvas user id claims, by its name: the file
+        patterns of roster rows with no ``canvas_id`` only. A row with one is claimed by that user id
+        alone, since the name's uploaded part is the learner's (red team 49: an off-roster or
+        unreadable upload named ``x_s102_.ipynb`` took the row whose pattern is ``*_s102_*.ipynb``)."""
+        if self.roster is None:
+            self.add(path, display, None, **extra)
+            return
+        matched = self.roster.match_all(path.name)
+        found = [x for x in matched if not x.canvas_id]
+        if matched and not found:
+            ids = ", ".join(x.id for x in matched[:5])
+            why = f"{why}; its name matches the file pattern of {ids}, claimed only by their canvas_id"
+        self.add(path, display, found, "" if found else why, by=NAME, **extra)
+
     def by_name(self, path: Path, display: str, why: str = "", **extra) -> None:
         """Add a file identified by its name (the roster's file patterns), with ``why`` when unmatched."""
         if self.roster is None:
@@ -542,11 +560,14 @@ def _canvas_file(build: _Builder, path: Path, shown: str) -> int:
     LATE.
 
     Its Canvas name is the platform's claim when it reads one way (:func:`canvas_readings`); a name
-    with no reading (a file the instructor added) is matched by the roster's file patterns.
+    with no reading (a file the instructor added) is matched by the file patterns of the roster's rows
+    with no ``canvas_id`` (:meth:`_Builder.by_canvas_name`).
     """
     readings = canvas_readings(path.name)
     if not readings:
-        build.by_name(path, shown)
+        build.by_canvas_name(
+            path, shown, "not a Canvas name, and no file pattern of a row without a canvas_id matches"
+        )
         return 0
     canvas = _one_reading(readings)
     if canvas is None:
@@ -557,10 +578,10 @@ def _canvas_file(build: _Builder, path: Path, shown: str) -> int:
         build.add(path, shown, found, lms_late=canvas.late, key=f"canvas:{canvas.user_id}")
     else:  # the whole name against the file patterns: a claim by a name (the original is the learner's)
         why = (
-            f"Canvas user id {canvas.user_id} is in no roster row (canvas_id), no row without a "
-            f"canvas_id has the login {canvas.name!r}, and no file pattern matches"
+            f"Canvas user id {canvas.user_id} is in no roster row (canvas_id), and no row without a "
+            f"canvas_id has the login {canvas.name!r} or a file pattern that matches"
         )
-        build.by_name(path, shown, why, lms_late=canvas.late)
+        build.by_canvas_name(path, shown, why, lms_late=canvas.late)
     return int(canvas.late)
 
 
@@ -595,12 +616,14 @@ def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
     """One learner's folder: its name says who (id, login or canvas_id), else each file's name."""
     owners = build.roster.identify(folder.name) if build.roster is not None else None
     key = "folder:" + exact_name(folder.name)
+    folders: list[tuple[str, str]] = []  # listed a few, then counted (red team 49: as in a zip)
+    others: list[tuple[str, str]] = []
     for entry in _entries(folder):
         shown = prefix + display_name(entry.name)
         if entry.is_dir(follow_symlinks=False):
-            build.refused.append((shown, "a folder inside a learner's folder (only one level is read)"))
+            folders.append((shown + "/", "a folder inside a learner's folder (only one level is read)"))
         elif not entry.name.endswith(".ipynb"):
-            build.refused.append((shown, "not a notebook (.ipynb)"))
+            others.append((shown, "not a notebook (.ipynb)"))
         elif owners:
             build.add(Path(entry.path), shown, owners, key=key)
         else:
@@ -609,6 +632,7 @@ def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
                 "no roster entry's file pattern matches the name"
             )
             build.by_name(Path(entry.path), shown, why, key=key)
+    build.refused += _some_lines(folders + others, prefix, "entries not read")
 
 
 # ------------------------------------------------------------------ Gradescope
@@ -849,9 +873,9 @@ def _owner(parts: tuple[str, ...], root: int, kind: str) -> str:
     """Whose a member is, for the extraction order: a Canvas user id, else its learner's folder."""
     if kind == CANVAS:
         readings = canvas_readings(parts[-1])
-        if len(readings) > 1:  # nobody's claim: after every learner's first (red team 48)
-            return "canvas: several readings"
-        return "canvas:" + readings[0].user_id if readings else parts[-1]
+        if len(readings) != 1:  # no user id's claim: after every learner's first (red teams 48, 49)
+            return "canvas: several readings" if readings else "canvas: not a Canvas name"
+        return "canvas:" + readings[0].user_id
     return parts[root] if len(parts) > root + 1 else parts[-1]
 
 
@@ -866,10 +890,21 @@ def _left_over(left: list[zipfile.ZipInfo], kind: str, root: int, shown: int = 3
     refused = []
     for owner, members in per_owner.items():
         members.sort(key=lambda x: not x.filename.lower().endswith(".ipynb"))
-        refused += [(_shown_member(x.filename), _left_reason(x)) for x in members[:shown]]
-        if len(members) > shown:
-            refused.append((_shown_member(owner), f"{len(members) - shown} more entries not extracted"))
+        lines = [(_shown_member(x.filename), _left_reason(x)) for x in members]
+        refused += _some_lines(lines, _shown_member(owner), "entries not extracted", shown)
     return refused
+
+
+def _some_lines(lines: list[tuple[str, str]], owner: str, what: str, shown: int = 3) -> list[tuple[str, str]]:
+    """The first ``shown`` of one learner's lines, then one line counting the rest.
+
+    Examples
+    --------
+    >>> _some_lines([("a/x", "why"), ("a/y", "why"), ("a/z", "why")], "a/", "entries not read", 2)
+    [('a/x', 'why'), ('a/y', 'why'), ('a/', '1 more entries not read')]
+    """
+    more = [(owner, f"{len(lines) - shown} more {what}")] if len(lines) > shown else []
+    return lines[:shown] + more
 
 
 def _left_reason(info: zipfile.ZipInfo) -> str:

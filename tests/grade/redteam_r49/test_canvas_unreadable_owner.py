@@ -19,85 +19,54 @@ Test scaling (as red teams 47/48): ``collect.ArchiveLimits`` scaled 32x down.
 Suggested fix principle: in Canvas's download, rank a file with no reading after every learner's
 first notebook too (a file the instructor added is no learner's first), or rank by the longest
 ``_<digits>_<digits>_`` prefix Canvas wrote.
+
+Closed at stop 45: Canvas's uploaded part is read with any character, a line feed included
+(``collect._CANVAS_REST``, ``re.DOTALL``), so such a name is its uploader's; a file of Canvas's
+download that no user id claims (not a Canvas name, or an off-roster user id) is matched only by the
+file patterns of rows with NO ``canvas_id`` (``_Builder.by_canvas_name``): a row with a ``canvas_id``
+is claimed by that user id alone; a file that is not a Canvas name ranks and is listed after every
+learner's first (``_owner``: ``"canvas: not a Canvas name"``); a ``--learner-folders`` folder lists
+what a learner's folder leaves out three lines, then a count (``_some_lines``), as a zip does.
 """
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
 import zipfile
 
 import pytest
 
-from helpers.grade import collect
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
+from tests.grade.redteam_r5.downloads import CY_ROW, full_marks, grade_download, scaled_limits
 
-_REAL = collect.ArchiveLimits
+ROSTER = f"file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\n{CY_ROW},\n"
+#: a line feed in the uploaded part (now Mal's own), and a name that is no Canvas name at all
+NAMES = ["mal_101_9001_x\n{i}{ext}", "X{i}{ext}"]
 
 
-def _rows(out):
-    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
-
-
-@pytest.mark.xfail(
-    strict=True, reason="red team 49: Canvas names that read no way (a line feed) rank as learners"
-)
-def test_unreadable_canvas_names_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch):
-    member, total = 2**20, 8 * 2**20  # scaled 32x down from 25 MiB / 2 GiB
-    monkeypatch.setattr(collect, "ArchiveLimits", lambda: _REAL(member_bytes=member, total_bytes=total))
-    blank = '{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'.ljust(member - 16)
+@pytest.mark.parametrize("form", NAMES)
+def test_unreadable_canvas_names_do_not_spend_classmates_budget(tmp_path, bwrap, monkeypatch, form):
+    member, total, blank = scaled_limits(monkeypatch)
     download = tmp_path / "submissions.zip"
     with zipfile.ZipFile(download, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.write(CORPUS / "perfect.ipynb", "mal_101_9001_hw.ipynb")
-        for i in range(total // member + 1):  # Mal's extra uploads, each named to read no way
-            name = f"mal_101_9001_x\n{i}.ipynb"
-            assert collect.canvas_readings(name) == []
-            zf.writestr(name, blank)
+        for i in range(total // member + 1):  # Mal's extra uploads
+            zf.writestr(form.format(i=i, ext=".ipynb"), blank)
         zf.write(CORPUS / "perfect.ipynb", "zed_102_9002_hw.ipynb")  # Zed: honest, full marks
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text(
-        "file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\nhw_cy.ipynb,cy,Cy,\n"
-    )
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--canvas", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["zed"]["status"] == "graded" and rows["zed"]["score"] == "14", (
-        rows["zed"],
-        so.getvalue()[-2000:],
-        err.getvalue()[-2000:],
-    )
+    rows, said, err = grade_download(tmp_path, "--canvas", download, ROSTER)
+    assert full_marks(rows, "zed"), (rows["zed"], said[-2000:], err[-2000:])
 
 
-@pytest.mark.xfail(strict=True, reason="red team 49: Canvas names that read no way are listed one line each")
-def test_unreadable_canvas_names_do_not_flood_the_instructors_lines(tmp_path, bwrap):
+@pytest.mark.parametrize("form", NAMES)
+def test_unreadable_canvas_names_do_not_flood_the_instructors_lines(tmp_path, bwrap, form):
     """The same root cause in ``_left_over``: each non-notebook upload whose Canvas name reads no way
     is an owner of its own, so the "three, then a count" bound per learner never applies."""
     download = tmp_path / "submissions.zip"
     with zipfile.ZipFile(download, "w") as zf:
         zf.write(CORPUS / "perfect.ipynb", "mal_101_9001_hw.ipynb")
-        for i in range(2000):  # small non-notebook uploads, each named to read no way
-            zf.writestr(f"mal_101_9001_x\n{i}.txt", "")
+        for i in range(2000):  # small non-notebook uploads
+            zf.writestr(form.format(i=i, ext=".txt"), "")
         zf.write(CORPUS / "perfect.ipynb", "zed_102_9002_hw.ipynb")  # Zed: honest, full marks
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text(
-        "file,id,name,canvas_id\nmal.ipynb,mal,Mal,101\nzed.ipynb,zed,Zed,102\nhw_cy.ipynb,cy,Cy,\n"
-    )
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--canvas", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["zed"]["status"] == "graded" and rows["zed"]["score"] == "14", rows["zed"]  # untouched
-    about_mal = [line for line in err.getvalue().splitlines() if "mal_101_9001_x" in line]
+    rows, _said, err = grade_download(tmp_path, "--canvas", download, ROSTER)
+    assert full_marks(rows, "zed"), rows["zed"]  # untouched
+    about_mal = [line for line in err.splitlines() if "mal_101_9001_x" in line or "zip/X" in line]
     assert len(about_mal) <= 50, f"{len(about_mal)} lines about Mal's uploads, e.g. {about_mal[:3]}"

@@ -20,8 +20,6 @@ import csv
 import io
 import shutil
 
-import pytest
-
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
 
@@ -30,9 +28,6 @@ def _rows(out):
     return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 49: a --learner-folders folder lists one learner's junk unbounded"
-)
 def test_one_learners_files_do_not_flood_the_instructors_lines_from_a_folder(tmp_path, bwrap):
     download = tmp_path / "classroom"
     (download / "al").mkdir(parents=True)
