@@ -320,7 +320,7 @@ def canvas_readings(file_name: str) -> list[CanvasName]:
     """
     out = []
     for i, c in enumerate(file_name):
-        match = _CANVAS_REST.fullmatch(file_name, i + 1) if c == "_" and i else None
+        match = _CANVAS_REST.fullmatch(file_name, i + 1) if c == "_" else None
         name = file_name[:i]
         if match and "/" not in file_name and name == name.lower():
             original = _RESUBMITTED.sub("", match["original"])
@@ -613,7 +613,8 @@ def _canvas_learners(roster: Roster | None, canvas: CanvasName) -> list[Learner]
 
 
 def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
-    """One learner's folder: its name says who (id, login or canvas_id), else each file's name."""
+    """One learner's folder: its name says who (id, login or canvas_id); a folder that names nobody
+    claims nobody, whatever its files are named (a learner names them)."""
     owners = build.roster.identify(folder.name) if build.roster is not None else None
     key = "folder:" + exact_name(folder.name)
     folders: list[tuple[str, str]] = []  # listed a few, then counted (red team 49: as in a zip)
@@ -624,14 +625,12 @@ def _learner_folder(build: _Builder, folder: Path, prefix: str) -> None:
             folders.append((shown + "/", "a folder inside a learner's folder (only one level is read)"))
         elif not entry.name.endswith(".ipynb"):
             others.append((shown, "not a notebook (.ipynb)"))
-        elif owners:
-            build.add(Path(entry.path), shown, owners, key=key)
-        else:
+        else:  # the platform's word: a folder that names nobody claims nobody (red team 50)
             why = (
-                f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id and "
-                "no roster entry's file pattern matches the name"
+                f"the folder {display_name(folder.name)!r} is no roster id, login or canvas_id (add it "
+                "to the learner's row as login; a file's name is never read in a learner's folder)"
             )
-            build.by_name(Path(entry.path), shown, why, key=key)
+            build.add(Path(entry.path), shown, owners, "" if owners else why, key=key)
     build.refused += _some_lines(folders + others, prefix, "entries not read")
 
 
@@ -663,12 +662,22 @@ def _gradescope(build: _Builder, folder: Path, prefix: str) -> None:
 
 def _submitters_key(submitters: list[dict]) -> str:
     """Who a Gradescope export's submission is without a roster: its submitters' ids (else emails),
-    sorted; empty when one has neither."""
+    sorted; empty when one has neither. ``%`` and ``,`` in an id are written ``%25`` and ``%2C``, so
+    no learner's id spells a group's key (red team 50: the id ``al,sid=bo``).
+
+    Examples
+    --------
+    >>> _submitters_key([{":sid": "bo"}, {":sid": "al"}])
+    'gradescope:sid=al,sid=bo'
+    >>> _submitters_key([{":sid": "al,sid=bo"}])
+    'gradescope:sid=al%2Csid=bo'
+    """
     ids = sorted(
         f"sid={s[':sid']}" if s.get(":sid") else f"email={s[':email']}" if s.get(":email") else ""
         for s in submitters
     )
-    return "gradescope:" + ",".join(map(exact_name, ids)) if ids and all(ids) else ""
+    escaped = (exact_name(x).replace("%", "%25").replace(",", "%2C") for x in ids)
+    return "gradescope:" + ",".join(escaped) if ids and all(ids) else ""
 
 
 def _gradescope_submission(build: _Builder, path: Path, shown: str, record: dict) -> None:

@@ -236,6 +236,22 @@ def test_two_files_claiming_one_learner_are_both_unassigned(tmp_path, roster):
     assert any(line.startswith("CONFLICT: learner s02") for line in C.instructor_lines(found))
 
 
+def test_canvas_name_part_may_be_empty(tmp_path, roster):
+    """Canvas writes the sortable name with its non-word characters taken out, so a name with no
+    ASCII letter (``이지은``) leaves the name part empty: ``_1001_7_hw.ipynb`` is still user 1001's
+    (red team 50's observation), and an empty name matches no login."""
+    assert [(r.name, r.user_id) for r in C.canvas_readings("_1001_7_hw.ipynb")] == [("", "1001")]
+    folder = tmp_path / "canvas"
+    folder.mkdir()
+    (folder / "_1001_7_hw.ipynb").write_bytes(PERFECT)
+    (folder / "_4242_8_hw.ipynb").write_bytes(PERFECT)  # an off-roster learner, also nameless
+    with_blank_login = Roster.from_text(ROSTER + "x.ipynb,s04,Nobody Yet,,\n")
+    for who in (roster, with_blank_login):
+        found = C.collect([], who, tmp_path, canvas=[folder])
+        assert _who(found) == {"_1001_7_hw.ipynb": "s01"}
+        assert "_4242_8_hw.ipynb" in dict(found.unmatched)
+
+
 def test_canvas_identifies_by_its_user_id_before_a_name_a_classmate_typed(tmp_path):
     """A Canvas name starts with Canvas's user id, which no learner chooses: Mallory (user 1099, not in the
     roster's canvas_id column) uploads a file she named for Bo; Bo's own file, identified by his user id,

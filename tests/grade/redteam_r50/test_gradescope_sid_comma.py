@@ -14,6 +14,10 @@ with NEW hidden cases (partial credit can change), and the class's files hold th
 Severity: low (no roster, a self-typed SID with a comma; it splits a group's identity and re-draws its
 cases, it does not hand anyone another's score). Fix principle: encode each id unambiguously (e.g. a
 JSON list of the sorted ids) so that distinct submitter sets never share a key.
+
+Closed at stop 45: ``%`` and ``,`` in a submitter's id are written ``%25`` and ``%2C``
+(``collect._submitters_key``), so distinct submitter sets never share a key; the usual keys are
+unchanged (a gradebook of earlier runs keeps its learners).
 """
 
 from __future__ import annotations
@@ -23,8 +27,6 @@ import csv
 import io
 import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
@@ -64,9 +66,6 @@ def _grade(tmp_path, export) -> list[dict]:
     return list(csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8"))))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 50: a Gradescope sid with a comma spells a group's no-roster key"
-)
 def test_a_sid_with_a_comma_does_not_take_a_groups_key(tmp_path, bwrap):
     shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
     _export(tmp_path / "export.zip", META, mal=False)

@@ -14,13 +14,15 @@ only ``--canvas``.
 
 Suggested fix principle: in a platform's download a file whose platform identity names nobody is
 nobody's claim (or, as for Canvas, claims only rows the platform cannot identify: here, none).
+
+Closed at stop 45: a learner's folder that names nobody claims nobody, whatever its files are named
+(``collect._learner_folder``: graded for nobody and listed, with how to add the folder's name to the
+roster's ``login``).
 """
 
 from __future__ import annotations
 
 import shutil
-
-import pytest
 
 from tests.grade.redteam_r5.common import CORPUS
 from tests.grade.redteam_r5.downloads import CY_ROW, full_marks, grade_sources
@@ -28,10 +30,6 @@ from tests.grade.redteam_r5.downloads import CY_ROW, full_marks, grade_sources
 ROSTER = f"file,id,name,login\n*_s101_*.ipynb,mal,Mal,mal\n*_s102_*.ipynb,zed,Zed,zed\n{CY_ROW},\n"
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="red team 50: a --learner-folders folder naming nobody claims a classmate by file pattern",
-)
 def test_unidentified_learner_folder_does_not_replace_a_classmates_grade(tmp_path, bwrap):
     shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
     ontime = tmp_path / "ontime"
