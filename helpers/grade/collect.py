@@ -662,8 +662,9 @@ def _gradescope(build: _Builder, folder: Path, prefix: str) -> None:
 
 def _submitters_key(submitters: list[dict]) -> str:
     """Who a Gradescope export's submission is without a roster: its submitters' ids (else emails),
-    sorted; empty when one has neither. ``%`` and ``,`` in an id are written ``%25`` and ``%2C``, so
-    no learner's id spells a group's key (red team 50: the id ``al,sid=bo``).
+    sorted; empty when one has neither. Each id is kept as Gradescope spelled it (no Unicode
+    normalisation: red team 51), with ``%``, ``,`` and lone surrogates written ``%XX``, so no
+    learner's id spells another's or a group's key (red team 50: the id ``al,sid=bo``).
 
     Examples
     --------
@@ -671,13 +672,20 @@ def _submitters_key(submitters: list[dict]) -> str:
     'gradescope:sid=al,sid=bo'
     >>> _submitters_key([{":sid": "al,sid=bo"}])
     'gradescope:sid=al%2Csid=bo'
+    >>> _submitters_key([{":sid": "jose\u0301"}]) == _submitters_key([{":sid": "jos\u00e9"}])
+    False
     """
     ids = sorted(
         f"sid={s[':sid']}" if s.get(":sid") else f"email={s[':email']}" if s.get(":email") else ""
         for s in submitters
     )
-    escaped = (exact_name(x).replace("%", "%25").replace(",", "%2C") for x in ids)
-    return "gradescope:" + ",".join(escaped) if ids and all(ids) else ""
+    return "gradescope:" + ",".join(map(_key_text, ids)) if ids and all(ids) else ""
+
+
+def _key_text(text: str) -> str:
+    """``text`` as it is, with ``%``, ``,`` and lone surrogates written ``%XX`` (``%`` always is, so
+    two texts never read alike)."""
+    return "".join(f"%{ord(c):02X}" if c in "%," or 0xD800 <= ord(c) < 0xE000 else c for c in text)
 
 
 def _gradescope_submission(build: _Builder, path: Path, shown: str, record: dict) -> None:
@@ -691,7 +699,9 @@ def _gradescope_submission(build: _Builder, path: Path, shown: str, record: dict
         return
     for person in submitters:
         sid, email = str(person.get(":sid") or ""), str(person.get(":email") or "")
-        learners = build.roster.with_field("id", sid) or build.roster.with_field("login", email)
+        learners = build.roster.with_field("id", sid, exact=True) or build.roster.with_field(
+            "login", email, exact=True
+        )
         why = "" if learners else f"submitter (sid {sid!r}, email {email!r}) is in no roster row (id, login)"
         build.add(path, shown, learners, why, submitted_at=when)
 

@@ -428,8 +428,7 @@ def report_names(paths: list[Path], origins: list[str] | None = None) -> list[st
     given = [o or os.path.abspath(str(p)) for p, o in zip(paths, origins or [""] * len(paths), strict=True)]
     for origin, stem, name in zip(given, safe, [_stem(p) for p in paths], strict=True):
         if counts[stem] > 1 or stem != name:
-            digest = hashlib.sha256(os.fsencode(origin)).hexdigest()[:10]
-            stem = f"{stem}-{digest}"
+            stem = f"{stem}-{origin_digest(origin)}"
         candidate, n = stem, 1
         while candidate in taken:
             n += 1
@@ -437,6 +436,18 @@ def report_names(paths: list[Path], origins: list[str] | None = None) -> list[st
         taken.add(candidate)
         names.append(candidate)
     return names
+
+
+def origin_digest(origin: str) -> str:
+    """A short hash of where a file was given (:func:`report_names`' names of files that share a
+    name): nobody can type it without the instructor's absolute path.
+
+    Examples
+    --------
+    >>> origin_digest("/a/x.ipynb")
+    'c263ef70ff'
+    """
+    return hashlib.sha256(os.fsencode(origin)).hexdigest()[:10]
 
 
 def write_atomic(folder: Path, name: str, data: bytes) -> Path:

@@ -65,6 +65,7 @@ import contextlib
 import copy
 import hashlib
 import json
+import os
 import re
 import shlex
 import signal
@@ -97,6 +98,7 @@ from .files import (
     NotebookError,
     display_name,
     exact_name,
+    origin_digest,
     read_notebook,
     read_submission,
     report_names,
@@ -848,15 +850,24 @@ def _folder_hints(subs: list[Any], whos: list[str], known: set[str]) -> list[str
 
 def _learner_keys(subs: list[Any], names: list[str]) -> list[str]:
     """Each submission's learner: its roster id, else :func:`no_roster_key`. *Decision:* two files of
-    one run under one such key (``a/hw.ipynb`` and ``b/hw.ipynb`` from two flat folders) cannot tell
-    who is who: each is a learner of its own, ``file:`` and its report name (which holds a hash of
-    its path: :func:`helpers.grade.files.report_names`)."""
+    one run under one such key (``a/hw.ipynb`` and ``b/hw.ipynb`` from two flat folders, two
+    notebooks in one learner's folder) cannot tell who is who: each is a learner of its own, ``file:``
+    and its report name with a hash of where it was given (:func:`_own_key`)."""
     keys = [s.learner or no_roster_key(s) for s in subs]
     shared = Counter(k for s, k in zip(subs, keys, strict=True) if not s.learner)
     return [
-        k if s.learner or shared[k] == 1 else learner_key(None, n)
+        k if s.learner or shared[k] == 1 else _own_key(s, n)
         for s, k, n in zip(subs, keys, names, strict=True)
     ]
+
+
+def _own_key(sub: Any, name: str) -> str:
+    """The key of a file that shares its learner key with another of the run: ``file:``, its report
+    name and a hash of where it was given, which nobody can type (red team 51: Mallory's
+    ``mallory/bo.ipynb`` beside her ``hw.ipynb`` was ``file:bo``, emailed Bo's key). A name that
+    already ends in that hash (two ``hw.ipynb``) keeps it once, as before."""
+    digest = origin_digest(getattr(sub, "origin", "") or os.path.abspath(sub.path))
+    return learner_key(None, name if name.endswith(f"-{digest}") else f"{name}-{digest}")
 
 
 def _plan_run(book: Gradebook, subs: list[Any], plan: Plan, limits: Limits, regrade: bool) -> tuple:

@@ -22,7 +22,7 @@ import io
 import re
 import unicodedata
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -331,12 +331,27 @@ class Roster:
         found = self.match_all(file_name)
         return found[0] if len(found) == 1 else None
 
-    def with_field(self, column: str, value: str) -> list[Learner]:
+    def with_field(self, column: str, value: str, *, exact: bool = False) -> list[Learner]:
         """The learners whose ``column`` (``id``, ``login``, ``canvas_id``) is ``value`` (NFC, case-blind
-        for ``login``); nobody for an empty value."""
+        for ``login``); nobody for an empty value. ``exact``: as the platform spelled it, a login
+        lower-cased only (an id a learner typed into Gradescope: ``jose\u0301`` is not ``jos\u00e9``,
+        red team 51).
+
+        Examples
+        --------
+        >>> r = Roster.from_text("file,id,login\\na.ipynb,jos\u00e9,Jo@x.edu\\n")
+        >>> len(r.with_field("id", "jose\u0301")), len(r.with_field("id", "jose\u0301", exact=True))
+        (1, 0)
+        >>> len(r.with_field("login", "jo@x.edu", exact=True))
+        1
+        """
         if not value.strip():
             return []
-        fold = (lambda s: _nfc(s).casefold()) if column == "login" else _nfc
+        fold: Callable[[str], str]
+        if exact:
+            fold = str.lower if column == "login" else str.__str__
+        else:
+            fold = (lambda s: _nfc(s).casefold()) if column == "login" else _nfc
         return [r for r in self.learners if getattr(r, column) and fold(getattr(r, column)) == fold(value)]
 
     def identify(self, name: str) -> list[Learner]:

@@ -13,6 +13,10 @@ This is round 50's hole (distinct submitter sets sharing a key) through another 
 Severity: low (no roster; a self-typed id). Fix principle: a platform's id is compared as the exact
 string the platform gave (NFC folds only names the instructor's file system may respell), or the key
 is an injective encoding of the exact ids.
+
+Closed at stop 45: Gradescope's ids are compared and keyed as Gradescope spelled them
+(``Roster.with_field(..., exact=True)``: ids exact, a login lower-cased only; ``collect._key_text``:
+no Unicode normalisation, ``%``, ``,`` and lone surrogates written ``%XX``).
 """
 
 from __future__ import annotations
@@ -22,8 +26,6 @@ import csv
 import io
 import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
@@ -61,9 +63,6 @@ def _grade(tmp_path, export) -> list[dict]:
     return list(csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8"))))
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 51: an NFD Gradescope sid shares an NFC classmate's no-roster key"
-)
 def test_an_nfd_sid_does_not_share_a_classmates_key(tmp_path, bwrap):
     shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
     _export(tmp_path / "export.zip", JO, mal=False)
@@ -76,9 +75,6 @@ def test_an_nfd_sid_does_not_share_a_classmates_key(tmp_path, bwrap):
     assert len(jo) == 1, [(r["submission"], r["file"], r["score"]) for r in rows]
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 51: an NFD Gradescope sid claims the roster row of its NFC spelling"
-)
 def test_an_nfd_sid_does_not_contest_a_roster_learner(tmp_path, bwrap):
     """With a roster, ``Roster.with_field("id", sid)`` compares NFC too: Mal's distinct Gradescope id
     ``jose\u0301`` claims Jo's row ``jos\u00e9`` by the platform's word, so Jo's own submission is in a

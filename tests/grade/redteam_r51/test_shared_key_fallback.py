@@ -13,6 +13,11 @@ Severity: medium (no roster; a learner's own folder holding a second notebook na
 lowers that classmate's grade; the REPLACED line warns, the grade is replaced in grades.csv).
 Fix principle: the fallback key of a shared platform key must live in its own namespace (e.g. the
 platform key plus a hash of where the file was given), never ``file:`` and a name a learner types.
+
+Closed at stop 45: a file that shares its learner key with another of the run is keyed ``file:``,
+its report name and a hash of where it was given (``grader._own_key``, ``files.origin_digest``),
+which nobody can type; two ``hw.ipynb`` keep the keys they had (their report names already end in
+that hash).
 """
 
 from __future__ import annotations
@@ -21,8 +26,6 @@ import contextlib
 import csv
 import io
 import shutil
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
@@ -37,9 +40,6 @@ def _grade(tmp_path, *sources) -> dict[str, dict]:
     return {r["file"]: r for r in rows}
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 51: a shared folder: key falls back to file:<stem>, a classmate's plain key"
-)
 def test_second_notebook_in_own_folder_does_not_take_a_plain_classmates_key(tmp_path, bwrap):
     emailed = tmp_path / "emailed"
     emailed.mkdir()
