@@ -707,12 +707,16 @@ def _gradescope_submission(build: _Builder, path: Path, shown: str, record: dict
 
 
 def _read_metadata(path: Path) -> dict | str:
+    """Gradescope's ``submission_metadata.yml``, every value as the text Gradescope wrote (YAML's
+    base loader): a learner's name or id that YAML 1.1 would read as a date, a number or a base-60
+    number (``2001-02-30``, ``1:00:00:00``) is their text, never a classmate's id nor an error that
+    refuses the whole export (red team 52)."""
     try:
         import yaml
     except ImportError:
         return "reading Gradescope's export needs PyYAML: pip install pyyaml"
     try:
-        data = yaml.safe_load(_read_bounded(path, 16 * 2**20))
+        data = yaml.load(_read_bounded(path, 16 * 2**20), Loader=yaml.BaseLoader)  # text only, no tags
     except (OSError, ValueError, yaml.YAMLError) as exc:  # never the parser's text: it quotes the file
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
@@ -734,7 +738,7 @@ def _read_bounded(path: Path, limit: int) -> bytes:
 
 
 def _utc(value: object) -> datetime | None:
-    """Gradescope's ``:created_at`` (a YAML timestamp or its text) as an aware UTC time, else ``None``."""
+    """Gradescope's ``:created_at`` (its text, or a YAML timestamp) as an aware UTC time, else ``None``."""
     if isinstance(value, str):
         text = re.sub(r"(\.\d{6})\d+", r"\1", value.strip())  # Ruby writes nanoseconds
         text = re.sub(r"\s+([+-]\d\d):?(\d\d)$", r"\1:\2", text)

@@ -240,6 +240,14 @@ class Learner:
 _ROSTER_COLUMNS = ("file", "id", "name", "section", "login", "canvas_id")
 
 
+def _ascii_lower(text: str) -> str:
+    """``text`` with A to Z lower-cased and nothing else changed (``"BO\u212a"`` stays unlike ``"bok"``)."""
+    return text.translate(_ASCII_LOWER)
+
+
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
 def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text)
 
@@ -348,8 +356,8 @@ class Roster:
         if not value.strip():
             return []
         fold: Callable[[str], str]
-        if exact:
-            fold = str.lower if column == "login" else str.__str__
+        if exact:  # a login's ASCII letters only: str.lower maps the Kelvin sign to k (red team 52)
+            fold = _ascii_lower if column == "login" else str.__str__
         else:
             fold = (lambda s: _nfc(s).casefold()) if column == "login" else _nfc
         return [r for r in self.learners if getattr(r, column) and fold(getattr(r, column)) == fold(value)]

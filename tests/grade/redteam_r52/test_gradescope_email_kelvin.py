@@ -11,6 +11,9 @@ submission is in the export (round 51's NFD-sid hole, through the login).
 Severity: low (a roster with logins; an email the learner typed into Gradescope with a look-alike
 character). Fix principle: compare a platform's login by ASCII case only (``str.lower`` restricted to
 A-Z, or compare the exact text after an ASCII-only case fold), never a Unicode case mapping.
+
+Closed at stop 45: a platform's login is compared with its ASCII letters lower-cased only
+(``reports._ascii_lower`` in ``Roster.with_field(..., exact=True)``).
 """
 
 from __future__ import annotations
@@ -20,8 +23,6 @@ import csv
 import io
 import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
@@ -42,9 +43,6 @@ submission_2:
 """
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 52: a Kelvin-sign Gradescope email lower-cases into a classmate's login"
-)
 def test_a_kelvin_sign_email_does_not_contest_a_roster_learner(tmp_path, bwrap):
     shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
     roster = "file,id,name,login\nhw_cy.ipynb,cy,Cy,cy@x.edu\nbo.ipynb,bo,Bo,bok@x.edu\n"

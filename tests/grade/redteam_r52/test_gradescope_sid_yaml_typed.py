@@ -17,6 +17,10 @@ Severity: low (a self-typed Student ID in a roster of numeric ids; depends on Gr
 typed text plain, which is Psych's documented behaviour). Fix principle: read a platform's metadata
 as text (``yaml.BaseLoader``, or refuse any ``:sid``/``:email`` that is not a ``str``): an id is the
 characters Gradescope wrote, never a number YAML computed from them.
+
+Closed at stop 45: Gradescope's metadata is read as text (``collect._read_metadata``:
+``yaml.BaseLoader``, every value the characters Gradescope wrote; ``:created_at`` parsed from its
+text by ``_utc``), so no name or id is a date, a number or an error that refuses the export.
 """
 
 from __future__ import annotations
@@ -26,8 +30,6 @@ import csv
 import io
 import shutil
 import zipfile
-
-import pytest
 
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
@@ -48,9 +50,6 @@ submission_2:
 """
 
 
-@pytest.mark.xfail(
-    strict=True, reason="red team 52: a sexagesimal Gradescope sid is read as a classmate's numeric id"
-)
 def test_a_base60_sid_does_not_contest_a_roster_learner(tmp_path, bwrap):
     shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
     roster = "file,id,name,login\nhw_cy.ipynb,cy,Cy,cy@x.edu\nbo.ipynb,216000,Bo,bo@x.edu\n"
