@@ -20,13 +20,7 @@ Suggested fix principle: in Canvas's download, rank a file with no reading after
 first notebook too (a file the instructor added is no learner's first), or rank by the longest
 ``_<digits>_<digits>_`` prefix Canvas wrote.
 
-Closed at stop 45: Canvas's uploaded part is read with any character, a line feed included
-(``collect._CANVAS_REST``, ``re.DOTALL``), so such a name is its uploader's; a file of Canvas's
-download that no user id claims (not a Canvas name, or an off-roster user id) is matched only by the
-file patterns of rows with NO ``canvas_id`` (``_Builder.by_canvas_name``): a row with a ``canvas_id``
-is claimed by that user id alone; a file that is not a Canvas name ranks and is listed after every
-learner's first (``_owner``: ``"canvas: not a Canvas name"``); a ``--learner-folders`` folder lists
-what a learner's folder leaves out three lines, then a count (``_some_lines``), as a zip does.
+Closed at stop 45, with the rest of round 49 (``test_canvas_unreadable_claims_classmate``).
 """
 
 from __future__ import annotations

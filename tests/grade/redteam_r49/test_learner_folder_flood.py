@@ -11,21 +11,17 @@ are still graded: low severity, the instructor's workflow (the class red team 47
 
 Suggested fix principle: one listing rule for both shapes of a download: bound what a learner's
 folder leaves out per learner (a few lines, then a count), whether it came as a zip or a folder.
+
+Closed at stop 45: a learner's folder given as a folder lists what it leaves out three lines, then
+a count (``collect._some_lines``), as a zip does.
 """
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 import shutil
 
-from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
-
-
-def _rows(out):
-    return {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
+from tests.grade.redteam_r5.downloads import CY_ROW, full_marks, grade_download
 
 
 def test_one_learners_files_do_not_flood_the_instructors_lines_from_a_folder(tmp_path, bwrap):
@@ -38,16 +34,8 @@ def test_one_learners_files_do_not_flood_the_instructors_lines_from_a_folder(tmp
     for i in range(300):
         (download / "al" / f"p{i}").mkdir()
     shutil.copy(CORPUS / "perfect.ipynb", download / "bo" / "hw.ipynb")  # Bo: honest, full marks
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = tmp_path / "roster.csv"
-    roster.write_text("file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\nhw_cy.ipynb,cy,Cy\n")
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--quiet", "--jobs", "2"]
-    args += ["--roster", str(roster), "--learner-folders", str(download), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()) as err:
-        assert grade.main(args) == 0
-    rows = _rows(out)
-    assert rows["cy"]["status"] == "graded" and rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert rows["bo"]["status"] == "graded" and rows["bo"]["score"] == "14", rows["bo"]  # untouched
-    about_al = [line for line in err.getvalue().splitlines() if "'al/" in line]
+    roster = f"file,id,name\nal.ipynb,al,Al\nbo.ipynb,bo,Bo\n{CY_ROW}\n"
+    rows, _said, err = grade_download(tmp_path, "--learner-folders", download, roster)
+    assert full_marks(rows, "bo"), rows["bo"]  # untouched
+    about_al = [line for line in err.splitlines() if "'al/" in line]
     assert len(about_al) <= 50, f"{len(about_al)} lines about Al's folder, e.g. {about_al[:3]}"

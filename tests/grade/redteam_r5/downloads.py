@@ -8,6 +8,7 @@ import contextlib
 import csv
 import io
 import shutil
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -36,10 +37,33 @@ CY_ROW = "hw_cy.ipynb,cy,Cy"
 _REAL_LIMITS = collect.ArchiveLimits
 
 
+def class_list(out: Path) -> list[dict]:
+    """``grades.csv``'s rows in ``out``, in order."""
+    return list(csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8"))))
+
+
 def class_rows(out: Path) -> dict[str, dict]:
     """``grades.csv``'s rows in ``out``, by learner id."""
-    text = (out / "grades.csv").read_text("utf-8")
-    return {row["learner_id"]: row for row in csv.DictReader(io.StringIO(text))}
+    return {row["learner_id"]: row for row in class_list(out)}
+
+
+def gs_record(number: int, *people: dict[str, str], day: int = 20) -> str:
+    """One submission of Gradescope's ``submission_metadata.yml``: ``submission_<number>`` by
+    ``people`` (each a mapping of ``name``, ``sid``, ``email`` to its YAML text, written as given)."""
+    lines = [f"submission_{number}:", "  :submitters:"]
+    for person in people:
+        lines += [f"  {' -'[i == 0]} :{key}: {text}" for i, (key, text) in enumerate(person.items())]
+    return "\n".join([*lines, f"  :created_at: 2026-11-{day} 10:00:00.000000000 +00:00", ""])
+
+
+def gs_export(path: Path, meta: str, notebooks: dict[int, str]) -> Path:
+    """A Gradescope export zip at ``path``: ``meta`` and each submission's one notebook, by number (a
+    file of the grading corpus: ``perfect.ipynb``, ``constant_zero.ipynb``)."""
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("submission_metadata.yml", meta)
+        for number, corpus_file in notebooks.items():
+            zf.write(CORPUS / corpus_file, f"submission_{number}/hw.ipynb")
+    return path
 
 
 def full_marks(rows: dict[str, dict], learner: str) -> bool:
@@ -60,28 +84,31 @@ def scaled_limits(monkeypatch: pytest.MonkeyPatch) -> tuple[int, int, str]:
 
 
 def grade_sources(
-    tmp_path: Path, roster: str, *sources: str | Path, quiet: bool = True
+    tmp_path: Path, roster: str | None, *sources: str | Path, quiet: bool = True
 ) -> tuple[dict[str, dict], str, str]:
     """Grade ``sources`` (paths, and options such as ``--canvas`` before a download) of
-    ``from-scratch`` with ``roster`` (a CSV text) into ``tmp_path / "out"``, in the real sandbox:
-    the class's rows, standard output and standard error."""
-    (tmp_path / "roster.csv").write_text(roster)
+    ``from-scratch`` with ``roster`` (a CSV text, or None for none) into ``tmp_path / "out"``, in the
+    real sandbox: the class's rows, standard output and standard error."""
     out = tmp_path / "out"
     args = ["--assignment", "from-scratch", "--out", str(out), "--jobs", "2", *(["--quiet"] * quiet)]
-    args += ["--roster", str(tmp_path / "roster.csv"), *map(str, sources)]
+    if roster is not None:
+        (tmp_path / "roster.csv").write_text(roster, "utf-8")
+        args += ["--roster", str(tmp_path / "roster.csv")]
+    args += list(map(str, sources))
     with contextlib.redirect_stdout(io.StringIO()) as so, contextlib.redirect_stderr(io.StringIO()) as err:
         assert grade.main(args) == 0
     return class_rows(out), so.getvalue(), err.getvalue()
 
 
 def grade_download(
-    tmp_path: Path, option: str, download: Path, roster: str, *, quiet: bool = True
+    tmp_path: Path, option: str, download: Path, roster: str | None, *, quiet: bool = True
 ) -> tuple[dict[str, dict], str, str]:
     """:func:`grade_sources` for ``download`` given with ``option`` (``--canvas``, ``--gradescope``,
     ``--learner-folders``) beside Cy's plain file ``hw_cy.ipynb`` (full marks); ``roster`` holds
-    :data:`CY_ROW`. Asserts Cy is untouched."""
-    assert CY_ROW in roster
+    :data:`CY_ROW`, or is None. Asserts Cy is untouched."""
+    assert roster is None or CY_ROW in roster
     shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")
     found = grade_sources(tmp_path, roster, option, download, tmp_path / "hw_cy.ipynb", quiet=quiet)
-    assert full_marks(found[0], "cy"), found[0]["cy"]
+    cy = [r for r in class_list(tmp_path / "out") if r["file"] == "hw_cy.ipynb"]
+    assert [(r["status"], r["score"]) for r in cy] == [("graded", "14")], cy
     return found

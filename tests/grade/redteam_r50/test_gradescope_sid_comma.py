@@ -22,58 +22,17 @@ unchanged (a gradebook of earlier runs keeps its learners).
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
-import zipfile
+from tests.grade.redteam_r5.downloads import class_list, grade_download, gs_export, gs_record
 
-from helpers.grade import grader as grade
-from tests.grade.redteam_r5.common import CORPUS
-
-META = """\
-submission_1:
-  :submitters:
-  - :name: Al
-    :sid: al
-  - :name: Bo
-    :sid: bo
-  :created_at: 2026-11-20 10:00:00.000000000 +00:00
-"""
-MAL = """\
-submission_2:
-  :submitters:
-  - :name: Mal
-    :sid: al,sid=bo
-  :created_at: 2026-11-21 10:00:00.000000000 +00:00
-"""
-
-
-def _export(path, meta: str, mal: bool) -> None:
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("submission_metadata.yml", meta)
-        zf.write(CORPUS / "perfect.ipynb", "submission_1/hw.ipynb")  # Al and Bo's group: honest
-        if mal:
-            zf.write(CORPUS / "constant_zero.ipynb", "submission_2/hw.ipynb")
-
-
-def _grade(tmp_path, export) -> list[dict]:
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--jobs", "2", "--quiet"]
-    args += ["--gradescope", str(export), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert grade.main(args) == 0
-    return list(csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8"))))
+GROUP = gs_record(1, {"name": "Al", "sid": "al"}, {"name": "Bo", "sid": "bo"})  # honest, together
+MAL = gs_record(2, {"name": "Mal", "sid": "al,sid=bo"}, day=21)
 
 
 def test_a_sid_with_a_comma_does_not_take_a_groups_key(tmp_path, bwrap):
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    _export(tmp_path / "export.zip", META, mal=False)
-    rows = _grade(tmp_path, tmp_path / "export.zip")
-    assert [r["score"] for r in rows if r["file"] == "hw_cy.ipynb"] == ["14"]
+    export = tmp_path / "export.zip"
+    grade_download(tmp_path, "--gradescope", gs_export(export, GROUP, {1: "perfect.ipynb"}), None)
     # the next export (same name, re-downloaded): the group unchanged, Mal's late submission added
-    _export(tmp_path / "export.zip", META + MAL, mal=True)
-    rows = _grade(tmp_path, tmp_path / "export.zip")
-    assert [r["score"] for r in rows if r["file"] == "hw_cy.ipynb"] == ["14"]  # Cy untouched
-    group = [r for r in rows if "submission_1" in r["file"]]
-    assert len(group) == 1, [(r["submission"], r["file"], r["score"]) for r in rows]
+    gs_export(export, GROUP + MAL, {1: "perfect.ipynb", 2: "constant_zero.ipynb"})
+    grade_download(tmp_path, "--gradescope", export, None)
+    group = [r for r in class_list(tmp_path / "out") if "submission_1" in r["file"]]
+    assert len(group) == 1, group

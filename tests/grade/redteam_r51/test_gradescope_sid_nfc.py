@@ -21,73 +21,34 @@ no Unicode normalisation, ``%``, ``,`` and lone surrogates written ``%XX``).
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
-import zipfile
+from tests.grade.redteam_r5.downloads import (
+    CY_ROW,
+    class_list,
+    full_marks,
+    grade_download,
+    gs_export,
+    gs_record,
+)
 
-from helpers.grade import grader as grade
-from tests.grade.redteam_r5.common import CORPUS
-
-JO = """\
-submission_1:
-  :submitters:
-  - :name: Jo
-    :sid: "jos\\u00e9"
-  :created_at: 2026-11-20 10:00:00.000000000 +00:00
-"""
-MAL = """\
-submission_2:
-  :submitters:
-  - :name: Mal
-    :sid: "jose\\u0301"
-  :created_at: 2026-11-21 10:00:00.000000000 +00:00
-"""
-
-
-def _export(path, meta: str, mal: bool) -> None:
-    with zipfile.ZipFile(path, "w") as zf:
-        zf.writestr("submission_metadata.yml", meta)
-        zf.write(CORPUS / "perfect.ipynb", "submission_1/hw.ipynb")  # Jo: honest
-        if mal:
-            zf.write(CORPUS / "constant_zero.ipynb", "submission_2/hw.ipynb")
-
-
-def _grade(tmp_path, export) -> list[dict]:
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--jobs", "2", "--quiet"]
-    args += ["--gradescope", str(export), str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert grade.main(args) == 0
-    return list(csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8"))))
+JO = gs_record(1, {"name": "Jo", "sid": '"jos\\u00e9"'})
+MAL = gs_record(2, {"name": "Mal", "sid": '"jose\\u0301"'}, day=21)
+BOTH = {1: "perfect.ipynb", 2: "constant_zero.ipynb"}
 
 
 def test_an_nfd_sid_does_not_share_a_classmates_key(tmp_path, bwrap):
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    _export(tmp_path / "export.zip", JO, mal=False)
-    rows = _grade(tmp_path, tmp_path / "export.zip")
-    assert [r["score"] for r in rows if r["file"] == "hw_cy.ipynb"] == ["14"]
-    _export(tmp_path / "export.zip", JO + MAL, mal=True)  # the next export: Mal's submission added
-    rows = _grade(tmp_path, tmp_path / "export.zip")
-    assert [r["score"] for r in rows if r["file"] == "hw_cy.ipynb"] == ["14"]  # Cy untouched
-    jo = [r for r in rows if "submission_1" in r["file"]]
-    assert len(jo) == 1, [(r["submission"], r["file"], r["score"]) for r in rows]
+    export = tmp_path / "export.zip"
+    grade_download(tmp_path, "--gradescope", gs_export(export, JO, {1: "perfect.ipynb"}), None)
+    grade_download(tmp_path, "--gradescope", gs_export(export, JO + MAL, BOTH), None)  # Mal's added
+    jo = [r for r in class_list(tmp_path / "out") if "submission_1" in r["file"]]
+    assert len(jo) == 1, jo
 
 
 def test_an_nfd_sid_does_not_contest_a_roster_learner(tmp_path, bwrap):
     """With a roster, ``Roster.with_field("id", sid)`` compares NFC too: Mal's distinct Gradescope id
     ``jose\u0301`` claims Jo's row ``jos\u00e9`` by the platform's word, so Jo's own submission is in a
     CONFLICT and Jo's row is ``conflict`` (no grade) for as long as Mal's submission is in the export."""
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    (tmp_path / "roster.csv").write_text("file,id,name\nhw_cy.ipynb,cy,Cy\njo.ipynb,jos\u00e9,Jo\n", "utf-8")
-    _export(tmp_path / "export.zip", JO + MAL, mal=True)
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--jobs", "2", "--quiet"]
-    args += ["--roster", str(tmp_path / "roster.csv"), "--gradescope", str(tmp_path / "export.zip")]
-    args += [str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert grade.main(args) == 0
-    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
-    assert rows["cy"]["score"] == "14", rows["cy"]  # untouched
-    assert (rows["jos\u00e9"]["status"], rows["jos\u00e9"]["score"]) == ("graded", "14"), rows["jos\u00e9"]
+    export = gs_export(tmp_path / "export.zip", JO + MAL, BOTH)
+    rows, _, _ = grade_download(
+        tmp_path, "--gradescope", export, f"file,id,name\n{CY_ROW}\njo.ipynb,jos\u00e9,Jo\n"
+    )
+    assert full_marks(rows, "jos\u00e9"), rows["jos\u00e9"]

@@ -25,45 +25,13 @@ text by ``_utc``), so no name or id is a date, a number or an error that refuses
 
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
-import shutil
-import zipfile
-
-from helpers.grade import grader as grade
-from tests.grade.redteam_r5.common import CORPUS
-
-META = """\
-submission_1:
-  :submitters:
-  - :name: Bo
-    :sid: '216000'
-    :email: bo@x.edu
-  :created_at: 2026-11-20 10:00:00.000000000 +00:00
-submission_2:
-  :submitters:
-  - :name: Mal
-    :sid: 1:00:00:00
-    :email: mal@x.edu
-  :created_at: 2026-11-21 10:00:00.000000000 +00:00
-"""
+from tests.grade.redteam_r5.downloads import CY_ROW, full_marks, grade_download, gs_export, gs_record
 
 
 def test_a_base60_sid_does_not_contest_a_roster_learner(tmp_path, bwrap):
-    shutil.copy(CORPUS / "perfect.ipynb", tmp_path / "hw_cy.ipynb")  # Cy: an honest plain file
-    roster = "file,id,name,login\nhw_cy.ipynb,cy,Cy,cy@x.edu\nbo.ipynb,216000,Bo,bo@x.edu\n"
-    (tmp_path / "roster.csv").write_text(roster, "utf-8")
-    with zipfile.ZipFile(tmp_path / "export.zip", "w") as zf:
-        zf.writestr("submission_metadata.yml", META)
-        zf.write(CORPUS / "perfect.ipynb", "submission_1/hw.ipynb")  # Bo: honest
-        zf.write(CORPUS / "constant_zero.ipynb", "submission_2/hw.ipynb")  # Mal
-    out = tmp_path / "out"
-    args = ["--assignment", "from-scratch", "--out", str(out), "--jobs", "2", "--quiet"]
-    args += ["--roster", str(tmp_path / "roster.csv"), "--gradescope", str(tmp_path / "export.zip")]
-    args += [str(tmp_path / "hw_cy.ipynb")]
-    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert grade.main(args) == 0
-    rows = {r["learner_id"]: r for r in csv.DictReader(io.StringIO((out / "grades.csv").read_text("utf-8")))}
-    assert rows["cy"]["score"] == "14", rows["cy"]  # the plain honest classmate: untouched
-    assert (rows["216000"]["status"], rows["216000"]["score"]) == ("graded", "14"), rows["216000"]
+    meta = gs_record(1, {"name": "Bo", "sid": "'216000'", "email": "bo@x.edu"})
+    meta += gs_record(2, {"name": "Mal", "sid": "1:00:00:00", "email": "mal@x.edu"}, day=21)
+    export = gs_export(tmp_path / "export.zip", meta, {1: "perfect.ipynb", 2: "constant_zero.ipynb"})
+    roster = f"file,id,name,login\n{CY_ROW},cy@x.edu\nbo.ipynb,216000,Bo,bo@x.edu\n"
+    rows, _, _ = grade_download(tmp_path, "--gradescope", export, roster)
+    assert full_marks(rows, "216000"), rows["216000"]
