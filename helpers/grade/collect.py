@@ -717,7 +717,7 @@ def _read_metadata(path: Path) -> dict | str:
         return "reading Gradescope's export needs PyYAML: pip install pyyaml"
     try:
         data = yaml.load(_read_bounded(path, 16 * 2**20), Loader=yaml.BaseLoader)  # text only, no tags
-    except (OSError, ValueError, yaml.YAMLError) as exc:  # never the parser's text: it quotes the file
+    except (OSError, ValueError, RecursionError, yaml.YAMLError) as exc:  # never the parser's text
         mark = getattr(exc, "problem_mark", None)
         where = f" (line {mark.line + 1})" if mark is not None else ""
         return f"cannot read {GRADESCOPE_METADATA}: {type(exc).__name__}{where}"

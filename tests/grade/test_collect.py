@@ -466,6 +466,17 @@ def test_a_learner_s_unreadable_metadata_is_named_by_its_line_never_quoted(tmp_p
     ]
 
 
+def test_metadata_nested_too_deeply_refuses_that_export_only(tmp_path):
+    """Red team 53's observation: a metadata file nested thousands of levels deep (no learner writes
+    the file's structure) refuses its export with a reason, never the run."""
+    root = tmp_path / "export"
+    root.mkdir()
+    (root / "submission_metadata.yml").write_text("a: " + "[" * 5000 + "]" * 5000 + "\n")
+    found = C.collect([], None, tmp_path, gradescope=[root])
+    why = "cannot read submission_metadata.yml: RecursionError"
+    assert found.refused == [("submission_metadata.yml", why)]
+
+
 def test_one_learners_files_cost_only_that_learner(tmp_path, roster):
     """Red team 46: only notebooks are extracted, each folder's first before any folder's second, and
     what is left in the archive is listed a few per folder, then counted."""
