@@ -17,21 +17,6 @@ from helpers.grade import collect
 from helpers.grade import grader as grade
 from tests.grade.redteam_r5.common import CORPUS
 
-#: Gradescope's export metadata for Al (``submission_101``) and Bo (``submission_102``)
-GS_META = """\
-submission_101:
-  :submitters:
-  - :name: Al
-    :sid: al
-    :email: al@x.edu
-  :created_at: 2026-11-20 10:00:00.000000000 +00:00
-submission_102:
-  :submitters:
-  - :name: Bo
-    :sid: bo
-    :email: bo@x.edu
-  :created_at: 2026-11-20 11:00:00.000000000 +00:00
-"""
 #: the roster row of Cy, the honest classmate every download test grades beside the download
 CY_ROW = "hw_cy.ipynb,cy,Cy"
 _REAL_LIMITS = collect.ArchiveLimits
@@ -54,6 +39,12 @@ def gs_record(number: int, *people: dict[str, str], day: int = 20) -> str:
     for person in people:
         lines += [f"  {' -'[i == 0]} :{key}: {text}" for i, (key, text) in enumerate(person.items())]
     return "\n".join([*lines, f"  :created_at: 2026-11-{day} 10:00:00.000000000 +00:00", ""])
+
+
+#: Gradescope's export metadata for Al (``submission_101``) and Bo (``submission_102``)
+GS_META = gs_record(101, {"name": "Al", "sid": "al", "email": "al@x.edu"}) + gs_record(
+    102, {"name": "Bo", "sid": "bo", "email": "bo@x.edu"}
+)
 
 
 def gs_export(path: Path, meta: str, notebooks: dict[int, str]) -> Path:
