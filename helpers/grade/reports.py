@@ -341,9 +341,9 @@ class Roster:
 
     def with_field(self, column: str, value: str, *, exact: bool = False) -> list[Learner]:
         """The learners whose ``column`` (``id``, ``login``, ``canvas_id``) is ``value`` (NFC, case-blind
-        for ``login``); nobody for an empty value. ``exact``: as the platform spelled it, a login
-        lower-cased only (an id a learner typed into Gradescope: ``jose\u0301`` is not ``jos\u00e9``,
-        red team 51).
+        for ``login``); nobody for an empty value. ``exact``: as the platform spelled it, only a login's
+        ASCII letters lower-cased (an id a learner typed into Gradescope: ``jose\u0301`` is not
+        ``jos\u00e9``, red team 51).
 
         Examples
         --------
